@@ -1,0 +1,261 @@
+//! The Analysis Bundle envelope (DESIGN §5, paper §5.1, Appendix B): its fields, the
+//! hash domain, JCS canonicalization and the `bundleId`.
+//!
+//! `bundleId` = sha256 over the JCS (RFC 8785) bytes of the bundle without `bundleId` and
+//! without the fields named in `meta.hashing.excluded`. `--json` prints the whole bundle as JCS
+//! on one line; the volatile `meta.timing` is present only when asked for (`--timing`), so two
+//! runs over the same snapshot print the same bytes.
+
+pub mod normalize;
+
+use crate::error::LanserError;
+use crate::selector::PositionSpec;
+use crate::text::Encoding;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub const BUNDLE_VERSION: &str = "1.2";
+pub const HASH_ALGO: &str = "sha256-jcs-v1";
+/// Dotted paths left out of the hash domain.
+pub const EXCLUDED: &[&str] = &["meta.timing"];
+pub const SORTING_KEYS: &[&str] = &["path", "range[0]", "range[1]", "range[2]", "range[3]"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Error,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RequestEcho {
+    pub cmd: String,
+    pub selector: Option<PositionSpec>,
+    pub args: Map<String, Value>,
+    #[serde(rename = "indexIo")]
+    pub index_io: Encoding,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Resolved {
+    pub path: String,
+    pub range: [u32; 4],
+    #[serde(rename = "docVersion")]
+    pub doc_version: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Resolution {
+    /// The selector as given (canonical string form).
+    pub original: String,
+    pub resolved: Resolved,
+    pub confidence: f64,
+    pub ambiguous: bool,
+    pub disambiguation: Vec<Value>,
+    pub weights: Value,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Edits {
+    #[serde(rename = "workspaceEdit")]
+    pub workspace_edit: Option<Value>,
+    pub diff: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ServerId {
+    pub name: String,
+    pub version: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Python {
+    pub exe: Option<String>,
+    pub version: Option<String>,
+    pub venv: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Environment {
+    pub server: Option<ServerId>,
+    #[serde(rename = "positionEncoding")]
+    pub position_encoding: Encoding,
+    pub python: Python,
+    #[serde(rename = "configDigest")]
+    pub config_digest: String,
+    pub platform: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ErrorObj {
+    pub code: String,
+    pub message: String,
+    pub retryable: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Hashing {
+    pub algo: String,
+    pub excluded: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Meta {
+    pub exit_code: u8,
+    pub sorting_keys: Vec<String>,
+    pub hashing: Hashing,
+    /// False when the server had not finished loading the project, so cross-file answers may
+    /// be partial.
+    pub complete: bool,
+    pub truncated: bool,
+    pub cursor: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Bundle {
+    pub version: String,
+    #[serde(rename = "bundleId")]
+    pub bundle_id: String,
+    pub status: Status,
+    pub request: RequestEcho,
+    pub resolution: Option<Resolution>,
+    pub facts: Value,
+    pub edits: Edits,
+    #[serde(rename = "processReward")]
+    pub process_reward: Option<Value>,
+    pub environment: Environment,
+    pub capabilities: Value,
+    pub error: Option<ErrorObj>,
+    pub meta: Meta,
+}
+
+impl Meta {
+    pub fn new(complete: bool) -> Meta {
+        Meta {
+            exit_code: 0,
+            sorting_keys: SORTING_KEYS.iter().map(|s| s.to_string()).collect(),
+            hashing: Hashing {
+                algo: HASH_ALGO.into(),
+                excluded: EXCLUDED.iter().map(|s| s.to_string()).collect(),
+            },
+            complete,
+            truncated: false,
+            cursor: None,
+            timing: None,
+        }
+    }
+}
+
+impl Bundle {
+    /// Turn this bundle into an error bundle for `err`.
+    pub fn set_error(&mut self, err: &LanserError) {
+        self.status = Status::Error;
+        self.error = Some(ErrorObj {
+            code: err.code.symbol().into(),
+            message: err.message.clone(),
+            retryable: err.code.retryable(),
+        });
+        self.meta.exit_code = err.code.exit_code();
+    }
+
+    /// Compute and store `bundleId` over the hash domain.
+    pub fn seal(&mut self) {
+        self.bundle_id = bundle_id(self);
+    }
+
+    /// One-line JCS.
+    pub fn to_jcs(&self) -> String {
+        serde_jcs::to_string(self).expect("bundles serialize")
+    }
+}
+
+/// sha256 over the JCS bytes of the hash domain.
+pub fn bundle_id(bundle: &Bundle) -> String {
+    let mut v = serde_json::to_value(bundle).expect("bundles serialize");
+    if let Value::Object(m) = &mut v {
+        m.remove("bundleId");
+        for path in EXCLUDED {
+            remove_dotted(m, path);
+        }
+    }
+    let bytes = serde_jcs::to_vec(&v).expect("values canonicalize");
+    crate::digest::sha256_tagged(&bytes)
+}
+
+fn remove_dotted(m: &mut Map<String, Value>, path: &str) {
+    match path.split_once('.') {
+        None => {
+            m.remove(path);
+        }
+        Some((head, rest)) => {
+            if let Some(Value::Object(inner)) = m.get_mut(head) {
+                remove_dotted(inner, rest);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sample() -> Bundle {
+        Bundle {
+            version: BUNDLE_VERSION.into(),
+            bundle_id: String::new(),
+            status: Status::Ok,
+            request: RequestEcho {
+                cmd: "def".into(),
+                selector: None,
+                args: Map::new(),
+                index_io: Encoding::Codepoint,
+            },
+            resolution: None,
+            facts: json!({"definitions": [], "provenance": "lsp"}),
+            edits: Edits::default(),
+            process_reward: None,
+            environment: Environment {
+                server: None,
+                position_encoding: Encoding::Utf16,
+                python: Python {
+                    exe: None,
+                    version: None,
+                    venv: None,
+                },
+                config_digest: "sha256:0".into(),
+                platform: "linux-x86_64".into(),
+            },
+            capabilities: json!({}),
+            error: None,
+            meta: Meta::new(true),
+        }
+    }
+
+    #[test]
+    fn timing_is_outside_the_hash_domain() {
+        let mut a = sample();
+        a.seal();
+        let mut b = sample();
+        b.meta.timing = Some(json!({"totalMs": 1234}));
+        b.seal();
+        assert_eq!(a.bundle_id, b.bundle_id);
+        assert!(a.bundle_id.starts_with("sha256:"));
+        let mut c = sample();
+        c.facts = json!({"definitions": [1], "provenance": "lsp"});
+        c.seal();
+        assert_ne!(a.bundle_id, c.bundle_id);
+    }
+
+    #[test]
+    fn jcs_sorts_keys() {
+        let mut a = sample();
+        a.seal();
+        let s = a.to_jcs();
+        assert!(s.starts_with("{\"bundleId\":"), "{s}");
+        assert!(!s.contains('\n'));
+        assert!(!s.contains("timing"));
+    }
+}

@@ -1,0 +1,361 @@
+//! Turning raw LSP payloads into facts: workspace-relative locations with server ranges, a
+//! `selector` for each, the `ioRange` in verbose mode, and every list sorted by
+//! (path, sL, sC, eL, eC) then name/message, duplicates removed (DESIGN §2, §5).
+
+use crate::selector::encode_path;
+use crate::selector::resolve::Document;
+use crate::text::Encoding;
+use crate::workspace::{uri_to_path, Place, Workspace};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// One location as a fact.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Loc {
+    pub path: String,
+    /// Server coordinates: 0-based, in the negotiated positionEncoding.
+    pub range: [u32; 4],
+    /// A cursor selector for the start, in the `--index-io` unit, ready to feed back.
+    pub selector: String,
+    /// 1-based range in the `--index-io` unit (`--verbose` only).
+    #[serde(rename = "ioRange", skip_serializing_if = "Option::is_none")]
+    pub io_range: Option<[u32; 4]>,
+}
+
+/// Converts server payloads for one request.
+pub struct Normalizer<'a> {
+    ws: &'a Workspace,
+    server: Encoding,
+    io: Encoding,
+    verbose: bool,
+    docs: HashMap<PathBuf, Option<Document>>,
+}
+
+fn range_of(v: &Value) -> [u32; 4] {
+    let n = |p: &str| v.pointer(p).and_then(Value::as_u64).unwrap_or(0) as u32;
+    [
+        n("/start/line"),
+        n("/start/character"),
+        n("/end/line"),
+        n("/end/character"),
+    ]
+}
+
+fn symbol_kind(k: u64) -> &'static str {
+    const KINDS: [&str; 26] = [
+        "file", "module", "namespace", "package", "class", "method", "property", "field",
+        "constructor", "enum", "interface", "function", "variable", "constant", "string",
+        "number", "boolean", "array", "object", "key", "null", "enumMember", "struct", "event",
+        "operator", "typeParameter",
+    ];
+    k.checked_sub(1)
+        .and_then(|i| KINDS.get(i as usize))
+        .copied()
+        .unwrap_or("unknown")
+}
+
+fn severity(s: Option<u64>) -> &'static str {
+    match s {
+        Some(1) => "error",
+        Some(2) => "warning",
+        Some(3) => "information",
+        Some(4) => "hint",
+        _ => "error",
+    }
+}
+
+impl<'a> Normalizer<'a> {
+    pub fn new(ws: &'a Workspace, server: Encoding, io: Encoding, verbose: bool) -> Self {
+        Normalizer {
+            ws,
+            server,
+            io,
+            verbose,
+            docs: HashMap::new(),
+        }
+    }
+
+    /// Remember a document already read, so it is not read again.
+    pub fn add_document(&mut self, doc: &Document) {
+        self.docs.insert(doc.abs.clone(), Some(doc.clone()));
+    }
+
+    fn doc(&mut self, abs: &PathBuf, place: &Place) -> Option<&Document> {
+        self.docs
+            .entry(abs.clone())
+            .or_insert_with(|| {
+                let rel = match place {
+                    Place::Workspace(r) => r.clone(),
+                    Place::External(e) => e.clone(),
+                };
+                Document::load(abs.clone(), rel).ok()
+            })
+            .as_ref()
+    }
+
+    /// The io-unit (1-based) range of a server range in the file at `abs`, when readable.
+    fn io_range(&mut self, abs: &PathBuf, place: &Place, r: [u32; 4]) -> Option<[u32; 4]> {
+        let (server, io) = (self.server, self.io);
+        let doc = self.doc(abs, place)?;
+        let conv = |l: u32, c: u32| {
+            let off = doc
+                .index
+                .offset_clamped(&doc.text, l as usize, c as usize, server);
+            let (l, c) = doc.position(off, io);
+            (l as u32 + 1, c as u32 + 1)
+        };
+        let (sl, sc) = conv(r[0], r[1]);
+        let (el, ec) = conv(r[2], r[3]);
+        Some([sl, sc, el, ec])
+    }
+
+    /// A location from a `file://` URI and a server range.
+    pub fn location(&mut self, uri: &str, range: [u32; 4]) -> Loc {
+        let place = self.ws.place_of_uri(uri);
+        let io = uri_to_path(uri).and_then(|abs| self.io_range(&abs, &place, range));
+        let (line, col) = match io {
+            Some(r) => (r[0], r[1]),
+            None => (range[0] + 1, range[1] + 1),
+        };
+        let path = place.display().to_string();
+        Loc {
+            selector: format!("{}@L{line}:C{col}", encode_path(&path)),
+            path,
+            range,
+            io_range: if self.verbose { io } else { None },
+        }
+    }
+
+    /// `Location | Location[] | LocationLink[] | null` → sorted, deduplicated locations.
+    pub fn locations(&mut self, v: &Value) -> Vec<Loc> {
+        let items: Vec<&Value> = match v {
+            Value::Array(a) => a.iter().collect(),
+            Value::Object(_) => vec![v],
+            _ => vec![],
+        };
+        let mut out: Vec<Loc> = items
+            .into_iter()
+            .filter_map(|item| {
+                let (uri, range) = match item.get("targetUri") {
+                    Some(u) => (
+                        u.as_str()?,
+                        item.get("targetSelectionRange")
+                            .or_else(|| item.get("targetRange"))?,
+                    ),
+                    None => (item.get("uri")?.as_str()?, item.get("range")?),
+                };
+                Some(self.location(uri, range_of(range)))
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Hover → `{kind, value, range}` or null.
+    pub fn hover(&self, v: &Value) -> Value {
+        if v.is_null() {
+            return Value::Null;
+        }
+        let contents = v.get("contents").cloned().unwrap_or(Value::Null);
+        let (kind, value) = match &contents {
+            Value::String(s) => ("plaintext", s.clone()),
+            Value::Object(o) if o.contains_key("kind") => (
+                if o.get("kind").and_then(Value::as_str) == Some("markdown") {
+                    "markdown"
+                } else {
+                    "plaintext"
+                },
+                o.get("value").and_then(Value::as_str).unwrap_or_default().to_string(),
+            ),
+            Value::Object(o) => (
+                "markdown",
+                marked_string(o.get("language"), o.get("value")),
+            ),
+            Value::Array(parts) => (
+                "markdown",
+                parts
+                    .iter()
+                    .map(|p| match p {
+                        Value::String(s) => s.clone(),
+                        _ => marked_string(p.get("language"), p.get("value")),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n\n"),
+            ),
+            _ => ("plaintext", String::new()),
+        };
+        json!({
+            "kind": kind,
+            "value": value,
+            "range": v.get("range").map(range_of),
+        })
+    }
+
+    /// A document outline, flattened in document order with qualified names.
+    pub fn document_symbols(&mut self, uri: &str, v: &Value) -> Vec<Value> {
+        let mut out = Vec::new();
+        if let Value::Array(items) = v {
+            for item in items {
+                if item.get("location").is_some() {
+                    out.push(self.symbol_information(item));
+                } else {
+                    self.document_symbol(uri, item, None, &mut out);
+                }
+            }
+        }
+        sort_by_location(&mut out);
+        out
+    }
+
+    fn document_symbol(&mut self, uri: &str, s: &Value, parent: Option<&str>, out: &mut Vec<Value>) {
+        let name = s.get("name").and_then(Value::as_str).unwrap_or_default();
+        let qualname = match parent {
+            Some(p) => format!("{p}.{name}"),
+            None => name.to_string(),
+        };
+        let range = range_of(s.get("range").unwrap_or(&Value::Null));
+        let sel = range_of(s.get("selectionRange").unwrap_or(&Value::Null));
+        let loc = self.location(uri, sel);
+        out.push(json!({
+            "name": name,
+            "qualname": qualname,
+            "kind": symbol_kind(s.get("kind").and_then(Value::as_u64).unwrap_or(0)),
+            "detail": s.get("detail").and_then(Value::as_str),
+            "path": loc.path,
+            "range": range,
+            "selectionRange": sel,
+            "selector": loc.selector,
+        }));
+        if let Some(Value::Array(children)) = s.get("children") {
+            for c in children {
+                self.document_symbol(uri, c, Some(&qualname), out);
+            }
+        }
+    }
+
+    fn symbol_information(&mut self, s: &Value) -> Value {
+        let uri = s.pointer("/location/uri").and_then(Value::as_str).unwrap_or_default();
+        let range = range_of(s.pointer("/location/range").unwrap_or(&Value::Null));
+        let loc = self.location(uri, range);
+        json!({
+            "name": s.get("name").and_then(Value::as_str).unwrap_or_default(),
+            "kind": symbol_kind(s.get("kind").and_then(Value::as_u64).unwrap_or(0)),
+            "container": s.get("containerName").and_then(Value::as_str).filter(|c| !c.is_empty()),
+            "path": loc.path,
+            "range": range,
+            "selector": loc.selector,
+        })
+    }
+
+    /// `workspace/symbol` answers, sorted.
+    pub fn workspace_symbols(&mut self, v: &Value) -> Vec<Value> {
+        let mut out: Vec<Value> = match v {
+            Value::Array(items) => items.iter().map(|s| self.symbol_information(s)).collect(),
+            _ => vec![],
+        };
+        sort_by_location(&mut out);
+        out.dedup();
+        out
+    }
+
+    /// Diagnostics of one file, sorted.
+    pub fn diagnostics(&mut self, uri: &str, items: &[Value]) -> Vec<Value> {
+        let mut out: Vec<Value> = items
+            .iter()
+            .map(|d| {
+                let range = range_of(d.get("range").unwrap_or(&Value::Null));
+                let loc = self.location(uri, range);
+                let code = match d.get("code") {
+                    Some(Value::String(s)) => Some(s.clone()),
+                    Some(Value::Number(n)) => Some(n.to_string()),
+                    _ => None,
+                };
+                let mut fact = json!({
+                    "path": loc.path,
+                    "range": range,
+                    "severity": severity(d.get("severity").and_then(Value::as_u64)),
+                    "code": code,
+                    "source": d.get("source").and_then(Value::as_str),
+                    "message": d.get("message").and_then(Value::as_str).unwrap_or_default(),
+                    "selector": loc.selector,
+                });
+                if let Some(io) = loc.io_range {
+                    fact["ioRange"] = json!(io);
+                }
+                fact
+            })
+            .collect();
+        sort_by_location(&mut out);
+        out.dedup();
+        out
+    }
+}
+
+fn marked_string(language: Option<&Value>, value: Option<&Value>) -> String {
+    let value = value.and_then(Value::as_str).unwrap_or_default();
+    match language.and_then(Value::as_str) {
+        Some(lang) => format!("```{lang}\n{value}\n```"),
+        None => value.to_string(),
+    }
+}
+
+/// Sort facts by (path, range, then the whole value as JCS text for a total order).
+pub fn sort_by_location(items: &mut [Value]) {
+    items.sort_by_cached_key(|v| {
+        let path = v.get("path").and_then(Value::as_str).unwrap_or_default().to_string();
+        let range: Vec<u64> = v
+            .get("range")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default();
+        let name = v
+            .get("message")
+            .or_else(|| v.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        (path, range, name, serde_jcs::to_string(v).unwrap_or_default())
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations_are_sorted_and_deduplicated() {
+        let ws = Workspace {
+            root: PathBuf::from("/nonexistent-root"),
+        };
+        let mut n = Normalizer::new(&ws, Encoding::Utf16, Encoding::Codepoint, false);
+        let r = |l: u32, c: u32| json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c + 3}});
+        let v = json!([
+            {"uri": "file:///nonexistent-root/b.py", "range": r(1, 0)},
+            {"uri": "file:///nonexistent-root/a.py", "range": r(5, 2)},
+            {"uri": "file:///nonexistent-root/a.py", "range": r(1, 4)},
+            {"uri": "file:///nonexistent-root/a.py", "range": r(1, 4)},
+        ]);
+        let locs = n.locations(&v);
+        let got: Vec<_> = locs.iter().map(|l| (l.path.as_str(), l.range)).collect();
+        assert_eq!(
+            got,
+            vec![("a.py", [1, 4, 1, 7]), ("a.py", [5, 2, 5, 5]), ("b.py", [1, 0, 1, 3])]
+        );
+        assert_eq!(locs[0].selector, "a.py@L2:C5");
+    }
+
+    #[test]
+    fn hover_shapes() {
+        let ws = Workspace {
+            root: PathBuf::from("/r"),
+        };
+        let n = Normalizer::new(&ws, Encoding::Utf16, Encoding::Codepoint, false);
+        let h = n.hover(&json!({"contents": {"kind": "markdown", "value": "```python\nx: int\n```"}}));
+        assert_eq!(h["kind"], "markdown");
+        assert_eq!(h["value"], "```python\nx: int\n```");
+        assert_eq!(n.hover(&Value::Null), Value::Null);
+    }
+}

@@ -1,0 +1,107 @@
+//! Environment capture for bundles (paper §2.2, DESIGN §5): the Python interpreter the server
+//! is pointed at, the digest of the configuration that shapes its answers, the platform.
+//!
+//! Paths inside the workspace are recorded relative to it so that a copy of the workspace at
+//! another path hashes the same; only an interpreter (and its venv) outside the root is
+//! recorded absolute.
+
+use crate::bundle::Python;
+use crate::digest::sha256_tagged;
+use crate::workspace::Workspace;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Files whose content feeds `configDigest`.
+pub const CONFIG_FILES: &[&str] = &["pyrightconfig.json", "pyproject.toml"];
+
+/// The interpreter lanser hands the server: a venv in the root, `$VIRTUAL_ENV`, else `python3`
+/// (then `python`) on PATH.
+pub fn find_python(ws: &Workspace) -> Option<PathBuf> {
+    for venv in [".venv", "venv"] {
+        let exe = ws.root.join(venv).join("bin/python");
+        if exe.is_file() {
+            return Some(exe);
+        }
+    }
+    if let Some(v) = std::env::var_os("VIRTUAL_ENV").filter(|v| !v.is_empty()) {
+        let exe = PathBuf::from(v).join("bin/python");
+        if exe.is_file() {
+            return Some(exe);
+        }
+    }
+    crate::lsp::provision::which("python3").or_else(|| crate::lsp::provision::which("python"))
+}
+
+/// Interpreter facts: `exe` (relative inside the root), `version` (x.y.z), `venv` (the
+/// environment's prefix when it is a virtual environment).
+pub fn probe_python(ws: &Workspace, exe: Option<&Path>) -> Python {
+    let Some(exe) = exe else {
+        return Python {
+            exe: None,
+            version: None,
+            venv: None,
+        };
+    };
+    let shown = |p: &Path| ws.relative(p).unwrap_or_else(|| p.to_string_lossy().into_owned());
+    let out = Command::new(exe)
+        .args([
+            "-c",
+            "import sys; print('%d.%d.%d' % sys.version_info[:3]); print(sys.prefix if sys.prefix != sys.base_prefix else '')",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    let text = out
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let mut lines = text.lines();
+    let version = lines.next().map(str::to_string).filter(|v| !v.is_empty());
+    let venv = lines
+        .next()
+        .filter(|p| !p.is_empty())
+        .map(|p| shown(Path::new(p)));
+    Python {
+        exe: Some(shown(exe)),
+        version,
+        venv,
+    }
+}
+
+/// Settings served to the server (`workspace/configuration`, didChangeConfiguration).
+pub fn server_settings(python: Option<&Path>) -> Value {
+    let mut python_section = json!({
+        "analysis": {
+            "diagnosticMode": "openFilesOnly",
+            "autoSearchPaths": true,
+            "useLibraryCodeForTypes": true
+        }
+    });
+    if let Some(p) = python {
+        python_section["pythonPath"] = json!(p.to_string_lossy());
+    }
+    json!({ "python": python_section, "pyright": {} })
+}
+
+/// sha256 over the settings (with the interpreter path replaced by its shown form) and the
+/// digests of the configuration files present in the root.
+pub fn config_digest(ws: &Workspace, settings: &Value, python: &Python) -> String {
+    let mut settings = settings.clone();
+    if let Some(p) = settings.pointer_mut("/python/pythonPath") {
+        *p = json!(python.exe);
+    }
+    let files: serde_json::Map<String, Value> = CONFIG_FILES
+        .iter()
+        .filter_map(|f| {
+            let bytes = std::fs::read(ws.root.join(f)).ok()?;
+            Some((f.to_string(), json!(sha256_tagged(&bytes))))
+        })
+        .collect();
+    let domain = json!({"settings": settings, "files": files});
+    sha256_tagged(&serde_jcs::to_vec(&domain).expect("values canonicalize"))
+}
+
+/// `<os>-<arch>`, e.g. `linux-x86_64`.
+pub fn platform() -> String {
+    format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH)
+}

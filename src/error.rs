@@ -1,0 +1,153 @@
+//! The error taxonomy and the one exit-code table (paper Appendix C, DESIGN §6).
+//!
+//! Every failure lanser reports is a [`LanserError`]: an [`ErrorCode`] (which fixes the exit
+//! status, the `E/…` symbol and whether a retry may help) plus a one-line message naming what
+//! was wrong. Modules keep their own thiserror enums where they need structure and convert into
+//! this type at their boundary.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The closed set of error codes, one per row of the exit-code table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ErrorCode {
+    BadSelectorSyntax,
+    NotFound,
+    Ambiguous,
+    IndexingMismatch,
+    VersionSkew,
+    LsTimeout,
+    LsCrash,
+    ApplyConflict,
+    FsPermissions,
+    UnsupportedCap,
+    RequestCancelled,
+    ContentModified,
+    IndexingUnsupported,
+    ReplayMismatch,
+    /// A usage error that is not a selector (bad flag value, bad glob): exit 2.
+    Usage,
+    /// An I/O or internal failure that fits no other row: exit 1.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The process exit status for this code.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            ErrorCode::BadSelectorSyntax | ErrorCode::Usage => 2,
+            ErrorCode::NotFound | ErrorCode::IndexingMismatch => 3,
+            ErrorCode::Ambiguous => 4,
+            ErrorCode::VersionSkew => 10,
+            ErrorCode::LsTimeout => 64,
+            ErrorCode::LsCrash => 65,
+            ErrorCode::ApplyConflict => 70,
+            ErrorCode::FsPermissions => 71,
+            ErrorCode::UnsupportedCap => 72,
+            ErrorCode::RequestCancelled => 73,
+            ErrorCode::ContentModified => 74,
+            ErrorCode::IndexingUnsupported => 75,
+            ErrorCode::ReplayMismatch => 76,
+            ErrorCode::Internal => 1,
+        }
+    }
+
+    /// The `E/…` symbol written into bundles.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            ErrorCode::BadSelectorSyntax => "E/BAD_SELECTOR_SYNTAX",
+            ErrorCode::NotFound => "E/NOT_FOUND",
+            ErrorCode::Ambiguous => "E/AMBIGUOUS",
+            ErrorCode::IndexingMismatch => "E/INDEXING_MISMATCH",
+            ErrorCode::VersionSkew => "E/VERSION_SKEW",
+            ErrorCode::LsTimeout => "E/LS_TIMEOUT",
+            ErrorCode::LsCrash => "E/LS_CRASH",
+            ErrorCode::ApplyConflict => "E/APPLY_CONFLICT",
+            ErrorCode::FsPermissions => "E/FS_PERMISSIONS",
+            ErrorCode::UnsupportedCap => "E/UNSUPPORTED_CAP",
+            ErrorCode::RequestCancelled => "E/REQUEST_CANCELLED",
+            ErrorCode::ContentModified => "E/CONTENT_MODIFIED",
+            ErrorCode::IndexingUnsupported => "E/INDEXING_UNSUPPORTED",
+            ErrorCode::ReplayMismatch => "E/REPLAY_MISMATCH",
+            ErrorCode::Usage => "E/USAGE",
+            ErrorCode::Internal => "E/INTERNAL",
+        }
+    }
+
+    /// Whether the same request may succeed when tried again (Appendix C's last column).
+    pub fn retryable(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::Ambiguous
+                | ErrorCode::VersionSkew
+                | ErrorCode::LsTimeout
+                | ErrorCode::LsCrash
+                | ErrorCode::RequestCancelled
+                | ErrorCode::ContentModified
+        )
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.symbol())
+    }
+}
+
+/// A failure with its code and a one-line message (no trailing period).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct LanserError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl LanserError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        LanserError {
+            code,
+            message: message.into(),
+        }
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::NotFound, message)
+    }
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Usage, message)
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Internal, message)
+    }
+    pub fn crash(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::LsCrash, message)
+    }
+}
+
+pub type Result<T, E = LanserError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_match_appendix_c() {
+        let table = [
+            (ErrorCode::BadSelectorSyntax, 2),
+            (ErrorCode::NotFound, 3),
+            (ErrorCode::Ambiguous, 4),
+            (ErrorCode::VersionSkew, 10),
+            (ErrorCode::LsTimeout, 64),
+            (ErrorCode::LsCrash, 65),
+            (ErrorCode::ApplyConflict, 70),
+            (ErrorCode::FsPermissions, 71),
+            (ErrorCode::UnsupportedCap, 72),
+            (ErrorCode::RequestCancelled, 73),
+            (ErrorCode::ContentModified, 74),
+            (ErrorCode::IndexingUnsupported, 75),
+            (ErrorCode::ReplayMismatch, 76),
+        ];
+        for (code, exit) in table {
+            assert_eq!(code.exit_code(), exit, "{code}");
+        }
+    }
+}

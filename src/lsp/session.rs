@@ -1,0 +1,523 @@
+//! One language-server session: spawn, initialize, answer the server's requests, track
+//! readiness, keep documents in sync, send requests with timeouts, shut down cleanly.
+//!
+//! Pyright facts this module is built around (DESIGN §1): it hangs unless
+//! `workspace/didChangeConfiguration` follows `initialized`; it answers references, rename and
+//! workspace symbols *incompletely and silently* until the project is loaded, and the only
+//! reliable "loaded" signal is the log line "Found N source files" (or "No source files
+//! found."). [`Session::wait_ready`] waits for that line, bounded.
+
+use super::transport::{Tap, Transport};
+use crate::error::{ErrorCode, LanserError, Result};
+use crate::selector::resolve::Document;
+use crate::text::Encoding;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::process::{Child, Command};
+use tokio::sync::{oneshot, watch};
+
+/// How long `shutdown` may take before the server is killed.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+/// JSON-RPC error codes with a meaning of their own.
+const METHOD_NOT_FOUND: i64 = -32601;
+const REQUEST_CANCELLED: i64 = -32800;
+const CONTENT_MODIFIED: i64 = -32801;
+
+/// What is needed to start a session.
+#[derive(Clone)]
+pub struct SessionConfig {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    pub root: PathBuf,
+    pub root_uri: String,
+    /// Settings served to `workspace/configuration` by dotted section path, and sent in
+    /// `workspace/didChangeConfiguration`.
+    pub settings: Value,
+    pub request_timeout: Duration,
+    pub tap: Option<Tap>,
+}
+
+type Reply = std::result::Result<Value, RpcError>;
+
+#[derive(Debug, Clone)]
+enum RpcError {
+    Closed,
+    Server { code: i64, message: String },
+}
+
+#[derive(Default)]
+struct State {
+    next_id: i64,
+    pending: HashMap<i64, oneshot::Sender<Reply>>,
+    closed: bool,
+    /// Version from "Pyright language server X starting", for servers without serverInfo.
+    logged_version: Option<String>,
+    /// uri → (version, text digest) of documents opened in the server.
+    open_docs: HashMap<String, (i32, String)>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    ready: watch::Sender<bool>,
+    closed: watch::Sender<bool>,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A live session with a language server.
+pub struct Session {
+    shared: Arc<Shared>,
+    transport: Transport,
+    child: tokio::sync::Mutex<Child>,
+    config: SessionConfig,
+    /// The server's `InitializeResult`.
+    pub init_result: Value,
+    pub encoding: Encoding,
+}
+
+impl Session {
+    /// Spawn the server and run the initialize handshake.
+    pub async fn start(config: SessionConfig) -> Result<Session> {
+        let (program, args) = config
+            .command
+            .split_first()
+            .ok_or_else(|| LanserError::crash("empty server command"))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(&config.root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| {
+                LanserError::crash(format!("cannot start language server {program}: {e}"))
+            })?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().expect("piped stderr");
+
+        let (ready, _) = watch::channel(false);
+        let (closed, _) = watch::channel(false);
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            ready,
+            closed,
+        });
+        // Server→client requests are answered from the reader task through the same writer.
+        let outgoing = tokio::sync::mpsc::unbounded_channel::<String>();
+        let mut handler = Handler {
+            shared: shared.clone(),
+            settings: config.settings.clone(),
+            root_uri: config.root_uri.clone(),
+            replies: outgoing.0.clone(),
+        };
+        let transport = Transport::start(
+            stdin,
+            stdout,
+            stderr,
+            config.tap.clone(),
+            outgoing,
+            move |msg| handler.on_message(msg),
+        );
+
+        let mut session = Session {
+            shared,
+            transport,
+            child: tokio::sync::Mutex::new(child),
+            config,
+            init_result: Value::Null,
+            encoding: Encoding::Utf16,
+        };
+        let params = initialize_params(&session.config);
+        let result = session.request("initialize", params).await?;
+        session.encoding = match result
+            .pointer("/capabilities/positionEncoding")
+            .and_then(Value::as_str)
+        {
+            Some("utf-8") => Encoding::Utf8,
+            Some("utf-32") => Encoding::Codepoint,
+            _ => Encoding::Utf16,
+        };
+        session.init_result = result;
+        session.notify("initialized", json!({}));
+        // Pyright 1.1.407 answers nothing until it gets this (DESIGN §1).
+        session.notify(
+            "workspace/didChangeConfiguration",
+            json!({ "settings": session.config.settings }),
+        );
+        Ok(session)
+    }
+
+    /// Server name and version: `serverInfo` when sent, else what the server logged.
+    pub fn server_info(&self) -> (Option<String>, Option<String>) {
+        let name = self
+            .init_result
+            .pointer("/serverInfo/name")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let version = self
+            .init_result
+            .pointer("/serverInfo/version")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| self.shared.lock().logged_version.clone());
+        (name, version)
+    }
+
+    pub fn capabilities(&self) -> &Value {
+        self.init_result.get("capabilities").unwrap_or(&Value::Null)
+    }
+
+    /// Send a notification.
+    pub fn notify(&self, method: &str, params: Value) {
+        let body = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        let _ = self.transport.outgoing.send(body.to_string());
+    }
+
+    /// Send a request and wait for its answer, at most the configured request timeout.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value> {
+        self.request_with_timeout(method, params, self.config.request_timeout)
+            .await
+    }
+
+    pub async fn request_with_timeout(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value> {
+        let (tx, rx) = oneshot::channel();
+        let id = {
+            let mut st = self.shared.lock();
+            if st.closed {
+                return Err(self.crash_error(method));
+            }
+            st.next_id += 1;
+            let id = st.next_id;
+            st.pending.insert(id, tx);
+            id
+        };
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let _ = self.transport.outgoing.send(body.to_string());
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(Ok(v))) => Ok(v),
+            Ok(Ok(Err(RpcError::Server { code, message }))) => {
+                Err(server_error(method, code, &message))
+            }
+            Ok(Ok(Err(RpcError::Closed))) | Ok(Err(_)) => Err(self.crash_error(method)),
+            Err(_) => {
+                self.shared.lock().pending.remove(&id);
+                self.notify("$/cancelRequest", json!({ "id": id }));
+                Err(LanserError::new(
+                    ErrorCode::LsTimeout,
+                    format!(
+                        "language server did not answer {method} within {:.1} s",
+                        timeout.as_secs_f64()
+                    ),
+                ))
+            }
+        }
+    }
+
+    fn crash_error(&self, method: &str) -> LanserError {
+        let tail = self
+            .transport
+            .last_stderr()
+            .map(|l| format!(": {l}"))
+            .unwrap_or_default();
+        LanserError::crash(format!("language server exited during {method}{tail}"))
+    }
+
+    /// Wait until the server has loaded the project ("Found N source files"), at most
+    /// `bound`. Returns whether it did; `false` makes any cross-file answer incomplete.
+    pub async fn wait_ready(&self, bound: Duration) -> Result<bool> {
+        let mut ready = self.shared.ready.subscribe();
+        let mut closed = self.shared.closed.subscribe();
+        let wait = async {
+            tokio::select! {
+                r = ready.wait_for(|r| *r) => r.is_ok(),
+                _ = closed.wait_for(|c| *c) => false,
+            }
+        };
+        let done = tokio::time::timeout(bound, wait).await.unwrap_or(false);
+        if !done && self.shared.lock().closed {
+            return Err(self.crash_error("project loading"));
+        }
+        Ok(done)
+    }
+
+    /// Make the server see `doc`'s current text: didOpen the first time, didChange (full
+    /// text, next version) when it differs from what the server has.
+    pub fn sync_document(&self, uri: &str, doc: &Document) {
+        let mut st = self.shared.lock();
+        match st.open_docs.get(uri).cloned() {
+            Some((_, ref digest)) if *digest == doc.doc_version => {}
+            Some((version, _)) => {
+                st.open_docs
+                    .insert(uri.to_string(), (version + 1, doc.doc_version.clone()));
+                drop(st);
+                self.notify(
+                    "textDocument/didChange",
+                    json!({
+                        "textDocument": {"uri": uri, "version": version + 1},
+                        "contentChanges": [{"text": doc.text}],
+                    }),
+                );
+            }
+            None => {
+                st.open_docs
+                    .insert(uri.to_string(), (1, doc.doc_version.clone()));
+                drop(st);
+                self.notify(
+                    "textDocument/didOpen",
+                    json!({
+                        "textDocument": {
+                            "uri": uri, "languageId": "python", "version": 1, "text": doc.text
+                        }
+                    }),
+                );
+            }
+        }
+    }
+
+    /// shutdown, exit, then kill whatever is left.
+    pub async fn shutdown(self) {
+        if !self.shared.lock().closed {
+            let _ = self
+                .request_with_timeout("shutdown", Value::Null, SHUTDOWN_GRACE)
+                .await;
+            self.notify("exit", Value::Null);
+        }
+        let mut child = self.child.lock().await;
+        if tokio::time::timeout(SHUTDOWN_GRACE, child.wait())
+            .await
+            .is_err()
+        {
+            let _ = child.kill().await;
+        }
+    }
+}
+
+fn server_error(method: &str, code: i64, message: &str) -> LanserError {
+    let code_kind = match code {
+        METHOD_NOT_FOUND => ErrorCode::UnsupportedCap,
+        REQUEST_CANCELLED => ErrorCode::RequestCancelled,
+        CONTENT_MODIFIED => ErrorCode::ContentModified,
+        _ => ErrorCode::Internal,
+    };
+    let message = message.lines().next().unwrap_or_default();
+    LanserError::new(
+        code_kind,
+        format!("language server refused {method} (code {code}): {message}"),
+    )
+}
+
+/// Reader-side handling of everything the server sends.
+struct Handler {
+    shared: Arc<Shared>,
+    settings: Value,
+    root_uri: String,
+    replies: tokio::sync::mpsc::UnboundedSender<String>,
+}
+
+impl Handler {
+    fn on_message(&mut self, msg: Option<Value>) {
+        let Some(msg) = msg else {
+            let pending: Vec<_> = {
+                let mut st = self.shared.lock();
+                st.closed = true;
+                st.pending.drain().map(|(_, tx)| tx).collect()
+            };
+            for tx in pending {
+                let _ = tx.send(Err(RpcError::Closed));
+            }
+            self.shared.closed.send_replace(true);
+            return;
+        };
+        let method = msg.get("method").and_then(Value::as_str);
+        let id = msg.get("id").cloned();
+        match (method, id) {
+            (None, Some(id)) => {
+                let Some(id) = id.as_i64() else { return };
+                let Some(tx) = self.shared.lock().pending.remove(&id) else {
+                    return;
+                };
+                let reply = match msg.get("error") {
+                    Some(err) => Err(RpcError::Server {
+                        code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
+                        message: err
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                    }),
+                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
+                };
+                let _ = tx.send(reply);
+            }
+            (Some(method), Some(id)) => {
+                let params = msg.get("params").cloned().unwrap_or(Value::Null);
+                let body = match self.answer(method, &params) {
+                    Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    Err((code, message)) => json!({
+                        "jsonrpc": "2.0", "id": id,
+                        "error": {"code": code, "message": message}
+                    }),
+                };
+                let _ = self.replies.send(body.to_string());
+            }
+            (Some(method), None) => self.on_notification(method, &msg),
+            (None, None) => {}
+        }
+    }
+
+    /// Every server→client request gets an answer; unknown ones MethodNotFound.
+    fn answer(&self, method: &str, params: &Value) -> std::result::Result<Value, (i64, String)> {
+        match method {
+            "workspace/configuration" => {
+                let items = params
+                    .get("items")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                Ok(Value::Array(
+                    items
+                        .iter()
+                        .map(|item| {
+                            let section = item.get("section").and_then(Value::as_str);
+                            settings_section(&self.settings, section)
+                        })
+                        .collect(),
+                ))
+            }
+            "workspace/workspaceFolders" => Ok(json!([{"uri": self.root_uri, "name": "root"}])),
+            "client/registerCapability"
+            | "client/unregisterCapability"
+            | "window/workDoneProgress/create"
+            | "workspace/diagnostic/refresh"
+            | "workspace/semanticTokens/refresh"
+            | "workspace/inlayHint/refresh"
+            | "workspace/codeLens/refresh"
+            | "window/showMessageRequest" => Ok(Value::Null),
+            "window/showDocument" => Ok(json!({"success": false})),
+            "workspace/applyEdit" => Ok(json!({
+                "applied": false,
+                "failureReason": "lanser applies edits only through its own safety envelope"
+            })),
+            _ => Err((METHOD_NOT_FOUND, format!("Unhandled method {method}"))),
+        }
+    }
+
+    fn on_notification(&mut self, method: &str, msg: &Value) {
+        if method == "window/logMessage" {
+            let text = msg
+                .pointer("/params/message")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Some(v) = text
+                .strip_prefix("Pyright language server ")
+                .and_then(|r| r.strip_suffix(" starting"))
+            {
+                self.shared.lock().logged_version = Some(v.to_string());
+            }
+            if is_project_loaded_line(text) {
+                self.shared.ready.send_replace(true);
+            }
+        }
+    }
+}
+
+/// "Found 34 source files" / "Found 1 source file" / "No source files found."
+fn is_project_loaded_line(text: &str) -> bool {
+    if text.starts_with("No source files found") {
+        return true;
+    }
+    let Some(rest) = text.strip_prefix("Found ") else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].starts_with(" source file")
+}
+
+/// The value at a dotted section path (`python.analysis`), or null.
+pub fn settings_section(settings: &Value, section: Option<&str>) -> Value {
+    let Some(section) = section.filter(|s| !s.is_empty()) else {
+        return settings.clone();
+    };
+    let mut cur = settings;
+    for part in section.split('.') {
+        match cur.get(part) {
+            Some(v) => cur = v,
+            None => return Value::Null,
+        }
+    }
+    cur.clone()
+}
+
+fn initialize_params(config: &SessionConfig) -> Value {
+    json!({
+        "processId": std::process::id(),
+        "clientInfo": {"name": "lanser", "version": env!("CARGO_PKG_VERSION")},
+        "rootUri": config.root_uri,
+        "rootPath": config.root.to_string_lossy(),
+        "workspaceFolders": [{"uri": config.root_uri, "name": "root"}],
+        "capabilities": {
+            "general": {"positionEncodings": ["utf-16"]},
+            "workspace": {
+                "configuration": true,
+                "workspaceFolders": true,
+                "didChangeConfiguration": {"dynamicRegistration": true},
+                "didChangeWatchedFiles": {"dynamicRegistration": true},
+                "workspaceEdit": {"documentChanges": true},
+                "symbol": {"dynamicRegistration": false}
+            },
+            "textDocument": {
+                "synchronization": {"dynamicRegistration": false, "didSave": true},
+                "definition": {"linkSupport": false},
+                "typeDefinition": {"linkSupport": false},
+                "references": {},
+                "hover": {"contentFormat": ["markdown", "plaintext"]},
+                "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
+                "publishDiagnostics": {"versionSupport": true},
+                "diagnostic": {"dynamicRegistration": true, "relatedDocumentSupport": false},
+                "rename": {"prepareSupport": true}
+            },
+            "window": {"workDoneProgress": true}
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dotted_sections() {
+        let s = json!({"python": {"analysis": {"diagnosticMode": "openFilesOnly"}, "pythonPath": "/p"}});
+        assert_eq!(
+            settings_section(&s, Some("python.analysis")),
+            json!({"diagnosticMode": "openFilesOnly"})
+        );
+        assert_eq!(settings_section(&s, Some("python.pythonPath")), json!("/p"));
+        assert_eq!(settings_section(&s, Some("pyright")), Value::Null);
+        assert_eq!(settings_section(&s, None), s);
+    }
+
+    #[test]
+    fn project_loaded_lines() {
+        assert!(is_project_loaded_line("Found 34 source files"));
+        assert!(is_project_loaded_line("Found 1 source file"));
+        assert!(is_project_loaded_line("No source files found."));
+        assert!(!is_project_loaded_line("Found configuration file"));
+        assert!(!is_project_loaded_line("Searching for source files"));
+    }
+}

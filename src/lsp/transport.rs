@@ -1,0 +1,195 @@
+//! JSON-RPC framing over a child process's stdio: `Content-Length` frames in, out, and a
+//! drained stderr (helix's three-task shape).
+//!
+//! Reading is tolerant: lines that are not headers are skipped, since servers print stray text
+//! to stdout. Every frame, in either direction, goes past an optional [`Tap`] (zed's `on_io`),
+//! the hook the trace recorder uses.
+
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// Direction of a frame, for the tap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// lanser → server.
+    Send,
+    /// server → lanser.
+    Recv,
+}
+
+/// Sees every raw frame body.
+pub type Tap = Arc<dyn Fn(Dir, &str) + Send + Sync>;
+
+/// How many stderr lines are kept for error messages.
+const STDERR_TAIL: usize = 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    #[error("stream closed")]
+    Closed,
+    #[error("bad Content-Length header: {0}")]
+    BadLength(String),
+    #[error("frame body is not JSON: {0}")]
+    BadJson(String),
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Read one frame body. Non-header lines before the headers are skipped.
+pub async fn read_frame<R: AsyncBufRead + Unpin>(reader: &mut R) -> Result<Vec<u8>, FrameError> {
+    let mut length: Option<usize> = None;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).await?;
+        if n == 0 {
+            return Err(FrameError::Closed);
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\r', '\n']);
+        if text.is_empty() {
+            if let Some(len) = length {
+                let mut body = vec![0; len];
+                reader.read_exact(&mut body).await?;
+                return Ok(body);
+            }
+            continue;
+        }
+        // Stray output may share a line with the header that follows it.
+        let lower = text.to_ascii_lowercase();
+        if let Some(i) = lower.find("content-length:") {
+            let value = text[i + "content-length:".len()..].trim();
+            length = Some(
+                value
+                    .parse()
+                    .map_err(|_| FrameError::BadLength(value.to_string()))?,
+            );
+        }
+        // Other headers (Content-Type) and non-header noise are ignored.
+    }
+}
+
+/// Write one frame.
+pub async fn write_frame<W: AsyncWrite + Unpin>(writer: &mut W, body: &str) -> std::io::Result<()> {
+    let header = format!("Content-Length: {}\r\n\r\n", body.len());
+    writer.write_all(header.as_bytes()).await?;
+    writer.write_all(body.as_bytes()).await?;
+    writer.flush().await
+}
+
+/// The running IO tasks of one server process.
+pub struct Transport {
+    pub outgoing: mpsc::UnboundedSender<String>,
+    pub stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Transport {
+    /// Start the writer task (fed by `outgoing`), the stderr task, and a reader task that hands
+    /// each parsed message (or `None` once the stream is closed or broken) to `on_message`.
+    pub fn start<W, R, E, F>(
+        stdin: W,
+        stdout: R,
+        stderr: E,
+        tap: Option<Tap>,
+        outgoing: (mpsc::UnboundedSender<String>, mpsc::UnboundedReceiver<String>),
+        mut on_message: F,
+    ) -> Transport
+    where
+        W: AsyncWrite + Unpin + Send + 'static,
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        E: tokio::io::AsyncRead + Unpin + Send + 'static,
+        F: FnMut(Option<Value>) + Send + 'static,
+    {
+        let (tx, mut rx) = outgoing;
+        let write_tap = tap.clone();
+        tokio::spawn(async move {
+            let mut stdin = stdin;
+            while let Some(body) = rx.recv().await {
+                if let Some(t) = &write_tap {
+                    t(Dir::Send, &body);
+                }
+                if write_frame(&mut stdin, &body).await.is_err() {
+                    break;
+                }
+            }
+        });
+
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = stderr_tail.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                if t.len() == STDERR_TAIL {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+
+        tokio::spawn(async move {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                match read_frame(&mut reader).await {
+                    Ok(body) => {
+                        let text = String::from_utf8_lossy(&body);
+                        if let Some(t) = &tap {
+                            t(Dir::Recv, &text);
+                        }
+                        match serde_json::from_str::<Value>(&text) {
+                            Ok(v) => on_message(Some(v)),
+                            // A malformed body is dropped; the request it answered times out.
+                            Err(_) => continue,
+                        }
+                    }
+                    Err(_) => {
+                        on_message(None);
+                        break;
+                    }
+                }
+            }
+        });
+
+        Transport {
+            outgoing: tx,
+            stderr_tail,
+        }
+    }
+
+    pub fn last_stderr(&self) -> Option<String> {
+        let t = self.stderr_tail.lock().unwrap_or_else(|p| p.into_inner());
+        t.iter().rev().find(|l| !l.trim().is_empty()).cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn skips_stray_stdout_and_reads_frames() {
+        let input = b"hello from the server\nnoiseContent-Length: 2\r\n\r\n{}Content-Length: 7\r\nContent-Type: x\r\n\r\n[1,2,3]";
+        let mut r = BufReader::new(&input[..]);
+        assert_eq!(read_frame(&mut r).await.unwrap(), b"{}");
+        assert_eq!(read_frame(&mut r).await.unwrap(), b"[1,2,3]");
+        assert!(matches!(read_frame(&mut r).await, Err(FrameError::Closed)));
+    }
+
+    #[tokio::test]
+    async fn bad_length_is_an_error() {
+        let input = b"Content-Length: nope\r\n\r\n";
+        let mut r = BufReader::new(&input[..]);
+        assert!(matches!(read_frame(&mut r).await, Err(FrameError::BadLength(_))));
+    }
+
+    #[tokio::test]
+    async fn write_then_read_round_trip() {
+        let mut buf = Vec::new();
+        write_frame(&mut buf, "{\"a\":\"é\"}").await.unwrap();
+        let mut r = BufReader::new(&buf[..]);
+        assert_eq!(read_frame(&mut r).await.unwrap(), "{\"a\":\"é\"}".as_bytes());
+    }
+}

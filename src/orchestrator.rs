@@ -1,0 +1,317 @@
+//! The orchestrator: the library API that turns requests into Analysis Bundles over one
+//! workspace and at most one server session, started on first need and reused for every
+//! later request (batch and a daemon build on this).
+//!
+//! It owns what every command shares: selector resolution, the session, document sync,
+//! environment capture and bundle assembly. What a command asks and which facts it keeps lives
+//! in `commands/<name>.rs`.
+
+use crate::bundle::normalize::Normalizer;
+use crate::bundle::{
+    Bundle, Edits, Environment, Meta, Python, RequestEcho, Resolution, Resolved, ServerId,
+    Status, BUNDLE_VERSION,
+};
+use crate::commands::{self, Op};
+use crate::env;
+use crate::error::{LanserError, Result};
+use crate::lsp::provision::{self, ServerSpec};
+use crate::lsp::session::{Session, SessionConfig};
+use crate::lsp::transport::Tap;
+use crate::selector::resolve::{self, Target};
+use crate::selector::{self, PositionSpec};
+use crate::text::Encoding;
+use crate::workspace::{path_to_uri, Workspace};
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How lanser runs, independent of any one request.
+#[derive(Clone)]
+pub struct Options {
+    pub workspace: Option<PathBuf>,
+    pub server_cmd: Option<String>,
+    pub index_io: Encoding,
+    /// Add `ioRange` to every location.
+    pub verbose: bool,
+    /// Add the volatile `meta.timing` (outside the hash domain).
+    pub timing: bool,
+    /// Per-request timeout; also the bound on waiting for the project to load.
+    pub timeout: Duration,
+    pub cwd: PathBuf,
+    /// Install the pinned server on first need.
+    pub install: bool,
+    pub tap: Option<Tap>,
+}
+
+/// One request: an operation and, for the operations that take one, a selector.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub op: Op,
+    pub selector: Option<String>,
+}
+
+/// What a command produced.
+pub struct Outcome {
+    pub facts: Value,
+    pub resolution: Option<Resolution>,
+    pub complete: bool,
+}
+
+pub struct Orchestrator {
+    pub ws: Workspace,
+    pub opts: Options,
+    pub session: Option<Session>,
+    server: Option<ServerSpec>,
+    python: Option<Python>,
+    python_probe: Option<tokio::task::JoinHandle<Python>>,
+    settings: Value,
+    /// Time spent starting the server, for `meta.timing`.
+    start_ms: Option<f64>,
+}
+
+impl Orchestrator {
+    /// Find the workspace; nothing is spawned yet but the interpreter probe.
+    pub fn new(opts: Options) -> Result<Orchestrator> {
+        let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
+        let python_exe = env::find_python(&ws);
+        let settings = env::server_settings(python_exe.as_deref());
+        let (probe_ws, probe_exe) = (ws.clone(), python_exe.clone());
+        let python_probe = Some(tokio::task::spawn_blocking(move || {
+            env::probe_python(&probe_ws, probe_exe.as_deref())
+        }));
+        Ok(Orchestrator {
+            ws,
+            opts,
+            session: None,
+            server: None,
+            python: None,
+            python_probe,
+            settings,
+            start_ms: None,
+        })
+    }
+
+    /// Run one request; failures become error bundles, never panics.
+    pub async fn execute(&mut self, req: &Request) -> Bundle {
+        let started = Instant::now();
+        let spec = req.selector.as_deref().map(selector::parse);
+        let echo = RequestEcho {
+            cmd: req.op.name().to_string(),
+            selector: spec.as_ref().and_then(|s| s.as_ref().ok().cloned()),
+            args: req.op.args(),
+            index_io: self.opts.index_io,
+        };
+        let outcome = match spec {
+            Some(Err(e)) => Err(e),
+            _ => commands::run(self, req).await,
+        };
+        let mut bundle = self.assemble(echo, outcome.as_ref().ok()).await;
+        if let Err(e) = &outcome {
+            bundle.set_error(e);
+        }
+        if self.opts.timing {
+            bundle.meta.timing = Some(json!({
+                "totalMs": ms(started.elapsed()),
+                "serverStartMs": self.start_ms,
+            }));
+        }
+        bundle.seal();
+        bundle
+    }
+
+    async fn assemble(&mut self, request: RequestEcho, outcome: Option<&Outcome>) -> Bundle {
+        let environment = self.environment().await;
+        let capabilities = self
+            .session
+            .as_ref()
+            .map(|s| capability_summary(s.capabilities()))
+            .unwrap_or_else(|| json!({}));
+        let (facts, resolution, complete) = match outcome {
+            Some(o) => (o.facts.clone(), o.resolution.clone(), o.complete),
+            None => (Value::Null, None, true),
+        };
+        Bundle {
+            version: BUNDLE_VERSION.into(),
+            bundle_id: String::new(),
+            status: Status::Ok,
+            request,
+            resolution,
+            facts,
+            edits: Edits::default(),
+            process_reward: None,
+            environment,
+            capabilities,
+            error: None,
+            meta: Meta::new(complete),
+        }
+    }
+
+    async fn environment(&mut self) -> Environment {
+        if self.python.is_none() {
+            let probed = match self.python_probe.take() {
+                Some(h) => h.await.ok(),
+                None => None,
+            };
+            self.python = Some(probed.unwrap_or_else(|| env::probe_python(&self.ws, None)));
+        }
+        let python = self.python.clone().expect("probed above");
+        let config_digest = env::config_digest(&self.ws, &self.settings, &python);
+        let server = self.server_id();
+        Environment {
+            server,
+            position_encoding: self.encoding(),
+            python,
+            config_digest,
+            platform: env::platform(),
+        }
+    }
+
+    fn server_id(&self) -> Option<ServerId> {
+        let package = self.server.as_ref().and_then(|s| s.package.clone());
+        let (info_name, info_version) = self
+            .session
+            .as_ref()
+            .map(Session::server_info)
+            .unwrap_or((None, None));
+        let name = info_name
+            .or_else(|| package.as_ref().map(|p| p.0.clone()))
+            .or_else(|| {
+                let cmd = self.server.as_ref()?.command.last()?.clone();
+                Some(cmd.rsplit('/').next().unwrap_or(&cmd).to_string())
+            })?;
+        let version = package.map(|p| p.1).or(info_version);
+        Some(ServerId { name, version })
+    }
+
+    /// The server's position encoding; the LSP default before a session exists.
+    pub fn encoding(&self) -> Encoding {
+        self.session
+            .as_ref()
+            .map(|s| s.encoding)
+            .unwrap_or(Encoding::Utf16)
+    }
+
+    /// Start the server if it is not running.
+    pub async fn ensure_session(&mut self) -> Result<&Session> {
+        if self.session.is_none() {
+            let started = Instant::now();
+            let spec = match &self.server {
+                Some(s) => s.clone(),
+                None => {
+                    let (root, cmd, install) = (
+                        self.ws.root.clone(),
+                        self.opts.server_cmd.clone(),
+                        self.opts.install,
+                    );
+                    let s = tokio::task::spawn_blocking(move || {
+                        provision::resolve(&root, cmd.as_deref(), install)
+                    })
+                    .await
+                    .map_err(|e| LanserError::internal(e.to_string()))??;
+                    self.server = Some(s.clone());
+                    s
+                }
+            };
+            let config = SessionConfig {
+                command: spec.command.clone(),
+                root: self.ws.root.clone(),
+                root_uri: self.ws.root_uri(),
+                settings: self.settings.clone(),
+                request_timeout: self.opts.timeout,
+                tap: self.opts.tap.clone(),
+            };
+            self.session = Some(Session::start(config).await?);
+            self.start_ms = Some(ms(started.elapsed()));
+        }
+        Ok(self.session.as_ref().expect("started above"))
+    }
+
+    /// Resolve a selector string against the files on disk.
+    pub fn resolve(&self, selector: &str) -> Result<(PositionSpec, Target)> {
+        let spec = selector::parse(selector)?;
+        let target = resolve::resolve(&self.ws, &spec, self.opts.index_io, &self.opts.cwd)?;
+        Ok((spec, target))
+    }
+
+    /// The `resolution` block for a directly resolved selector, in server coordinates.
+    pub fn resolution(&self, spec: &PositionSpec, target: &Target) -> Resolution {
+        let enc = self.encoding();
+        let (sl, sc) = target.doc.position(target.start, enc);
+        let (el, ec) = target.doc.position(target.end, enc);
+        Resolution {
+            original: spec.to_canonical(),
+            resolved: Resolved {
+                path: target.doc.rel.clone(),
+                range: [sl as u32, sc as u32, el as u32, ec as u32],
+                doc_version: target.doc.doc_version.clone(),
+            },
+            confidence: 1.0,
+            ambiguous: false,
+            disambiguation: vec![],
+            weights: json!({"ast": 0.5, "module": 0.2, "token": 0.2, "prox": 0.1}),
+        }
+    }
+
+    /// Start the server, open the target's document, and return the LSP
+    /// `TextDocumentPositionParams` for the target's start.
+    pub async fn position_params(&mut self, target: &Target) -> Result<Value> {
+        let session = self.ensure_session().await?;
+        let uri = path_to_uri(&target.doc.abs);
+        session.sync_document(&uri, &target.doc);
+        let (line, character) = target.doc.position(target.start, session.encoding);
+        Ok(json!({
+            "textDocument": {"uri": uri},
+            "position": {"line": line, "character": character},
+        }))
+    }
+
+    /// Wait (bounded by the timeout) until the server has loaded the project.
+    pub async fn wait_ready(&mut self) -> Result<bool> {
+        let timeout = self.opts.timeout;
+        self.ensure_session().await?.wait_ready(timeout).await
+    }
+
+    pub fn normalizer(&self) -> Normalizer<'_> {
+        Normalizer::new(&self.ws, self.encoding(), self.opts.index_io, self.opts.verbose)
+    }
+
+    /// Shut the server down cleanly, if one was started.
+    pub async fn close(mut self) {
+        if let Some(s) = self.session.take() {
+            s.shutdown().await;
+        }
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 10_000.0).round() / 10.0
+}
+
+/// Which LSP features the server offers statically, as booleans.
+pub fn capability_summary(caps: &Value) -> Value {
+    let has = |k: &str| caps.get(k).is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)));
+    let mut m = Map::new();
+    for (name, key) in [
+        ("callHierarchy", "callHierarchyProvider"),
+        ("codeAction", "codeActionProvider"),
+        ("completion", "completionProvider"),
+        ("declaration", "declarationProvider"),
+        ("definition", "definitionProvider"),
+        ("documentHighlight", "documentHighlightProvider"),
+        ("documentSymbol", "documentSymbolProvider"),
+        ("hover", "hoverProvider"),
+        ("implementation", "implementationProvider"),
+        ("references", "referencesProvider"),
+        ("rename", "renameProvider"),
+        ("signatureHelp", "signatureHelpProvider"),
+        ("typeDefinition", "typeDefinitionProvider"),
+        ("workspaceSymbol", "workspaceSymbolProvider"),
+    ] {
+        m.insert(name.into(), json!(has(key)));
+    }
+    m.insert(
+        "prepareRename".into(),
+        json!(caps.pointer("/renameProvider/prepareProvider") == Some(&json!(true))),
+    );
+    Value::Object(m)
+}

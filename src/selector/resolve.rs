@@ -1,0 +1,212 @@
+//! Resolving a cursor or range selector against the files on disk: path → document, 1-based
+//! line/column in the `--index-io` unit → byte span, `line:name#N` → the Nth whole-word
+//! occurrence of `name` on that line (DESIGN §2, §3).
+
+use super::{is_ident_char, PositionSpec};
+use crate::digest::sha256_tagged;
+use crate::error::{ErrorCode, LanserError, Result};
+use crate::text::{Encoding, LineIndex, PosError};
+use crate::workspace::Workspace;
+use std::path::{Path, PathBuf};
+
+/// One workspace file as read from disk.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub abs: PathBuf,
+    /// Relative POSIX path inside the root.
+    pub rel: String,
+    pub text: String,
+    pub index: LineIndex,
+    /// `sha256:<hex>` of the bytes.
+    pub doc_version: String,
+}
+
+impl Document {
+    pub fn load(abs: PathBuf, rel: String) -> Result<Document> {
+        let bytes = std::fs::read(&abs)
+            .map_err(|e| LanserError::not_found(format!("cannot read {rel}: {e}")))?;
+        let doc_version = sha256_tagged(&bytes);
+        let text = String::from_utf8(bytes).map_err(|e| {
+            LanserError::new(
+                ErrorCode::IndexingUnsupported,
+                format!(
+                    "{rel} is not UTF-8 (invalid byte at offset {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        })?;
+        let index = LineIndex::new(&text);
+        Ok(Document {
+            abs,
+            rel,
+            text,
+            index,
+            doc_version,
+        })
+    }
+
+    /// 0-based (line, column) of a byte offset in `enc`.
+    pub fn position(&self, offset: usize, enc: Encoding) -> (usize, usize) {
+        self.index.position(&self.text, offset, enc)
+    }
+}
+
+/// A resolved selector: a byte span in one document.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub doc: Document,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Resolve `spec` with 1-based coordinates in `io` (unless the spec names its own unit).
+pub fn resolve(ws: &Workspace, spec: &PositionSpec, io: Encoding, cwd: &Path) -> Result<Target> {
+    let (abs, rel) = ws.resolve_user_path(spec.path(), cwd)?;
+    let doc = Document::load(abs, rel)?;
+    let io = spec.indexing().unwrap_or(io);
+    match spec {
+        PositionSpec::Cursor { doc_version, .. } | PositionSpec::Range { doc_version, .. } => {
+            if let Some(dv) = doc_version {
+                if *dv != doc.doc_version {
+                    return Err(LanserError::new(
+                        ErrorCode::VersionSkew,
+                        format!(
+                            "{} changed since the selector was made (docVersion {dv}, now {})",
+                            doc.rel, doc.doc_version
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let (start, end) = match spec {
+        PositionSpec::Cursor {
+            line,
+            col,
+            name,
+            occurrence,
+            ..
+        } => match name {
+            Some(name) => name_span(&doc, *line, name, occurrence.unwrap_or(1))?,
+            None => {
+                let off = offset_1based(&doc, *line, col.unwrap_or(1), io)?;
+                (off, off)
+            }
+        },
+        PositionSpec::Range { start, end, .. } => (
+            offset_1based(&doc, start[0], start[1], io)?,
+            offset_1based(&doc, end[0], end[1], io)?,
+        ),
+    };
+    Ok(Target { doc, start, end })
+}
+
+fn offset_1based(doc: &Document, line: u32, col: u32, io: Encoding) -> Result<usize> {
+    let (l0, c0) = ((line as usize).saturating_sub(1), (col as usize).saturating_sub(1));
+    doc.index
+        .offset(&doc.text, l0, c0, io)
+        .map_err(|e| position_error(doc, line, col, io, e))
+}
+
+fn position_error(doc: &Document, line: u32, col: u32, io: Encoding, e: PosError) -> LanserError {
+    match e {
+        PosError::LineOutOfRange { line_count } => LanserError::not_found(format!(
+            "line {line} is past the end of {} ({line_count} lines)",
+            doc.rel
+        )),
+        PosError::ColumnOutOfRange { len } => LanserError::not_found(format!(
+            "column {col} is past the end of {}:{line} (the line is {len} {io} units long; the last column is {})",
+            doc.rel,
+            len + 1
+        )),
+        PosError::InsideChar => LanserError::new(
+            ErrorCode::IndexingMismatch,
+            format!(
+                "column {col} of {}:{line} falls inside a character that takes several {io} units",
+                doc.rel
+            ),
+        ),
+    }
+}
+
+/// Byte span of the `occurrence`-th (1-based) whole-word `name` on 1-based `line`.
+fn name_span(doc: &Document, line: u32, name: &str, occurrence: u32) -> Result<(usize, usize)> {
+    let l0 = (line as usize).saturating_sub(1);
+    let Some((line_start, _)) = doc.index.line_span(l0) else {
+        return Err(position_error(
+            doc,
+            line,
+            1,
+            Encoding::Codepoint,
+            PosError::LineOutOfRange {
+                line_count: doc.index.line_count(),
+            },
+        ));
+    };
+    let text = doc.index.line_text(&doc.text, l0).unwrap_or_default();
+    let hits: Vec<usize> = text
+        .match_indices(name)
+        .filter(|(i, _)| {
+            let before = text[..*i].chars().next_back();
+            let after = text[i + name.len()..].chars().next();
+            !before.is_some_and(is_ident_char) && !after.is_some_and(is_ident_char)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match hits.get(occurrence as usize - 1) {
+        Some(i) => Ok((line_start + i, line_start + i + name.len())),
+        None if hits.is_empty() => Err(LanserError::not_found(format!(
+            "no identifier '{name}' on {}:{line}",
+            doc.rel
+        ))),
+        None => Err(LanserError::not_found(format!(
+            "'{name}' occurs {} times on {}:{line}, not {occurrence}",
+            hits.len(),
+            doc.rel
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(text: &str) -> Document {
+        Document {
+            abs: PathBuf::from("/x/a.py"),
+            rel: "a.py".into(),
+            text: text.into(),
+            index: LineIndex::new(text),
+            doc_version: sha256_tagged(text.as_bytes()),
+        }
+    }
+
+    #[test]
+    fn name_occurrence_is_whole_word() {
+        let d = doc("load = loader(load, load_all, load)\n");
+        assert_eq!(name_span(&d, 1, "load", 1).unwrap(), (0, 4));
+        assert_eq!(name_span(&d, 1, "load", 2).unwrap(), (14, 18));
+        assert_eq!(name_span(&d, 1, "load", 3).unwrap(), (30, 34));
+        let e = name_span(&d, 1, "load", 4).unwrap_err();
+        assert!(e.message.contains("occurs 3 times"), "{}", e.message);
+        assert!(name_span(&d, 1, "oad", 1).is_err());
+    }
+
+    #[test]
+    fn name_after_emoji() {
+        let d = doc("标签 = \"😀😀\"; total = area_of(x)\n");
+        let (s, e) = name_span(&d, 1, "area_of", 1).unwrap();
+        assert_eq!(&d.text[s..e], "area_of");
+        assert_eq!(d.position(s, Encoding::Utf16), (0, 19));
+    }
+
+    #[test]
+    fn errors_give_sizes() {
+        let d = doc("ab\ncd\n");
+        let e = offset_1based(&d, 9, 1, Encoding::Codepoint).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        assert!(e.message.contains("3 lines"), "{}", e.message);
+        let e = offset_1based(&d, 1, 5, Encoding::Codepoint).unwrap_err();
+        assert!(e.message.contains("2 codepoint units long"), "{}", e.message);
+    }
+}

@@ -1,0 +1,75 @@
+//! `lanser setup` (install the pinned server now) and `lanser doctor` (what lanser would run,
+//! and with what).
+
+use crate::env;
+use crate::error::{LanserError, Result};
+use crate::lsp::provision::{self, PYRIGHT_VERSION};
+use crate::orchestrator::Options;
+use crate::workspace::Workspace;
+use std::fmt::Write;
+use std::process::Command;
+
+fn version_of(program: &str) -> Option<String> {
+    let path = provision::which(program)?;
+    let out = Command::new(&path).arg("--version").output().ok()?;
+    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    Some(format!("{v} ({})", path.display()))
+}
+
+/// Install the managed Pyright unless it is there; report where it is.
+pub fn setup(_opts: &Options) -> Result<String> {
+    let dir = provision::managed_dir();
+    let entry = dir.join("node_modules/pyright/langserver.index.js");
+    let fresh = !entry.is_file();
+    if fresh {
+        provision::install_managed(&dir)?;
+    }
+    let version = provision::package_of(&entry)
+        .map(|p| p.1)
+        .ok_or_else(|| LanserError::crash(format!("{} has no package.json", dir.display())))?;
+    if version != PYRIGHT_VERSION {
+        return Err(LanserError::crash(format!(
+            "{} holds pyright {version}, not the pinned {PYRIGHT_VERSION}; remove it and run `lanser setup` again",
+            dir.display()
+        )));
+    }
+    let verb = if fresh { "installed" } else { "already installed" };
+    Ok(format!("pyright {version} {verb} at {}\n", dir.display()))
+}
+
+/// Report the toolchain; fails with 65 when no server can be run.
+pub fn doctor(opts: &Options) -> Result<String> {
+    let mut out = String::new();
+    let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
+    writeln!(out, "lanser {}", env!("CARGO_PKG_VERSION")).ok();
+    writeln!(out, "workspace: {}", ws.root.display()).ok();
+    writeln!(out, "cache: {}", provision::lanser_home().display()).ok();
+    for tool in ["node", "npm"] {
+        let v = version_of(tool).unwrap_or_else(|| "not found on PATH".into());
+        writeln!(out, "{tool}: {v}").ok();
+    }
+    let python = env::find_python(&ws);
+    let info = env::probe_python(&ws, python.as_deref());
+    writeln!(
+        out,
+        "python: {} {}",
+        info.exe.as_deref().unwrap_or("not found"),
+        info.version.as_deref().unwrap_or("")
+    )
+    .ok();
+    match provision::resolve(&ws.root, opts.server_cmd.as_deref(), false) {
+        Ok(spec) => {
+            writeln!(out, "server: {} ({})", spec.command.join(" "), spec.source.as_str()).ok();
+            let pkg = spec
+                .package
+                .map(|(n, v)| format!("{n} {v}"))
+                .unwrap_or_else(|| "unknown (read from serverInfo at run time)".into());
+            writeln!(out, "server version: {pkg} (pinned: pyright {PYRIGHT_VERSION})").ok();
+            Ok(out)
+        }
+        Err(e) => {
+            print!("{out}");
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! The workspace: its root, and the mapping between paths, `file://` URIs and the names lanser
+//! prints (DESIGN §1, §5).
+//!
+//! Inside the root a file is named by its POSIX path relative to the root. Outside it, the
+//! server's bundled typeshed becomes `typeshed://…`, installed packages `site-packages://…`,
+//! and anything else stays an absolute `file://` URI. Nothing here talks to a server.
+
+use crate::error::{LanserError, Result};
+use std::path::{Component, Path, PathBuf};
+
+/// Files whose presence marks a workspace root, nearest ancestor first.
+pub const ROOT_MARKERS: &[&str] = &[
+    "pyrightconfig.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    ".git",
+];
+
+/// Directories never walked when lanser enumerates workspace sources.
+const SKIP_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    "site-packages",
+    "build",
+    "dist",
+];
+
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// Canonical (symlink-free) absolute root.
+    pub root: PathBuf,
+}
+
+/// Where a file the server names lives, as lanser prints it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// Inside the root: relative POSIX path.
+    Workspace(String),
+    /// Anywhere else: `typeshed://…`, `site-packages://…` or `file://…`.
+    External(String),
+}
+
+impl Place {
+    pub fn display(&self) -> &str {
+        match self {
+            Place::Workspace(p) | Place::External(p) => p,
+        }
+    }
+}
+
+impl Workspace {
+    /// `--workspace DIR`, else the nearest ancestor of `cwd` with a root marker, else `cwd`.
+    pub fn discover(explicit: Option<&Path>, cwd: &Path) -> Result<Workspace> {
+        let root = match explicit {
+            Some(dir) => {
+                let dir = cwd.join(dir);
+                if !dir.is_dir() {
+                    return Err(LanserError::not_found(format!(
+                        "workspace {} is not a directory",
+                        dir.display()
+                    )));
+                }
+                dir
+            }
+            None => cwd
+                .ancestors()
+                .find(|d| ROOT_MARKERS.iter().any(|m| d.join(m).exists()))
+                .unwrap_or(cwd)
+                .to_path_buf(),
+        };
+        let root = root.canonicalize().map_err(|e| {
+            LanserError::not_found(format!("workspace {}: {e}", root.display()))
+        })?;
+        Ok(Workspace { root })
+    }
+
+    /// Resolve a path given by the user: absolute, or relative to the root (falling back to
+    /// `cwd` when only that exists). The result is canonical and must lie inside the root.
+    pub fn resolve_user_path(&self, path: &str, cwd: &Path) -> Result<(PathBuf, String)> {
+        let p = Path::new(path);
+        let candidates: Vec<PathBuf> = if p.is_absolute() {
+            vec![p.to_path_buf()]
+        } else {
+            vec![self.root.join(p), cwd.join(p)]
+        };
+        let Some(found) = candidates.iter().find(|c| c.exists()) else {
+            return Err(LanserError::not_found(format!(
+                "file {path} does not exist in workspace {}",
+                self.root.display()
+            )));
+        };
+        let canon = found
+            .canonicalize()
+            .map_err(|e| LanserError::not_found(format!("file {path}: {e}")))?;
+        match self.relative(&canon) {
+            Some(rel) => {
+                if !canon.is_file() {
+                    return Err(LanserError::not_found(format!("{path} is not a file")));
+                }
+                Ok((canon, rel))
+            }
+            None => Err(LanserError::not_found(format!(
+                "{path} is outside the workspace {}",
+                self.root.display()
+            ))),
+        }
+    }
+
+    /// Relative POSIX path of an absolute path inside the root; `None` outside it.
+    pub fn relative(&self, abs: &Path) -> Option<String> {
+        let rel = abs.strip_prefix(&self.root).ok()?;
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| match c {
+                Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        Some(parts.join("/"))
+    }
+
+    /// How a server `file://` URI is printed.
+    pub fn place_of_uri(&self, uri: &str) -> Place {
+        let Some(path) = uri_to_path(uri) else {
+            return Place::External(uri.to_string());
+        };
+        self.place_of_path(&path)
+    }
+
+    pub fn place_of_path(&self, path: &Path) -> Place {
+        if let Some(rel) = self.relative(path) {
+            return Place::Workspace(rel);
+        }
+        // The server may hand back a non-canonical spelling of a workspace file.
+        if let Ok(canon) = path.canonicalize() {
+            if let Some(rel) = self.relative(&canon) {
+                return Place::Workspace(rel);
+            }
+        }
+        let s = path.to_string_lossy().replace('\\', "/");
+        if let Some(i) = s.find("/typeshed-fallback/") {
+            return Place::External(format!("typeshed://{}", &s[i + "/typeshed-fallback/".len()..]));
+        }
+        for marker in ["/site-packages/", "/dist-packages/"] {
+            if let Some(i) = s.rfind(marker) {
+                return Place::External(format!("site-packages://{}", &s[i + marker.len()..]));
+            }
+        }
+        Place::External(path_to_uri(path))
+    }
+
+    pub fn root_uri(&self) -> String {
+        path_to_uri(&self.root)
+    }
+
+    /// Every Python source below the root (`.py`, `.pyi`), sorted, skipping hidden, vendored
+    /// and virtual-environment directories.
+    pub fn python_files(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.root.clone()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Ok(ft) = entry.file_type() else { continue };
+                if ft.is_dir() {
+                    let venv = entry.path().join("pyvenv.cfg").exists();
+                    if !SKIP_DIRS.contains(&name.as_str()) && !name.starts_with('.') && !venv {
+                        stack.push(entry.path());
+                    }
+                } else if ft.is_file() && (name.ends_with(".py") || name.ends_with(".pyi")) {
+                    if let Some(rel) = self.relative(&entry.path()) {
+                        out.push(rel);
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+/// Percent-encode a path into a `file://` URI (RFC 3986 unreserved characters and `/` kept).
+pub fn path_to_uri(path: &Path) -> String {
+    let s = path.to_string_lossy().replace('\\', "/");
+    let mut out = String::from("file://");
+    if !s.starts_with('/') {
+        out.push('/');
+    }
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Decode a `file://` URI into a path; `None` for other schemes or bad escapes.
+pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    let decoded = crate::selector::percent_decode(rest)?;
+    Some(PathBuf::from(decoded))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uri_round_trip_with_unicode_and_spaces() {
+        let p = Path::new("/tmp/a b/形状.py");
+        let uri = path_to_uri(p);
+        assert_eq!(uri, "file:///tmp/a%20b/%E5%BD%A2%E7%8A%B6.py");
+        assert_eq!(uri_to_path(&uri).unwrap(), p);
+    }
+
+    #[test]
+    fn external_places() {
+        let ws = Workspace {
+            root: PathBuf::from("/w/proj"),
+        };
+        assert_eq!(
+            ws.place_of_path(Path::new("/w/proj/src/a.py")),
+            Place::Workspace("src/a.py".into())
+        );
+        assert_eq!(
+            ws.place_of_path(Path::new(
+                "/x/node_modules/pyright/dist/typeshed-fallback/stdlib/builtins.pyi"
+            )),
+            Place::External("typeshed://stdlib/builtins.pyi".into())
+        );
+        assert_eq!(
+            ws.place_of_path(Path::new("/usr/lib/python3/site-packages/requests/api.py")),
+            Place::External("site-packages://requests/api.py".into())
+        );
+        assert_eq!(
+            ws.place_of_path(Path::new("/opt/other/x.py")),
+            Place::External("file:///opt/other/x.py".into())
+        );
+    }
+}
