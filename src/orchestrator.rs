@@ -214,6 +214,7 @@ impl Orchestrator {
             };
             let config = SessionConfig {
                 command: spec.command.clone(),
+                cwd: self.opts.cwd.clone(),
                 root: self.ws.root.clone(),
                 root_uri: self.ws.root_uri(),
                 settings: self.settings.clone(),

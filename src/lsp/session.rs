@@ -7,7 +7,7 @@
 //! reliable "loaded" signal is the log line "Found N source files" (or "No source files
 //! found."). [`Session::wait_ready`] waits for that line, bounded.
 
-use super::transport::{Tap, Transport};
+use super::transport::{FrameError, Tap, Transport};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::selector::resolve::Document;
 use crate::text::Encoding;
@@ -32,6 +32,8 @@ const CONTENT_MODIFIED: i64 = -32801;
 pub struct SessionConfig {
     /// Program and arguments.
     pub command: Vec<String>,
+    /// Directory the server runs in (relative paths in `command` are relative to it).
+    pub cwd: PathBuf,
     pub root: PathBuf,
     pub root_uri: String,
     /// Settings served to `workspace/configuration` by dotted section path, and sent in
@@ -58,6 +60,8 @@ struct State {
     logged_version: Option<String>,
     /// uri → (version, text digest) of documents opened in the server.
     open_docs: HashMap<String, (i32, String)>,
+    /// Why the stream ended, when it was not a plain exit.
+    close_reason: Option<String>,
 }
 
 struct Shared {
@@ -92,7 +96,7 @@ impl Session {
             .ok_or_else(|| LanserError::crash("empty server command"))?;
         let mut child = Command::new(program)
             .args(args)
-            .current_dir(&config.root)
+            .current_dir(&config.cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -229,6 +233,9 @@ impl Session {
     }
 
     fn crash_error(&self, method: &str) -> LanserError {
+        if let Some(why) = self.shared.lock().close_reason.clone() {
+            return LanserError::crash(format!("language server {why} during {method}"));
+        }
         let tail = self
             .transport
             .last_stderr()
@@ -330,18 +337,10 @@ struct Handler {
 }
 
 impl Handler {
-    fn on_message(&mut self, msg: Option<Value>) {
-        let Some(msg) = msg else {
-            let pending: Vec<_> = {
-                let mut st = self.shared.lock();
-                st.closed = true;
-                st.pending.drain().map(|(_, tx)| tx).collect()
-            };
-            for tx in pending {
-                let _ = tx.send(Err(RpcError::Closed));
-            }
-            self.shared.closed.send_replace(true);
-            return;
+    fn on_message(&mut self, msg: Result<Value, FrameError>) {
+        let msg = match msg {
+            Ok(m) => m,
+            Err(e) => return self.on_close(e),
         };
         let method = msg.get("method").and_then(Value::as_str);
         let id = msg.get("id").cloned();
@@ -378,6 +377,21 @@ impl Handler {
             (Some(method), None) => self.on_notification(method, &msg),
             (None, None) => {}
         }
+    }
+
+    fn on_close(&mut self, why: FrameError) {
+        let pending: Vec<_> = {
+            let mut st = self.shared.lock();
+            st.closed = true;
+            if !matches!(why, FrameError::Closed) {
+                st.close_reason = Some(format!("sent a malformed frame ({why})"));
+            }
+            st.pending.drain().map(|(_, tx)| tx).collect()
+        };
+        for tx in pending {
+            let _ = tx.send(Err(RpcError::Closed));
+        }
+        self.shared.closed.send_replace(true);
     }
 
     /// Every server→client request gets an answer; unknown ones MethodNotFound.

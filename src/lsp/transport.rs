@@ -88,7 +88,7 @@ pub struct Transport {
 
 impl Transport {
     /// Start the writer task (fed by `outgoing`), the stderr task, and a reader task that hands
-    /// each parsed message (or `None` once the stream is closed or broken) to `on_message`.
+    /// each parsed message to `on_message`, then, once, why the stream ended.
     pub fn start<W, R, E, F>(
         stdin: W,
         stdout: R,
@@ -101,7 +101,7 @@ impl Transport {
         W: AsyncWrite + Unpin + Send + 'static,
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
         E: tokio::io::AsyncRead + Unpin + Send + 'static,
-        F: FnMut(Option<Value>) + Send + 'static,
+        F: FnMut(Result<Value, FrameError>) + Send + 'static,
     {
         let (tx, mut rx) = outgoing;
         let write_tap = tap.clone();
@@ -140,13 +140,13 @@ impl Transport {
                             t(Dir::Recv, &text);
                         }
                         match serde_json::from_str::<Value>(&text) {
-                            Ok(v) => on_message(Some(v)),
+                            Ok(v) => on_message(Ok(v)),
                             // A malformed body is dropped; the request it answered times out.
                             Err(_) => continue,
                         }
                     }
-                    Err(_) => {
-                        on_message(None);
+                    Err(e) => {
+                        on_message(Err(e));
                         break;
                     }
                 }

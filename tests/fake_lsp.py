@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""A deliberately broken language server for lanser's fault tests.
+
+Real Pyright answers the happy path in every other test; this one plays only what a real server
+cannot be made to do on demand. It speaks just enough LSP (initialize, shutdown, exit) and, on
+the first textDocument/* request, misbehaves according to MODE:
+
+  crash     write a line to stderr and exit 3 without answering
+  hang      never answer (lanser must time out)
+  cancel    answer with RequestCancelled (-32800)
+  modified  answer with ContentModified (-32801)
+  garbage   write a frame with a malformed Content-Length header, then wait
+  noisy     print stray text on stdout before every frame, and answer null
+"""
+import json
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "crash"
+out = sys.stdout.buffer
+
+
+def send(msg):
+    body = json.dumps(msg).encode()
+    if MODE == "noisy":
+        out.write(b"debug: stray output on stdout\n")
+    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    out.flush()
+
+
+def read():
+    length = None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        line = line.strip()
+        if not line:
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return json.loads(sys.stdin.buffer.read(length))
+
+
+while True:
+    msg = read()
+    method, mid = msg.get("method"), msg.get("id")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": mid, "result": {
+            "capabilities": {"definitionProvider": True, "hoverProvider": True},
+            "serverInfo": {"name": "fake-lsp", "version": "0.0.1"}}})
+    elif method == "shutdown":
+        send({"jsonrpc": "2.0", "id": mid, "result": None})
+    elif method == "exit":
+        sys.exit(0)
+    elif mid is not None and method.startswith("textDocument/"):
+        if MODE == "crash":
+            sys.stderr.write("fake-lsp: simulated crash\n")
+            sys.stderr.flush()
+            sys.exit(3)
+        elif MODE == "hang":
+            time.sleep(3600)
+        elif MODE == "cancel":
+            send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32800, "message": "cancelled"}})
+        elif MODE == "modified":
+            send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32801, "message": "content modified"}})
+        elif MODE == "garbage":
+            out.write(b"Content-Length: twelve\r\n\r\n{}")
+            out.flush()
+            time.sleep(3600)
+        else:
+            send({"jsonrpc": "2.0", "id": mid, "result": None})
