@@ -43,7 +43,10 @@ pub fn probe_python(ws: &Workspace, exe: Option<&Path>) -> Python {
             venv: None,
         };
     };
-    let shown = |p: &Path| ws.relative(p).unwrap_or_else(|| p.to_string_lossy().into_owned());
+    let shown = |p: &Path| {
+        ws.relative(p)
+            .unwrap_or_else(|| p.to_string_lossy().into_owned())
+    };
     let out = Command::new(exe)
         .args([
             "-c",

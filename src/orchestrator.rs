@@ -8,8 +8,8 @@
 
 use crate::bundle::normalize::Normalizer;
 use crate::bundle::{
-    Bundle, Edits, Environment, Meta, Python, RequestEcho, Resolution, Resolved, ServerId,
-    Status, BUNDLE_VERSION,
+    Bundle, Edits, Environment, Meta, Python, RequestEcho, Resolution, Resolved, ServerId, Status,
+    BUNDLE_VERSION,
 };
 use crate::commands::{self, Op};
 use crate::env;
@@ -273,7 +273,12 @@ impl Orchestrator {
     }
 
     pub fn normalizer(&self) -> Normalizer<'_> {
-        Normalizer::new(&self.ws, self.encoding(), self.opts.index_io, self.opts.verbose)
+        Normalizer::new(
+            &self.ws,
+            self.encoding(),
+            self.opts.index_io,
+            self.opts.verbose,
+        )
     }
 
     /// Shut the server down cleanly, if one was started.
@@ -290,7 +295,10 @@ fn ms(d: Duration) -> f64 {
 
 /// Which LSP features the server offers statically, as booleans.
 pub fn capability_summary(caps: &Value) -> Value {
-    let has = |k: &str| caps.get(k).is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)));
+    let has = |k: &str| {
+        caps.get(k)
+            .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)))
+    };
     let mut m = Map::new();
     for (name, key) in [
         ("callHierarchy", "callHierarchyProvider"),

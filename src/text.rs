@@ -119,7 +119,12 @@ impl LineIndex {
 
     /// Length of a line in `enc` units.
     pub fn line_len(&self, text: &str, line: usize, enc: Encoding) -> Option<usize> {
-        Some(self.line_text(text, line)?.chars().map(|c| enc.width(c)).sum())
+        Some(
+            self.line_text(text, line)?
+                .chars()
+                .map(|c| enc.width(c))
+                .sum(),
+        )
     }
 
     /// Byte offset of a 0-based (line, column); the column may equal the line's length.
@@ -216,7 +221,7 @@ mod tests {
         let y = t.find("y =").unwrap();
         assert_eq!(idx.position(t, y, Utf16), (0, 12));
         assert_eq!(idx.position(t, y, Codepoint), (0, 10));
-        assert_eq!(idx.position(t, y, Utf8), (0, 14));
+        assert_eq!(idx.position(t, y, Utf8), (0, 16));
         for enc in [Utf8, Utf16, Codepoint] {
             let (l, c) = idx.position(t, y, enc);
             assert_eq!(idx.offset(t, l, c, enc), Ok(y), "{enc}");

@@ -33,7 +33,11 @@ pub fn setup(_opts: &Options) -> Result<String> {
             dir.display()
         )));
     }
-    let verb = if fresh { "installed" } else { "already installed" };
+    let verb = if fresh {
+        "installed"
+    } else {
+        "already installed"
+    };
     Ok(format!("pyright {version} {verb} at {}\n", dir.display()))
 }
 
@@ -59,12 +63,22 @@ pub fn doctor(opts: &Options) -> Result<String> {
     .ok();
     match provision::resolve(&ws.root, opts.server_cmd.as_deref(), false) {
         Ok(spec) => {
-            writeln!(out, "server: {} ({})", spec.command.join(" "), spec.source.as_str()).ok();
+            writeln!(
+                out,
+                "server: {} ({})",
+                spec.command.join(" "),
+                spec.source.as_str()
+            )
+            .ok();
             let pkg = spec
                 .package
                 .map(|(n, v)| format!("{n} {v}"))
                 .unwrap_or_else(|| "unknown (read from serverInfo at run time)".into());
-            writeln!(out, "server version: {pkg} (pinned: pyright {PYRIGHT_VERSION})").ok();
+            writeln!(
+                out,
+                "server version: {pkg} (pinned: pyright {PYRIGHT_VERSION})"
+            )
+            .ok();
             Ok(out)
         }
         Err(e) => {

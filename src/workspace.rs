@@ -78,9 +78,9 @@ impl Workspace {
                 .unwrap_or(cwd)
                 .to_path_buf(),
         };
-        let root = root.canonicalize().map_err(|e| {
-            LanserError::not_found(format!("workspace {}: {e}", root.display()))
-        })?;
+        let root = root
+            .canonicalize()
+            .map_err(|e| LanserError::not_found(format!("workspace {}: {e}", root.display())))?;
         Ok(Workspace { root })
     }
 
@@ -149,7 +149,10 @@ impl Workspace {
         }
         let s = path.to_string_lossy().replace('\\', "/");
         if let Some(i) = s.find("/typeshed-fallback/") {
-            return Place::External(format!("typeshed://{}", &s[i + "/typeshed-fallback/".len()..]));
+            return Place::External(format!(
+                "typeshed://{}",
+                &s[i + "/typeshed-fallback/".len()..]
+            ));
         }
         for marker in ["/site-packages/", "/dist-packages/"] {
             if let Some(i) = s.rfind(marker) {

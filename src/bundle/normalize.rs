@@ -9,7 +9,7 @@ use crate::workspace::{uri_to_path, Place, Workspace};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One location as a fact.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -45,10 +45,32 @@ fn range_of(v: &Value) -> [u32; 4] {
 
 fn symbol_kind(k: u64) -> &'static str {
     const KINDS: [&str; 26] = [
-        "file", "module", "namespace", "package", "class", "method", "property", "field",
-        "constructor", "enum", "interface", "function", "variable", "constant", "string",
-        "number", "boolean", "array", "object", "key", "null", "enumMember", "struct", "event",
-        "operator", "typeParameter",
+        "file",
+        "module",
+        "namespace",
+        "package",
+        "class",
+        "method",
+        "property",
+        "field",
+        "constructor",
+        "enum",
+        "interface",
+        "function",
+        "variable",
+        "constant",
+        "string",
+        "number",
+        "boolean",
+        "array",
+        "object",
+        "key",
+        "null",
+        "enumMember",
+        "struct",
+        "event",
+        "operator",
+        "typeParameter",
     ];
     k.checked_sub(1)
         .and_then(|i| KINDS.get(i as usize))
@@ -82,21 +104,21 @@ impl<'a> Normalizer<'a> {
         self.docs.insert(doc.abs.clone(), Some(doc.clone()));
     }
 
-    fn doc(&mut self, abs: &PathBuf, place: &Place) -> Option<&Document> {
+    fn doc(&mut self, abs: &Path, place: &Place) -> Option<&Document> {
         self.docs
-            .entry(abs.clone())
+            .entry(abs.to_path_buf())
             .or_insert_with(|| {
                 let rel = match place {
                     Place::Workspace(r) => r.clone(),
                     Place::External(e) => e.clone(),
                 };
-                Document::load(abs.clone(), rel).ok()
+                Document::load(abs.to_path_buf(), rel).ok()
             })
             .as_ref()
     }
 
     /// The io-unit (1-based) range of a server range in the file at `abs`, when readable.
-    fn io_range(&mut self, abs: &PathBuf, place: &Place, r: [u32; 4]) -> Option<[u32; 4]> {
+    fn io_range(&mut self, abs: &Path, place: &Place, r: [u32; 4]) -> Option<[u32; 4]> {
         let (server, io) = (self.server, self.io);
         let doc = self.doc(abs, place)?;
         let conv = |l: u32, c: u32| {
@@ -168,12 +190,12 @@ impl<'a> Normalizer<'a> {
                 } else {
                     "plaintext"
                 },
-                o.get("value").and_then(Value::as_str).unwrap_or_default().to_string(),
+                o.get("value")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
             ),
-            Value::Object(o) => (
-                "markdown",
-                marked_string(o.get("language"), o.get("value")),
-            ),
+            Value::Object(o) => ("markdown", marked_string(o.get("language"), o.get("value"))),
             Value::Array(parts) => (
                 "markdown",
                 parts
@@ -210,7 +232,13 @@ impl<'a> Normalizer<'a> {
         out
     }
 
-    fn document_symbol(&mut self, uri: &str, s: &Value, parent: Option<&str>, out: &mut Vec<Value>) {
+    fn document_symbol(
+        &mut self,
+        uri: &str,
+        s: &Value,
+        parent: Option<&str>,
+        out: &mut Vec<Value>,
+    ) {
         let name = s.get("name").and_then(Value::as_str).unwrap_or_default();
         let qualname = match parent {
             Some(p) => format!("{p}.{name}"),
@@ -237,7 +265,10 @@ impl<'a> Normalizer<'a> {
     }
 
     fn symbol_information(&mut self, s: &Value) -> Value {
-        let uri = s.pointer("/location/uri").and_then(Value::as_str).unwrap_or_default();
+        let uri = s
+            .pointer("/location/uri")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let range = range_of(s.pointer("/location/range").unwrap_or(&Value::Null));
         let loc = self.location(uri, range);
         json!({
@@ -305,7 +336,11 @@ fn marked_string(language: Option<&Value>, value: Option<&Value>) -> String {
 /// Sort facts by (path, range, then the whole value as JCS text for a total order).
 pub fn sort_by_location(items: &mut [Value]) {
     items.sort_by_cached_key(|v| {
-        let path = v.get("path").and_then(Value::as_str).unwrap_or_default().to_string();
+        let path = v
+            .get("path")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let range: Vec<u64> = v
             .get("range")
             .and_then(Value::as_array)
@@ -317,7 +352,12 @@ pub fn sort_by_location(items: &mut [Value]) {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        (path, range, name, serde_jcs::to_string(v).unwrap_or_default())
+        (
+            path,
+            range,
+            name,
+            serde_jcs::to_string(v).unwrap_or_default(),
+        )
     });
 }
 
@@ -342,7 +382,11 @@ mod tests {
         let got: Vec<_> = locs.iter().map(|l| (l.path.as_str(), l.range)).collect();
         assert_eq!(
             got,
-            vec![("a.py", [1, 4, 1, 7]), ("a.py", [5, 2, 5, 5]), ("b.py", [1, 0, 1, 3])]
+            vec![
+                ("a.py", [1, 4, 1, 7]),
+                ("a.py", [5, 2, 5, 5]),
+                ("b.py", [1, 0, 1, 3])
+            ]
         );
         assert_eq!(locs[0].selector, "a.py@L2:C5");
     }
@@ -353,7 +397,8 @@ mod tests {
             root: PathBuf::from("/r"),
         };
         let n = Normalizer::new(&ws, Encoding::Utf16, Encoding::Codepoint, false);
-        let h = n.hover(&json!({"contents": {"kind": "markdown", "value": "```python\nx: int\n```"}}));
+        let h =
+            n.hover(&json!({"contents": {"kind": "markdown", "value": "```python\nx: int\n```"}}));
         assert_eq!(h["kind"], "markdown");
         assert_eq!(h["value"], "```python\nx: int\n```");
         assert_eq!(n.hover(&Value::Null), Value::Null);

@@ -27,7 +27,9 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
             let before = out.len();
             out.extend(files.iter().filter(|f| pattern.matches(f)).cloned());
             if out.len() == before {
-                return Err(LanserError::not_found(format!("glob {t} matches no Python file")));
+                return Err(LanserError::not_found(format!(
+                    "glob {t} matches no Python file"
+                )));
             }
         } else {
             out.insert(o.ws.resolve_user_path(t, &o.opts.cwd)?.1);
@@ -45,7 +47,10 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
         let raw = o
             .ensure_session()
             .await?
-            .request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}}))
+            .request(
+                "textDocument/diagnostic",
+                json!({"textDocument": {"uri": uri}}),
+            )
             .await?;
         let items = raw
             .get("items")

@@ -19,9 +19,10 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
             })
         })
         .collect();
-    let loc = o
-        .normalizer()
-        .location(&crate::workspace::path_to_uri(&doc.abs), resolution.resolved.range);
+    let loc = o.normalizer().location(
+        &crate::workspace::path_to_uri(&doc.abs),
+        resolution.resolved.range,
+    );
     Ok(Outcome {
         facts: json!({
             "target": {

@@ -18,7 +18,9 @@ use serde_json::{json, Map, Value};
 pub enum Op {
     Def,
     TypeDef,
-    Refs { include_declaration: bool },
+    Refs {
+        include_declaration: bool,
+    },
     Hover,
     /// A file's outline, or workspace symbols matching `query`.
     Symbols {
@@ -26,8 +28,12 @@ pub enum Op {
         query: Option<String>,
     },
     /// Files or globs; empty means the whole workspace.
-    Diag { targets: Vec<String> },
-    Locate { preview: bool },
+    Diag {
+        targets: Vec<String>,
+    },
+    Locate {
+        preview: bool,
+    },
 }
 
 impl Op {
@@ -79,7 +85,13 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
     match &req.op {
         Op::Def => def::run(o, selector()?, "textDocument/definition", "definitions").await,
         Op::TypeDef => {
-            def::run(o, selector()?, "textDocument/typeDefinition", "typeDefinitions").await
+            def::run(
+                o,
+                selector()?,
+                "textDocument/typeDefinition",
+                "typeDefinitions",
+            )
+            .await
         }
         Op::Refs {
             include_declaration,

@@ -7,7 +7,11 @@ use crate::error::Result;
 use crate::orchestrator::{Orchestrator, Outcome};
 use serde_json::json;
 
-pub async fn run(o: &mut Orchestrator, selector: &str, include_declaration: bool) -> Result<Outcome> {
+pub async fn run(
+    o: &mut Orchestrator,
+    selector: &str,
+    include_declaration: bool,
+) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;
     let mut params = o.position_params(&target).await?;
     let complete = o.wait_ready().await?;

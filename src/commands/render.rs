@@ -80,7 +80,11 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
     let facts = &bundle.facts;
     match bundle.request.cmd.as_str() {
         "def" | "type-def" => {
-            let key = if bundle.request.cmd == "def" { "definitions" } else { "typeDefinitions" };
+            let key = if bundle.request.cmd == "def" {
+                "definitions"
+            } else {
+                "typeDefinitions"
+            };
             let items = array(facts, key);
             if items.is_empty() {
                 out.push_str("no definition found\n");
@@ -106,7 +110,12 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
                 let kind = s.get("kind").and_then(Value::as_str).unwrap_or_default();
                 let depth = name.matches('.').count();
                 if let Some((path, line, col)) = place(s) {
-                    writeln!(out, "{}{kind} {name}  {path}:{line}:{col}", "  ".repeat(depth)).ok();
+                    writeln!(
+                        out,
+                        "{}{kind} {name}  {path}:{line}:{col}",
+                        "  ".repeat(depth)
+                    )
+                    .ok();
                 }
             }
         }
@@ -114,13 +123,26 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
             for d in array(facts, "diagnostics") {
                 if let Some((path, line, col)) = place(d) {
                     let sev = d.get("severity").and_then(Value::as_str).unwrap_or("error");
-                    let code = d.get("code").and_then(Value::as_str).map(|c| format!("[{c}]"));
+                    let code = d
+                        .get("code")
+                        .and_then(Value::as_str)
+                        .map(|c| format!("[{c}]"));
                     let msg = d.get("message").and_then(Value::as_str).unwrap_or_default();
                     let msg = msg.lines().next().unwrap_or_default();
-                    writeln!(out, "{path}:{line}:{col}: {sev}{}: {msg}", code.unwrap_or_default()).ok();
+                    writeln!(
+                        out,
+                        "{path}:{line}:{col}: {sev}{}: {msg}",
+                        code.unwrap_or_default()
+                    )
+                    .ok();
                 }
             }
-            let c = |k: &str| facts.pointer(&format!("/counts/{k}")).and_then(Value::as_u64).unwrap_or(0);
+            let c = |k: &str| {
+                facts
+                    .pointer(&format!("/counts/{k}"))
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0)
+            };
             writeln!(
                 out,
                 "{} errors, {} warnings in {} files",
@@ -135,7 +157,12 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
             if let Some((path, line, col)) = place(t) {
                 writeln!(out, "{path}:{line}:{col}").ok();
             }
-            for l in t.get("preview").and_then(Value::as_array).into_iter().flatten() {
+            for l in t
+                .get("preview")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 writeln!(
                     out,
                     "{:>6} | {}",

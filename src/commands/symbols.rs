@@ -22,7 +22,10 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
     let session = o.ensure_session().await?;
     session.sync_document(&uri, &doc);
     let raw = session
-        .request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}))
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
         .await?;
     let mut n = o.normalizer();
     n.add_document(&doc);

@@ -49,7 +49,9 @@ pub fn lanser_home() -> PathBuf {
     if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(x).join("lanser");
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
     home.join(".cache").join("lanser")
 }
 
@@ -122,7 +124,9 @@ fn node_missing(what: &str) -> LanserError {
 
 /// Resolve the server for `root`. With `install`, a missing managed install is installed.
 pub fn resolve(root: &Path, server_cmd: Option<&str>, install: bool) -> Result<ServerSpec> {
-    let from_env = std::env::var("LANSER_SERVER_CMD").ok().filter(|s| !s.trim().is_empty());
+    let from_env = std::env::var("LANSER_SERVER_CMD")
+        .ok()
+        .filter(|s| !s.trim().is_empty());
     if let Some(cmd) = server_cmd.map(str::to_string).or(from_env) {
         let command = split_command(&cmd);
         if command.is_empty() {
@@ -193,7 +197,13 @@ pub fn install_managed(dir: &Path) -> Result<()> {
     );
     let started = Instant::now();
     let out = Command::new(npm)
-        .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            "--prefix",
+        ])
         .arg(&tmp)
         .arg(format!("pyright@{PYRIGHT_VERSION}"))
         .output()
@@ -201,14 +211,24 @@ pub fn install_managed(dir: &Path) -> Result<()> {
     if !out.status.success() || !managed_entry(&tmp).is_file() {
         let _ = std::fs::remove_dir_all(&tmp);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
-        return Err(LanserError::crash(format!("{what}: npm failed ({}): {last}", out.status)));
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        return Err(LanserError::crash(format!(
+            "{what}: npm failed ({}): {last}",
+            out.status
+        )));
     }
     if let Err(e) = std::fs::rename(&tmp, dir) {
         let _ = std::fs::remove_dir_all(&tmp);
         // Another process finished first: its install is as good as ours.
         if !managed_entry(dir).is_file() {
-            return Err(LanserError::crash(format!("{what}: {}: {e}", dir.display())));
+            return Err(LanserError::crash(format!(
+                "{what}: {}: {e}",
+                dir.display()
+            )));
         }
     }
     eprintln!(

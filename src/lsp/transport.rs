@@ -8,7 +8,9 @@
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader,
+};
 use tokio::sync::mpsc;
 
 /// Direction of a frame, for the tap.
@@ -94,7 +96,10 @@ impl Transport {
         stdout: R,
         stderr: E,
         tap: Option<Tap>,
-        outgoing: (mpsc::UnboundedSender<String>, mpsc::UnboundedReceiver<String>),
+        outgoing: (
+            mpsc::UnboundedSender<String>,
+            mpsc::UnboundedReceiver<String>,
+        ),
         mut on_message: F,
     ) -> Transport
     where
@@ -182,7 +187,10 @@ mod tests {
     async fn bad_length_is_an_error() {
         let input = b"Content-Length: nope\r\n\r\n";
         let mut r = BufReader::new(&input[..]);
-        assert!(matches!(read_frame(&mut r).await, Err(FrameError::BadLength(_))));
+        assert!(matches!(
+            read_frame(&mut r).await,
+            Err(FrameError::BadLength(_))
+        ));
     }
 
     #[tokio::test]
@@ -190,6 +198,9 @@ mod tests {
         let mut buf = Vec::new();
         write_frame(&mut buf, "{\"a\":\"é\"}").await.unwrap();
         let mut r = BufReader::new(&buf[..]);
-        assert_eq!(read_frame(&mut r).await.unwrap(), "{\"a\":\"é\"}".as_bytes());
+        assert_eq!(
+            read_frame(&mut r).await.unwrap(),
+            "{\"a\":\"é\"}".as_bytes()
+        );
     }
 }

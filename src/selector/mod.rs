@@ -273,7 +273,8 @@ pub fn parse(input: &str) -> Result<PositionSpec, LanserError> {
     if raw_path.is_empty() {
         return Err(syntax(0, "a file path", input));
     }
-    let path = decode_path(raw_path).ok_or_else(|| syntax(0, "a valid percent-encoded path", input))?;
+    let path =
+        decode_path(raw_path).ok_or_else(|| syntax(0, "a valid percent-encoded path", input))?;
 
     let mut lx = Lexer {
         input: &input[..locator.len()],
@@ -309,7 +310,11 @@ pub fn parse(input: &str) -> Result<PositionSpec, LanserError> {
             && lx.rest()[1..].starts_with(|c: char| c.is_ascii_digit())
         {
             lx.pos += 1;
-            (Some(lx.int("a column number (positive integer)")?), None, None)
+            (
+                Some(lx.int("a column number (positive integer)")?),
+                None,
+                None,
+            )
         } else {
             let Some(name) = lx.ident() else {
                 return Err(syntax(lx.pos, "'C<column>' or an identifier", input));
@@ -344,7 +349,11 @@ pub fn parse(input: &str) -> Result<PositionSpec, LanserError> {
             .strip_prefix("sha256:")
             .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
         if !digest_ok {
-            return Err(syntax(q + 1 + key.len(), "'sha256:' and 64 hex digits", input));
+            return Err(syntax(
+                q + 1 + key.len(),
+                "'sha256:' and 64 hex digits",
+                input,
+            ));
         }
         match &mut spec {
             PositionSpec::Cursor { doc_version, .. } | PositionSpec::Range { doc_version, .. } => {
@@ -361,7 +370,8 @@ fn decode_path(raw: &str) -> Option<String> {
         let decoded = percent_decode(rest)?;
         // file:///C:/x → C:/x on Windows-style URIs; POSIX keeps the leading slash.
         let bytes = decoded.as_bytes();
-        if bytes.len() > 3 && bytes[0] == b'/' && bytes[2] == b':' && bytes[1].is_ascii_alphabetic() {
+        if bytes.len() > 3 && bytes[0] == b'/' && bytes[2] == b':' && bytes[1].is_ascii_alphabetic()
+        {
             return Some(decoded[1..].to_string());
         }
         return Some(decoded);
@@ -387,7 +397,10 @@ mod tests {
 
     #[test]
     fn parses_cursor_range_and_name_forms() {
-        assert_eq!(parse("src/app.py@L42:C7").unwrap(), cursor("src/app.py", 42, 7));
+        assert_eq!(
+            parse("src/app.py@L42:C7").unwrap(),
+            cursor("src/app.py", 42, 7)
+        );
         assert_eq!(
             parse("src/app.py@R(42,7->44,1)").unwrap(),
             PositionSpec::Range {
@@ -400,7 +413,10 @@ mod tests {
         );
         match parse("a.py@L3:load#2").unwrap() {
             PositionSpec::Cursor {
-                name, occurrence, col, ..
+                name,
+                occurrence,
+                col,
+                ..
             } => {
                 assert_eq!(name.as_deref(), Some("load"));
                 assert_eq!(occurrence, Some(2));
@@ -456,7 +472,13 @@ mod tests {
 
     #[test]
     fn file_uris_decode() {
-        assert_eq!(parse("file:///tmp/a%20b.py@L1:C1").unwrap().path(), "/tmp/a b.py");
-        assert_eq!(parse("file:///C:/w/a.py@L1:C1").unwrap().path(), "C:/w/a.py");
+        assert_eq!(
+            parse("file:///tmp/a%20b.py@L1:C1").unwrap().path(),
+            "/tmp/a b.py"
+        );
+        assert_eq!(
+            parse("file:///C:/w/a.py@L1:C1").unwrap().path(),
+            "C:/w/a.py"
+        );
     }
 }

@@ -102,7 +102,10 @@ pub fn resolve(ws: &Workspace, spec: &PositionSpec, io: Encoding, cwd: &Path) ->
 }
 
 fn offset_1based(doc: &Document, line: u32, col: u32, io: Encoding) -> Result<usize> {
-    let (l0, c0) = ((line as usize).saturating_sub(1), (col as usize).saturating_sub(1));
+    let (l0, c0) = (
+        (line as usize).saturating_sub(1),
+        (col as usize).saturating_sub(1),
+    );
     doc.index
         .offset(&doc.text, l0, c0, io)
         .map_err(|e| position_error(doc, line, col, io, e))
@@ -197,7 +200,7 @@ mod tests {
         let d = doc("标签 = \"😀😀\"; total = area_of(x)\n");
         let (s, e) = name_span(&d, 1, "area_of", 1).unwrap();
         assert_eq!(&d.text[s..e], "area_of");
-        assert_eq!(d.position(s, Encoding::Utf16), (0, 19));
+        assert_eq!(d.position(s, Encoding::Utf16), (0, 21));
     }
 
     #[test]
@@ -207,6 +210,10 @@ mod tests {
         assert_eq!(e.code, ErrorCode::NotFound);
         assert!(e.message.contains("3 lines"), "{}", e.message);
         let e = offset_1based(&d, 1, 5, Encoding::Codepoint).unwrap_err();
-        assert!(e.message.contains("2 codepoint units long"), "{}", e.message);
+        assert!(
+            e.message.contains("2 codepoint units long"),
+            "{}",
+            e.message
+        );
     }
 }

@@ -1,0 +1,266 @@
+//! The command-line contract, one fresh process per call: byte-identical bundles, exit codes
+//! and one-line messages for bad input, server faults, provisioning without node, and the
+//! README's own command.
+
+use crate::support::*;
+use sha2::{Digest, Sha256};
+
+fn srcpkg() -> String {
+    fixture("srcpkg").to_string_lossy().into_owned()
+}
+
+#[test]
+fn def_json_is_byte_identical_across_processes_and_ids_recompute() {
+    let ws = srcpkg();
+    let args = [
+        "def",
+        "tests/test_geometry.py@L10:Circle",
+        "--workspace",
+        &ws,
+        "--json",
+    ];
+    let a = run(&args);
+    let b = run(&args);
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout);
+    assert!(a.stdout.ends_with(b"\n") && a.stdout.iter().filter(|&&c| c == b'\n').count() == 1);
+
+    // bundleId is sha256 over the JCS bytes of the bundle without bundleId (and meta.timing).
+    let mut v = bundle(&a);
+    let id = v["bundleId"].as_str().unwrap().to_string();
+    v.as_object_mut().unwrap().remove("bundleId");
+    let bytes = serde_jcs::to_vec(&v).unwrap();
+    let hex: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(id, format!("sha256:{hex}"));
+    // The printed bytes are already canonical.
+    let mut full = bundle(&a);
+    full["bundleId"] = id.into();
+    assert_eq!(serde_jcs::to_string(&full).unwrap() + "\n", stdout(&a));
+
+    // --timing adds volatile data outside the hash domain.
+    let t = run(&[&args[..], &["--timing"]].concat());
+    let t = bundle(&t);
+    assert!(t["meta"]["timing"]["totalMs"].as_f64().unwrap() > 0.0);
+    assert_eq!(t["bundleId"], bundle(&a)["bundleId"]);
+}
+
+#[test]
+fn a_copied_workspace_gives_the_same_bundle() {
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let outs: Vec<_> = dirs
+        .iter()
+        .map(|d| {
+            let ws = d.path().join("copy");
+            copy_tree(&fixture("srcpkg"), &ws);
+            let ws = ws.to_string_lossy().into_owned();
+            let o = run(&[
+                "refs",
+                "src/shapes/units.py@L13:convert",
+                "--workspace",
+                &ws,
+                "--json",
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            o.stdout
+        })
+        .collect();
+    assert_eq!(outs[0], outs[1]);
+    let b: serde_json::Value = serde_json::from_slice(&outs[0]).unwrap();
+    assert!(b["facts"]["count"].as_u64().unwrap() >= 7);
+    assert!(!String::from_utf8_lossy(&outs[0]).contains(&*dirs[0].path().to_string_lossy()));
+}
+
+#[test]
+fn bad_input_gets_its_exit_code_and_a_one_line_message() {
+    let ws = srcpkg();
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    let outside = outside.path().to_string_lossy().into_owned();
+    let cases: Vec<(Vec<String>, i32, String)> = vec![
+        (
+            vec!["def".into(), "src/nope.py@L1:C1".into()],
+            3,
+            "src/nope.py does not exist".into(),
+        ),
+        (
+            vec!["def".into(), "src/shapes/units.py@L999:C1".into()],
+            3,
+            "line 999 is past the end of src/shapes/units.py".into(),
+        ),
+        (
+            vec!["def".into(), "src/shapes/units.py@L1:C500".into()],
+            3,
+            "column 500 is past the end of src/shapes/units.py:1".into(),
+        ),
+        (
+            vec!["def".into(), "src/shapes/units.py@L13:nothing_here".into()],
+            3,
+            "no identifier 'nothing_here' on src/shapes/units.py:13".into(),
+        ),
+        (
+            vec!["def".into(), "src/shapes/units.py@L13".into()],
+            2,
+            "expected ':' after the line number".into(),
+        ),
+        (
+            vec!["def".into(), "src/shapes/units.py:13:5".into()],
+            2,
+            "expected '@' after the path".into(),
+        ),
+        (
+            vec!["def".into(), "../flat/models.py@L1:C1".into()],
+            3,
+            "is outside the workspace".into(),
+        ),
+        (
+            vec!["def".into(), format!("{outside}@L1:C1")],
+            3,
+            "is outside the workspace".into(),
+        ),
+        (
+            vec![
+                "def".into(),
+                "a.py@L1:C1".into(),
+                "--index-io".into(),
+                "utf-7".into(),
+            ],
+            2,
+            "utf-7".into(),
+        ),
+        (
+            vec!["diag".into(), "src/*.rs".into()],
+            3,
+            "glob src/*.rs matches no Python file".into(),
+        ),
+    ];
+    for (args, code, needle) in cases {
+        let mut full: Vec<&str> = args.iter().map(String::as_str).collect();
+        full.extend(["--workspace", &ws]);
+        let o = run(&full);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(&needle), "{args:?}: {err}");
+        if code != 2 || !args.contains(&"--index-io".to_string()) {
+            assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        }
+    }
+    // With --json an error still prints a bundle.
+    let o = run(&[
+        "def",
+        "src/shapes/units.py@L999:C1",
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    let b = bundle(&o);
+    assert_eq!(b["status"], "error");
+    assert_eq!(b["error"]["code"], "E/NOT_FOUND");
+    assert_eq!(b["meta"]["exit_code"], 3);
+}
+
+#[test]
+fn server_faults_map_to_exit_codes_without_hanging() {
+    let ws = srcpkg();
+    let fake = repo().join("tests/fake_lsp.py");
+    let cases = [
+        ("crash", 65, "simulated crash"),
+        (
+            "hang",
+            64,
+            "did not answer textDocument/definition within 2.0 s",
+        ),
+        ("cancel", 73, "E/REQUEST_CANCELLED"),
+        ("modified", 74, "E/CONTENT_MODIFIED"),
+        ("garbage", 65, "malformed frame"),
+    ];
+    for (mode, code, needle) in cases {
+        let cmd = format!("python3 {} {mode}", fake.display());
+        let o = run(&[
+            "def",
+            "src/shapes/units.py@L13:convert",
+            "--workspace",
+            &ws,
+            "--server-cmd",
+            &cmd,
+            "--timeout",
+            "2",
+        ]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(code), "{mode}: {err}");
+        assert!(err.contains(needle), "{mode}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{mode}: {err}");
+    }
+    // Stray stdout between frames is tolerated; the fake names itself through serverInfo.
+    let cmd = format!("python3 {} noisy", fake.display());
+    let o = run(&[
+        "def",
+        "src/shapes/units.py@L13:convert",
+        "--workspace",
+        &ws,
+        "--server-cmd",
+        &cmd,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(bundle(&o)["environment"]["server"]["name"], "fake-lsp");
+    let o = run(&[
+        "def",
+        "src/shapes/units.py@L13:convert",
+        "--workspace",
+        &ws,
+        "--server-cmd",
+        "/nonexistent/lsp",
+    ]);
+    assert_eq!(o.status.code(), Some(65));
+    assert!(stderr(&o).contains("cannot start language server /nonexistent/lsp"));
+}
+
+#[test]
+fn without_node_the_install_fails_with_65_and_says_what_to_install() {
+    let home = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["setup"],
+        vec!["def", "src/shapes/units.py@L13:convert"],
+    ] {
+        let o = lanser()
+            .args(&args)
+            .args(["--workspace", &srcpkg()])
+            .env("PATH", empty.path())
+            .env("LANSER_HOME", home.path())
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(65), "{args:?}: {err}");
+        assert!(err.contains("install Node.js"), "{err}");
+    }
+    assert_eq!(
+        std::fs::read_dir(home.path()).unwrap().count(),
+        0,
+        "nothing half-installed"
+    );
+}
+
+/// The README's first command, run as written (with the built binary for `cargo run --release --`).
+#[test]
+fn readme_demo_command_works() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run --release -- "))
+        .expect("README starts with the demo command");
+    let args: Vec<&str> = line["cargo run --release -- ".len()..]
+        .split_whitespace()
+        .collect();
+    let o = lanser().args(&args).current_dir(repo()).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ws = fixture("demo");
+    let want_line = line_with(&ws, "inventory/store.py", "def add_item(");
+    assert!(
+        stdout(&o).starts_with(&format!("inventory/store.py:{want_line}:9: def add_item(")),
+        "{}",
+        stdout(&o)
+    );
+}
