@@ -2,7 +2,7 @@
 
 use crate::commands::Op;
 use crate::error::{LanserError, Result};
-use crate::orchestrator::{Options, Request};
+use crate::orchestrator::{Options, Request, DEFAULT_PAGE_SIZE};
 use crate::text::Encoding;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -51,6 +51,12 @@ pub struct Global {
     /// Never install the pinned server; fail if it is missing
     #[arg(long, global = true)]
     pub no_install: bool,
+    /// Start a paged list at this entry (the `meta.cursor` of the previous page)
+    #[arg(long, global = true, default_value_t = 0, value_name = "N")]
+    pub cursor: usize,
+    /// Longest list a bundle carries; longer ones are cut with `meta.truncated`
+    #[arg(long, global = true, default_value_t = DEFAULT_PAGE_SIZE, value_name = "N")]
+    pub page_size: usize,
 }
 
 fn parse_encoding(s: &str) -> std::result::Result<Encoding, String> {
@@ -114,6 +120,8 @@ impl Global {
             cwd,
             install: !self.no_install,
             tap: None,
+            cursor: self.cursor,
+            page_size: self.page_size,
         })
     }
 }

@@ -41,7 +41,23 @@ pub struct Options {
     /// Install the pinned server on first need.
     pub install: bool,
     pub tap: Option<Tap>,
+    /// Offset of the first list entry to return (`--cursor`).
+    pub cursor: usize,
+    /// Longest list a bundle carries before it is cut (`--page-size`, default 10⁵).
+    pub page_size: usize,
 }
+
+/// The list cap of DESIGN §5.
+pub const DEFAULT_PAGE_SIZE: usize = 100_000;
+
+/// The fact lists that are paged.
+const PAGED_LISTS: &[&str] = &[
+    "definitions",
+    "typeDefinitions",
+    "references",
+    "symbols",
+    "diagnostics",
+];
 
 /// One request: an operation and, for the operations that take one, a selector.
 #[derive(Debug, Clone)]
@@ -126,10 +142,14 @@ impl Orchestrator {
             .as_ref()
             .map(|s| capability_summary(s.capabilities()))
             .unwrap_or_else(|| json!({}));
-        let (facts, resolution, complete) = match outcome {
+        let (mut facts, resolution, complete) = match outcome {
             Some(o) => (o.facts.clone(), o.resolution.clone(), o.complete),
             None => (Value::Null, None, true),
         };
+        let next = paginate(&mut facts, self.opts.cursor, self.opts.page_size);
+        let mut meta = Meta::new(complete);
+        meta.truncated = next.is_some();
+        meta.cursor = next.map(|n| n.to_string());
         Bundle {
             version: BUNDLE_VERSION.into(),
             bundle_id: String::new(),
@@ -142,7 +162,7 @@ impl Orchestrator {
             environment,
             capabilities,
             error: None,
-            meta: Meta::new(complete),
+            meta,
         }
     }
 
@@ -287,6 +307,20 @@ impl Orchestrator {
             s.shutdown().await;
         }
     }
+}
+
+/// Keep `page_size` entries of the paged list from `cursor` on; the next cursor when more
+/// remain.
+fn paginate(facts: &mut Value, cursor: usize, page_size: usize) -> Option<usize> {
+    let key = PAGED_LISTS
+        .iter()
+        .find(|k| facts.get(**k).is_some_and(Value::is_array))?;
+    let list = facts.get_mut(*key)?.as_array_mut()?;
+    let total = list.len();
+    let start = cursor.min(total);
+    let end = start.saturating_add(page_size.max(1)).min(total);
+    *list = list[start..end].to_vec();
+    (end < total).then_some(end)
 }
 
 fn ms(d: Duration) -> f64 {

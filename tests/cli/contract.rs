@@ -243,6 +243,37 @@ fn without_node_the_install_fails_with_65_and_says_what_to_install() {
     );
 }
 
+#[test]
+fn long_lists_are_paged_with_a_cursor() {
+    let ws = srcpkg();
+    let base = [
+        "refs",
+        "src/shapes/units.py@L13:convert",
+        "--workspace",
+        &ws,
+        "--json",
+    ];
+    let full = bundle(&run(&base));
+    let all = full["facts"]["references"].as_array().unwrap().clone();
+    assert!(!full["meta"]["truncated"].as_bool().unwrap());
+    let mut paged = Vec::new();
+    let mut cursor = "0".to_string();
+    loop {
+        let o = run(&[&base[..], &["--page-size", "3", "--cursor", &cursor]].concat());
+        let b = bundle(&o);
+        paged.extend(b["facts"]["references"].as_array().unwrap().iter().cloned());
+        assert_eq!(b["facts"]["count"], all.len(), "count stays the total");
+        match b["meta"]["cursor"].as_str() {
+            Some(next) => {
+                assert!(b["meta"]["truncated"].as_bool().unwrap());
+                cursor = next.to_string();
+            }
+            None => break,
+        }
+    }
+    assert_eq!(paged, all);
+}
+
 /// The README's first command, run as written (with the built binary for `cargo run --release --`).
 #[test]
 fn readme_demo_command_works() {

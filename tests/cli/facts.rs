@@ -22,6 +22,8 @@ fn options(ws: &Path) -> Options {
         cwd: ws.to_path_buf(),
         install: true,
         tap: None,
+        cursor: 0,
+        page_size: lanser::orchestrator::DEFAULT_PAGE_SIZE,
     }
 }
 
@@ -413,5 +415,48 @@ async fn flat_project_facts_match_the_fixture() {
     let got = locs(&b.facts["definitions"]);
     // `register` is imported into main.py; the definition lives in service.py.
     assert_eq!(got, vec![at(ws, "service.py", "def register(", "register")]);
+    o.close().await;
+}
+
+/// One session, a file edited on disk between two requests: the second answer describes the
+/// new text (didChange with the next version), not the text the server saw first.
+#[tokio::test]
+async fn an_edit_between_requests_is_seen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("flat");
+    copy_tree(&fixture("flat"), &ws);
+    let mut o = Orchestrator::new(options(&ws)).unwrap();
+    let line = line_with(&ws, "main.py", "user.display_name()");
+    let refs = |b: &Bundle| -> Vec<u32> {
+        locs(&b.facts["references"])
+            .into_iter()
+            .filter(|(p, _)| p == "main.py")
+            .map(|(_, r)| r[0])
+            .collect()
+    };
+    let before = ask(
+        &mut o,
+        Op::Refs {
+            include_declaration: true,
+        },
+        sel("main.py", line, "display_name"),
+    )
+    .await;
+    let text = read(&ws, "main.py");
+    std::fs::write(ws.join("main.py"), format!("# one\n# two\n{text}")).unwrap();
+    let after = ask(
+        &mut o,
+        Op::Refs {
+            include_declaration: true,
+        },
+        sel("main.py", line + 2, "display_name"),
+    )
+    .await;
+    let shifted: Vec<u32> = refs(&before).iter().map(|l| l + 2).collect();
+    assert_eq!(refs(&after), shifted);
+    assert_ne!(
+        before.resolution.unwrap().resolved.doc_version,
+        after.resolution.unwrap().resolved.doc_version
+    );
     o.close().await;
 }
