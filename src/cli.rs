@@ -1,5 +1,6 @@
 //! The command line: clap definitions, turned into an [`Options`] and a [`Request`].
 
+use crate::commands::mutate::MutationArgs;
 use crate::commands::Op;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Options, Request, DEFAULT_PAGE_SIZE};
@@ -94,10 +95,70 @@ pub enum Command {
         #[arg(long)]
         preview: bool,
     },
+    /// Check that the symbol at SELECTOR can be renamed, and what range would change
+    PrepareRename { selector: String },
+    /// Rename the symbol at SELECTOR: a preview (diff + WorkspaceEdit) unless --apply
+    Rename {
+        selector: String,
+        new_name: String,
+        /// Write the change (transactionally, inside the safety envelope)
+        #[arg(long, conflicts_with = "dry_run")]
+        apply: bool,
+        #[command(flatten)]
+        mutation: MutationFlags,
+    },
+    /// List code actions at SELECTOR, or preview/apply one with --apply INDEX|TITLE
+    CodeActions {
+        selector: String,
+        /// Only actions of this kind (quickfix, source.organizeImports, …)
+        #[arg(long)]
+        kind: Option<String>,
+        /// The action to preview (with --dry-run) or apply, by index or exact title
+        #[arg(long, value_name = "INDEX|TITLE")]
+        apply: Option<String>,
+        #[command(flatten)]
+        mutation: MutationFlags,
+    },
     /// Install the pinned Pyright into the cache now
     Setup,
     /// Report node, npm, the server and its version, and Python
     Doctor,
+}
+
+/// The safety envelope's flags, shared by every mutating command.
+#[derive(Debug, Args)]
+pub struct MutationFlags {
+    /// Preview only (the default for rename; with code-actions --apply, preview that action)
+    #[arg(long)]
+    pub dry_run: bool,
+    /// How to write: lanser's journaled transaction (direct) or `git apply --3way` (git)
+    #[arg(long, default_value = "direct", value_parser = ["direct", "git"])]
+    pub apply_mode: String,
+    /// Apply even when the git worktree has uncommitted changes (or there is no repository)
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// Only paths matching one of these globs (workspace-relative) may be touched
+    #[arg(long, value_name = "GLOB")]
+    pub allow: Vec<String>,
+    /// Paths matching any of these globs may not be touched
+    #[arg(long, value_name = "GLOB")]
+    pub deny: Vec<String>,
+    /// Refuse to apply when the selector resolved only ambiguously
+    #[arg(long)]
+    pub deny_apply_on_ambiguous: bool,
+}
+
+impl MutationFlags {
+    fn args(&self, apply: bool) -> MutationArgs {
+        MutationArgs {
+            apply: apply && !self.dry_run,
+            git_mode: self.apply_mode == "git",
+            allow_dirty: self.allow_dirty,
+            allow: self.allow.clone(),
+            deny: self.deny.clone(),
+            deny_apply_on_ambiguous: self.deny_apply_on_ambiguous,
+        }
+    }
 }
 
 impl Global {
@@ -158,6 +219,32 @@ impl Command {
             Command::Locate { selector, preview } => {
                 (Op::Locate { preview: *preview }, Some(selector))
             }
+            Command::PrepareRename { selector } => (Op::PrepareRename, Some(selector)),
+            Command::Rename {
+                selector,
+                new_name,
+                apply,
+                mutation,
+            } => (
+                Op::Rename {
+                    new_name: new_name.clone(),
+                    mutation: mutation.args(*apply),
+                },
+                Some(selector),
+            ),
+            Command::CodeActions {
+                selector,
+                kind,
+                apply,
+                mutation,
+            } => (
+                Op::CodeActions {
+                    kind: kind.clone(),
+                    pick: apply.clone(),
+                    mutation: mutation.args(apply.is_some()),
+                },
+                Some(selector),
+            ),
             Command::Setup | Command::Doctor => return None,
         };
         Some(Request {

@@ -71,6 +71,8 @@ pub struct Outcome {
     pub facts: Value,
     pub resolution: Option<Resolution>,
     pub complete: bool,
+    /// The previewed (or applied) change, for mutations.
+    pub edits: Option<Edits>,
 }
 
 pub struct Orchestrator {
@@ -89,6 +91,9 @@ impl Orchestrator {
     /// Find the workspace; nothing is spawned yet but the interpreter probe.
     pub fn new(opts: Options) -> Result<Orchestrator> {
         let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
+        if let Some(n) = crate::edits::apply::recover(&ws.root)? {
+            eprintln!("lanser: rolled back an interrupted apply ({n} paths restored)");
+        }
         let python_exe = env::find_python(&ws);
         let settings = env::server_settings(python_exe.as_deref());
         let (probe_ws, probe_exe) = (ws.clone(), python_exe.clone());
@@ -142,9 +147,14 @@ impl Orchestrator {
             .as_ref()
             .map(|s| capability_summary(s.capabilities()))
             .unwrap_or_else(|| json!({}));
-        let (mut facts, resolution, complete) = match outcome {
-            Some(o) => (o.facts.clone(), o.resolution.clone(), o.complete),
-            None => (Value::Null, None, true),
+        let (mut facts, resolution, complete, edits) = match outcome {
+            Some(o) => (
+                o.facts.clone(),
+                o.resolution.clone(),
+                o.complete,
+                o.edits.clone().unwrap_or_default(),
+            ),
+            None => (Value::Null, None, true, Edits::default()),
         };
         let next = paginate(&mut facts, self.opts.cursor, self.opts.page_size);
         let mut meta = Meta::new(complete);
@@ -157,7 +167,7 @@ impl Orchestrator {
             request,
             resolution,
             facts,
-            edits: Edits::default(),
+            edits,
             process_reward: None,
             environment,
             capabilities,
@@ -186,7 +196,8 @@ impl Orchestrator {
         }
     }
 
-    fn server_id(&self) -> Option<ServerId> {
+    /// The server's name and version, as bundles record them.
+    pub fn server_id(&self) -> Option<ServerId> {
         let package = self.server.as_ref().and_then(|s| s.package.clone());
         let (info_name, info_version) = self
             .session

@@ -76,5 +76,6 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
         }),
         resolution: None,
         complete,
+        edits: None,
     })
 }

@@ -1,16 +1,20 @@
 //! The read-only commands, one file each: what a command asks the server, which facts it
 //! keeps, and how it renders them for a person. The orchestrator supplies everything shared.
 
+pub mod code_actions;
 pub mod def;
 pub mod diag;
 pub mod hover;
 pub mod locate;
+pub mod mutate;
 pub mod refs;
+pub mod rename;
 pub mod render;
 pub mod symbols;
 
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome, Request};
+use mutate::MutationArgs;
 use serde_json::{json, Map, Value};
 
 /// An operation and its arguments (the selector travels beside it in [`Request`]).
@@ -34,6 +38,17 @@ pub enum Op {
     Locate {
         preview: bool,
     },
+    PrepareRename,
+    Rename {
+        new_name: String,
+        mutation: MutationArgs,
+    },
+    /// List code actions, or preview/apply the one named by `pick` (index or title).
+    CodeActions {
+        kind: Option<String>,
+        pick: Option<String>,
+        mutation: MutationArgs,
+    },
 }
 
 impl Op {
@@ -47,6 +62,9 @@ impl Op {
             Op::Symbols { .. } => "symbols",
             Op::Diag { .. } => "diag",
             Op::Locate { .. } => "locate",
+            Op::PrepareRename => "prepare-rename",
+            Op::Rename { .. } => "rename",
+            Op::CodeActions { .. } => "code-actions",
         }
     }
 
@@ -59,7 +77,22 @@ impl Op {
             Op::Symbols { file, query } => json!({"file": file, "query": query}),
             Op::Diag { targets } => json!({"targets": targets}),
             Op::Locate { preview } => json!({"preview": preview}),
-            Op::Def | Op::TypeDef | Op::Hover => json!({}),
+            Op::Rename { new_name, mutation } => {
+                let mut v = mutation.to_json();
+                v["new-name"] = json!(new_name);
+                v
+            }
+            Op::CodeActions {
+                kind,
+                pick,
+                mutation,
+            } => {
+                let mut v = mutation.to_json();
+                v["kind"] = json!(kind);
+                v["pick"] = json!(pick);
+                v
+            }
+            Op::Def | Op::TypeDef | Op::Hover | Op::PrepareRename => json!({}),
         };
         match v {
             Value::Object(m) => m,
@@ -70,7 +103,14 @@ impl Op {
     pub fn takes_selector(&self) -> bool {
         matches!(
             self,
-            Op::Def | Op::TypeDef | Op::Refs { .. } | Op::Hover | Op::Locate { .. }
+            Op::Def
+                | Op::TypeDef
+                | Op::Refs { .. }
+                | Op::Hover
+                | Op::Locate { .. }
+                | Op::PrepareRename
+                | Op::Rename { .. }
+                | Op::CodeActions { .. }
         )
     }
 }
@@ -100,5 +140,14 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
         Op::Symbols { file, query } => symbols::run(o, file.as_deref(), query.as_deref()).await,
         Op::Diag { targets } => diag::run(o, targets).await,
         Op::Locate { preview } => locate::run(o, selector()?, *preview),
+        Op::PrepareRename => rename::prepare(o, selector()?).await,
+        Op::Rename { new_name, mutation } => {
+            rename::rename(o, selector()?, new_name, mutation).await
+        }
+        Op::CodeActions {
+            kind,
+            pick,
+            mutation,
+        } => code_actions::run(o, selector()?, kind.as_deref(), pick.as_deref(), mutation).await,
     }
 }

@@ -30,5 +30,6 @@ pub async fn run(
         }),
         resolution: Some(o.resolution(&spec, &target)),
         complete,
+        edits: None,
     })
 }

@@ -172,6 +172,43 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
                 .ok();
             }
         }
+        "prepare-rename" => {
+            if let Some((path, line, col)) = place(facts) {
+                writeln!(out, "renameable at {path}:{line}:{col}").ok();
+            }
+        }
+        "rename" | "code-actions" => {
+            if let Some(actions) = facts.get("actions").and_then(Value::as_array) {
+                if facts.get("chosen").is_none() {
+                    for a in actions {
+                        let kind = a["kind"]
+                            .as_str()
+                            .map(|k| format!(" [{k}]"))
+                            .unwrap_or_default();
+                        writeln!(
+                            out,
+                            "{}: {}{kind}",
+                            a["index"],
+                            a["title"].as_str().unwrap_or_default()
+                        )
+                        .ok();
+                    }
+                    if actions.is_empty() {
+                        out.push_str("no code actions\n");
+                    }
+                }
+            }
+            if let Some(diff) = &bundle.edits.diff {
+                out.push_str(diff);
+                let files = array(facts, "files").len();
+                let edits = facts["editCount"].as_u64().unwrap_or(0);
+                if facts["applied"] == true {
+                    writeln!(out, "applied {edits} edits in {files} files").ok();
+                } else {
+                    writeln!(out, "preview: {edits} edits in {files} files (nothing written; pass --apply to write)").ok();
+                }
+            }
+        }
         _ => {}
     }
     if !bundle.meta.complete {

@@ -47,6 +47,7 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
         }),
         resolution: None,
         complete: true,
+        edits: None,
     })
 }
 
@@ -62,5 +63,6 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
         facts: json!({ "query": query, "symbols": symbols, "provenance": "lsp" }),
         resolution: None,
         complete,
+        edits: None,
     })
 }

@@ -62,6 +62,10 @@ struct State {
     open_docs: HashMap<String, (i32, String)>,
     /// Why the stream ended, when it was not a plain exit.
     close_reason: Option<String>,
+    /// While set, `workspace/applyEdit` requests are collected (and answered applied) so that
+    /// lanser applies them through its own envelope; otherwise they are refused.
+    capture_edits: bool,
+    captured_edits: Vec<Value>,
 }
 
 struct Shared {
@@ -296,6 +300,36 @@ impl Session {
         }
     }
 
+    /// Collect the server's `workspace/applyEdit` requests instead of refusing them.
+    pub fn capture_edits(&self, on: bool) {
+        let mut st = self.shared.lock();
+        st.capture_edits = on;
+        if on {
+            st.captured_edits.clear();
+        }
+    }
+
+    /// The WorkspaceEdits collected since `capture_edits(true)`.
+    pub fn take_captured_edits(&self) -> Vec<Value> {
+        std::mem::take(&mut self.shared.lock().captured_edits)
+    }
+
+    /// Tell the server a file changed on disk, was created or was deleted
+    /// (`workspace/didChangeWatchedFiles`; type 1 created, 2 changed, 3 deleted).
+    pub fn files_changed(&self, changes: &[(String, u8)]) {
+        if changes.is_empty() {
+            return;
+        }
+        let changes: Vec<Value> = changes
+            .iter()
+            .map(|(uri, kind)| json!({"uri": uri, "type": kind}))
+            .collect();
+        self.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": changes }),
+        );
+    }
+
     /// shutdown, exit, then kill whatever is left.
     pub async fn shutdown(self) {
         if !self.shared.lock().closed {
@@ -423,10 +457,19 @@ impl Handler {
             | "workspace/codeLens/refresh"
             | "window/showMessageRequest" => Ok(Value::Null),
             "window/showDocument" => Ok(json!({"success": false})),
-            "workspace/applyEdit" => Ok(json!({
-                "applied": false,
-                "failureReason": "lanser applies edits only through its own safety envelope"
-            })),
+            "workspace/applyEdit" => {
+                let mut st = self.shared.lock();
+                if st.capture_edits {
+                    let edit = params.get("edit").cloned().unwrap_or(Value::Null);
+                    st.captured_edits.push(edit);
+                    Ok(json!({"applied": true}))
+                } else {
+                    Ok(json!({
+                        "applied": false,
+                        "failureReason": "lanser applies edits only through its own safety envelope"
+                    }))
+                }
+            }
             _ => Err((METHOD_NOT_FOUND, format!("Unhandled method {method}"))),
         }
     }
