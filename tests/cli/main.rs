@@ -3,4 +3,5 @@
 
 mod contract;
 mod facts;
+mod mutations;
 mod support;
