@@ -348,7 +348,7 @@ fn crlf_and_bom_files_round_trip_except_for_the_renamed_identifier() {
     git(&ws, &["commit", "-qm", "bom"]);
     let w = ws.to_string_lossy().into_owned();
     let before = snapshot(&ws);
-    let sel = format!("bom_crlf.py@L5:display_name");
+    let sel = "bom_crlf.py@L5:display_name".to_string();
     let o = run(&[&rename_args(&w, &sel, "label")[..], &["--apply"]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
     let after = snapshot(&ws);
