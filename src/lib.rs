@@ -13,6 +13,7 @@ pub mod env;
 pub mod error;
 pub mod lsp;
 pub mod orchestrator;
+pub mod reward;
 pub mod safety;
 pub mod selector;
 pub mod text;
