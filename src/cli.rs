@@ -4,6 +4,7 @@ use crate::commands::mutate::MutationArgs;
 use crate::commands::Op;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Options, Request, DEFAULT_PAGE_SIZE};
+use crate::reward::Weights;
 use crate::text::Encoding;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -58,6 +59,37 @@ pub struct Global {
     /// Longest list a bundle carries; longer ones are cut with `meta.truncated`
     #[arg(long, global = true, default_value_t = DEFAULT_PAGE_SIZE, value_name = "N")]
     pub page_size: usize,
+    /// Process-reward weights alpha,beta,gamma (Eq. 5.1)
+    #[arg(
+        long,
+        global = true,
+        default_value = "0.5,0.4,0.1",
+        value_name = "A,B,G"
+    )]
+    pub reward_weights: String,
+    /// The previous step's bundle: its D_t is this step's D_{t-1}
+    #[arg(long, global = true, value_name = "FILE")]
+    pub prev_bundle: Option<PathBuf>,
+}
+
+/// D_t recorded in a previous bundle (`processReward.inputs.d_now`).
+fn prev_d(path: &std::path::Path) -> Result<u64> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LanserError::not_found(format!("--prev-bundle {}: {e}", path.display())))?;
+    let v: serde_json::Value = serde_json::from_str(text.trim()).map_err(|e| {
+        LanserError::usage(format!(
+            "--prev-bundle {}: not a bundle: {e}",
+            path.display()
+        ))
+    })?;
+    v.pointer("/processReward/inputs/d_now")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| {
+            LanserError::usage(format!(
+                "--prev-bundle {}: its processReward has no measured D (inputs.d_now)",
+                path.display()
+            ))
+        })
 }
 
 fn parse_encoding(s: &str) -> std::result::Result<Encoding, String> {
@@ -118,6 +150,21 @@ pub enum Command {
         apply: Option<String>,
         #[command(flatten)]
         mutation: MutationFlags,
+    },
+    /// Diagnostics a unified diff would add or remove, measured in memory (disk untouched)
+    Check {
+        /// The patch file (`-` for stdin)
+        #[arg(long, value_name = "FILE")]
+        patch: String,
+    },
+    /// Recompute the process rewards of recorded bundles, without a server
+    Reward {
+        /// Bundle files (JSON or JSONL), in episode order
+        #[arg(long, num_args = 1.., required = true, value_name = "FILE")]
+        from_bundles: Vec<PathBuf>,
+        /// Recompute with other weights (counterfactual), alpha,beta,gamma
+        #[arg(long, value_name = "A,B,G")]
+        weights: Option<String>,
     },
     /// Install the pinned Pyright into the cache now
     Setup,
@@ -183,6 +230,11 @@ impl Global {
             tap: None,
             cursor: self.cursor,
             page_size: self.page_size,
+            reward_weights: Weights::parse(&self.reward_weights)?,
+            prev_d: match &self.prev_bundle {
+                Some(p) => Some(prev_d(p)?),
+                None => None,
+            },
         })
     }
 }
@@ -245,7 +297,13 @@ impl Command {
                 },
                 Some(selector),
             ),
-            Command::Setup | Command::Doctor => return None,
+            Command::Check { patch } => (
+                Op::Check {
+                    patch: patch.clone(),
+                },
+                None,
+            ),
+            Command::Setup | Command::Doctor | Command::Reward { .. } => return None,
         };
         Some(Request {
             op,

@@ -16,6 +16,7 @@ pub mod orchestrator;
 pub mod reward;
 pub mod safety;
 pub mod selector;
+pub mod speculate;
 pub mod text;
 pub mod tools;
 pub mod workspace;
@@ -50,8 +51,12 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let Some(request) = cli.command.request() else {
-        let result = match cli.command {
+        let result = match &cli.command {
             cli::Command::Setup => tools::setup(&opts),
+            cli::Command::Reward {
+                from_bundles,
+                weights,
+            } => tools::reward(from_bundles, weights.as_deref(), cli.global.json),
             _ => tools::doctor(&opts),
         };
         return match result {

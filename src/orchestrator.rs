@@ -17,6 +17,7 @@ use crate::error::{LanserError, Result};
 use crate::lsp::provision::{self, ServerSpec};
 use crate::lsp::session::{Session, SessionConfig};
 use crate::lsp::transport::Tap;
+use crate::reward::{self, Inputs, Measured, Weights};
 use crate::selector::resolve::{self, Target};
 use crate::selector::{self, PositionSpec};
 use crate::text::Encoding;
@@ -45,6 +46,9 @@ pub struct Options {
     pub cursor: usize,
     /// Longest list a bundle carries before it is cut (`--page-size`, default 10⁵).
     pub page_size: usize,
+    pub reward_weights: Weights,
+    /// D_{t-1} from `--prev-bundle`.
+    pub prev_d: Option<u64>,
 }
 
 /// The list cap of DESIGN §5.
@@ -73,6 +77,9 @@ pub struct Outcome {
     pub complete: bool,
     /// The previewed (or applied) change, for mutations.
     pub edits: Option<Edits>,
+    /// Diagnostics and safety this step measured for the process reward (read-only steps
+    /// leave it out: nothing changed, every check passes).
+    pub reward: Option<Measured>,
 }
 
 pub struct Orchestrator {
@@ -127,6 +134,7 @@ impl Orchestrator {
             _ => commands::run(self, req).await,
         };
         let mut bundle = self.assemble(echo, outcome.as_ref().ok()).await;
+        bundle.process_reward = Some(self.process_reward(&bundle, outcome.as_ref().ok()).await);
         if let Err(e) = &outcome {
             bundle.set_error(e);
         }
@@ -174,6 +182,40 @@ impl Orchestrator {
             error: None,
             meta,
         }
+    }
+
+    /// pr-v1 for this step: the command's measurements, `--prev-bundle`'s D_{t-1} (measuring
+    /// D_t on the target's file when the command did not), the resolution's confidence. A
+    /// failed step scores S = 0.
+    async fn process_reward(&mut self, bundle: &Bundle, outcome: Option<&Outcome>) -> Value {
+        let ok = outcome.is_some();
+        let mut m = outcome.and_then(|o| o.reward).unwrap_or(Measured {
+            d_prev: None,
+            d_now: None,
+            safety: u8::from(ok),
+        });
+        if let (Some(prev), None) = (self.opts.prev_d, m.d_prev) {
+            m.d_prev = Some(prev);
+            if let (None, Some(res), true) = (m.d_now, &bundle.resolution, ok) {
+                let file = [res.resolved.path.clone()];
+                if let Ok(map) = crate::speculate::pull(self, &file).await {
+                    m.d_now = Some(crate::speculate::count(&map));
+                }
+            }
+        }
+        let confidence = bundle
+            .resolution
+            .as_ref()
+            .map(|r| r.confidence)
+            .unwrap_or(if ok { 1.0 } else { 0.0 });
+        let inputs = Inputs {
+            d_prev: m.d_prev,
+            d_now: m.d_now,
+            safety: m.safety,
+            confidence,
+        };
+        serde_json::to_value(reward::compute(self.opts.reward_weights, inputs))
+            .expect("rewards serialize")
     }
 
     async fn environment(&mut self) -> Environment {

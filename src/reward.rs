@@ -66,6 +66,14 @@ pub struct Inputs {
     pub confidence: f64,
 }
 
+/// What a command measured for its step; the confidence comes from the resolution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Measured {
+    pub d_prev: Option<u64>,
+    pub d_now: Option<u64>,
+    pub safety: u8,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Components {
     pub diag_delta: f64,
@@ -197,7 +205,10 @@ mod tests {
             let a_now = a_prev + (1.0 - a_prev) * next();
             let r = compute(w, step(d_prev, d_now, s_now, a_now)).r;
             let standing_still = compute(w, step(d_prev, d_prev, s_prev, a_prev)).r;
-            assert!(r + 1e-9 >= standing_still, "{w:?} {d_prev}->{d_now} s{s_prev}->{s_now} a{a_prev}->{a_now}");
+            assert!(
+                r + 1e-9 >= standing_still,
+                "{w:?} {d_prev}->{d_now} s{s_prev}->{s_now} a{a_prev}->{a_now}"
+            );
             let certain = compute(w, step(d_prev, d_now, s_now, 1.0)).r;
             assert!(certain >= 0.0, "{w:?} {d_prev}->{d_now} s{s_now}");
         }

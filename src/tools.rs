@@ -1,5 +1,6 @@
-//! `lanser setup` (install the pinned server now) and `lanser doctor` (what lanser would run,
-//! and with what).
+//! The commands that need no server session: `lanser setup` (install the pinned server now),
+//! `lanser doctor` (what lanser would run, and with what) and `lanser reward --from-bundles`
+//! (recompute recorded process rewards).
 
 use crate::env;
 use crate::error::{LanserError, Result};
@@ -85,5 +86,73 @@ pub fn doctor(opts: &Options) -> Result<String> {
             print!("{out}");
             Err(e)
         }
+    }
+}
+
+/// Recompute each recorded bundle's reward from its recorded inputs: one line per bundle
+/// (JSONL with `--json`). A recorded r that does not match is `E/REPLAY_MISMATCH` (76) unless
+/// other weights were asked for.
+pub fn reward(files: &[std::path::PathBuf], weights: Option<&str>, json: bool) -> Result<String> {
+    use crate::error::ErrorCode;
+    use crate::reward::{recompute, Weights};
+    let w = weights.map(Weights::parse).transpose()?;
+    let mut out = String::new();
+    let mut total = 0.0;
+    let mut mismatch = None;
+    let mut step = 0;
+    for f in files {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| LanserError::not_found(format!("{}: {e}", f.display())))?;
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let bundle: serde_json::Value = serde_json::from_str(line).map_err(|e| {
+                LanserError::usage(format!("{}:{}: not a bundle: {e}", f.display(), i + 1))
+            })?;
+            let (recorded, again) = recompute(&bundle, w)?;
+            step += 1;
+            total += again.r;
+            let same = recorded == again.r;
+            if !same && w.is_none() && mismatch.is_none() {
+                mismatch = Some(format!(
+                    "{}:{}: recorded r {recorded} but the recorded inputs give {}",
+                    f.display(),
+                    i + 1,
+                    again.r
+                ));
+            }
+            let id = bundle["bundleId"].as_str().unwrap_or_default();
+            if json {
+                let line = serde_json::json!({
+                    "step": step, "bundleId": id, "recorded": recorded, "r": again.r,
+                    "match": same, "components": again.components, "weights": again.weights,
+                });
+                writeln!(
+                    out,
+                    "{}",
+                    serde_jcs::to_string(&line).expect("values canonicalize")
+                )
+                .ok();
+            } else {
+                writeln!(out, "{step}: r = {} ({})  {id}", again.r, again.explanation).ok();
+            }
+        }
+    }
+    if !json {
+        writeln!(
+            out,
+            "{step} steps, total r = {}",
+            (total * 1e9).round() / 1e9
+        )
+        .ok();
+    }
+    match mismatch {
+        Some(m) => {
+            print!("{out}");
+            Err(LanserError::new(ErrorCode::ReplayMismatch, m))
+        }
+        None => Ok(out),
     }
 }

@@ -111,6 +111,7 @@ pub async fn run(
             resolution: Some(resolution),
             complete,
             edits: None,
+            reward: None,
         });
     };
     let index = match pick.parse::<usize>() {
@@ -176,6 +177,7 @@ pub async fn run(
         )));
     };
     let plan = mutate::plan(o, m, &edit)?;
+    let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
     Ok(Outcome {
         facts: json!({
@@ -184,10 +186,12 @@ pub async fn run(
             "files": plan.touched(),
             "editCount": plan.edit_count(),
             "applied": applied,
+            "speculativeDiagnostics": delta,
             "provenance": "lsp",
         }),
         resolution: Some(resolution),
         complete,
         edits: Some(mutate::edits_of(&plan)),
+        reward: Some(measured),
     })
 }

@@ -16,5 +16,6 @@ pub async fn run(o: &mut Orchestrator, selector: &str, method: &str, key: &str) 
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,
+        reward: None,
     })
 }

@@ -77,5 +77,10 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
         resolution: None,
         complete,
         edits: None,
+        reward: Some(crate::reward::Measured {
+            d_prev: None,
+            d_now: Some((count("error") + count("warning")) as u64),
+            safety: 1,
+        }),
     })
 }

@@ -17,5 +17,6 @@ pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,
+        reward: None,
     })
 }

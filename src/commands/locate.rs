@@ -37,5 +37,6 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
         resolution: Some(resolution),
         complete: true,
         edits: None,
+        reward: None,
     })
 }

@@ -1,6 +1,7 @@
 //! The read-only commands, one file each: what a command asks the server, which facts it
 //! keeps, and how it renders them for a person. The orchestrator supplies everything shared.
 
+pub mod check;
 pub mod code_actions;
 pub mod def;
 pub mod diag;
@@ -39,6 +40,10 @@ pub enum Op {
         preview: bool,
     },
     PrepareRename,
+    /// Speculative diagnostics for a unified diff (path, or `-` for stdin).
+    Check {
+        patch: String,
+    },
     Rename {
         new_name: String,
         mutation: MutationArgs,
@@ -63,6 +68,7 @@ impl Op {
             Op::Diag { .. } => "diag",
             Op::Locate { .. } => "locate",
             Op::PrepareRename => "prepare-rename",
+            Op::Check { .. } => "check",
             Op::Rename { .. } => "rename",
             Op::CodeActions { .. } => "code-actions",
         }
@@ -92,6 +98,7 @@ impl Op {
                 v["pick"] = json!(pick);
                 v
             }
+            Op::Check { patch } => json!({ "patch": patch }),
             Op::Def | Op::TypeDef | Op::Hover | Op::PrepareRename => json!({}),
         };
         match v {
@@ -141,6 +148,7 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
         Op::Diag { targets } => diag::run(o, targets).await,
         Op::Locate { preview } => locate::run(o, selector()?, *preview),
         Op::PrepareRename => rename::prepare(o, selector()?).await,
+        Op::Check { patch } => check::run(o, patch).await,
         Op::Rename { new_name, mutation } => {
             rename::rename(o, selector()?, new_name, mutation).await
         }

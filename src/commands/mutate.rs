@@ -5,11 +5,13 @@
 
 use crate::bundle::{Edits, Resolution};
 use crate::edits::apply::{self, Mode};
-use crate::edits::Plan;
+use crate::edits::{FileChange, Plan};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::orchestrator::Orchestrator;
+use crate::reward::Measured;
 use crate::safety::{self, Jail};
 use crate::selector::resolve::Document;
+use crate::speculate;
 use crate::workspace::path_to_uri;
 use serde_json::{json, Value};
 
@@ -52,17 +54,14 @@ pub fn edits_of(plan: &Plan) -> Edits {
     }
 }
 
-/// Apply `plan` if asked, after every safety check; returns whether it was written.
-pub fn maybe_apply(
+/// The safety checks of a prospective apply, without writing: readiness, ambiguity, the
+/// dirty-tree guard (the jail and filters already passed when the plan was built).
+pub fn check_safety(
     o: &Orchestrator,
     m: &MutationArgs,
-    plan: &Plan,
     complete: bool,
     resolution: Option<&Resolution>,
-) -> Result<bool> {
-    if !m.apply {
-        return Ok(false);
-    }
+) -> Result<()> {
     if !complete {
         return Err(LanserError::new(
             ErrorCode::LsTimeout,
@@ -78,6 +77,53 @@ pub fn maybe_apply(
     if !m.allow_dirty {
         safety::require_clean_worktree(&o.ws.root)?;
     }
+    Ok(())
+}
+
+/// Speculative diagnostics for a plan's text edits (in memory only) and the step's reward
+/// measurements; `None` for the delta when the plan also creates, renames or deletes files.
+pub async fn speculate(
+    o: &mut Orchestrator,
+    m: &MutationArgs,
+    plan: &Plan,
+    complete: bool,
+    resolution: Option<&Resolution>,
+) -> Result<(Measured, Option<Value>)> {
+    let safe = check_safety(o, m, complete, resolution).is_ok();
+    let mut measured = Measured {
+        d_prev: None,
+        d_now: None,
+        safety: u8::from(safe),
+    };
+    let changes: Option<Vec<(Document, String)>> = plan
+        .changes
+        .iter()
+        .map(|c| match c {
+            FileChange::Edit { doc, new_text, .. } => Some((doc.clone(), new_text.clone())),
+            _ => None,
+        })
+        .collect();
+    let Some(changes) = changes else {
+        return Ok((measured, None));
+    };
+    let spec = speculate::speculate(o, &changes).await?;
+    measured.d_prev = Some(speculate::count(&spec.before));
+    measured.d_now = Some(speculate::count(&spec.after));
+    Ok((measured, Some(json!(speculate::delta(&spec)))))
+}
+
+/// Apply `plan` if asked, after every safety check; returns whether it was written.
+pub fn maybe_apply(
+    o: &Orchestrator,
+    m: &MutationArgs,
+    plan: &Plan,
+    complete: bool,
+    resolution: Option<&Resolution>,
+) -> Result<bool> {
+    if !m.apply {
+        return Ok(false);
+    }
+    check_safety(o, m, complete, resolution)?;
     let mode = if m.git_mode { Mode::Git } else { Mode::Direct };
     apply::apply(&o.ws.root, plan, mode)?;
     notify_server(o, plan);

@@ -31,5 +31,6 @@ pub async fn run(
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,
+        reward: None,
     })
 }

@@ -63,6 +63,7 @@ pub async fn prepare(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,
+        reward: None,
     })
 }
 
@@ -90,6 +91,7 @@ pub async fn rename(
     }
     let plan = mutate::plan(o, m, &raw)?;
     let resolution = o.resolution(&spec, &target);
+    let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
     Ok(Outcome {
         facts: json!({
@@ -98,11 +100,13 @@ pub async fn rename(
             "files": plan.touched(),
             "editCount": plan.edit_count(),
             "applied": applied,
+            "speculativeDiagnostics": delta,
             "provenance": "lsp",
         }),
         resolution: Some(resolution),
         complete,
         edits: Some(mutate::edits_of(&plan)),
+        reward: Some(measured),
     })
 }
 

@@ -172,6 +172,36 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
                 .ok();
             }
         }
+        "check" => {
+            for f in array(facts, "files") {
+                let (added, removed) = (array(f, "added"), array(f, "removed"));
+                writeln!(
+                    out,
+                    "{}: {} → {} diagnostics (+{} −{})",
+                    f["path"].as_str().unwrap_or_default(),
+                    f["before"],
+                    f["after"],
+                    added.len(),
+                    removed.len()
+                )
+                .ok();
+                for d in added {
+                    if let Some((path, line, col)) = place(d) {
+                        let msg = d["message"].as_str().unwrap_or_default();
+                        writeln!(
+                            out,
+                            "  + {path}:{line}:{col}: {}",
+                            msg.lines().next().unwrap_or_default()
+                        )
+                        .ok();
+                    }
+                }
+                for d in removed {
+                    let msg = d["message"].as_str().unwrap_or_default();
+                    writeln!(out, "  - {}", msg.lines().next().unwrap_or_default()).ok();
+                }
+            }
+        }
         "prepare-rename" => {
             if let Some((path, line, col)) = place(facts) {
                 writeln!(out, "renameable at {path}:{line}:{col}").ok();

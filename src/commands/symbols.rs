@@ -48,6 +48,7 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
         resolution: None,
         complete: true,
         edits: None,
+        reward: None,
     })
 }
 
@@ -64,5 +65,6 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
         resolution: None,
         complete,
         edits: None,
+        reward: None,
     })
 }

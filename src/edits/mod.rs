@@ -7,6 +7,7 @@
 //! the workspace jail before anything else looks at it. Writing is [`apply`]'s job.
 
 pub mod apply;
+pub mod patch;
 
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::safety::Jail;

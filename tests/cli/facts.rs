@@ -24,6 +24,8 @@ fn options(ws: &Path) -> Options {
         tap: None,
         cursor: 0,
         page_size: lanser::orchestrator::DEFAULT_PAGE_SIZE,
+        reward_weights: Default::default(),
+        prev_d: None,
     }
 }
 

@@ -4,4 +4,5 @@
 mod contract;
 mod facts;
 mod mutations;
+mod reward;
 mod support;
