@@ -7,12 +7,14 @@
 pub mod bundle;
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod digest;
 pub mod env;
 pub mod error;
 pub mod lsp;
 pub mod orchestrator;
 pub mod selector;
+pub mod servers;
 pub mod text;
 pub mod tools;
 pub mod workspace;

@@ -12,13 +12,15 @@ use crate::bundle::{
     BUNDLE_VERSION,
 };
 use crate::commands::{self, Op};
+use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
 use crate::error::{LanserError, Result};
-use crate::lsp::provision::{self, ServerSpec};
+use crate::lsp::provision::ServerSpec;
 use crate::lsp::session::{Session, SessionConfig};
 use crate::lsp::transport::Tap;
 use crate::selector::resolve::{self, Target};
 use crate::selector::{self, PositionSpec};
+use crate::servers;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
 use serde_json::{json, Map, Value};
@@ -45,6 +47,8 @@ pub struct Options {
     pub cursor: usize,
     /// Longest list a bundle carries before it is cut (`--page-size`, default 10⁵).
     pub page_size: usize,
+    /// The configured server to run (`--server`); `None` is lanser.toml's default, else Pyright.
+    pub server: Option<String>,
 }
 
 /// The list cap of DESIGN §5.
@@ -57,6 +61,8 @@ const PAGED_LISTS: &[&str] = &[
     "references",
     "symbols",
     "diagnostics",
+    "implementations",
+    "highlights",
 ];
 
 /// One request: an operation and, for the operations that take one, a selector.
@@ -80,7 +86,12 @@ pub struct Orchestrator {
     server: Option<ServerSpec>,
     python: Option<Python>,
     python_probe: Option<tokio::task::JoinHandle<Python>>,
-    settings: Value,
+    /// Served to workspace/configuration: lanser's defaults under the server's own settings.
+    pub settings: Value,
+    /// Every lanser.toml layer, merged (see `config`).
+    pub config: Config,
+    /// The server this orchestrator runs.
+    pub server_def: ServerDef,
     /// Time spent starting the server, for `meta.timing`.
     start_ms: Option<f64>,
 }
@@ -90,7 +101,12 @@ impl Orchestrator {
     pub fn new(opts: Options) -> Result<Orchestrator> {
         let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
         let python_exe = env::find_python(&ws);
-        let settings = env::server_settings(python_exe.as_deref());
+        let config = Config::load(&ws.root)?;
+        let server_def = config.select(opts.server.as_deref())?.clone();
+        let settings = deep_merge(
+            env::server_settings(python_exe.as_deref()),
+            server_def.settings.clone(),
+        );
         let (probe_ws, probe_exe) = (ws.clone(), python_exe.clone());
         let python_probe = Some(tokio::task::spawn_blocking(move || {
             env::probe_python(&probe_ws, probe_exe.as_deref())
@@ -103,6 +119,8 @@ impl Orchestrator {
             python: None,
             python_probe,
             settings,
+            config,
+            server_def,
             start_ms: None,
         })
     }
@@ -175,7 +193,12 @@ impl Orchestrator {
             self.python = Some(probed.unwrap_or_else(|| env::probe_python(&self.ws, None)));
         }
         let python = self.python.clone().expect("probed above");
-        let config_digest = env::config_digest(&self.ws, &self.settings, &python);
+        let config_digest = env::config_digest_with(
+            &self.ws,
+            &self.settings,
+            &python,
+            &self.config.file_digests(),
+        );
         let server = self.server_id();
         Environment {
             server,
@@ -186,7 +209,8 @@ impl Orchestrator {
         }
     }
 
-    fn server_id(&self) -> Option<ServerId> {
+    /// The running (or resolved) server's name and version.
+    pub fn server_id(&self) -> Option<ServerId> {
         let package = self.server.as_ref().and_then(|s| s.package.clone());
         let (info_name, info_version) = self
             .session
@@ -218,13 +242,14 @@ impl Orchestrator {
             let spec = match &self.server {
                 Some(s) => s.clone(),
                 None => {
-                    let (root, cmd, install) = (
+                    let (root, cmd, install, def) = (
                         self.ws.root.clone(),
                         self.opts.server_cmd.clone(),
                         self.opts.install,
+                        self.server_def.clone(),
                     );
                     let s = tokio::task::spawn_blocking(move || {
-                        provision::resolve(&root, cmd.as_deref(), install)
+                        servers::resolve(&root, cmd.as_deref(), &def, install)
                     })
                     .await
                     .map_err(|e| LanserError::internal(e.to_string()))??;

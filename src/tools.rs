@@ -16,8 +16,16 @@ fn version_of(program: &str) -> Option<String> {
     Some(format!("{v} ({})", path.display()))
 }
 
-/// Install the managed Pyright unless it is there; report where it is.
-pub fn setup(_opts: &Options) -> Result<String> {
+/// Install the managed Pyright (or the `--server` one) unless it is there; report where.
+pub fn setup(opts: &Options) -> Result<String> {
+    if let Some(name) = opts.server.as_deref() {
+        let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
+        let config = crate::config::Config::load(&ws.root)?;
+        let def = config.select(Some(name))?;
+        if !def.is_builtin_pyright() {
+            return crate::servers::setup(def);
+        }
+    }
     let dir = provision::managed_dir();
     let entry = dir.join("node_modules/pyright/langserver.index.js");
     let fresh = !entry.is_file();

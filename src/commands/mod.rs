@@ -1,12 +1,17 @@
 //! The read-only commands, one file each: what a command asks the server, which facts it
 //! keeps, and how it renders them for a person. The orchestrator supplies everything shared.
 
+pub mod calls;
 pub mod def;
 pub mod diag;
 pub mod hover;
 pub mod locate;
+pub mod meta;
+pub mod nav;
+pub mod raw;
 pub mod refs;
 pub mod render;
+pub mod show;
 pub mod symbols;
 
 use crate::error::{LanserError, Result};
@@ -34,6 +39,24 @@ pub enum Op {
     Locate {
         preview: bool,
     },
+    /// textDocument/implementation.
+    Impl,
+    /// Call hierarchy, in the directions asked for.
+    Calls {
+        incoming: bool,
+        outgoing: bool,
+    },
+    Highlight,
+    Signature,
+    Capabilities,
+    Status,
+    Reload,
+    /// A raw request; params from `payload`, else the selector, else `file`.
+    RawRequest {
+        method: String,
+        payload: Option<String>,
+        file: Option<String>,
+    },
 }
 
 impl Op {
@@ -47,6 +70,14 @@ impl Op {
             Op::Symbols { .. } => "symbols",
             Op::Diag { .. } => "diag",
             Op::Locate { .. } => "locate",
+            Op::Impl => "impl",
+            Op::Calls { .. } => "calls",
+            Op::Highlight => "highlight",
+            Op::Signature => "signature",
+            Op::Capabilities => "capabilities",
+            Op::Status => "status",
+            Op::Reload => "reload",
+            Op::RawRequest { .. } => "request",
         }
     }
 
@@ -59,7 +90,28 @@ impl Op {
             Op::Symbols { file, query } => json!({"file": file, "query": query}),
             Op::Diag { targets } => json!({"targets": targets}),
             Op::Locate { preview } => json!({"preview": preview}),
-            Op::Def | Op::TypeDef | Op::Hover => json!({}),
+            Op::Calls { incoming, outgoing } => {
+                json!({"incoming": incoming, "outgoing": outgoing})
+            }
+            Op::RawRequest {
+                method,
+                payload,
+                file,
+            } => {
+                let payload = payload
+                    .as_deref()
+                    .map(|p| serde_json::from_str::<Value>(p).unwrap_or_else(|_| json!(p)));
+                json!({"method": method, "payload": payload, "file": file})
+            }
+            Op::Def
+            | Op::TypeDef
+            | Op::Hover
+            | Op::Impl
+            | Op::Highlight
+            | Op::Signature
+            | Op::Capabilities
+            | Op::Status
+            | Op::Reload => json!({}),
         };
         match v {
             Value::Object(m) => m,
@@ -70,7 +122,15 @@ impl Op {
     pub fn takes_selector(&self) -> bool {
         matches!(
             self,
-            Op::Def | Op::TypeDef | Op::Refs { .. } | Op::Hover | Op::Locate { .. }
+            Op::Def
+                | Op::TypeDef
+                | Op::Refs { .. }
+                | Op::Hover
+                | Op::Locate { .. }
+                | Op::Impl
+                | Op::Calls { .. }
+                | Op::Highlight
+                | Op::Signature
         )
     }
 }
@@ -100,5 +160,32 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
         Op::Symbols { file, query } => symbols::run(o, file.as_deref(), query.as_deref()).await,
         Op::Diag { targets } => diag::run(o, targets).await,
         Op::Locate { preview } => locate::run(o, selector()?, *preview),
+        Op::Impl => nav::implementation(o, selector()?).await,
+        Op::Calls { incoming, outgoing } => {
+            let both = !incoming && !outgoing;
+            let dirs = calls::Directions {
+                incoming: *incoming || both,
+                outgoing: *outgoing || both,
+            };
+            calls::run(o, selector()?, dirs).await
+        }
+        Op::Highlight => nav::highlight(o, selector()?).await,
+        Op::Signature => nav::signature(o, selector()?).await,
+        Op::Capabilities => meta::capabilities(o).await,
+        Op::Status => meta::status(o),
+        Op::Reload => meta::reload(o),
+        Op::RawRequest {
+            method,
+            payload,
+            file,
+        } => {
+            let source = match (payload, req.selector.as_deref(), file) {
+                (Some(p), ..) => raw::Source::Payload(p),
+                (None, Some(s), _) => raw::Source::Selector(s),
+                (None, None, Some(f)) => raw::Source::File(f),
+                (None, None, None) => raw::Source::Nothing,
+            };
+            raw::run(o, method, source).await
+        }
     }
 }
