@@ -98,10 +98,9 @@ impl Op {
                 payload,
                 file,
             } => {
-                let payload = payload
-                    .as_deref()
-                    .map(|p| serde_json::from_str::<Value>(p).unwrap_or_else(|_| json!(p)));
-                json!({"method": method, "payload": payload, "file": file})
+                // The params sent, with workspace URIs made relative, are `facts.params`; the
+                // payload itself would put this machine's paths into the hash domain.
+                json!({"method": method, "payload": payload.is_some(), "file": file})
             }
             Op::Def
             | Op::TypeDef

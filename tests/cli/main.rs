@@ -4,3 +4,4 @@
 mod contract;
 mod facts;
 mod support;
+mod surface;
