@@ -206,8 +206,10 @@ pub fn install_into(def: &ServerDef, dir: &Path) -> Result<()> {
     let started = Instant::now();
     let result = match def.provision {
         Provision::Pip => {
+            // The real interpreter, not a symlink to it: the venv keeps pointing at it.
             let python = provision::which("python3")
                 .or_else(|| provision::which("python"))
+                .map(|p| p.canonicalize().unwrap_or(p))
                 .ok_or_else(|| LanserError::crash(format!("{what}: python3 is not on PATH")))?;
             run(
                 &format!("{what}: python3 -m venv"),

@@ -3,5 +3,6 @@
 
 mod contract;
 mod facts;
+mod servers;
 mod support;
 mod surface;
