@@ -325,3 +325,34 @@ fn human_refs_show_a_line_of_context_for_the_first_50() {
     assert_eq!(lines[50], "… 11 more (use --json for all)");
     assert_eq!(lines[51], "61 references");
 }
+
+/// Every README example of the commands this file covers runs as written and exits 0.
+#[test]
+fn readme_examples_of_the_new_commands_run() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let new = [
+        "impl",
+        "calls",
+        "highlight",
+        "signature",
+        "capabilities",
+        "status",
+        "reload",
+        "request",
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for line in readme.lines() {
+        let Some(rest) = line.strip_prefix("lanser ") else {
+            continue;
+        };
+        let args: Vec<&str> = rest.split_whitespace().collect();
+        if !new.contains(&args[0]) {
+            continue;
+        }
+        let o = lanser().args(&args).current_dir(repo()).output().unwrap();
+        assert!(o.status.success(), "{line}: {}", stderr(&o));
+        assert!(!o.stdout.is_empty(), "{line}");
+        seen.insert(args[0]);
+    }
+    assert_eq!(seen.len(), new.len(), "one example per command: {seen:?}");
+}
