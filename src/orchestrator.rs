@@ -15,7 +15,7 @@ use crate::commands::{self, Op};
 use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
 use crate::error::{LanserError, Result};
-use crate::lsp::provision::ServerSpec;
+use crate::lsp::provision::{self, ServerSpec};
 use crate::lsp::session::{Session, SessionConfig};
 use crate::lsp::transport::Tap;
 use crate::selector::resolve::{self, Target};
@@ -219,6 +219,10 @@ impl Orchestrator {
             .unwrap_or((None, None));
         let name = info_name
             .or_else(|| package.as_ref().map(|p| p.0.clone()))
+            .or_else(|| {
+                let configured = self.server.as_ref()?.source == provision::Source::Configured;
+                configured.then(|| self.server_def.name.clone())
+            })
             .or_else(|| {
                 let cmd = self.server.as_ref()?.command.last()?.clone();
                 Some(cmd.rsplit('/').next().unwrap_or(&cmd).to_string())

@@ -47,7 +47,7 @@ pub fn resolve(
             };
             Ok(ServerSpec {
                 command: command_line(vec![program], def),
-                source: Source::Flag,
+                source: Source::Configured,
                 package: None,
             })
         }

@@ -69,7 +69,10 @@ pub fn doctor(opts: &Options) -> Result<String> {
         info.version.as_deref().unwrap_or("")
     )
     .ok();
-    match provision::resolve(&ws.root, opts.server_cmd.as_deref(), false) {
+    let config = crate::config::Config::load(&ws.root)?;
+    let def = config.select(opts.server.as_deref())?;
+    let pinned = crate::servers::label(def);
+    match crate::servers::resolve(&ws.root, opts.server_cmd.as_deref(), def, false) {
         Ok(spec) => {
             writeln!(
                 out,
@@ -82,11 +85,7 @@ pub fn doctor(opts: &Options) -> Result<String> {
                 .package
                 .map(|(n, v)| format!("{n} {v}"))
                 .unwrap_or_else(|| "unknown (read from serverInfo at run time)".into());
-            writeln!(
-                out,
-                "server version: {pkg} (pinned: pyright {PYRIGHT_VERSION})"
-            )
-            .ok();
+            writeln!(out, "server version: {pkg} (pinned: {pinned})").ok();
             Ok(out)
         }
         Err(e) => {

@@ -356,3 +356,61 @@ fn readme_examples_of_the_new_commands_run() {
     }
     assert_eq!(seen.len(), new.len(), "one example per command: {seen:?}");
 }
+
+/// A server defined only in lanser.toml (provision = "none"): lanser runs its command, serves
+/// its settings, and names it in the bundle by its config name with the version it logged.
+#[test]
+fn a_server_defined_in_lanser_toml_runs() {
+    let entry = lanser::lsp::provision::managed_dir().join("node_modules/.bin/pyright-langserver");
+    // Installs the pinned Pyright when this runs first on a fresh machine.
+    let o = run(&["setup"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(entry.exists());
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("flat");
+    copy_tree(&fixture("flat"), &ws);
+    std::fs::write(
+        ws.join("lanser.toml"),
+        format!(
+            "server = \"mine\"\n[servers.mine]\ncommand = \"{}\"\nargs = [\"--stdio\"]\n",
+            entry.display()
+        ),
+    )
+    .unwrap();
+    let wss = ws.to_string_lossy().into_owned();
+    let line = line_with(&ws, "main.py", "user = register(");
+    let o = run(&[
+        "def",
+        &format!("main.py@L{line}:register"),
+        "--workspace",
+        &wss,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let b = bundle(&o);
+    assert_eq!(
+        b["environment"]["server"],
+        serde_json::json!({"name": "mine", "version": "1.1.407"})
+    );
+    let decl = line_with(&ws, "service.py", "def register(");
+    assert_eq!(
+        locs(&b["facts"]["definitions"]),
+        vec![(
+            "service.py".to_string(),
+            ident_range(&ws, "service.py", decl, "register")
+        )]
+    );
+    let o = run(&["status", "--workspace", &wss, "--json"]);
+    let b = bundle(&o);
+    let mine = b["facts"]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "mine")
+        .unwrap()
+        .clone();
+    assert_eq!(mine["selected"], true);
+    assert_eq!(mine["default"], true);
+    assert_eq!(mine["source"], "lanser.toml command");
+    assert_eq!(mine["origin"], "workspace");
+}
