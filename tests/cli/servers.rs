@@ -414,3 +414,63 @@ fn a_server_defined_in_lanser_toml_runs() {
     assert_eq!(mine["source"], "lanser.toml command");
     assert_eq!(mine["origin"], "workspace");
 }
+
+/// Re-pinning the built-in Pyright in lanser.toml (1.1.406, which DESIGN §1 also supports)
+/// installs that version with npm into the cache on first need and runs it.
+#[test]
+fn a_repinned_pyright_is_installed_with_npm_and_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("flat");
+    copy_tree(&fixture("flat"), &ws);
+    std::fs::write(
+        ws.join("lanser.toml"),
+        "[servers.pyright]\nversion = \"1.1.406\"\n",
+    )
+    .unwrap();
+    let wss = ws.to_string_lossy().into_owned();
+    let line = line_with(&ws, "main.py", "user = register(");
+    let o = run(&[
+        "def",
+        &format!("main.py@L{line}:register"),
+        "--workspace",
+        &wss,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let b = bundle(&o);
+    assert_eq!(
+        b["environment"]["server"],
+        serde_json::json!({"name": "pyright", "version": "1.1.406"})
+    );
+    assert_eq!(b["facts"]["definitions"][0]["path"], "service.py");
+}
+
+/// An install that cannot run (no python3 for the venv) is E/LS_CRASH in one line, and leaves
+/// nothing half-installed behind.
+#[test]
+fn a_pip_install_without_python_fails_cleanly() {
+    let home = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let ws = fixture("flat").to_string_lossy().into_owned();
+    let o = lanser()
+        .env("LANSER_HOME", home.path())
+        .env("PATH", empty.path())
+        .args(["--server", "basedpyright", "def", "main.py@L13:register"])
+        .args(["--workspace", &ws])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(65), "{err}");
+    assert_eq!(
+        err.lines().last().unwrap(),
+        format!(
+            "lanser: E/LS_CRASH: cannot install basedpyright {}: python3 is not on PATH",
+            lanser::config::BASEDPYRIGHT_VERSION
+        )
+    );
+    let left: Vec<_> = std::fs::read_dir(home.path().join("basedpyright"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, vec![".install.lock"], "nothing half-installed");
+}
