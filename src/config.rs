@@ -414,8 +414,6 @@ mod tests {
     use super::*;
 
     fn load(text: &str) -> Result<Config, ConfigError> {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(FILE_NAME), text).unwrap();
         let mut c = Config {
             servers: builtins(),
             default: DEFAULT_SERVER.into(),
