@@ -194,8 +194,25 @@ pub fn install_into(def: &ServerDef, dir: &Path) -> Result<()> {
         return Ok(());
     }
     let version = def.version.as_deref().unwrap_or_default();
-    let tmp = parent.join(format!(".{version}.partial-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    // The tool first, so that a missing one fails before any progress line or directory.
+    let tool = match def.provision {
+        // The real interpreter, not a symlink to it: the venv keeps pointing at it.
+        Provision::Pip => provision::which("python3")
+            .or_else(|| provision::which("python"))
+            .map(|p| p.canonicalize().unwrap_or(p))
+            .ok_or_else(|| LanserError::crash(format!("{what}: python3 is not on PATH")))?,
+        _ => provision::which("npm").ok_or_else(|| {
+            LanserError::crash(format!("{what}: npm is not on PATH; install Node.js 18+"))
+        })?,
+    };
+    // Under the lock no other install of this version runs: leftovers of interrupted ones go.
+    let prefix = format!(".{version}.partial-");
+    for e in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+        if e.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+    let tmp = parent.join(format!("{prefix}{}", std::process::id()));
     eprintln!(
         "lanser: installing {} with {} into {} (first use; `lanser setup --server {}` does this up front)",
         label(def),
@@ -205,45 +222,33 @@ pub fn install_into(def: &ServerDef, dir: &Path) -> Result<()> {
     );
     let started = Instant::now();
     let result = match def.provision {
-        Provision::Pip => {
-            // The real interpreter, not a symlink to it: the venv keeps pointing at it.
-            let python = provision::which("python3")
-                .or_else(|| provision::which("python"))
-                .map(|p| p.canonicalize().unwrap_or(p))
-                .ok_or_else(|| LanserError::crash(format!("{what}: python3 is not on PATH")))?;
+        Provision::Pip => run(
+            &format!("{what}: python3 -m venv"),
+            Command::new(&tool).args(["-m", "venv"]).arg(&tmp),
+        )
+        .and_then(|()| {
             run(
-                &format!("{what}: python3 -m venv"),
-                Command::new(python).args(["-m", "venv"]).arg(&tmp),
+                &format!("{what}: pip install"),
+                Command::new(tmp.join("bin/python"))
+                    .args([
+                        "-m",
+                        "pip",
+                        "install",
+                        "--disable-pip-version-check",
+                        "--no-input",
+                        "--quiet",
+                    ])
+                    .arg(format!("{}=={version}", def.package)),
             )
-            .and_then(|()| {
-                run(
-                    &format!("{what}: pip install"),
-                    Command::new(tmp.join("bin/python"))
-                        .args([
-                            "-m",
-                            "pip",
-                            "install",
-                            "--disable-pip-version-check",
-                            "--no-input",
-                            "--quiet",
-                        ])
-                        .arg(format!("{}=={version}", def.package)),
-                )
-            })
-        }
-        _ => {
-            let npm = provision::which("npm").ok_or_else(|| {
-                LanserError::crash(format!("{what}: npm is not on PATH; install Node.js 18+"))
-            })?;
-            run(
-                &format!("{what}: npm install"),
-                Command::new(npm)
-                    .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
-                    .arg("--prefix")
-                    .arg(&tmp)
-                    .arg(format!("{}@{version}", def.package)),
-            )
-        }
+        }),
+        _ => run(
+            &format!("{what}: npm install"),
+            Command::new(&tool)
+                .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+                .arg("--prefix")
+                .arg(&tmp)
+                .arg(format!("{}@{version}", def.package)),
+        ),
     };
     let result = result.and_then(|()| {
         if !installed(def, &tmp) {

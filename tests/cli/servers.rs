@@ -462,6 +462,11 @@ fn a_pip_install_without_python_fails_cleanly() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(65), "{err}");
     assert_eq!(
+        err.lines().count(),
+        1,
+        "no progress line before the failure: {err}"
+    );
+    assert_eq!(
         err.lines().last().unwrap(),
         format!(
             "lanser: E/LS_CRASH: cannot install basedpyright {}: python3 is not on PATH",
