@@ -70,6 +70,9 @@ pub struct Global {
     /// The previous step's bundle: its D_t is this step's D_{t-1}
     #[arg(long, global = true, value_name = "FILE")]
     pub prev_bundle: Option<PathBuf>,
+    /// Configured server to run: pyright (default), basedpyright, or one named in lanser.toml
+    #[arg(long, global = true, value_name = "NAME")]
+    pub server: Option<String>,
 }
 
 /// D_t recorded in a previous bundle (`processReward.inputs.d_now`).
@@ -166,7 +169,41 @@ pub enum Command {
         #[arg(long, value_name = "A,B,G")]
         weights: Option<String>,
     },
-    /// Install the pinned Pyright into the cache now
+    /// Where the symbol at SELECTOR is implemented (textDocument/implementation)
+    Impl { selector: String },
+    /// Callers and callees of the function at SELECTOR (both unless one flag is given)
+    Calls {
+        selector: String,
+        /// Only the functions that call it
+        #[arg(long, conflicts_with = "outgoing")]
+        incoming: bool,
+        /// Only the functions it calls
+        #[arg(long)]
+        outgoing: bool,
+    },
+    /// Every occurrence of the symbol at SELECTOR in its file, read or write
+    Highlight { selector: String },
+    /// Signature help for the call SELECTOR is inside
+    Signature { selector: String },
+    /// The server's capabilities (starts it)
+    Capabilities,
+    /// Configured servers, their resolved commands and versions (starts nothing)
+    Status,
+    /// Re-read lanser.toml and reconfigure running sessions (none in the one-shot CLI)
+    Reload,
+    /// Send a raw LSP request; params from --payload, a selector, or a file path
+    Request {
+        /// The LSP method, e.g. textDocument/documentSymbol
+        method: String,
+        /// A selector (TextDocumentPositionParams) or a file path without `@`
+        /// (TextDocumentIdentifier)
+        #[arg(conflicts_with = "payload")]
+        target: Option<String>,
+        /// The params as JSON, sent verbatim
+        #[arg(long, value_name = "JSON")]
+        payload: Option<String>,
+    },
+    /// Install the pinned server (Pyright, or --server NAME) into the cache now
     Setup,
     /// Report node, npm, the server and its version, and Python
     Doctor,
@@ -235,6 +272,7 @@ impl Global {
                 Some(p) => Some(prev_d(p)?),
                 None => None,
             },
+            server: self.server.clone(),
         })
     }
 }
@@ -304,6 +342,39 @@ impl Command {
                 None,
             ),
             Command::Setup | Command::Doctor | Command::Reward { .. } => return None,
+            Command::Impl { selector } => (Op::Impl, Some(selector)),
+            Command::Calls {
+                selector,
+                incoming,
+                outgoing,
+            } => (
+                Op::Calls {
+                    incoming: *incoming,
+                    outgoing: *outgoing,
+                },
+                Some(selector),
+            ),
+            Command::Highlight { selector } => (Op::Highlight, Some(selector)),
+            Command::Signature { selector } => (Op::Signature, Some(selector)),
+            Command::Capabilities => (Op::Capabilities, None),
+            Command::Status => (Op::Status, None),
+            Command::Reload => (Op::Reload, None),
+            Command::Request {
+                method,
+                target,
+                payload,
+            } => {
+                // A path without `@` names a whole document; anything else is a selector.
+                let is_file = target.as_deref().is_some_and(|t| !t.contains('@'));
+                (
+                    Op::RawRequest {
+                        method: method.clone(),
+                        payload: payload.clone(),
+                        file: target.clone().filter(|_| is_file),
+                    },
+                    target.as_ref().filter(|_| !is_file),
+                )
+            }
         };
         Some(Request {
             op,

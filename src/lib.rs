@@ -7,6 +7,7 @@
 pub mod bundle;
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod digest;
 pub mod edits;
 pub mod env;
@@ -16,6 +17,7 @@ pub mod orchestrator;
 pub mod reward;
 pub mod safety;
 pub mod selector;
+pub mod servers;
 pub mod speculate;
 pub mod text;
 pub mod tools;

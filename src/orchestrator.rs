@@ -12,6 +12,7 @@ use crate::bundle::{
     BUNDLE_VERSION,
 };
 use crate::commands::{self, Op};
+use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
 use crate::error::{LanserError, Result};
 use crate::lsp::provision::{self, ServerSpec};
@@ -20,6 +21,7 @@ use crate::lsp::transport::Tap;
 use crate::reward::{self, Inputs, Measured, Weights};
 use crate::selector::resolve::{self, Target};
 use crate::selector::{self, PositionSpec};
+use crate::servers;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
 use serde_json::{json, Map, Value};
@@ -49,6 +51,31 @@ pub struct Options {
     pub reward_weights: Weights,
     /// D_{t-1} from `--prev-bundle`.
     pub prev_d: Option<u64>,
+    /// The configured server to run (`--server`); `None` is lanser.toml's default, else Pyright.
+    pub server: Option<String>,
+}
+
+impl Options {
+    /// Defaults for a workspace, as the CLI has them with no flags (library users and tests
+    /// set the fields they care about and take the rest from here).
+    pub fn for_workspace(ws: &std::path::Path) -> Options {
+        Options {
+            workspace: Some(ws.to_path_buf()),
+            server_cmd: None,
+            index_io: Encoding::Codepoint,
+            verbose: false,
+            timing: false,
+            timeout: Duration::from_secs(60),
+            cwd: ws.to_path_buf(),
+            install: true,
+            tap: None,
+            cursor: 0,
+            page_size: DEFAULT_PAGE_SIZE,
+            reward_weights: Weights::default(),
+            prev_d: None,
+            server: None,
+        }
+    }
 }
 
 /// The list cap of DESIGN §5.
@@ -61,6 +88,8 @@ const PAGED_LISTS: &[&str] = &[
     "references",
     "symbols",
     "diagnostics",
+    "implementations",
+    "highlights",
 ];
 
 /// One request: an operation and, for the operations that take one, a selector.
@@ -89,7 +118,12 @@ pub struct Orchestrator {
     server: Option<ServerSpec>,
     python: Option<Python>,
     python_probe: Option<tokio::task::JoinHandle<Python>>,
-    settings: Value,
+    /// Served to workspace/configuration: lanser's defaults under the server's own settings.
+    pub settings: Value,
+    /// Every lanser.toml layer, merged (see `config`).
+    pub config: Config,
+    /// The server this orchestrator runs.
+    pub server_def: ServerDef,
     /// Time spent starting the server, for `meta.timing`.
     start_ms: Option<f64>,
 }
@@ -102,7 +136,12 @@ impl Orchestrator {
             eprintln!("lanser: rolled back an interrupted apply ({n} paths restored)");
         }
         let python_exe = env::find_python(&ws);
-        let settings = env::server_settings(python_exe.as_deref());
+        let config = Config::load(&ws.root)?;
+        let server_def = config.select(opts.server.as_deref())?.clone();
+        let settings = deep_merge(
+            env::server_settings(python_exe.as_deref()),
+            server_def.settings.clone(),
+        );
         let (probe_ws, probe_exe) = (ws.clone(), python_exe.clone());
         let python_probe = Some(tokio::task::spawn_blocking(move || {
             env::probe_python(&probe_ws, probe_exe.as_deref())
@@ -115,6 +154,8 @@ impl Orchestrator {
             python: None,
             python_probe,
             settings,
+            config,
+            server_def,
             start_ms: None,
         })
     }
@@ -227,7 +268,12 @@ impl Orchestrator {
             self.python = Some(probed.unwrap_or_else(|| env::probe_python(&self.ws, None)));
         }
         let python = self.python.clone().expect("probed above");
-        let config_digest = env::config_digest(&self.ws, &self.settings, &python);
+        let config_digest = env::config_digest_with(
+            &self.ws,
+            &self.settings,
+            &python,
+            &self.config.file_digests(),
+        );
         let server = self.server_id();
         Environment {
             server,
@@ -238,7 +284,7 @@ impl Orchestrator {
         }
     }
 
-    /// The server's name and version, as bundles record them.
+    /// The running (or resolved) server's name and version.
     pub fn server_id(&self) -> Option<ServerId> {
         let package = self.server.as_ref().and_then(|s| s.package.clone());
         let (info_name, info_version) = self
@@ -248,6 +294,10 @@ impl Orchestrator {
             .unwrap_or((None, None));
         let name = info_name
             .or_else(|| package.as_ref().map(|p| p.0.clone()))
+            .or_else(|| {
+                let configured = self.server.as_ref()?.source == provision::Source::Configured;
+                configured.then(|| self.server_def.name.clone())
+            })
             .or_else(|| {
                 let cmd = self.server.as_ref()?.command.last()?.clone();
                 Some(cmd.rsplit('/').next().unwrap_or(&cmd).to_string())
@@ -271,13 +321,14 @@ impl Orchestrator {
             let spec = match &self.server {
                 Some(s) => s.clone(),
                 None => {
-                    let (root, cmd, install) = (
+                    let (root, cmd, install, def) = (
                         self.ws.root.clone(),
                         self.opts.server_cmd.clone(),
                         self.opts.install,
+                        self.server_def.clone(),
                     );
                     let s = tokio::task::spawn_blocking(move || {
-                        provision::resolve(&root, cmd.as_deref(), install)
+                        servers::resolve(&root, cmd.as_deref(), &def, install)
                     })
                     .await
                     .map_err(|e| LanserError::internal(e.to_string()))??;

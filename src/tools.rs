@@ -17,8 +17,16 @@ fn version_of(program: &str) -> Option<String> {
     Some(format!("{v} ({})", path.display()))
 }
 
-/// Install the managed Pyright unless it is there; report where it is.
-pub fn setup(_opts: &Options) -> Result<String> {
+/// Install the managed Pyright (or the `--server` one) unless it is there; report where.
+pub fn setup(opts: &Options) -> Result<String> {
+    if let Some(name) = opts.server.as_deref() {
+        let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
+        let config = crate::config::Config::load(&ws.root)?;
+        let def = config.select(Some(name))?;
+        if !def.is_builtin_pyright() {
+            return crate::servers::setup(def);
+        }
+    }
     let dir = provision::managed_dir();
     let entry = dir.join("node_modules/pyright/langserver.index.js");
     let fresh = !entry.is_file();
@@ -62,7 +70,10 @@ pub fn doctor(opts: &Options) -> Result<String> {
         info.version.as_deref().unwrap_or("")
     )
     .ok();
-    match provision::resolve(&ws.root, opts.server_cmd.as_deref(), false) {
+    let config = crate::config::Config::load(&ws.root)?;
+    let def = config.select(opts.server.as_deref())?;
+    let pinned = crate::servers::label(def);
+    match crate::servers::resolve(&ws.root, opts.server_cmd.as_deref(), def, false) {
         Ok(spec) => {
             writeln!(
                 out,
@@ -75,11 +86,7 @@ pub fn doctor(opts: &Options) -> Result<String> {
                 .package
                 .map(|(n, v)| format!("{n} {v}"))
                 .unwrap_or_else(|| "unknown (read from serverInfo at run time)".into());
-            writeln!(
-                out,
-                "server version: {pkg} (pinned: pyright {PYRIGHT_VERSION})"
-            )
-            .ok();
+            writeln!(out, "server version: {pkg} (pinned: {pinned})").ok();
             Ok(out)
         }
         Err(e) => {

@@ -1,16 +1,21 @@
 //! The read-only commands, one file each: what a command asks the server, which facts it
 //! keeps, and how it renders them for a person. The orchestrator supplies everything shared.
 
+pub mod calls;
 pub mod check;
 pub mod code_actions;
 pub mod def;
 pub mod diag;
 pub mod hover;
 pub mod locate;
+pub mod meta;
 pub mod mutate;
+pub mod nav;
+pub mod raw;
 pub mod refs;
 pub mod rename;
 pub mod render;
+pub mod show;
 pub mod symbols;
 
 use crate::error::{LanserError, Result};
@@ -54,6 +59,24 @@ pub enum Op {
         pick: Option<String>,
         mutation: MutationArgs,
     },
+    /// textDocument/implementation.
+    Impl,
+    /// Call hierarchy, in the directions asked for.
+    Calls {
+        incoming: bool,
+        outgoing: bool,
+    },
+    Highlight,
+    Signature,
+    Capabilities,
+    Status,
+    Reload,
+    /// A raw request; params from `payload`, else the selector, else `file`.
+    RawRequest {
+        method: String,
+        payload: Option<String>,
+        file: Option<String>,
+    },
 }
 
 impl Op {
@@ -71,6 +94,14 @@ impl Op {
             Op::Check { .. } => "check",
             Op::Rename { .. } => "rename",
             Op::CodeActions { .. } => "code-actions",
+            Op::Impl => "impl",
+            Op::Calls { .. } => "calls",
+            Op::Highlight => "highlight",
+            Op::Signature => "signature",
+            Op::Capabilities => "capabilities",
+            Op::Status => "status",
+            Op::Reload => "reload",
+            Op::RawRequest { .. } => "request",
         }
     }
 
@@ -99,7 +130,28 @@ impl Op {
                 v
             }
             Op::Check { patch } => json!({ "patch": patch }),
-            Op::Def | Op::TypeDef | Op::Hover | Op::PrepareRename => json!({}),
+            Op::Calls { incoming, outgoing } => {
+                json!({"incoming": incoming, "outgoing": outgoing})
+            }
+            Op::RawRequest {
+                method,
+                payload,
+                file,
+            } => {
+                // The params sent, with workspace URIs made relative, are `facts.params`; the
+                // payload itself would put this machine's paths into the hash domain.
+                json!({"method": method, "payload": payload.is_some(), "file": file})
+            }
+            Op::Def
+            | Op::TypeDef
+            | Op::Hover
+            | Op::Impl
+            | Op::Highlight
+            | Op::Signature
+            | Op::Capabilities
+            | Op::Status
+            | Op::Reload
+            | Op::PrepareRename => json!({}),
         };
         match v {
             Value::Object(m) => m,
@@ -118,6 +170,10 @@ impl Op {
                 | Op::PrepareRename
                 | Op::Rename { .. }
                 | Op::CodeActions { .. }
+                | Op::Impl
+                | Op::Calls { .. }
+                | Op::Highlight
+                | Op::Signature
         )
     }
 }
@@ -157,5 +213,32 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
             pick,
             mutation,
         } => code_actions::run(o, selector()?, kind.as_deref(), pick.as_deref(), mutation).await,
+        Op::Impl => nav::implementation(o, selector()?).await,
+        Op::Calls { incoming, outgoing } => {
+            let both = !incoming && !outgoing;
+            let dirs = calls::Directions {
+                incoming: *incoming || both,
+                outgoing: *outgoing || both,
+            };
+            calls::run(o, selector()?, dirs).await
+        }
+        Op::Highlight => nav::highlight(o, selector()?).await,
+        Op::Signature => nav::signature(o, selector()?).await,
+        Op::Capabilities => meta::capabilities(o).await,
+        Op::Status => meta::status(o),
+        Op::Reload => meta::reload(o),
+        Op::RawRequest {
+            method,
+            payload,
+            file,
+        } => {
+            let source = match (payload, req.selector.as_deref(), file) {
+                (Some(p), ..) => raw::Source::Payload(p),
+                (None, Some(s), _) => raw::Source::Selector(s),
+                (None, None, Some(f)) => raw::Source::File(f),
+                (None, None, None) => raw::Source::Nothing,
+            };
+            raw::run(o, method, source).await
+        }
     }
 }

@@ -31,7 +31,7 @@ impl Lines<'_> {
 }
 
 /// `path:line:col` of a fact's `selector`.
-fn place(fact: &Value) -> Option<(String, u32, u32)> {
+pub(super) fn place(fact: &Value) -> Option<(String, u32, u32)> {
     let sel = fact.get("selector")?.as_str()?;
     match selector::parse(sel).ok()? {
         PositionSpec::Cursor {
@@ -239,7 +239,14 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
                 }
             }
         }
-        _ => {}
+        "impl" => {
+            let items = array(facts, "implementations");
+            if items.is_empty() {
+                out.push_str("no implementation found\n");
+            }
+            locations(&mut out, &mut lines, items, usize::MAX);
+        }
+        other => super::show::render(other, facts, &mut out),
     }
     if !bundle.meta.complete {
         out.push_str("(incomplete: the server had not finished loading the project)\n");

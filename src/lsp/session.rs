@@ -86,6 +86,8 @@ pub struct Session {
     transport: Transport,
     child: tokio::sync::Mutex<Child>,
     config: SessionConfig,
+    /// What `workspace/configuration` is answered from (shared with the reader).
+    settings: Arc<Mutex<Value>>,
     /// The server's `InitializeResult`.
     pub init_result: Value,
     pub encoding: Encoding,
@@ -122,9 +124,10 @@ impl Session {
         });
         // Server→client requests are answered from the reader task through the same writer.
         let outgoing = tokio::sync::mpsc::unbounded_channel::<String>();
+        let settings = Arc::new(Mutex::new(config.settings.clone()));
         let mut handler = Handler {
             shared: shared.clone(),
-            settings: config.settings.clone(),
+            settings: settings.clone(),
             root_uri: config.root_uri.clone(),
             replies: outgoing.0.clone(),
         };
@@ -142,6 +145,7 @@ impl Session {
             transport,
             child: tokio::sync::Mutex::new(child),
             config,
+            settings,
             init_result: Value::Null,
             encoding: Encoding::Utf16,
         };
@@ -179,6 +183,15 @@ impl Session {
             .map(str::to_string)
             .or_else(|| self.shared.lock().logged_version.clone());
         (name, version)
+    }
+
+    /// Serve `settings` from now on and tell the server (`workspace/didChangeConfiguration`).
+    pub fn update_settings(&self, settings: Value) {
+        *self.settings.lock().unwrap_or_else(|p| p.into_inner()) = settings.clone();
+        self.notify(
+            "workspace/didChangeConfiguration",
+            json!({ "settings": settings }),
+        );
     }
 
     pub fn capabilities(&self) -> &Value {
@@ -365,7 +378,7 @@ fn server_error(method: &str, code: i64, message: &str) -> LanserError {
 /// Reader-side handling of everything the server sends.
 struct Handler {
     shared: Arc<Shared>,
-    settings: Value,
+    settings: Arc<Mutex<Value>>,
     root_uri: String,
     replies: tokio::sync::mpsc::UnboundedSender<String>,
 }
@@ -442,7 +455,8 @@ impl Handler {
                         .iter()
                         .map(|item| {
                             let section = item.get("section").and_then(Value::as_str);
-                            settings_section(&self.settings, section)
+                            let settings = self.settings.lock().unwrap_or_else(|p| p.into_inner());
+                            settings_section(&settings, section)
                         })
                         .collect(),
                 ))

@@ -5,4 +5,6 @@ mod contract;
 mod facts;
 mod mutations;
 mod reward;
+mod servers;
 mod support;
+mod surface;
