@@ -554,6 +554,12 @@ fn initialize_params(config: &SessionConfig) -> Value {
             "textDocument": {
                 "synchronization": {"dynamicRegistration": false, "didSave": true},
                 "definition": {"linkSupport": false},
+                // Declared as an editor does: Pyright then answers definition with the source
+                // location only, not also the matching typeshed stub declarations.
+                "declaration": {"linkSupport": false},
+                "implementation": {"linkSupport": false},
+                "documentHighlight": {},
+                "callHierarchy": {},
                 "typeDefinition": {"linkSupport": false},
                 "references": {},
                 "hover": {"contentFormat": ["markdown", "plaintext"]},
