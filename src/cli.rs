@@ -119,6 +119,19 @@ pub enum Command {
         #[command(flatten)]
         mutation: MutationFlags,
     },
+    /// Move a module file or package directory and rewrite every import of it: a preview
+    /// (diff + WorkspaceEdit) unless --apply
+    RenameFile {
+        /// The module file (`src/pkg/mod.py`) or package directory to move
+        src: String,
+        /// Its new path (must not exist; missing parent directories are created)
+        dst: String,
+        /// Write the change (transactionally, inside the safety envelope)
+        #[arg(long, conflicts_with = "dry_run")]
+        apply: bool,
+        #[command(flatten)]
+        mutation: MutationFlags,
+    },
     /// Install the pinned Pyright into the cache now
     Setup,
     /// Report node, npm, the server and its version, and Python
@@ -244,6 +257,19 @@ impl Command {
                     mutation: mutation.args(apply.is_some()),
                 },
                 Some(selector),
+            ),
+            Command::RenameFile {
+                src,
+                dst,
+                apply,
+                mutation,
+            } => (
+                Op::RenameFile {
+                    src: src.clone(),
+                    dst: dst.clone(),
+                    mutation: mutation.args(*apply),
+                },
+                None,
             ),
             Command::Setup | Command::Doctor => return None,
         };

@@ -9,6 +9,7 @@ pub mod locate;
 pub mod mutate;
 pub mod refs;
 pub mod rename;
+pub mod rename_file;
 pub mod render;
 pub mod symbols;
 
@@ -43,6 +44,12 @@ pub enum Op {
         new_name: String,
         mutation: MutationArgs,
     },
+    /// Move a module file or package directory, rewriting its imports.
+    RenameFile {
+        src: String,
+        dst: String,
+        mutation: MutationArgs,
+    },
     /// List code actions, or preview/apply the one named by `pick` (index or title).
     CodeActions {
         kind: Option<String>,
@@ -65,6 +72,7 @@ impl Op {
             Op::PrepareRename => "prepare-rename",
             Op::Rename { .. } => "rename",
             Op::CodeActions { .. } => "code-actions",
+            Op::RenameFile { .. } => "rename-file",
         }
     }
 
@@ -90,6 +98,12 @@ impl Op {
                 let mut v = mutation.to_json();
                 v["kind"] = json!(kind);
                 v["pick"] = json!(pick);
+                v
+            }
+            Op::RenameFile { src, dst, mutation } => {
+                let mut v = mutation.to_json();
+                v["src"] = json!(src);
+                v["dst"] = json!(dst);
                 v
             }
             Op::Def | Op::TypeDef | Op::Hover | Op::PrepareRename => json!({}),
@@ -149,5 +163,6 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
             pick,
             mutation,
         } => code_actions::run(o, selector()?, kind.as_deref(), pick.as_deref(), mutation).await,
+        Op::RenameFile { src, dst, mutation } => rename_file::run(o, src, dst, mutation).await,
     }
 }

@@ -7,6 +7,8 @@
 //! the workspace jail before anything else looks at it. Writing is [`apply`]'s job.
 
 pub mod apply;
+pub mod imports;
+pub mod rename_file;
 
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::safety::Jail;
