@@ -201,7 +201,12 @@ impl Journal {
 
 fn rollback_entries(dir: &Path, entries: &[Entry]) -> Result<usize> {
     let mut restored = 0;
-    for e in entries.iter().rev() {
+    // Directories lanser created go last: files restored to "absent" (a new `__init__.py`)
+    // must leave them first.
+    let (dirs, rest): (Vec<&Entry>, Vec<&Entry>) = entries
+        .iter()
+        .partition(|e| matches!(e, Entry::CreatedDir { .. }));
+    for e in rest.into_iter().rev().chain(dirs.into_iter().rev()) {
         match e {
             Entry::Restore { path, backup, mode } => match backup {
                 Some(name) => {

@@ -131,6 +131,24 @@ impl Plan {
         out
     }
 
+    /// Where `path` is once the plan's renames are done (a path inside a renamed directory
+    /// moves with it).
+    pub fn final_path(&self, path: &std::path::Path) -> PathBuf {
+        let mut p = path.to_path_buf();
+        for c in &self.changes {
+            if let FileChange::Rename { from, to, .. } = c {
+                if let Ok(rest) = p.strip_prefix(from) {
+                    p = if rest.as_os_str().is_empty() {
+                        to.clone()
+                    } else {
+                        to.join(rest)
+                    };
+                }
+            }
+        }
+        p
+    }
+
     pub fn edit_count(&self) -> usize {
         self.changes
             .iter()

@@ -4,4 +4,5 @@
 mod contract;
 mod facts;
 mod mutations;
+mod rename_file;
 mod support;
