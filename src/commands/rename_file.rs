@@ -46,6 +46,8 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
             provenance = "lsp+lanser";
         }
     }
+    let diff = rename_file::git_diff(&built, &mv);
+    built.plan.git_patch = Some(diff.clone());
     let applied = mutate::maybe_apply(o, m, &built.plan, complete, None)?;
     if applied && advertised(&caps, "didRename") {
         if let Some(s) = o.session.as_ref() {
@@ -79,7 +81,7 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
         complete,
         edits: Some(Edits {
             workspace_edit: Some(built.plan.to_json()),
-            diff: Some(rename_file::git_diff(&built, &mv)),
+            diff: Some(diff),
         }),
     })
 }

@@ -7,6 +7,7 @@
 //! the workspace jail before anything else looks at it. Writing is [`apply`]'s job.
 
 pub mod apply;
+pub mod import_map;
 pub mod imports;
 pub mod rename_file;
 
@@ -63,6 +64,9 @@ pub enum FileChange {
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
     pub changes: Vec<FileChange>,
+    /// A git-style patch of the whole plan, file operations included, for `--apply-mode git`
+    /// (without it, git mode takes [`Plan::diff`] and text edits only).
+    pub git_patch: Option<String>,
 }
 
 fn uri_str(u: &lsp_types::Uri) -> &str {

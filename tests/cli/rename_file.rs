@@ -175,6 +175,22 @@ fn check_move(
     );
     assert!(!ws.join(src).exists());
     smoke(&ws, smoke_script);
+
+    // --apply-mode git writes the same tree through `git apply --3way`.
+    let (_t3, third) = workspace();
+    let t = third.to_string_lossy().into_owned();
+    let o = run(&[
+        "rename-file",
+        src,
+        dst,
+        "--workspace",
+        &t,
+        "--apply",
+        "--apply-mode",
+        "git",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(snapshot(&third), after, "git mode wrote the same tree");
     applied
 }
 
@@ -463,6 +479,9 @@ fn a_moved_module_rewrites_its_own_relative_imports() {
 fn refused_moves_write_nothing() {
     let (tmp, ws) = workspace();
     let w = ws.to_string_lossy().into_owned();
+    std::os::unix::fs::symlink("shapes/units.py", ws.join("src/link.py")).unwrap();
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "link"]);
     let before = snapshot(&ws);
     let outside = tmp
         .path()
@@ -507,6 +526,7 @@ fn refused_moves_write_nothing() {
             "move the directory instead",
         ),
         (&["src/shapes", "src/shapes/inner"], 2, "into itself"),
+        (&["src/link.py", "src/moved.py"], 2, "is a symbolic link"),
     ];
     for (paths, code, needle) in cases {
         let o = run(&[&["rename-file"], *paths, &["--workspace", &w, "--apply"]].concat());
