@@ -593,3 +593,51 @@ fn a_kill_anywhere_inside_a_move_rolls_back_whole() {
     assert!(kills >= 10, "only {kills} kill points");
     eprintln!("rename-file fault injection: {kills} kill points, each rolled back");
 }
+
+/// A server that advertises `workspace/willRenameFiles` is asked first; its edits win for the
+/// files it edits, lanser's cover the rest (tests/fake_lsp.py plays such a server).
+#[test]
+fn a_server_with_will_rename_files_is_asked_first() {
+    let (_t, ws) = workspace();
+    let w = ws.to_string_lossy().into_owned();
+    let cmd = format!(
+        "python3 {} willrename",
+        repo().join("tests/fake_lsp.py").display()
+    );
+    let args = [
+        "rename-file",
+        "src/shapes/units.py",
+        "src/shapes/sub/units.py",
+        "--workspace",
+        &w,
+        "--server-cmd",
+        &cmd,
+        "--json",
+    ];
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let b = bundle(&o);
+    assert_eq!(b["facts"]["provenance"], "lsp+lanser");
+    let o = run(&[&args[..], &["--apply"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The server's one edit, and none of lanser's, in the file the server edited.
+    assert_eq!(
+        read(&ws, "tests/test_units.py"),
+        changed(
+            &original("tests/test_units.py"),
+            &[(
+                "import shapes.units\n",
+                "import shapes.sub.units  # by the server\n"
+            )]
+        )
+    );
+    // lanser's edits everywhere else.
+    assert_eq!(
+        read(&ws, "src/shapes/geometry.py"),
+        changed(
+            &original("src/shapes/geometry.py"),
+            &[("from .units import round", "from .sub.units import round")]
+        )
+    );
+    assert!(ws.join("src/shapes/sub/units.py").is_file());
+}
