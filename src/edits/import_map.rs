@@ -534,6 +534,27 @@ mod tests {
     }
 
     #[test]
+    fn top_level_moves_rebind_and_aliases_are_kept() {
+        let top = file("src/p/units.py", "src/units.py");
+        assert_eq!(
+            rewrite(
+                &top,
+                "tests/t.py",
+                "import p.units\nfrom p import units as u\nfrom p import (units)\nx = p.units.f()\n"
+            ),
+            "import units\nimport units as u\nimport units\nx = units.f()\n"
+        );
+        let same = file("src/p/units.py", "src/p/conv.py");
+        assert_eq!(
+            rewrite(&same, "tests/t.py", "from p import units as conv\n"),
+            "from p import conv\n"
+        );
+        // Nothing that only looks like the module changes.
+        let text = "self.p.units.f()\nimport q as p\np.units.f()\n";
+        assert_eq!(rewrite(&same, "tests/t.py", text), text);
+    }
+
+    #[test]
     fn package_moves() {
         let mv = Move {
             src: "src/p".into(),

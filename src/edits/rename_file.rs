@@ -175,7 +175,7 @@ pub fn build(ws: &Workspace, jail: &Jail, mv: &Move, enc: Encoding) -> Result<Bu
         overwrite: false,
         ignore_if_exists: false,
     });
-    let moved_files = if mv.is_dir {
+    let moved_files: Vec<(String, String)> = if mv.is_dir {
         files_below(root, &mv.src)
             .into_iter()
             .filter_map(|f| mv.map_file(&f).map(|n| (f, n)))
@@ -183,6 +183,11 @@ pub fn build(ws: &Workspace, jail: &Jail, mv: &Move, enc: Encoding) -> Result<Bu
     } else {
         vec![(mv.src.clone(), mv.dst.clone())]
     };
+    // Every file a directory move carries goes through the jail and the filters, both ways.
+    for (old, new) in &moved_files {
+        jail.check_path(&root.join(old))?;
+        jail.check_path(&root.join(new))?;
+    }
     Ok(Built {
         plan: Plan {
             changes,

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
-fn options(ws: &Path) -> Options {
+pub fn options(ws: &Path) -> Options {
     Options {
         workspace: Some(ws.to_path_buf()),
         server_cmd: None,

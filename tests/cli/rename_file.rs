@@ -551,6 +551,102 @@ fn refused_moves_write_nothing() {
     assert!(stderr(&o).contains("refusing to touch tests/test_units.py: denied by --deny tests/*"));
     assert_eq!(snapshot(&ws), before);
     assert!(!ws.join("src/shapes/sub").exists());
+    // A file a directory move would carry is denied: nothing moves.
+    let o = run(&[
+        "rename-file",
+        "src/shapes",
+        "src/forms",
+        "--workspace",
+        &w,
+        "--apply",
+        "--deny",
+        "src/forms/crlf_mod.py",
+    ]);
+    assert_eq!(o.status.code(), Some(71), "{}", stderr(&o));
+    assert!(stderr(&o).contains("refusing to touch src/forms/crlf_mod.py"));
+    assert_eq!(snapshot(&ws), before);
+}
+
+/// One session across the move: the server is told (didChangeWatchedFiles, didOpen/didChange
+/// at the new paths), so diagnostics asked afterwards in the same process see the moved tree.
+#[tokio::test]
+async fn the_session_sees_the_move() {
+    use lanser::commands::mutate::MutationArgs;
+    use lanser::commands::Op;
+    use lanser::orchestrator::{Orchestrator, Request};
+    let (_t, ws) = workspace();
+    let mut o = Orchestrator::new(crate::facts::options(&ws)).unwrap();
+    let diag = Request {
+        op: Op::Diag { targets: vec![] },
+        selector: None,
+    };
+    // Files the session has open: without didChange it would keep their old imports.
+    for (rel, needle, name) in [
+        (
+            "src/shapes/__init__.py",
+            "from .units import convert",
+            "convert",
+        ),
+        (
+            "src/shapes/geometry.py",
+            "from .units import round",
+            "round_to_precision",
+        ),
+        ("tests/test_units.py", "import shapes.units as u", "u"),
+    ] {
+        let line = line_with(&ws, rel, needle);
+        let h = o
+            .execute(&Request {
+                op: Op::Hover,
+                selector: Some(format!("{rel}@L{line}:{name}")),
+            })
+            .await;
+        assert!(h.error.is_none(), "{:?}", h.error);
+    }
+    let before = o.execute(&diag).await;
+    assert_eq!(before.facts["counts"]["error"], 3);
+    let mv = Request {
+        op: Op::RenameFile {
+            src: "src/shapes/units.py".into(),
+            dst: "src/shapes/sub/units.py".into(),
+            mutation: MutationArgs {
+                apply: true,
+                ..MutationArgs::default()
+            },
+        },
+        selector: None,
+    };
+    let b = o.execute(&mv).await;
+    assert!(b.error.is_none(), "{:?}", b.error);
+    let after = o.execute(&diag).await;
+    assert_eq!(after.facts["counts"], before.facts["counts"]);
+    assert_eq!(after.facts["diagnostics"], before.facts["diagnostics"]);
+    assert!(after.facts["files"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("src/shapes/sub/units.py")));
+    // The open file's new import leads to the moved module.
+    let line = line_with(
+        &ws,
+        "src/shapes/__init__.py",
+        "from .sub.units import convert",
+    );
+    let d = o
+        .execute(&Request {
+            op: Op::Def,
+            selector: Some(format!("src/shapes/__init__.py@L{line}:convert")),
+        })
+        .await;
+    assert!(d.error.is_none(), "{:?}", d.error);
+    let def_line = line_with(&ws, "src/shapes/sub/units.py", "def convert(");
+    assert_eq!(
+        locs(&d.facts["definitions"]),
+        vec![(
+            "src/shapes/sub/units.py".to_string(),
+            ident_range(&ws, "src/shapes/sub/units.py", def_line, "convert")
+        )]
+    );
+    o.close().await;
 }
 
 /// SIGKILL at every step of a move that edits files, creates a package and renames: the next
