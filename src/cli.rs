@@ -203,6 +203,19 @@ pub enum Command {
         #[arg(long, value_name = "JSON")]
         payload: Option<String>,
     },
+    /// Move a module file or package directory and rewrite every import of it: a preview
+    /// (diff + WorkspaceEdit) unless --apply
+    RenameFile {
+        /// The module file (`src/pkg/mod.py`) or package directory to move
+        src: String,
+        /// Its new path (must not exist; missing parent directories are created)
+        dst: String,
+        /// Write the change (transactionally, inside the safety envelope)
+        #[arg(long, conflicts_with = "dry_run")]
+        apply: bool,
+        #[command(flatten)]
+        mutation: MutationFlags,
+    },
     /// Install the pinned server (Pyright, or --server NAME) into the cache now
     Setup,
     /// Report node, npm, the server and its version, and Python
@@ -375,6 +388,19 @@ impl Command {
                     target.as_ref().filter(|_| !is_file),
                 )
             }
+            Command::RenameFile {
+                src,
+                dst,
+                apply,
+                mutation,
+            } => (
+                Op::RenameFile {
+                    src: src.clone(),
+                    dst: dst.clone(),
+                    mutation: mutation.args(*apply),
+                },
+                None,
+            ),
         };
         Some(Request {
             op,

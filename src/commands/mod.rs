@@ -14,6 +14,7 @@ pub mod nav;
 pub mod raw;
 pub mod refs;
 pub mod rename;
+pub mod rename_file;
 pub mod render;
 pub mod show;
 pub mod symbols;
@@ -51,6 +52,12 @@ pub enum Op {
     },
     Rename {
         new_name: String,
+        mutation: MutationArgs,
+    },
+    /// Move a module file or package directory, rewriting its imports.
+    RenameFile {
+        src: String,
+        dst: String,
         mutation: MutationArgs,
     },
     /// List code actions, or preview/apply the one named by `pick` (index or title).
@@ -102,6 +109,7 @@ impl Op {
             Op::Status => "status",
             Op::Reload => "reload",
             Op::RawRequest { .. } => "request",
+            Op::RenameFile { .. } => "rename-file",
         }
     }
 
@@ -127,6 +135,12 @@ impl Op {
                 let mut v = mutation.to_json();
                 v["kind"] = json!(kind);
                 v["pick"] = json!(pick);
+                v
+            }
+            Op::RenameFile { src, dst, mutation } => {
+                let mut v = mutation.to_json();
+                v["src"] = json!(src);
+                v["dst"] = json!(dst);
                 v
             }
             Op::Check { patch } => json!({ "patch": patch }),
@@ -240,5 +254,6 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
             };
             raw::run(o, method, source).await
         }
+        Op::RenameFile { src, dst, mutation } => rename_file::run(o, src, dst, mutation).await,
     }
 }

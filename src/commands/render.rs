@@ -207,7 +207,7 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
                 writeln!(out, "renameable at {path}:{line}:{col}").ok();
             }
         }
-        "rename" | "code-actions" => {
+        "rename" | "code-actions" | "rename-file" => {
             if let Some(actions) = facts.get("actions").and_then(Value::as_array) {
                 if facts.get("chosen").is_none() {
                     for a in actions {

@@ -4,6 +4,7 @@
 mod contract;
 mod facts;
 mod mutations;
+mod rename_file;
 mod reward;
 mod servers;
 mod support;
