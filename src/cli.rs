@@ -57,6 +57,12 @@ pub struct Global {
     /// Longest list a bundle carries; longer ones are cut with `meta.truncated`
     #[arg(long, global = true, default_value_t = DEFAULT_PAGE_SIZE, value_name = "N")]
     pub page_size: usize,
+    /// Confidence threshold τ: a fuzzy resolution scoring below it is flagged ambiguous
+    #[arg(long, global = true, default_value_t = crate::relocate::score::DEFAULT_TAU, value_name = "T")]
+    pub tau: f64,
+    /// `best`: take the top-ranked candidate when a selector is ambiguous instead of failing
+    #[arg(long, global = true, value_name = "best", value_parser = ["best"])]
+    pub pick: Option<String>,
 }
 
 fn parse_encoding(s: &str) -> std::result::Result<Encoding, String> {
@@ -108,6 +114,12 @@ impl Global {
                 self.timeout
             )));
         }
+        if !(0.0..=1.0).contains(&self.tau) {
+            return Err(LanserError::usage(format!(
+                "--tau must be between 0 and 1, not {}",
+                self.tau
+            )));
+        }
         let cwd = std::env::current_dir()
             .map_err(|e| LanserError::internal(format!("current directory: {e}")))?;
         Ok(Options {
@@ -122,6 +134,10 @@ impl Global {
             tap: None,
             cursor: self.cursor,
             page_size: self.page_size,
+            relocate: crate::relocate::Config {
+                tau: self.tau,
+                pick_best: self.pick.is_some(),
+            },
         })
     }
 }

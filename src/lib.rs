@@ -12,6 +12,7 @@ pub mod env;
 pub mod error;
 pub mod lsp;
 pub mod orchestrator;
+pub mod relocate;
 pub mod selector;
 pub mod text;
 pub mod tools;

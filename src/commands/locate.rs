@@ -1,5 +1,6 @@
-//! `lanser locate SELECTOR [--preview]`: resolve a selector to a concrete range without asking
-//! the server; `--preview` adds the lines it covers.
+//! `lanser locate SELECTOR [--preview]`: resolve a selector (any form) to a concrete range
+//! without asking the server; `--preview` adds the lines it covers. A structural selector also
+//! names its symbol: module, qualname, kind, signature shape and the stable `symbolId`.
 
 use crate::error::Result;
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -19,6 +20,11 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
             })
         })
         .collect();
+    let symbol = target
+        .evidence
+        .as_ref()
+        .and_then(|ev| ev.candidates.first())
+        .and_then(|c| c.symbol.clone());
     let loc = o.normalizer().location(
         &crate::workspace::path_to_uri(&doc.abs),
         resolution.resolved.range,
@@ -32,6 +38,7 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
                 "text": &doc.text[target.start..target.end],
                 "preview": if preview { Some(lines) } else { None },
             },
+            "symbol": symbol,
             "provenance": "parser",
         }),
         resolution: Some(resolution),

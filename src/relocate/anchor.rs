@@ -1,0 +1,281 @@
+//! Content anchors (paper §3.3, Algorithm 1 lines 8–10): exact occurrences of the snippet,
+//! then — only when there is none — whitespace-insensitive occurrences, then winnowed k-gram
+//! fingerprints (k = 7, w = 4; Schleimer et al.) over the whitespace-free text, clustered by
+//! the snippet start they imply.
+//!
+//! `hash` is `sha1:` of the occurrence's context window: the text from `ctx` characters before
+//! the snippet to `ctx` characters after it (clamped to the file). An exact occurrence whose
+//! window hashes to it is pinned (score 1.0); when several do, nothing is pinned.
+
+use super::score::{identifiers, jaccard, proximity, Candidate, Features};
+use crate::selector::resolve::Document;
+use sha1::{Digest, Sha1};
+
+pub const K: usize = 7;
+pub const W: usize = 4;
+/// Fuzzy clusters sharing less of the snippet's fingerprints than this are dropped.
+const MIN_CONTAINMENT: f64 = 0.3;
+
+/// Byte bounds of the window of `ctx` characters on each side of `[start, end)`.
+pub fn window(text: &str, start: usize, end: usize, ctx: usize) -> (usize, usize) {
+    let before = text[..start]
+        .char_indices()
+        .rev()
+        .nth(ctx.saturating_sub(1))
+        .map(|(i, _)| i)
+        .unwrap_or(0);
+    let before = if ctx == 0 { start } else { before };
+    let after = text[end..]
+        .char_indices()
+        .nth(ctx)
+        .map(|(i, _)| end + i)
+        .unwrap_or(text.len());
+    (before, after)
+}
+
+/// `sha1:<hex>` of the context window of `[start, end)`.
+pub fn window_hash(text: &str, start: usize, end: usize, ctx: usize) -> String {
+    let (a, b) = window(text, start, end, ctx);
+    let digest = Sha1::digest(text[a..b].as_bytes());
+    let mut s = String::from("sha1:");
+    for byte in digest.iter() {
+        s.push_str(&format!("{byte:02x}"));
+    }
+    s
+}
+
+/// Byte offsets of every (possibly overlapping) occurrence of `snippet`.
+pub fn exact_occurrences(text: &str, snippet: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = text[from..].find(snippet) {
+        out.push(from + i);
+        let step = text[from + i..].chars().next().map_or(1, char::len_utf8);
+        from += i + step;
+    }
+    out
+}
+
+/// The non-whitespace characters of `text` with their byte offsets.
+fn squeeze(text: &str) -> Vec<(char, usize)> {
+    text.char_indices()
+        .filter(|(_, c)| !c.is_whitespace())
+        .map(|(i, c)| (c, i))
+        .collect()
+}
+
+fn kgrams(chars: &[(char, usize)]) -> Vec<u64> {
+    if chars.len() < K {
+        return vec![];
+    }
+    chars
+        .windows(K)
+        .map(|w| {
+            // FNV-1a over the code points.
+            w.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, (c, _)| {
+                (h ^ u64::from(*c as u32)).wrapping_mul(0x0100_0000_01b3)
+            })
+        })
+        .collect()
+}
+
+/// Winnowing: the minimum hash of every window of `W` consecutive k-grams (the rightmost on
+/// ties), each selected position once. Returns (hash, k-gram index).
+pub fn winnow(hashes: &[u64]) -> Vec<(u64, usize)> {
+    let mut out: Vec<(u64, usize)> = Vec::new();
+    if hashes.is_empty() {
+        return out;
+    }
+    let w = W.min(hashes.len());
+    for start in 0..=hashes.len() - w {
+        let mut best = start;
+        for i in start..start + w {
+            if hashes[i] <= hashes[best] {
+                best = i;
+            }
+        }
+        if out.last().is_none_or(|&(_, p)| p != best) {
+            out.push((hashes[best], best));
+        }
+    }
+    out
+}
+
+/// Whitespace-insensitive and fingerprint matches of `snippet` in `text`: byte spans with the
+/// share of the snippet's fingerprints they contain.
+pub fn fuzzy(text: &str, snippet: &str) -> Vec<((usize, usize), f64)> {
+    let sn = squeeze(snippet);
+    let tn = squeeze(text);
+    if sn.is_empty() || tn.len() < sn.len() {
+        return vec![];
+    }
+    let byte_span = |a: usize, b: usize| (tn[a].1, tn[b].1 + tn[b].0.len_utf8());
+    // Whitespace-insensitive occurrences (reformatting) count as full containment.
+    let same: Vec<_> = tn
+        .windows(sn.len())
+        .enumerate()
+        .filter(|(_, w)| w.iter().zip(&sn).all(|(a, b)| a.0 == b.0))
+        .map(|(i, _)| (byte_span(i, i + sn.len() - 1), 1.0))
+        .collect();
+    if !same.is_empty() {
+        return same;
+    }
+    let sfp = winnow(&kgrams(&sn));
+    if sfp.is_empty() {
+        return vec![];
+    }
+    let mut distinct: Vec<u64> = sfp.iter().map(|f| f.0).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut votes: Vec<(isize, u64)> = Vec::new();
+    for (h, ti) in winnow(&kgrams(&tn)) {
+        for &(sh, si) in &sfp {
+            if sh == h {
+                votes.push((ti as isize - si as isize, h));
+            }
+        }
+    }
+    votes.sort_unstable();
+    let gap = (sn.len() / 4).max(2) as isize;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < votes.len() {
+        let mut j = i + 1;
+        while j < votes.len() && votes[j].0 - votes[j - 1].0 <= gap {
+            j += 1;
+        }
+        let cluster = &votes[i..j];
+        let mut hs: Vec<u64> = cluster.iter().map(|v| v.1).collect();
+        hs.sort_unstable();
+        hs.dedup();
+        let containment = hs.len() as f64 / distinct.len() as f64;
+        if containment >= MIN_CONTAINMENT {
+            let first = cluster[0].0.max(0) as usize;
+            let last = ((cluster[cluster.len() - 1].0 + sn.len() as isize) as usize)
+                .min(tn.len())
+                .saturating_sub(1)
+                .max(first);
+            out.push((byte_span(first, last), containment.min(1.0)));
+        }
+        i = j;
+    }
+    out
+}
+
+/// Where the snippet was in the selector's own version of the file, when a snapshot says.
+#[derive(Debug, Clone)]
+pub struct Original {
+    /// 0-based line of the occurrence.
+    pub line: usize,
+    /// The text of its context window.
+    pub window: String,
+}
+
+/// Score every candidate occurrence of `snippet` in `doc` (index `doc_idx` of the evidence).
+pub fn candidates(
+    doc_idx: usize,
+    doc: &Document,
+    snippet: &str,
+    ctx: usize,
+    hash: Option<&str>,
+    original: Option<&Original>,
+) -> Vec<Candidate> {
+    let text = &doc.text;
+    let snippet_ids = identifiers(snippet);
+    let token = |s: usize, e: usize| match original {
+        Some(o) => {
+            let (a, b) = window(text, s, e, ctx);
+            jaccard(&identifiers(&o.window), &identifiers(&text[a..b]))
+        }
+        None => jaccard(&snippet_ids, &identifiers(&text[s..e])),
+    };
+    let line = |s: usize| doc.index.position(text, s, crate::text::Encoding::Utf8).0;
+    let orig_line = original.map(|o| o.line);
+    let exact = exact_occurrences(text, snippet);
+    if !exact.is_empty() {
+        let pinned: Vec<bool> = exact
+            .iter()
+            .map(|&s| hash.is_some_and(|h| window_hash(text, s, s + snippet.len(), ctx) == h))
+            .collect();
+        let unique_pin = pinned.iter().filter(|p| **p).count() == 1;
+        return exact
+            .iter()
+            .zip(pinned)
+            .map(|(&s, pin)| {
+                let e = s + snippet.len();
+                let f = Features {
+                    ast: 1.0,
+                    module: 1.0,
+                    token: token(s, e),
+                    prox: proximity(orig_line, line(s)),
+                };
+                let mut c = Candidate::new(doc_idx, (s, e), f);
+                c.exact = pin && unique_pin;
+                c
+            })
+            .collect();
+    }
+    fuzzy(text, snippet)
+        .into_iter()
+        .map(|((s, e), containment)| {
+            let f = Features {
+                ast: containment,
+                module: 1.0,
+                token: token(s, e),
+                prox: proximity(orig_line, line(s)),
+            };
+            let mut c = Candidate::new(doc_idx, (s, e), f);
+            c.fuzzy = true;
+            c
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_and_hashes_are_in_characters() {
+        let t = "αβγ snippet δεζ";
+        let s = t.find("snippet").unwrap();
+        let (a, b) = window(t, s, s + 7, 2);
+        assert_eq!(&t[a..b], "γ snippet δ");
+        let (a, b) = window(t, s, s + 7, 100);
+        assert_eq!(&t[a..b], t);
+        let (a, b) = window(t, s, s + 7, 0);
+        assert_eq!(&t[a..b], "snippet");
+        // sha1("abc") is a known vector.
+        assert_eq!(
+            window_hash("abc", 0, 3, 0),
+            "sha1:a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
+    }
+
+    #[test]
+    fn winnowing_selects_rightmost_minimum_per_window() {
+        let w = winnow(&[5, 3, 7, 3, 9, 8, 1]);
+        // Windows of 4: [5,3,7,3]→3@3, [3,7,3,9]→3@3, [7,3,9,8]→3@3, [3,9,8,1]→1@6.
+        assert_eq!(w, vec![(3, 3), (1, 6)]);
+        assert_eq!(winnow(&[4, 2]), vec![(2, 1)]);
+        assert!(winnow(&[]).is_empty());
+    }
+
+    #[test]
+    fn exact_then_reformatted_then_fingerprints() {
+        let t = "x = 1\ndef load_data(path, mode):\n    pass\n";
+        assert_eq!(exact_occurrences("aaa", "aa"), vec![0, 1]);
+        // Reformatted: whitespace differs.
+        let hits = fuzzy(t, "def load_data(path,mode)");
+        assert_eq!(hits.len(), 1);
+        assert_eq!(&t[hits[0].0 .0..hits[0].0 .1], "def load_data(path, mode)");
+        assert_eq!(hits[0].1, 1.0);
+        // Edited: most fingerprints survive a renamed parameter.
+        let hits = fuzzy(t, "def load_data(source, mode):");
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert!(hits[0].1 >= 0.3 && hits[0].1 < 1.0, "{hits:?}");
+        assert!(t[hits[0].0 .0..hits[0].0 .1].contains("load_data"));
+        // Unrelated text shares nothing.
+        assert!(fuzzy(t, "class Completely(Different):").is_empty());
+    }
+}
