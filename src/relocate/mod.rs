@@ -10,6 +10,7 @@
 //! 4. Candidates are scored and disambiguated ([`score`]).
 
 pub mod anchor;
+pub mod durable;
 pub mod modules;
 pub mod outline;
 pub mod score;

@@ -24,6 +24,7 @@ fn options(ws: &Path) -> Options {
         tap: None,
         cursor: 0,
         page_size: lanser::orchestrator::DEFAULT_PAGE_SIZE,
+        relocate: Default::default(),
     }
 }
 

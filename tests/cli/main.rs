@@ -3,4 +3,6 @@
 
 mod contract;
 mod facts;
+mod relocation;
+mod selectors;
 mod support;
