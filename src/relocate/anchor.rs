@@ -101,6 +101,62 @@ pub fn winnow(hashes: &[u64]) -> Vec<(u64, usize)> {
     out
 }
 
+/// One fingerprint shared by the pattern and the text: (implied pattern start in the text,
+/// k-gram index in the pattern, k-gram index in the text, hash), all in squeezed characters.
+type Vote = (isize, usize, usize, u64);
+
+/// Fingerprint votes of `pn` in `tn`, clustered by the pattern start they imply, each cluster
+/// with the share of the pattern's distinct fingerprints it holds (≥ the minimum).
+fn clusters(tn: &[(char, usize)], pn: &[(char, usize)]) -> Vec<(Vec<Vote>, f64)> {
+    let pfp = winnow(&kgrams(pn));
+    if pfp.is_empty() {
+        return vec![];
+    }
+    let mut distinct: Vec<u64> = pfp.iter().map(|f| f.0).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut votes: Vec<Vote> = Vec::new();
+    for (h, ti) in winnow(&kgrams(tn)) {
+        for &(ph, pi) in &pfp {
+            if ph == h {
+                votes.push((ti as isize - pi as isize, pi, ti, h));
+            }
+        }
+    }
+    votes.sort_unstable();
+    let gap = (pn.len() / 4).max(2) as isize;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < votes.len() {
+        let mut j = i + 1;
+        while j < votes.len() && votes[j].0 - votes[j - 1].0 <= gap {
+            j += 1;
+        }
+        let cluster = votes[i..j].to_vec();
+        let mut hs: Vec<u64> = cluster.iter().map(|v| v.3).collect();
+        hs.sort_unstable();
+        hs.dedup();
+        let containment = (hs.len() as f64 / distinct.len() as f64).min(1.0);
+        if containment >= MIN_CONTAINMENT {
+            out.push((cluster, containment));
+        }
+        i = j;
+    }
+    out
+}
+
+/// Whitespace-insensitive occurrences of `pn` in `tn` (squeezed character indices).
+fn squeezed_occurrences(tn: &[(char, usize)], pn: &[(char, usize)]) -> Vec<usize> {
+    if pn.is_empty() || tn.len() < pn.len() {
+        return vec![];
+    }
+    tn.windows(pn.len())
+        .enumerate()
+        .filter(|(_, w)| w.iter().zip(pn).all(|(a, b)| a.0 == b.0))
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// Whitespace-insensitive and fingerprint matches of `snippet` in `text`: byte spans with the
 /// share of the snippet's fingerprints they contain.
 pub fn fuzzy(text: &str, snippet: &str) -> Vec<((usize, usize), f64)> {
@@ -111,55 +167,76 @@ pub fn fuzzy(text: &str, snippet: &str) -> Vec<((usize, usize), f64)> {
     }
     let byte_span = |a: usize, b: usize| (tn[a].1, tn[b].1 + tn[b].0.len_utf8());
     // Whitespace-insensitive occurrences (reformatting) count as full containment.
-    let same: Vec<_> = tn
-        .windows(sn.len())
-        .enumerate()
-        .filter(|(_, w)| w.iter().zip(&sn).all(|(a, b)| a.0 == b.0))
-        .map(|(i, _)| (byte_span(i, i + sn.len() - 1), 1.0))
-        .collect();
+    let same = squeezed_occurrences(&tn, &sn);
     if !same.is_empty() {
-        return same;
+        return same
+            .into_iter()
+            .map(|i| (byte_span(i, i + sn.len() - 1), 1.0))
+            .collect();
     }
-    let sfp = winnow(&kgrams(&sn));
-    if sfp.is_empty() {
-        return vec![];
-    }
-    let mut distinct: Vec<u64> = sfp.iter().map(|f| f.0).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    let mut votes: Vec<(isize, u64)> = Vec::new();
-    for (h, ti) in winnow(&kgrams(&tn)) {
-        for &(sh, si) in &sfp {
-            if sh == h {
-                votes.push((ti as isize - si as isize, h));
-            }
-        }
-    }
-    votes.sort_unstable();
-    let gap = (sn.len() / 4).max(2) as isize;
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < votes.len() {
-        let mut j = i + 1;
-        while j < votes.len() && votes[j].0 - votes[j - 1].0 <= gap {
-            j += 1;
-        }
-        let cluster = &votes[i..j];
-        let mut hs: Vec<u64> = cluster.iter().map(|v| v.1).collect();
-        hs.sort_unstable();
-        hs.dedup();
-        let containment = hs.len() as f64 / distinct.len() as f64;
-        if containment >= MIN_CONTAINMENT {
+    clusters(&tn, &sn)
+        .into_iter()
+        .map(|(cluster, containment)| {
             let first = cluster[0].0.max(0) as usize;
             let last = ((cluster[cluster.len() - 1].0 + sn.len() as isize) as usize)
                 .min(tn.len())
                 .saturating_sub(1)
                 .max(first);
-            out.push((byte_span(first, last), containment.min(1.0)));
-        }
-        i = j;
+            (byte_span(first, last), containment)
+        })
+        .collect()
+}
+
+/// Fingerprint matches of the snippet's whole context window (`window`, the snippet at byte
+/// `at` inside it, `len` bytes long) in `text`: the snippet's span placed from the matching
+/// fingerprints nearest to it on each side, with the share of the window's fingerprints.
+pub fn fuzzy_in_context(
+    text: &str,
+    window: &str,
+    at: usize,
+    len: usize,
+) -> Vec<((usize, usize), f64)> {
+    let wn = squeeze(window);
+    let tn = squeeze(text);
+    let p = squeeze(&window[..at]).len() as isize;
+    let n = squeeze(&window[at..at + len]).len() as isize;
+    if n == 0 || tn.is_empty() {
+        return vec![];
     }
-    out
+    let last = tn.len() as isize - 1;
+    clusters(&tn, &wn)
+        .into_iter()
+        .filter_map(|(cluster, containment)| {
+            // Start: the last fingerprint wholly before the snippet, else the first after.
+            let before = cluster
+                .iter()
+                .filter(|v| v.1 as isize + K as isize <= p)
+                .max_by_key(|v| v.1);
+            let after_start = cluster
+                .iter()
+                .filter(|v| v.1 as isize >= p)
+                .min_by_key(|v| v.1);
+            let start = match (before, after_start) {
+                (Some(v), _) => v.2 as isize + (p - v.1 as isize),
+                (None, Some(v)) => v.2 as isize - (v.1 as isize - p),
+                _ => return None,
+            };
+            // End: the first fingerprint wholly after the snippet, else start + length.
+            let after_end = cluster
+                .iter()
+                .filter(|v| v.1 as isize >= p + n)
+                .min_by_key(|v| v.1);
+            let end = match after_end {
+                Some(v) => v.2 as isize - (v.1 as isize - (p + n)) - 1,
+                None => start + n - 1,
+            };
+            let (s, e) = (start.clamp(0, last), end.clamp(0, last));
+            (e >= s).then(|| {
+                let (s, e) = (s as usize, e as usize);
+                ((tn[s].1, tn[e].1 + tn[e].0.len_utf8()), containment)
+            })
+        })
+        .collect()
 }
 
 /// Where the snippet was in the selector's own version of the file, when a snapshot says.
@@ -169,6 +246,8 @@ pub struct Original {
     pub line: usize,
     /// The text of its context window.
     pub window: String,
+    /// Byte offset of the snippet inside `window`.
+    pub at: usize,
 }
 
 /// Score every candidate occurrence of `snippet` in `doc` (index `doc_idx` of the evidence).
@@ -215,8 +294,19 @@ pub fn candidates(
             })
             .collect();
     }
-    fuzzy(text, snippet)
-        .into_iter()
+    let hits = match original {
+        // With the original context known, its whole window is the pattern.
+        Some(o) => {
+            let near = fuzzy_in_context(text, &o.window, o.at, snippet.len());
+            if near.is_empty() {
+                fuzzy(text, snippet)
+            } else {
+                near
+            }
+        }
+        None => fuzzy(text, snippet),
+    };
+    hits.into_iter()
         .map(|((s, e), containment)| {
             let f = Features {
                 ast: containment,
@@ -277,5 +367,22 @@ mod tests {
         assert!(t[hits[0].0 .0..hits[0].0 .1].contains("load_data"));
         // Unrelated text shares nothing.
         assert!(fuzzy(t, "class Completely(Different):").is_empty());
+    }
+
+    #[test]
+    fn the_context_window_places_an_edited_snippet() {
+        let old = "class A:\n    def area(self) -> float:\n        return self.radius * 2\n";
+        let new =
+            "import os\nclass A:\n    def area(this) -> Real:\n        return self.radius * 2\n";
+        let s = old.find("def area").unwrap();
+        let e = s + "def area(self) -> float:".len();
+        let (a, b) = window(old, s, e, 24);
+        let hits = fuzzy_in_context(new, &old[a..b], s - a, e - s);
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        let ((hs, he), containment) = hits[0];
+        assert_eq!(&new[hs..he], "def area(this) -> Real:");
+        assert!(containment > 0.3 && containment < 1.0, "{containment}");
+        // Without the context the snippet alone is too changed to find.
+        assert!(fuzzy(new, "def area(self) -> float:").is_empty());
     }
 }

@@ -67,6 +67,7 @@ pub fn relocate(cx: &Context, spec: &PositionSpec) -> Result<Target, Rejected> {
                 ctx,
                 hash.as_deref(),
                 old_text.as_deref(),
+                None,
                 &what,
             )
         }
@@ -74,7 +75,7 @@ pub fn relocate(cx: &Context, spec: &PositionSpec) -> Result<Target, Rejected> {
 }
 
 /// Anchor relocation of `snippet` in `doc`; `old_text` is the selector's version of the file
-/// when known.
+/// when known, `known` the snippet's offset in it when the caller knows it (a stale cursor).
 fn anchor_target(
     cx: &Context,
     doc: Document,
@@ -82,17 +83,21 @@ fn anchor_target(
     ctx: usize,
     hash: Option<&str>,
     old_text: Option<&str>,
+    known: Option<usize>,
     what: &str,
 ) -> Result<Target, Rejected> {
     let mut original = None;
     let mut old_span = None;
     if let Some(old) = old_text {
-        let occ: Vec<usize> = anchor::exact_occurrences(old, snippet)
-            .into_iter()
-            .filter(|&s| {
-                hash.is_none_or(|h| anchor::window_hash(old, s, s + snippet.len(), ctx) == h)
-            })
-            .collect();
+        let occ: Vec<usize> = match known {
+            Some(s) => vec![s],
+            None => anchor::exact_occurrences(old, snippet)
+                .into_iter()
+                .filter(|&s| {
+                    hash.is_none_or(|h| anchor::window_hash(old, s, s + snippet.len(), ctx) == h)
+                })
+                .collect(),
+        };
         if let [s] = occ[..] {
             let e = s + snippet.len();
             let (a, b) = anchor::window(old, s, e, ctx);
@@ -100,11 +105,18 @@ fn anchor_target(
             original = Some(anchor::Original {
                 line,
                 window: old[a..b].to_string(),
+                at: s - a,
             });
             old_span = Some((old.to_string(), s, e));
         }
     }
     let mut cands = anchor::candidates(0, &doc, snippet, ctx, hash, original.as_ref());
+    if known.is_some() {
+        // Found again by searching for old text: never more than a fuzzy match.
+        for c in cands.iter_mut() {
+            c.fuzzy = true;
+        }
+    }
     if let Some((old, s, e)) = &old_span {
         if let Some(m) = snapshot::map_span(old, &doc.text, *s, *e) {
             for c in cands.iter_mut() {
@@ -184,6 +196,7 @@ fn direct(cx: &Context, spec: &PositionSpec) -> Result<Target, Rejected> {
         DEFAULT_CTX as usize,
         None,
         Some(&old.text),
+        Some(ss),
         &what,
     )
     .map_err(|r| match r.error.code {

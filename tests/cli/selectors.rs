@@ -10,13 +10,17 @@ fn srcpkg() -> std::path::PathBuf {
     fixture("srcpkg")
 }
 
-/// `lanser locate SEL --json` in `ws` with an empty LANSER_HOME (no server needed).
+/// `lanser locate SEL --json` in `ws` with its own LANSER_HOME (snapshots). locate needs no
+/// server and no interpreter: an empty PATH skips the interpreter probe, which dominates the
+/// run time of hundreds of runs.
 pub fn locate_in(ws: &Path, home: &Path, sel: &str, extra: &[&str]) -> (Option<i32>, Value) {
     let o = lanser()
         .args(["locate", sel, "--json", "--workspace"])
         .arg(ws)
         .args(extra)
         .env("LANSER_HOME", home)
+        .env("PATH", "")
+        .env_remove("VIRTUAL_ENV")
         .output()
         .unwrap();
     (o.status.code(), bundle(&o))
