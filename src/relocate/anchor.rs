@@ -36,7 +36,7 @@ pub fn window(text: &str, start: usize, end: usize, ctx: usize) -> (usize, usize
 /// `sha1:<hex>` of the context window of `[start, end)`.
 pub fn window_hash(text: &str, start: usize, end: usize, ctx: usize) -> String {
     let (a, b) = window(text, start, end, ctx);
-    let digest = Sha1::digest(text[a..b].as_bytes());
+    let digest = Sha1::digest(&text.as_bytes()[a..b]);
     let mut s = String::from("sha1:");
     for byte in digest.iter() {
         s.push_str(&format!("{byte:02x}"));

@@ -60,32 +60,43 @@ pub fn relocate(cx: &Context, spec: &PositionSpec) -> Result<Target, Rejected> {
                 Some(t) => t.clone(),
             };
             let what = spec.to_canonical();
-            anchor_target(
-                cx,
-                doc,
+            let job = AnchorJob {
                 snippet,
                 ctx,
-                hash.as_deref(),
-                old_text.as_deref(),
-                None,
-                &what,
-            )
+                hash: hash.as_deref(),
+                old_text: old_text.as_deref(),
+                known: None,
+            };
+            anchor_target(cx, doc, &job, &what)
         }
     }
 }
 
-/// Anchor relocation of `snippet` in `doc`; `old_text` is the selector's version of the file
-/// when known, `known` the snippet's offset in it when the caller knows it (a stale cursor).
+/// What to look for: `snippet` with `ctx` characters of context, pinned by `hash`;
+/// `old_text` is the selector's version of the file when known, `known` the snippet's offset
+/// in it when the caller knows it (a stale cursor).
+struct AnchorJob<'a> {
+    snippet: &'a str,
+    ctx: usize,
+    hash: Option<&'a str>,
+    old_text: Option<&'a str>,
+    known: Option<usize>,
+}
+
+/// Anchor relocation of a [`AnchorJob`] in `doc`.
 fn anchor_target(
     cx: &Context,
     doc: Document,
-    snippet: &str,
-    ctx: usize,
-    hash: Option<&str>,
-    old_text: Option<&str>,
-    known: Option<usize>,
+    job: &AnchorJob,
     what: &str,
 ) -> Result<Target, Rejected> {
+    let AnchorJob {
+        snippet,
+        ctx,
+        hash,
+        old_text,
+        known,
+    } = *job;
     let mut original = None;
     let mut old_span = None;
     if let Some(old) = old_text {
@@ -189,17 +200,14 @@ fn direct(cx: &Context, spec: &PositionSpec) -> Result<Target, Rejected> {
     let (ss, se) = anchor_text(&old.text, os, oe);
     let snippet = old.text[ss..se].to_string();
     let what = spec.to_canonical();
-    let mut t = anchor_target(
-        cx,
-        doc,
-        &snippet,
-        DEFAULT_CTX as usize,
-        None,
-        Some(&old.text),
-        Some(ss),
-        &what,
-    )
-    .map_err(|r| match r.error.code {
+    let job = AnchorJob {
+        snippet: &snippet,
+        ctx: DEFAULT_CTX as usize,
+        hash: None,
+        old_text: Some(&old.text),
+        known: Some(ss),
+    };
+    let mut t = anchor_target(cx, doc, &job, &what).map_err(|r| match r.error.code {
         ErrorCode::NotFound => Rejected::from(skew(", and the selected text is gone")),
         _ => r,
     })?;
@@ -220,7 +228,6 @@ fn anchor_text(text: &str, s: usize, e: usize) -> (usize, usize) {
     if e > s && text[s..e].trim().chars().count() >= 3 {
         return (s, e);
     }
-    let bytes = text.as_bytes();
     let line_start = text[..s].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[s..].find('\n').map_or(text.len(), |i| s + i);
     let word_start = text[line_start..s]
@@ -236,7 +243,6 @@ fn anchor_text(text: &str, s: usize, e: usize) -> (usize, usize) {
     if word_end > word_start && word_end - word_start >= 3 {
         return (word_start, word_end);
     }
-    let _ = bytes;
     (s.min(line_end), line_end.max(e))
 }
 

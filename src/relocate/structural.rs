@@ -134,7 +134,7 @@ pub fn symbol_info(p: &Parsed, d: &Def) -> SymbolInfo {
 pub fn role_span(p: &Parsed, d: Option<&Def>, q: &Query) -> Result<Span> {
     let Some(d) = d else {
         return match &q.node {
-            Some(pick) => node_pick(p, p.tree.root_node(), pick, &q.describe()),
+            Some(pick) => node_pick(p.tree.root_node(), pick, &q.describe()),
             None => Ok((0, 0)),
         };
     };
@@ -144,7 +144,7 @@ pub fn role_span(p: &Parsed, d: Option<&Def>, q: &Query) -> Result<Span> {
             .root_node()
             .descendant_for_byte_range(d.node.0, d.node.1)
             .unwrap_or(p.tree.root_node());
-        return node_pick(p, node, pick, &q.describe());
+        return node_pick(node, pick, &q.describe());
     }
     let what = q.describe();
     match q.role {
@@ -161,7 +161,7 @@ pub fn role_span(p: &Parsed, d: Option<&Def>, q: &Query) -> Result<Span> {
 
 /// The `index`-th (1-based) named node inside `node`, in document order, whose kind is
 /// `pick.kind` or that sits in a field of that name.
-fn node_pick(p: &Parsed, node: Node, pick: &NodePick, what: &str) -> Result<Span> {
+fn node_pick(node: Node, pick: &NodePick, what: &str) -> Result<Span> {
     let mut hits = 0u32;
     let mut cursor = node.walk();
     let mut depth = 0usize;
@@ -194,7 +194,6 @@ fn node_pick(p: &Parsed, node: Node, pick: &NodePick, what: &str) -> Result<Span
             }
         }
     }
-    let _ = p;
     Err(LanserError::not_found(format!(
         "{what} has {hits} '{}' node(s), not {}",
         pick.kind, pick.index

@@ -335,7 +335,7 @@ impl Gen {
         let rest = ["", "b", "_1", "9", "前", "Ω", "z"];
         let mut s = self.pick(&starts[..]).to_string();
         for _ in 0..self.below(4) {
-            let r: &str = *self.pick(&rest);
+            let r: &&str = self.pick(&rest);
             s.push_str(r);
         }
         s

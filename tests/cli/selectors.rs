@@ -453,7 +453,7 @@ fn failures_have_their_exit_codes_and_name_every_candidate() {
         .map(char::len_utf8)
         .sum();
     let z: usize = geo[end..].chars().take(24).map(char::len_utf8).sum();
-    let hash = sha1_hex(geo[start - a..end + z].as_bytes());
+    let hash = sha1_hex(&geo.as_bytes()[start - a..end + z]);
     let (c, b) = locate_in(
         &ws,
         home.path(),
