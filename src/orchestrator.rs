@@ -88,6 +88,8 @@ pub struct Orchestrator {
     start_ms: Option<f64>,
     /// The evidence of a selector that failed to resolve (E/AMBIGUOUS), for the error bundle.
     rejected: std::sync::Mutex<Option<Resolution>>,
+    /// Parsed Python files, reused by every structural selector of this session.
+    parses: relocate::ParseCache,
 }
 
 impl Orchestrator {
@@ -110,6 +112,7 @@ impl Orchestrator {
             settings,
             start_ms: None,
             rejected: std::sync::Mutex::new(None),
+            parses: relocate::ParseCache::default(),
         })
     }
 
@@ -264,6 +267,7 @@ impl Orchestrator {
             cwd: &self.opts.cwd,
             config: self.opts.relocate,
             store: relocate::snapshot::Store::open(),
+            cache: &self.parses,
         };
         match relocate::relocate(&cx, &spec) {
             Ok(target) => Ok((spec, target)),

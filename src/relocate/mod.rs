@@ -24,6 +24,7 @@ use crate::text::Encoding;
 use crate::workspace::Workspace;
 pub use score::{Candidate, Config, Evidence, Features, Rejected, SymbolInfo};
 use std::path::Path;
+pub use structural::ParseCache;
 
 /// Everything relocation needs besides the selector.
 pub struct Context<'a> {
@@ -33,6 +34,8 @@ pub struct Context<'a> {
     pub cwd: &'a Path,
     pub config: Config,
     pub store: snapshot::Store,
+    /// Parsed files reused across selectors of one workspace.
+    pub cache: &'a structural::ParseCache,
 }
 
 /// Resolve `spec`; the target carries its [`Evidence`] unless it was a plain cursor or range
@@ -277,7 +280,6 @@ fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Reject
         },
         _ => return Err(LanserError::internal("not a structural selector").into()),
     };
-    let roots = modules::search_roots(cx.ws);
     let dv = spec.doc_version();
     let original = |p: &structural::Parsed| -> Option<structural::Original> {
         let dv = dv.filter(|dv| *dv != p.doc.doc_version)?;
@@ -298,10 +300,10 @@ fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Reject
             old_text: old.doc.text.clone(),
         })
     };
-    let (docs, cands) = structural::candidates(cx.ws, &roots, &q, original)?;
+    let (docs, cands) = structural::candidates(cx.ws, cx.cache, &q, original)?;
     let what = spec.to_canonical();
     if cands.is_empty() {
-        let hint = structural::try_load(cx.ws, &roots, &q.module)
+        let hint = structural::try_load(cx.ws, cx.cache, &q.module)
             .map(|p| structural::similar_names(&p, q.names.last().map_or("", String::as_str)))
             .filter(|v| !v.is_empty())
             .map(|v| format!(" (did you mean {}?)", v.join(", ")))

@@ -15,7 +15,9 @@ use crate::error::{LanserError, Result};
 use crate::selector::resolve::Document;
 use crate::selector::{NodePick, Role, SegmentKind};
 use crate::workspace::Workspace;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 use tree_sitter::{Node, Tree};
 
 /// What a structural selector asks for, with the `py://` and `ast://` forms made one.
@@ -61,15 +63,39 @@ pub fn parse_doc(doc: Document, module: String) -> Result<Parsed> {
     })
 }
 
-fn load(ws: &Workspace, abs: &Path, module: String) -> Result<Parsed> {
-    let abs = abs.canonicalize().unwrap_or_else(|_| abs.to_path_buf());
-    let rel = ws.relative(&abs).ok_or_else(|| {
-        LanserError::not_found(format!(
-            "module {module} is at {}, outside the workspace",
-            abs.display()
-        ))
-    })?;
-    parse_doc(Document::load(abs, rel)?, module)
+/// Parsed files and the import roots of one workspace, reused across selectors: a file is
+/// parsed again only when its content (its `docVersion`) changed.
+#[derive(Default)]
+pub struct ParseCache {
+    files: Mutex<HashMap<PathBuf, Arc<Parsed>>>,
+    roots: OnceLock<Vec<PathBuf>>,
+}
+
+impl ParseCache {
+    pub fn roots(&self, ws: &Workspace) -> &[PathBuf] {
+        self.roots.get_or_init(|| modules::search_roots(ws))
+    }
+
+    fn load(&self, ws: &Workspace, abs: &Path, module: String) -> Result<Arc<Parsed>> {
+        let abs = abs.canonicalize().unwrap_or_else(|_| abs.to_path_buf());
+        let rel = ws.relative(&abs).ok_or_else(|| {
+            LanserError::not_found(format!(
+                "module {module} is at {}, outside the workspace",
+                abs.display()
+            ))
+        })?;
+        let doc = Document::load(abs.clone(), rel)?;
+        if let Some(p) = self.files.lock().ok().and_then(|m| m.get(&abs).cloned()) {
+            if p.doc.doc_version == doc.doc_version && p.module == module {
+                return Ok(p);
+            }
+        }
+        let parsed = Arc::new(parse_doc(doc, module)?);
+        if let Ok(mut m) = self.files.lock() {
+            m.insert(abs, parsed.clone());
+        }
+        Ok(parsed)
+    }
 }
 
 /// The matching definitions of one parsed file, with properties reduced to their getter and
@@ -213,10 +239,11 @@ pub struct Original {
 /// Every candidate for `q` in the workspace, the first document being the module's own file.
 pub fn candidates(
     ws: &Workspace,
-    roots: &[PathBuf],
+    cache: &ParseCache,
     q: &Query,
     original: impl Fn(&Parsed) -> Option<Original>,
 ) -> Result<(Vec<Document>, Vec<Candidate>)> {
+    let roots = cache.roots(ws);
     let Some(file) = modules::module_file(roots, &q.module) else {
         let shown: Vec<String> = roots
             .iter()
@@ -232,7 +259,7 @@ pub fn candidates(
             shown.join(", ")
         )));
     };
-    let own = load(ws, &file, q.module.clone())?;
+    let own = cache.load(ws, &file, q.module.clone())?;
     let orig = original(&own);
     let selector_ids = format!("{} {}", q.module, q.names.join(" "));
     let score = |p: &Parsed, d: &Def, module: f64| -> Features {
@@ -262,7 +289,7 @@ pub fn candidates(
         let span = role_span(&own, None, q)?;
         let f = score(&own, &dummy_module_def(), 1.0);
         cands.push(Candidate::new(0, span, f));
-        docs.push(own.doc);
+        docs.push(own.doc.clone());
         return Ok((docs, cands));
     }
     let found = matches(&own, q)?;
@@ -277,7 +304,7 @@ pub fn candidates(
         cands.push(c);
     }
     let dir = file.parent().map(Path::to_path_buf);
-    docs.push(own.doc);
+    docs.push(own.doc.clone());
     if !cands.is_empty() {
         return Ok((docs, cands));
     }
@@ -309,7 +336,7 @@ pub fn candidates(
         else {
             continue;
         };
-        let Ok(p) = load(ws, &path, module) else {
+        let Ok(p) = cache.load(ws, &path, module) else {
             continue;
         };
         let Ok(found) = matches(&p, q) else { continue };
@@ -323,7 +350,7 @@ pub fn candidates(
             c.symbol = Some(symbol_info(&p, d));
             cands.push(c);
         }
-        docs.push(p.doc);
+        docs.push(p.doc.clone());
     }
     Ok((docs, cands))
 }
@@ -356,11 +383,7 @@ pub fn similar_names(p: &Parsed, last: &str) -> Vec<String> {
 }
 
 /// Read `module` (for hints) without failing.
-pub fn try_load(ws: &Workspace, roots: &[PathBuf], module: &str) -> Option<Parsed> {
-    load(
-        ws,
-        &modules::module_file(roots, module)?,
-        module.to_string(),
-    )
-    .ok()
+pub fn try_load(ws: &Workspace, cache: &ParseCache, module: &str) -> Option<Arc<Parsed>> {
+    let file = modules::module_file(cache.roots(ws), module)?;
+    cache.load(ws, &file, module.to_string()).ok()
 }
