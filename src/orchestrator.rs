@@ -119,6 +119,9 @@ impl Orchestrator {
     /// Run one request; failures become error bundles, never panics.
     pub async fn execute(&mut self, req: &Request) -> Bundle {
         let started = Instant::now();
+        if let Ok(mut r) = self.rejected.lock() {
+            *r = None;
+        }
         let spec = req.selector.as_deref().map(selector::parse);
         let echo = RequestEcho {
             cmd: req.op.name().to_string(),

@@ -282,8 +282,13 @@ fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Reject
     };
     let dv = spec.doc_version();
     let original = |p: &structural::Parsed| -> Option<structural::Original> {
-        let dv = dv.filter(|dv| *dv != p.doc.doc_version)?;
-        let old_text = cx.store.get(dv)?;
+        // The selector's own version: the current text when unchanged, else its snapshot.
+        let dv = dv?;
+        let old_text = if dv == p.doc.doc_version {
+            p.doc.text.clone()
+        } else {
+            cx.store.get(dv)?
+        };
         let old = Document::from_text(p.doc.abs.clone(), p.doc.rel.clone(), old_text);
         let old = structural::parse_doc(old, p.module.clone()).ok()?;
         let found = structural::matches(&old, &q).ok()?;

@@ -5,6 +5,15 @@
 //! candidate unless `--pick best`; a unique top reached only by fuzzy matching and below τ is
 //! taken with `ambiguous: true` and the top-5 attached; an exact map through a snapshot wins
 //! outright with score 1.0.
+//!
+//! The features per form. Structural (`py://`, `ast://`): `ast` 1 (the name and kind chain
+//! matched); `module` 1 for the module's own file, 0.5 for another module of its package;
+//! `token` the Jaccard of the identifiers of the selector's header (read from its snapshot)
+//! and the candidate's, else of the selector's module + qualname and the candidate's; `prox`
+//! from the header's old line. Anchors: `ast` 1 for an exact occurrence, else the share of
+//! the snippet's (or its context window's) fingerprints matched; `module` 1; `token` the
+//! Jaccard of the identifiers of the old context window and the candidate's, else of the
+//! snippet and the candidate text; `prox` from the old line.
 
 use crate::error::{ErrorCode, LanserError};
 use crate::selector::is_ident_char;
