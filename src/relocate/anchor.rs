@@ -8,6 +8,7 @@
 //! window hashes to it is pinned (score 1.0); when several do, nothing is pinned.
 
 use super::score::{identifiers, jaccard, proximity, Candidate, Features};
+use crate::selector::is_ident_char;
 use crate::selector::resolve::Document;
 use sha1::{Digest, Sha1};
 
@@ -239,6 +240,24 @@ pub fn fuzzy_in_context(
         .collect()
 }
 
+/// Widen a fuzzy span so that it does not cut an identifier at either end.
+fn snap(text: &str, s: usize, e: usize) -> (usize, usize) {
+    let word = |c: char| is_ident_char(c);
+    let mut s = s;
+    if text[s..].chars().next().is_some_and(word) {
+        while let Some(c) = text[..s].chars().next_back().filter(|c| word(*c)) {
+            s -= c.len_utf8();
+        }
+    }
+    let mut e = e;
+    if text[..e].chars().next_back().is_some_and(word) {
+        while let Some(c) = text[e..].chars().next().filter(|c| word(*c)) {
+            e += c.len_utf8();
+        }
+    }
+    (s, e)
+}
+
 /// Where the snippet was in the selector's own version of the file, when a snapshot says.
 #[derive(Debug, Clone)]
 pub struct Original {
@@ -308,6 +327,7 @@ pub fn candidates(
     };
     hits.into_iter()
         .map(|((s, e), containment)| {
+            let (s, e) = snap(text, s, e);
             let f = Features {
                 ast: containment,
                 module: 1.0,

@@ -80,8 +80,9 @@ pub fn map_span(old: &str, new: &str, start: usize, end: usize) -> Option<(usize
         }
         let (o, n) = (op.old_range(), op.new_range());
         let (os, oe) = (old_at[o.start], old_at[o.end]);
-        // An empty span at the very end of an equal run still belongs to it.
-        if start >= os && end <= oe && (start < oe || o.end == old_at.len() - 1 || start == end) {
+        // A span may end where the run ends, but start there only at the end of the file: at
+        // a run's end it belongs to whatever follows (an insertion goes before it).
+        if start >= os && end <= oe && (start < oe || o.end == old_at.len() - 1) {
             let shift = new_at[n.start] as isize - os as isize;
             let s = (start as isize + shift) as usize;
             let e = (end as isize + shift) as usize;
@@ -109,6 +110,15 @@ mod tests {
         let b = old.find("def").unwrap();
         let (ns, ne) = map_span(old, new, b, old.len()).unwrap();
         assert_eq!(&new[ns..ne], "def f():\n    return 2\n");
+        // An empty span at the start of a line that gets lines inserted before it follows
+        // the line, not the insertion point.
+        let inserted = "a = 1\n# new\ndef f():\n    return 2\n";
+        assert_eq!(map_span(old, inserted, b, b), Some((b + 6, b + 6)));
+        // At the very end of the file.
+        assert_eq!(
+            map_span(old, new, old.len(), old.len()),
+            Some((new.len(), new.len()))
+        );
     }
 
     #[test]
