@@ -387,3 +387,106 @@ pub fn try_load(ws: &Workspace, cache: &ParseCache, module: &str) -> Option<Arc<
     let file = modules::module_file(cache.roots(ws), module)?;
     cache.load(ws, &file, module.to_string()).ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(src: &str) -> Parsed {
+        let doc = Document::from_text(PathBuf::from("/w/m.py"), "m.py".into(), src.into());
+        parse_doc(doc, "m".into()).unwrap()
+    }
+
+    fn query(names: &str, role: Role, overload: Option<u32>) -> Query {
+        Query {
+            module: "m".into(),
+            names: names.split('.').map(str::to_string).collect(),
+            kinds: None,
+            role,
+            overload,
+            node: None,
+        }
+    }
+
+    fn text(p: &Parsed, q: &Query) -> Vec<String> {
+        matches(p, q)
+            .unwrap()
+            .into_iter()
+            .map(|d| {
+                let (s, e) = role_span(p, Some(d), q).unwrap();
+                p.doc.text[s..e].to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn properties_overloads_and_node_picks() {
+        let p = parsed(
+            "\
+class C:
+    @property
+    def v(self) -> int:
+        return 1
+
+    @v.setter
+    def v(self, x: int) -> None: ...
+
+@overload
+def f(a: int) -> int: ...
+@overload
+def f(a: str) -> str: ...
+def f(a):
+    return g(a) + h(a)
+",
+        );
+        assert_eq!(
+            text(&p, &query("C.v", Role::Sig, None)),
+            ["def v(self) -> int:"]
+        );
+        assert_eq!(
+            text(&p, &query("f", Role::Sig, Some(1))),
+            ["def f(a: str) -> str:"]
+        );
+        assert_eq!(
+            text(&p, &query("f", Role::Body, None)),
+            ["return g(a) + h(a)"]
+        );
+        let e = matches(&p, &query("f", Role::Def, Some(2))).unwrap_err();
+        assert!(
+            e.message.contains("2 @overload definitions"),
+            "{}",
+            e.message
+        );
+        // Overload ids differ; the implementation has none.
+        let ids: Vec<String> = p
+            .defs
+            .iter()
+            .filter(|d| d.qualname() == "f")
+            .map(|d| symbol_info(&p, d).symbol_id)
+            .collect();
+        assert_eq!(ids.len(), 3);
+        assert!(ids[0] != ids[1] && ids[1] != ids[2]);
+        // `nodekind[N]`: by kind, or by field name.
+        let mut q = query("f", Role::Def, None);
+        q.node = Some(NodePick {
+            kind: "call".into(),
+            index: 2,
+        });
+        assert_eq!(text(&p, &q), ["h(a)"]);
+        q.node = Some(NodePick {
+            kind: "function".into(),
+            index: 1,
+        });
+        assert_eq!(text(&p, &q), ["g"]);
+    }
+
+    #[test]
+    fn symbol_ids_ignore_position_but_not_shape() {
+        let a = parsed("def f(x):\n    pass\n");
+        let b = parsed("import os\n\n\ndef f(x):\n    return 2\n");
+        let c = parsed("def f(x, y):\n    pass\n");
+        let id = |p: &Parsed| symbol_info(p, &p.defs[0]).symbol_id;
+        assert_eq!(id(&a), id(&b));
+        assert_ne!(id(&a), id(&c));
+    }
+}
