@@ -73,6 +73,12 @@ pub struct Global {
     /// Configured server to run: pyright (default), basedpyright, or one named in lanser.toml
     #[arg(long, global = true, value_name = "NAME")]
     pub server: Option<String>,
+    /// Confidence threshold τ: a fuzzy resolution scoring below it is flagged ambiguous
+    #[arg(long, global = true, default_value_t = crate::relocate::score::DEFAULT_TAU, value_name = "T")]
+    pub tau: f64,
+    /// `best`: take the top-ranked candidate when a selector is ambiguous instead of failing
+    #[arg(long, global = true, value_name = "best", value_parser = ["best"])]
+    pub pick: Option<String>,
 }
 
 /// D_t recorded in a previous bundle (`processReward.inputs.d_now`).
@@ -266,6 +272,12 @@ impl Global {
                 self.timeout
             )));
         }
+        if !(0.0..=1.0).contains(&self.tau) {
+            return Err(LanserError::usage(format!(
+                "--tau must be between 0 and 1, not {}",
+                self.tau
+            )));
+        }
         let cwd = std::env::current_dir()
             .map_err(|e| LanserError::internal(format!("current directory: {e}")))?;
         Ok(Options {
@@ -286,6 +298,10 @@ impl Global {
                 None => None,
             },
             server: self.server.clone(),
+            relocate: crate::relocate::Config {
+                tau: self.tau,
+                pick_best: self.pick.is_some(),
+            },
         })
     }
 }

@@ -248,6 +248,15 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
         }
         other => super::show::render(other, facts, &mut out),
     }
+    if let Some(r) = bundle.resolution.as_ref().filter(|r| r.ambiguous) {
+        writeln!(
+            out,
+            "(low confidence {}: the selector matched only approximately; --json lists {} candidates)",
+            r.confidence,
+            r.disambiguation.len()
+        )
+        .ok();
+    }
     if !bundle.meta.complete {
         out.push_str("(incomplete: the server had not finished loading the project)\n");
     }

@@ -4,8 +4,10 @@
 mod contract;
 mod facts;
 mod mutations;
+mod relocation;
 mod rename_file;
 mod reward;
+mod selectors;
 mod servers;
 mod support;
 mod surface;
