@@ -3,7 +3,7 @@
 //! cached and each file is parsed once ([`lanser::relocate::ParseCache`], cold at the start).
 //!
 //! ```text
-//! cargo run --example relocate_bench -- DIR [N]     # N of each form, default 500
+//! cargo bench --bench relocate_bench -- DIR [N]     # N of each form, default 500
 //! ```
 //!
 //! The selectors are picked deterministically from the project's own definitions (two per
@@ -18,7 +18,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` passes `--bench`; everything else is ours.
+    let args: Vec<String> = std::env::args().filter(|a| a != "--bench").collect();
     let Some(dir) = args.get(1) else {
         eprintln!("usage: relocate_bench DIR [N]");
         std::process::exit(2);
