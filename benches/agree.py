@@ -290,7 +290,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workspace", help="requests-2.32.3 checkout (default: run "
                     "benches/fetch-thirdparty.sh and use the path it prints)")
     ap.add_argument("--lanser", default=str(REPO / "target/release/lanser"), help="lanser binary")
-    ap.add_argument("--probe", default="/work/shared/tools/lsp_probe.py", help="raw LSP probe")
+    ap.add_argument("--probe", default=str(REPO.parent / "shared/tools/lsp_probe.py"), help="raw LSP probe (shared/ beside the repo)")
     ap.add_argument("--server", default=DEFAULT_SERVER,
                     help="raw server command for the probe (default: the pinned Pyright lanser installs)")
     ap.add_argument("--timeout", type=float, default=60.0, help="per-request timeout, seconds")

@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-7}"
 LANSER="${LANSER:-target/release/lanser}"
-PROBE="${PROBE:-/work/shared/tools/lsp_probe.py}"
+PROBE="${PROBE:-$(cd .. && pwd)/shared/tools/lsp_probe.py}"
 PYRIGHT_DIR="$HOME/.cache/lanser/pyright/1.1.407/node_modules/pyright"
 SERVER="${SERVER:-node $PYRIGHT_DIR/langserver.index.js --stdio}"
 OUT="${BENCH_OUT:-target/bench}"

@@ -6,14 +6,14 @@
 # Usage:  bash benches/fetch-thirdparty.sh
 #         LANSER_THIRDPARTY=/some/dir bash benches/fetch-thirdparty.sh
 #
-# Extracts to ${LANSER_THIRDPARTY:-/work/main/target/thirdparty}/requests-2.32.3.
+# Extracts to ${LANSER_THIRDPARTY:-<repo>/target/thirdparty}/requests-2.32.3.
 # Idempotent: does nothing if that directory already holds the project.
 # The last line printed on stdout is the workspace path (scripts capture it with `tail -n1`).
 set -euo pipefail
 
 PKG=requests
 VER=2.32.3
-DEST_ROOT="${LANSER_THIRDPARTY:-/work/main/target/thirdparty}"
+DEST_ROOT="${LANSER_THIRDPARTY:-$(cd "$(dirname "$0")/.." && pwd)/target/thirdparty}"
 WS="$DEST_ROOT/$PKG-$VER"
 
 if [[ -f "$WS/src/requests/api.py" ]]; then
