@@ -463,11 +463,14 @@ impl Orchestrator {
 
     /// Start the server, open the target's document, and return the LSP
     /// `TextDocumentPositionParams` for the target's start.
+    /// A target that starts on `def`, `async def` or `class` (an anchor on a header, a range
+    /// over a definition, a cursor on the keyword) is asked about at the name it defines.
     pub async fn position_params(&mut self, target: &Target) -> Result<Value> {
         let session = self.ensure_session().await?;
         let uri = path_to_uri(&target.doc.abs);
         session.sync_document(&uri, &target.doc);
-        let (line, character) = target.doc.position(target.start, session.encoding);
+        let at = skip_definition_keyword(&target.doc.text, target.start);
+        let (line, character) = target.doc.position(at, session.encoding);
         Ok(json!({
             "textDocument": {"uri": uri},
             "position": {"line": line, "character": character},
@@ -521,6 +524,26 @@ fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 10_000.0).round() / 10.0
 }
 
+/// The offset of the defined name when `text[start..]` begins with a definition keyword.
+fn skip_definition_keyword(text: &str, start: usize) -> usize {
+    let mut at = start;
+    for kw in ["async", "def", "class"] {
+        let rest = &text[at..];
+        if let Some(after) = rest.strip_prefix(kw) {
+            let ws = after.len() - after.trim_start_matches([' ', '\t']).len();
+            if ws > 0 {
+                at += kw.len() + ws;
+            }
+        }
+    }
+    let rest = &text[at..];
+    if at != start && rest.starts_with(crate::selector::is_ident_start) {
+        at
+    } else {
+        start
+    }
+}
+
 /// Which LSP features the server offers statically, as booleans.
 pub fn capability_summary(caps: &Value) -> Value {
     let has = |k: &str| {
@@ -551,4 +574,19 @@ pub fn capability_summary(caps: &Value) -> Value {
         json!(caps.pointer("/renameProvider/prepareProvider") == Some(&json!(true))),
     );
     Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn definition_keywords_are_skipped() {
+        let t = "async def load(x):\nclass  C:\ndefault = 1\ndef\n";
+        assert_eq!(super::skip_definition_keyword(t, 0), 10);
+        let c = t.find("class").unwrap();
+        assert_eq!(super::skip_definition_keyword(t, c), c + 7);
+        let d = t.find("default").unwrap();
+        assert_eq!(super::skip_definition_keyword(t, d), d);
+        let bare = t.rfind("def").unwrap();
+        assert_eq!(super::skip_definition_keyword(t, bare), bare);
+    }
 }

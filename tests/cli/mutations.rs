@@ -429,3 +429,52 @@ fn a_kill_anywhere_inside_apply_leaves_files_wholly_old_or_wholly_new() {
     assert!(kills >= 8, "only {kills} kill points were exercised");
     eprintln!("fault injection: {kills} kill points, each recovered to the old state");
 }
+
+/// A selector that resolves only fuzzily (below τ) is flagged ambiguous; with
+/// `--deny-apply-on-ambiguous` the apply is refused (exit 4) and nothing is written, without it
+/// the rename goes ahead at the name the anchored header defines.
+#[test]
+fn an_ambiguous_selector_is_refused_with_the_flag() {
+    let (_t, ws) = repo_copy("srcpkg");
+    let w = ws.to_string_lossy().into_owned();
+    // The header as an agent misremembers it: `-> int` instead of `-> float`.
+    let sel = r#"anchor://src/shapes/units.py#"def convert(value: float, unit: str) -> int:""#;
+    let before = snapshot(&ws);
+    let o = run(&[
+        "rename",
+        sel,
+        "to_unit",
+        "--workspace",
+        &w,
+        "--tau",
+        "0.9",
+        "--apply",
+        "--deny-apply-on-ambiguous",
+    ]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--deny-apply-on-ambiguous"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(snapshot(&ws), before);
+    let o = run(&[
+        "rename",
+        sel,
+        "to_unit",
+        "--workspace",
+        &w,
+        "--tau",
+        "0.9",
+        "--json",
+    ]);
+    let b = bundle(&o);
+    assert_eq!(b["resolution"]["ambiguous"], true);
+    assert!(b["resolution"]["confidence"].as_f64().unwrap() < 0.9);
+    assert_eq!(b["facts"]["newName"], "to_unit");
+    let line = line_with(&ws, "src/shapes/units.py", "def convert(");
+    assert_eq!(
+        b["facts"]["range"],
+        serde_json::json!(ident_range(&ws, "src/shapes/units.py", line, "convert"))
+    );
+}
