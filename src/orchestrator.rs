@@ -15,7 +15,7 @@ use crate::commands::{self, Op};
 use crate::env;
 use crate::error::{LanserError, Result};
 use crate::lsp::provision::{self, ServerSpec};
-use crate::lsp::session::{Session, SessionConfig};
+use crate::lsp::session::{Connect, Session, SessionConfig};
 use crate::lsp::transport::Tap;
 use crate::selector::resolve::{self, Target};
 use crate::selector::{self, PositionSpec};
@@ -83,6 +83,8 @@ pub struct Orchestrator {
     settings: Value,
     /// Time spent starting the server, for `meta.timing`.
     start_ms: Option<f64>,
+    /// An in-process server to talk to instead of spawning one (trace replay).
+    connect: Option<Connect>,
 }
 
 impl Orchestrator {
@@ -104,6 +106,7 @@ impl Orchestrator {
             python_probe,
             settings,
             start_ms: None,
+            connect: None,
         })
     }
 
@@ -166,7 +169,7 @@ impl Orchestrator {
         }
     }
 
-    async fn environment(&mut self) -> Environment {
+    pub async fn environment(&mut self) -> Environment {
         if self.python.is_none() {
             let probed = match self.python_probe.take() {
                 Some(h) => h.await.ok(),
@@ -241,7 +244,10 @@ impl Orchestrator {
                 request_timeout: self.opts.timeout,
                 tap: self.opts.tap.clone(),
             };
-            self.session = Some(Session::start(config).await?);
+            self.session = Some(match &self.connect {
+                Some(connect) => Session::over(config, connect()).await?,
+                None => Session::start(config).await?,
+            });
             self.start_ms = Some(ms(started.elapsed()));
         }
         Ok(self.session.as_ref().expect("started above"))
@@ -299,6 +305,47 @@ impl Orchestrator {
             self.opts.index_io,
             self.opts.verbose,
         )
+    }
+
+    /// Talk to an in-process server instead of spawning one, with the server identity and
+    /// interpreter of a recorded run (trace replay): nothing is provisioned or probed.
+    pub fn replay_over(&mut self, server: ServerSpec, python: Python, connect: Connect) {
+        if let Some(probe) = self.python_probe.take() {
+            probe.abort();
+        }
+        self.server = Some(server);
+        self.python = Some(python);
+        self.connect = Some(connect);
+    }
+
+    /// The server spec in use, once resolved.
+    pub fn server_spec(&self) -> Option<&ServerSpec> {
+        self.server.as_ref()
+    }
+
+    /// Another orchestrator over the same workspace, options and (already started) session,
+    /// for requests in flight side by side (batch `--jobs`). Only `self` may `close`.
+    pub async fn fork(&mut self) -> Orchestrator {
+        self.environment().await;
+        Orchestrator {
+            ws: self.ws.clone(),
+            opts: self.opts.clone(),
+            session: self.session.clone(),
+            server: self.server.clone(),
+            python: self.python.clone(),
+            python_probe: None,
+            settings: self.settings.clone(),
+            start_ms: self.start_ms,
+            connect: self.connect.clone(),
+        }
+    }
+
+    /// An error bundle for a request that never became one (a malformed batch line).
+    pub async fn error_bundle(&mut self, request: RequestEcho, err: &LanserError) -> Bundle {
+        let mut bundle = self.assemble(request, None).await;
+        bundle.set_error(err);
+        bundle.seal();
+        bundle
     }
 
     /// Shut the server down cleanly, if one was started.
