@@ -125,6 +125,11 @@ impl Orchestrator {
             _ => commands::run(self, req).await,
         };
         let mut bundle = self.assemble(echo, outcome.as_ref().ok()).await;
+        if !req.op.uses_server() {
+            // Whether an earlier request started a server must not change this bundle.
+            bundle.environment.server = None;
+            bundle.capabilities = json!({});
+        }
         if let Err(e) = &outcome {
             bundle.set_error(e);
         }
