@@ -181,10 +181,9 @@ impl Command {
             Command::Locate { selector, preview } => {
                 (Op::Locate { preview: *preview }, Some(selector))
             }
-            Command::Setup
-            | Command::Doctor
-            | Command::Batch { .. }
-            | Command::Trace { .. } => return None,
+            Command::Setup | Command::Doctor | Command::Batch { .. } | Command::Trace { .. } => {
+                return None
+            }
         };
         Some(Request {
             op,

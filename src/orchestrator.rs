@@ -13,7 +13,7 @@ use crate::bundle::{
 };
 use crate::commands::{self, Op};
 use crate::env;
-use crate::error::{LanserError, Result};
+use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::provision::{self, ServerSpec};
 use crate::lsp::session::{Connect, Session, SessionConfig};
 use crate::lsp::transport::Tap;
@@ -125,7 +125,11 @@ impl Orchestrator {
             _ => commands::run(self, req).await,
         };
         let mut bundle = self.assemble(echo, outcome.as_ref().ok()).await;
-        if !req.op.uses_server() {
+        let reached_server = match &outcome {
+            Ok(_) => req.op.uses_server(),
+            Err(e) => req.op.uses_server() && !failed_before_server(e.code),
+        };
+        if !reached_server {
             // Whether an earlier request started a server must not change this bundle.
             bundle.environment.server = None;
             bundle.capabilities = json!({});
@@ -318,6 +322,12 @@ impl Orchestrator {
         if let Some(probe) = self.python_probe.take() {
             probe.abort();
         }
+        // The recorded interpreter stands in for whatever this machine has (configDigest).
+        if let (Some(exe), Some(Value::Object(section))) =
+            (&python.exe, self.settings.get_mut("python"))
+        {
+            section.insert("pythonPath".into(), json!(exe));
+        }
         self.server = Some(server);
         self.python = Some(python);
         self.connect = Some(connect);
@@ -359,6 +369,20 @@ impl Orchestrator {
             s.shutdown().await;
         }
     }
+}
+
+/// Errors raised while reading the request and the files, before anything is asked.
+fn failed_before_server(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::BadSelectorSyntax
+            | ErrorCode::NotFound
+            | ErrorCode::Ambiguous
+            | ErrorCode::IndexingMismatch
+            | ErrorCode::VersionSkew
+            | ErrorCode::IndexingUnsupported
+            | ErrorCode::Usage
+    )
 }
 
 /// Keep `page_size` entries of the paged list from `cursor` on; the next cursor when more

@@ -35,20 +35,25 @@ pub struct LineParser {
 
 impl Default for LineParser {
     fn default() -> Self {
-        LineParser { cli: Cli::command() }
+        LineParser {
+            cli: Cli::command(),
+        }
     }
 }
 
 impl LineParser {
     /// The request a line asks for; on failure the `cmd` it named (if any) and why.
     pub fn parse(&mut self, text: &str) -> std::result::Result<Request, (String, String)> {
-        let v: Value = serde_json::from_str(text)
-            .map_err(|e| (String::new(), format!("not JSON: {e}")))?;
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| (String::new(), format!("not JSON: {e}")))?;
         let Value::Object(obj) = v else {
             return Err((String::new(), "not a JSON object".into()));
         };
         if let Some(k) = obj.keys().find(|k| !LINE_KEYS.contains(&k.as_str())) {
-            return Err((String::new(), format!("unknown key {k:?} (use id, cmd, selector, args)")));
+            return Err((
+                String::new(),
+                format!("unknown key {k:?} (use id, cmd, selector, args)"),
+            ));
         }
         let cmd = match obj.get("cmd") {
             Some(Value::String(c)) => c.clone(),
@@ -65,8 +70,14 @@ impl LineParser {
             None | Some(Value::Null) => {}
             Some(Value::String(s)) => fields.push(("selector".into(), Value::String(s.clone()))),
             // The JSON PositionSpec is accepted wherever a string is.
-            Some(v @ Value::Object(_)) => fields.push(("selector".into(), Value::String(v.to_string()))),
-            Some(_) => return Err(fail("\"selector\" must be a string or a PositionSpec object".into())),
+            Some(v @ Value::Object(_)) => {
+                fields.push(("selector".into(), Value::String(v.to_string())))
+            }
+            Some(_) => {
+                return Err(fail(
+                    "\"selector\" must be a string or a PositionSpec object".into(),
+                ))
+            }
         }
         match obj.get("args") {
             None | Some(Value::Null) => {}
@@ -82,12 +93,18 @@ impl LineParser {
                 Value::Array(items) => items.iter().map(scalar).collect::<Option<_>>(),
                 v => scalar(v).map(|s| vec![s]),
             }
-            .ok_or_else(|| fail(format!("argument {key:?} must be a string, number, boolean or a list of them")))?;
+            .ok_or_else(|| {
+                fail(format!(
+                    "argument {key:?} must be a string, number, boolean or a list of them"
+                ))
+            })?;
             if arg.is_positional() {
                 positionals.push((arg.get_index().unwrap_or(0), values));
             } else if matches!(arg.get_action(), ArgAction::SetTrue) {
                 match value {
-                    Value::Bool(true) => flags.push(format!("--{}", arg.get_long().unwrap_or(&key))),
+                    Value::Bool(true) => {
+                        flags.push(format!("--{}", arg.get_long().unwrap_or(&key)))
+                    }
                     Value::Bool(false) => {}
                     _ => return Err(fail(format!("flag {key:?} takes true or false"))),
                 }
@@ -328,7 +345,10 @@ pub async fn run_lines(
             }
             Work::Same(cell) => {
                 let b = cell.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                (b.ok_or_else(|| LanserError::internal("memo entry without an answer"))?, true)
+                (
+                    b.ok_or_else(|| LanserError::internal("memo entry without an answer"))?,
+                    true,
+                )
             }
         };
         if let Some(cell) = slot.cell {
@@ -432,24 +452,54 @@ mod tests {
 
     #[test]
     fn lines_become_requests_through_the_cli() {
-        let r = parse(r#"{"id":7,"cmd":"refs","selector":"a.py@L1:x","args":{"exclude-declaration":true}}"#).unwrap();
-        assert_eq!(r.op, Op::Refs { include_declaration: false });
+        let r = parse(
+            r#"{"id":7,"cmd":"refs","selector":"a.py@L1:x","args":{"exclude-declaration":true}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            r.op,
+            Op::Refs {
+                include_declaration: false
+            }
+        );
         assert_eq!(r.selector.as_deref(), Some("a.py@L1:x"));
         let r = parse(r#"{"cmd":"diag","args":{"targets":["a.py","-b.py"]}}"#).unwrap();
-        assert_eq!(r.op, Op::Diag { targets: vec!["a.py".into(), "-b.py".into()] });
+        assert_eq!(
+            r.op,
+            Op::Diag {
+                targets: vec!["a.py".into(), "-b.py".into()]
+            }
+        );
         let r = parse(r#"{"cmd":"symbols","args":{"query":"Circle"}}"#).unwrap();
-        assert_eq!(r.op, Op::Symbols { file: None, query: Some("Circle".into()) });
+        assert_eq!(
+            r.op,
+            Op::Symbols {
+                file: None,
+                query: Some("Circle".into())
+            }
+        );
     }
 
     #[test]
     fn bad_lines_say_why() {
         assert!(parse("{nope").unwrap_err().1.starts_with("not JSON"));
-        assert_eq!(parse(r#"{"cmd":"fly"}"#).unwrap_err().1, "unknown cmd \"fly\"");
         assert_eq!(
-            parse(r#"{"cmd":"def","args":{"workspace":"/"}}"#).unwrap_err().1,
+            parse(r#"{"cmd":"fly"}"#).unwrap_err().1,
+            "unknown cmd \"fly\""
+        );
+        assert_eq!(
+            parse(r#"{"cmd":"def","args":{"workspace":"/"}}"#)
+                .unwrap_err()
+                .1,
             "def has no argument \"workspace\""
         );
-        assert_eq!(parse(r#"{"cmd":"setup"}"#).unwrap_err().1, "setup cannot run inside a batch");
-        assert!(parse(r#"{"cmd":"def"}"#).unwrap_err().1.contains("<SELECTOR>"));
+        assert_eq!(
+            parse(r#"{"cmd":"setup"}"#).unwrap_err().1,
+            "setup cannot run inside a batch"
+        );
+        assert!(parse(r#"{"cmd":"def"}"#)
+            .unwrap_err()
+            .1
+            .contains("<SELECTOR>"));
     }
 }

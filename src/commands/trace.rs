@@ -57,7 +57,10 @@ pub struct Filter {
 impl Filter {
     fn keeps(&self, op: &OpRec) -> bool {
         self.operation.as_deref().is_none_or(|c| op.cmd() == c)
-            && self.selector.as_deref().is_none_or(|s| op.selector().contains(s))
+            && self
+                .selector
+                .as_deref()
+                .is_none_or(|s| op.selector().contains(s))
             && self.exit_code.is_none_or(|c| op.exit_code() == c)
             && self.status.as_deref().is_none_or(|s| op.status() == s)
     }
@@ -133,14 +136,19 @@ async fn run(cli: &Cli, action: &TraceCmd) -> Result<(u8, String, Option<String>
             let mut out = String::new();
             for op in picked {
                 if cli.global.json {
-                    let _ = writeln!(out, "{}", serde_jcs::to_string(&op.bundle).unwrap_or_default());
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        serde_jcs::to_string(&op.bundle).unwrap_or_default()
+                    );
                 } else {
-                    let bundle: Bundle = serde_json::from_value(op.bundle.clone()).map_err(|e| {
-                        LanserError::new(
-                            ErrorCode::ReplayMismatch,
-                            format!("operation {} is not a bundle: {e}", op.n),
-                        )
-                    })?;
+                    let bundle: Bundle =
+                        serde_json::from_value(op.bundle.clone()).map_err(|e| {
+                            LanserError::new(
+                                ErrorCode::ReplayMismatch,
+                                format!("operation {} is not a bundle: {e}", op.n),
+                            )
+                        })?;
                     let _ = writeln!(out, "# {} {} {}", op.n, op.cmd(), op.selector());
                     out.push_str(&crate::commands::render::render(&bundle, &ws));
                 }
@@ -164,7 +172,11 @@ async fn replay_cmd(
         )));
     }
     let workspace = match &cli.global.workspace {
-        Some(w) => Some(std::env::current_dir().map(|c| c.join(w)).unwrap_or(w.clone())),
+        Some(w) => Some(
+            std::env::current_dir()
+                .map(|c| c.join(w))
+                .unwrap_or(w.clone()),
+        ),
         None => None,
     };
     let result = replay::replay(trace, workspace.as_deref()).await?;

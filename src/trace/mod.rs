@@ -170,7 +170,9 @@ impl Trace {
             let v: Value = serde_json::from_str(&line).map_err(|e| bad(e.to_string()))?;
             let kind = v.get("type").and_then(Value::as_str).unwrap_or_default();
             match kind {
-                "header" => header = Some(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?),
+                "header" => {
+                    header = Some(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?)
+                }
                 "file" => files.push(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?),
                 "op" => ops.push(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?),
                 "rpc" => {
@@ -258,7 +260,11 @@ impl Snapshot {
             now.insert(rel, (len, mtime, digest));
         }
         self.seen = now;
-        workspace_digest(self.seen.iter().map(|(p, (_, _, d))| (p.as_str(), d.as_str())))
+        workspace_digest(
+            self.seen
+                .iter()
+                .map(|(p, (_, _, d))| (p.as_str(), d.as_str())),
+        )
     }
 }
 
@@ -326,7 +332,14 @@ mod tests {
 
     #[test]
     fn argv_loses_trace_flags_only() {
-        let argv = ["lanser", "def", "x@L1:C1", "--trace-file", "t.jsonl", "--trace-sources"];
+        let argv = [
+            "lanser",
+            "def",
+            "x@L1:C1",
+            "--trace-file",
+            "t.jsonl",
+            "--trace-sources",
+        ];
         assert_eq!(
             normalized_argv(argv.iter().map(|s| s.to_string())),
             vec!["def", "x@L1:C1"]

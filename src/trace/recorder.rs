@@ -5,9 +5,9 @@
 use super::{snapshot_files, tokenize_root, workspace_digest, FileRec, Header, OpRec};
 use crate::bundle::{Bundle, Environment};
 use crate::cli::{Cli, Global};
-use crate::orchestrator::{Options, Orchestrator};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::transport::{Dir, Tap};
+use crate::orchestrator::{Options, Orchestrator};
 use crate::workspace::Workspace;
 use serde_json::{json, Value};
 use std::fs::File;
@@ -92,7 +92,14 @@ impl Recorder {
     }
 
     /// The header and one `file` record per snapshot file.
-    pub fn header(&self, argv: Vec<String>, ws: &Workspace, cwd: &Path, env: &Environment, sources: bool) {
+    pub fn header(
+        &self,
+        argv: Vec<String>,
+        ws: &Workspace,
+        cwd: &Path,
+        env: &Environment,
+        sources: bool,
+    ) {
         let files: Vec<FileRec> = snapshot_files(ws)
             .into_iter()
             .map(|(path, bytes)| FileRec {

@@ -91,7 +91,11 @@ async fn replay_in(trace: &Trace, root: &Path) -> Result<Replay> {
             tokio::spawn(peer.run(server));
         }
         let (read, write) = tokio::io::split(client);
-        let pipes: Pipes = (Box::new(write), Box::new(read), Box::new(tokio::io::empty()));
+        let pipes: Pipes = (
+            Box::new(write),
+            Box::new(read),
+            Box::new(tokio::io::empty()),
+        );
         pipes
     });
     let (server, python) = recorded_identity(trace);
@@ -169,12 +173,14 @@ fn compare_workspace(trace: &Trace, ws: &crate::workspace::Workspace) -> Option<
     let mut names: Vec<&str> = recorded.keys().chain(current.keys()).copied().collect();
     names.sort_unstable();
     names.dedup();
-    let first = names.into_iter().find_map(|n| match (recorded.get(n), current.get(n)) {
-        (Some(a), Some(b)) if a != b => Some(format!("{n} changed (recorded {a}, now {b})")),
-        (Some(_), None) => Some(format!("{n} is missing")),
-        (None, Some(_)) => Some(format!("{n} was not in the recorded workspace")),
-        _ => None,
-    });
+    let first = names
+        .into_iter()
+        .find_map(|n| match (recorded.get(n), current.get(n)) {
+            (Some(a), Some(b)) if a != b => Some(format!("{n} changed (recorded {a}, now {b})")),
+            (Some(_), None) => Some(format!("{n} is missing")),
+            (None, Some(_)) => Some(format!("{n} was not in the recorded workspace")),
+            _ => None,
+        });
     Some(format!(
         "workspace digest {digest} differs from the recorded {}: {}",
         trace.header.workspace_digest,
@@ -190,7 +196,9 @@ impl Scratch {
         static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("lanser-replay-{}-{n}", std::process::id()));
-        let io = |e: std::io::Error| LanserError::internal(format!("replay workspace {}: {e}", dir.display()));
+        let io = |e: std::io::Error| {
+            LanserError::internal(format!("replay workspace {}: {e}", dir.display()))
+        };
         std::fs::create_dir_all(&dir).map_err(io)?;
         let scratch = Scratch(dir.clone());
         for f in &trace.files {
@@ -258,7 +266,11 @@ impl Peer {
                 let (key, norm) = frame_key(&f.body);
                 sent.push(Sent {
                     key,
-                    method: f.body.get("method").and_then(Value::as_str).map(str::to_string),
+                    method: f
+                        .body
+                        .get("method")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
                     norm,
                 });
             } else {
@@ -302,7 +314,10 @@ impl Peer {
             let Ok(mut msg) = serde_json::from_str::<Value>(&text) else {
                 continue;
             };
-            let method = msg.get("method").and_then(Value::as_str).map(str::to_string);
+            let method = msg
+                .get("method")
+                .and_then(Value::as_str)
+                .map(str::to_string);
             let id = msg.get("id").cloned();
             if method.as_deref() == Some("$/cancelRequest") {
                 // Refer to the request by its recorded id.
@@ -411,7 +426,11 @@ fn frame_key(body: &Value) -> (String, Value) {
         (None, Some(id)) => format!("reply {id}"),
         (Some(m), _) => format!(
             "{} {m} {}",
-            if norm.get("id").is_some() { "request" } else { "note" },
+            if norm.get("id").is_some() {
+                "request"
+            } else {
+                "note"
+            },
             serde_jcs::to_string(norm.get("params").unwrap_or(&Value::Null)).unwrap_or_default()
         ),
         (None, None) => format!("other {norm}"),
@@ -453,7 +472,11 @@ impl Difference {
             }
             None => "absent".into(),
         };
-        let path = if self.path.is_empty() { "the value" } else { &self.path };
+        let path = if self.path.is_empty() {
+            "the value"
+        } else {
+            &self.path
+        };
         format!(
             "{path} is {} in {left}, {} in {right}",
             show(&self.left),
@@ -471,7 +494,11 @@ pub fn first_difference(a: &Value, b: &Value) -> Option<Difference> {
                 keys.sort();
                 keys.dedup();
                 keys.into_iter().find_map(|k| {
-                    let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
                     walk(x.get(k), y.get(k), p)
                 })
             }
@@ -540,7 +567,10 @@ mod tests {
         );
         assert!(first_difference(&a, &a).is_none());
         let c = json!({"facts": {"definitions": []}, "status": "ok"});
-        assert_eq!(first_difference(&a, &c).unwrap().path, "facts.definitions[0]");
+        assert_eq!(
+            first_difference(&a, &c).unwrap().path,
+            "facts.definitions[0]"
+        );
     }
 
     #[test]
