@@ -171,14 +171,11 @@ async fn replay_cmd(
             trace.ops.len()
         )));
     }
-    let workspace = match &cli.global.workspace {
-        Some(w) => Some(
-            std::env::current_dir()
-                .map(|c| c.join(w))
-                .unwrap_or(w.clone()),
-        ),
-        None => None,
-    };
+    let workspace = cli.global.workspace.as_ref().map(|w| {
+        std::env::current_dir()
+            .map(|c| c.join(w))
+            .unwrap_or(w.clone())
+    });
     let result = replay::replay(trace, workspace.as_deref()).await?;
     let selected = |n: usize| only.is_none_or(|o| o == n);
     let mut out = String::new();
