@@ -22,6 +22,9 @@ export LANSER_THIRDPARTY=${LANSER_THIRDPARTY:-$PWD/target/thirdparty}
 WS=$(bash scripts/fetch-thirdparty.sh | tail -n1)
 cargo build --release -q
 L=$PWD/target/release/lanser
+# lanser records the interpreter it finds on PATH; python3 shims (pyenv) change PATH for their
+# children, so every lanser below runs with this script's PATH.
+export BENCH_PATH="$PATH"
 mkdir -p "$OUT"
 python3 benches/batch_requests.py "$WS" "$N" > "$OUT/requests.jsonl"
 head -n "$ONE" "$OUT/requests.jsonl" > "$OUT/requests-$ONE.jsonl"
@@ -37,7 +40,7 @@ echo "== 1. same bytes: batch from a file, batch through stdin/stdout --jobs 4, 
 "$L" batch --in - --out - --jobs 4 --workspace "$WS" < "$OUT/requests-$ONE.jsonl" > "$OUT/batch-b.jsonl" 2>/dev/null || true
 cmp "$OUT/batch-a.jsonl" "$OUT/batch-b.jsonl" && echo "batch twice: identical ($(wc -l < "$OUT/batch-a.jsonl") bundles)"
 python3 - "$L" "$WS" "$OUT/requests-$ONE.jsonl" "$OUT/batch-a.jsonl" "$P" <<'PY'
-import json, subprocess, sys, time
+import json, os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 lanser, ws, reqs, batch, p = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 reqs = [json.loads(l) for l in open(reqs)]
@@ -56,25 +59,49 @@ def argv(r):
             a += ["--" + k, v]
     return [lanser] + a + ["--workspace", ws, "--json"]
 
+env = dict(os.environ, PATH=os.environ["BENCH_PATH"])
+
 def one(r):
-    return subprocess.run(argv(r), capture_output=True).stdout.rstrip(b"\n")
+    return subprocess.run(argv(r), capture_output=True, env=env).stdout.rstrip(b"\n")
 
 t = time.time()
 with ThreadPoolExecutor(p) as ex:
     singles = list(ex.map(one, reqs))
+open(sys.argv[4].replace("batch-a", "singles"), "wb").write(b"".join(s + b"\n" for s in singles))
 diff = [i + 1 for i, (a, b) in enumerate(zip(singles, batch)) if a != b]
+
+def first(x, y, path=""):
+    if isinstance(x, dict) and isinstance(y, dict):
+        for k in sorted(set(x) - {"bundleId"}) + sorted(set(y) - set(x)):
+            d = first(x.get(k), y.get(k), f"{path}.{k}")
+            if d:
+                return d
+    elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+        for i, (a, b) in enumerate(zip(x, y)):
+            d = first(a, b, f"{path}[{i}]")
+            if d:
+                return d
+    elif x != y:
+        return f"{path}: {str(x)[:80]} (alone) vs {str(y)[:80]} (batch)"
+
+for i in diff[:5]:
+    try:
+        print(f"  line {i}:", first(json.loads(singles[i - 1]), json.loads(batch[i - 1])))
+    except ValueError:
+        print(f"  line {i}: not JSON alone: {singles[i - 1][:120]!r}")
 print(f"one by one: {len(singles)} processes in {time.time() - t:.0f} s; "
-      f"differing lines: {diff[:10] or 'none'}")
+      f"differing lines: {len(diff)}{' ' + str(diff[:20]) if diff else ''}")
 sys.exit(1 if diff or len(singles) != len(batch) else 0)
 PY
 
 echo "== 2. throughput on $N requests"
 measure() {  # label, command...: wall seconds and the first process's peak RSS
     python3 - "$@" <<'PY'
-import subprocess, sys, time
+import os, subprocess, sys, time
 label, cmd = sys.argv[1], sys.argv[2:]
 t = time.perf_counter()
-p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+env = dict(os.environ, PATH=os.environ["BENCH_PATH"])
+p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
 peak = 0
 while p.poll() is None:
     try:

@@ -445,6 +445,7 @@ fn memoizable(b: &Bundle) -> bool {
 mod tests {
     use super::*;
     use crate::commands::Op;
+    use clap::Parser;
 
     fn parse(text: &str) -> std::result::Result<Request, (String, String)> {
         LineParser::default().parse(text)
@@ -478,6 +479,25 @@ mod tests {
                 query: Some("Circle".into())
             }
         );
+    }
+
+    #[test]
+    fn command_lines_round_trip_through_request_lines() {
+        for argv in [
+            &["lanser", "refs", "a.py@L1:x", "--exclude-declaration", "--json"][..],
+            &["lanser", "diag", "src/*.py", "b.py"],
+            &["lanser", "diag"],
+            &["lanser", "symbols", "a.py", "--query", "C"],
+            &["lanser", "locate", "a.py@R(1,1->1,2)", "--preview"],
+            &["lanser", "hover", "a.py@L3:C4"],
+        ] {
+            let cli = Cli::try_parse_from(argv).unwrap();
+            let matches = Cli::command().try_get_matches_from(argv).unwrap();
+            let line = request_line(&matches).unwrap();
+            let back = parse(&line).unwrap();
+            let want = cli.command.request().unwrap();
+            assert_eq!((back.op, back.selector), (want.op, want.selector), "{line}");
+        }
     }
 
     #[test]
