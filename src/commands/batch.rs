@@ -139,11 +139,17 @@ fn scalar(v: &Value) -> Option<String> {
     }
 }
 
-/// clap's message, first line, without its `error: ` prefix.
+/// clap's message on one line: its first paragraph, without the `error: ` prefix.
 fn clap_message(e: &clap::Error) -> String {
     let text = e.to_string();
-    let line = text.lines().next().unwrap_or_default();
-    line.strip_prefix("error: ").unwrap_or(line).to_string()
+    let first = text.split("\n\n").next().unwrap_or_default();
+    let line = first
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    line.strip_prefix("error: ").unwrap_or(&line).to_string()
 }
 
 /// The request line of a command given on the command line (the inverse of
@@ -484,7 +490,13 @@ mod tests {
     #[test]
     fn command_lines_round_trip_through_request_lines() {
         for argv in [
-            &["lanser", "refs", "a.py@L1:x", "--exclude-declaration", "--json"][..],
+            &[
+                "lanser",
+                "refs",
+                "a.py@L1:x",
+                "--exclude-declaration",
+                "--json",
+            ][..],
             &["lanser", "diag", "src/*.py", "b.py"],
             &["lanser", "diag"],
             &["lanser", "symbols", "a.py", "--query", "C"],
@@ -517,9 +529,9 @@ mod tests {
             parse(r#"{"cmd":"setup"}"#).unwrap_err().1,
             "setup cannot run inside a batch"
         );
-        assert!(parse(r#"{"cmd":"def"}"#)
-            .unwrap_err()
-            .1
-            .contains("<SELECTOR>"));
+        assert_eq!(
+            parse(r#"{"cmd":"def"}"#).unwrap_err().1,
+            "the following required arguments were not provided: <SELECTOR>"
+        );
     }
 }
