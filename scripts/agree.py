@@ -77,12 +77,12 @@ DEF_QUERIES: list[tuple[str, str, str, int]] = [
     ("sessions.py", "old_parsed = urlparse(old_url)", "urlparse", 1),  # re-export via compat
     ("sessions.py", 'os.environ.get("REQUESTS_CA_BUNDLE")', "get", 1),   # typeshed Mapping.get
     ("sessions.py", 'return self.request("GET", url, **kwargs)', "request", 1),
+    ("sessions.py", 'url = ":".join([to_native_string(parsed_rurl.scheme), url])', "join", 1),  # str.join
     # models.py
     ("models.py", "p = PreparedRequest()", "PreparedRequest", 1),
     ("models.py", "length = super_len(data)", "super_len", 1),
     ("models.py", "self.headers = CaseInsensitiveDict()", "CaseInsensitiveDict", 1),
     ("models.py", "url = requote_uri(urlunparse(", "urlunparse", 1),
-    ("models.py", "self.method = to_native_string(self.method.upper())", "upper", 1),  # str.upper
     # adapters.py
     ("adapters.py", "self.poolmanager = PoolManager(", "PoolManager", 1),  # site-packages urllib3
     ("adapters.py", "response = Response()", "Response", 1),
@@ -289,8 +289,8 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workspace", help="requests-2.32.3 checkout (default: run "
                     "scripts/fetch-thirdparty.sh and use the path it prints)")
-    ap.add_argument("--lanser", default=str(REPO / "target/release/lanser"))
-    ap.add_argument("--probe", default="/work/shared/tools/lsp_probe.py")
+    ap.add_argument("--lanser", default=str(REPO / "target/release/lanser"), help="lanser binary")
+    ap.add_argument("--probe", default="/work/shared/tools/lsp_probe.py", help="raw LSP probe")
     ap.add_argument("--server", default=DEFAULT_SERVER,
                     help="raw server command for the probe (default: the pinned Pyright lanser installs)")
     ap.add_argument("--timeout", type=float, default=60.0, help="per-request timeout, seconds")
@@ -377,6 +377,14 @@ def main(argv=None) -> int:
                 print(f"  only lanser:   {fmt_loc(ws_real, loc)}")
             for loc in sorted(q.raw - q.lanser):
                 print(f"  only pyright:  {fmt_loc(ws_real, loc)}")
+            extra, missing = q.lanser - q.raw, q.raw - q.lanser
+            if q.kind == "def" and extra and not missing and all(
+                    k.endswith(".pyi") for k, _ in extra) and any(
+                    not k.endswith(".pyi") for k, _ in q.raw):
+                print("  hint: lanser has the extra stub (.pyi) declarations. Pyright filters "
+                      "definitions to source files (DefinitionFilter.PreferSource) only when the "
+                      "client advertises textDocument.declaration; the probe does, so check "
+                      "lanser's initialize capabilities.")
     if any(q.raw_err for q in queries) and all(q.raw is None for q in queries):
         return 2
     return 1 if bad else 0

@@ -1,8 +1,10 @@
 //! The command line: clap definitions, turned into an [`Options`] and a [`Request`].
 
+use crate::commands::mutate::MutationArgs;
 use crate::commands::Op;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Options, Request, DEFAULT_PAGE_SIZE};
+use crate::reward::Weights;
 use crate::text::Encoding;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -63,6 +65,40 @@ pub struct Global {
     /// With --trace-file: also record the content of every workspace file
     #[arg(long, global = true)]
     pub trace_sources: bool,
+    /// Process-reward weights alpha,beta,gamma (Eq. 5.1)
+    #[arg(
+        long,
+        global = true,
+        default_value = "0.5,0.4,0.1",
+        value_name = "A,B,G"
+    )]
+    pub reward_weights: String,
+    /// The previous step's bundle: its D_t is this step's D_{t-1}
+    #[arg(long, global = true, value_name = "FILE")]
+    pub prev_bundle: Option<PathBuf>,
+    /// Configured server to run: pyright (default), basedpyright, or one named in lanser.toml
+    #[arg(long, global = true, value_name = "NAME")]
+    pub server: Option<String>,
+}
+
+/// D_t recorded in a previous bundle (`processReward.inputs.d_now`).
+fn prev_d(path: &std::path::Path) -> Result<u64> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LanserError::not_found(format!("--prev-bundle {}: {e}", path.display())))?;
+    let v: serde_json::Value = serde_json::from_str(text.trim()).map_err(|e| {
+        LanserError::usage(format!(
+            "--prev-bundle {}: not a bundle: {e}",
+            path.display()
+        ))
+    })?;
+    v.pointer("/processReward/inputs/d_now")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| {
+            LanserError::usage(format!(
+                "--prev-bundle {}: its processReward has no measured D (inputs.d_now)",
+                path.display()
+            ))
+        })
 }
 
 fn parse_encoding(s: &str) -> std::result::Result<Encoding, String> {
@@ -117,10 +153,119 @@ pub enum Command {
         #[command(subcommand)]
         action: crate::commands::trace::TraceCmd,
     },
-    /// Install the pinned Pyright into the cache now
+    /// Check that the symbol at SELECTOR can be renamed, and what range would change
+    PrepareRename { selector: String },
+    /// Rename the symbol at SELECTOR: a preview (diff + WorkspaceEdit) unless --apply
+    Rename {
+        selector: String,
+        new_name: String,
+        /// Write the change (transactionally, inside the safety envelope)
+        #[arg(long, conflicts_with = "dry_run")]
+        apply: bool,
+        #[command(flatten)]
+        mutation: MutationFlags,
+    },
+    /// List code actions at SELECTOR, or preview/apply one with --apply INDEX|TITLE
+    CodeActions {
+        selector: String,
+        /// Only actions of this kind (quickfix, source.organizeImports, …)
+        #[arg(long)]
+        kind: Option<String>,
+        /// The action to preview (with --dry-run) or apply, by index or exact title
+        #[arg(long, value_name = "INDEX|TITLE")]
+        apply: Option<String>,
+        #[command(flatten)]
+        mutation: MutationFlags,
+    },
+    /// Diagnostics a unified diff would add or remove, measured in memory (disk untouched)
+    Check {
+        /// The patch file (`-` for stdin)
+        #[arg(long, value_name = "FILE")]
+        patch: String,
+    },
+    /// Recompute the process rewards of recorded bundles, without a server
+    Reward {
+        /// Bundle files (JSON or JSONL), in episode order
+        #[arg(long, num_args = 1.., required = true, value_name = "FILE")]
+        from_bundles: Vec<PathBuf>,
+        /// Recompute with other weights (counterfactual), alpha,beta,gamma
+        #[arg(long, value_name = "A,B,G")]
+        weights: Option<String>,
+    },
+    /// Where the symbol at SELECTOR is implemented (textDocument/implementation)
+    Impl { selector: String },
+    /// Callers and callees of the function at SELECTOR (both unless one flag is given)
+    Calls {
+        selector: String,
+        /// Only the functions that call it
+        #[arg(long, conflicts_with = "outgoing")]
+        incoming: bool,
+        /// Only the functions it calls
+        #[arg(long)]
+        outgoing: bool,
+    },
+    /// Every occurrence of the symbol at SELECTOR in its file, read or write
+    Highlight { selector: String },
+    /// Signature help for the call SELECTOR is inside
+    Signature { selector: String },
+    /// The server's capabilities (starts it)
+    Capabilities,
+    /// Configured servers, their resolved commands and versions (starts nothing)
+    Status,
+    /// Re-read lanser.toml and reconfigure running sessions (none in the one-shot CLI)
+    Reload,
+    /// Send a raw LSP request; params from --payload, a selector, or a file path
+    Request {
+        /// The LSP method, e.g. textDocument/documentSymbol
+        method: String,
+        /// A selector (TextDocumentPositionParams) or a file path without `@`
+        /// (TextDocumentIdentifier)
+        #[arg(conflicts_with = "payload")]
+        target: Option<String>,
+        /// The params as JSON, sent verbatim
+        #[arg(long, value_name = "JSON")]
+        payload: Option<String>,
+    },
+    /// Install the pinned server (Pyright, or --server NAME) into the cache now
     Setup,
     /// Report node, npm, the server and its version, and Python
     Doctor,
+}
+
+/// The safety envelope's flags, shared by every mutating command.
+#[derive(Debug, Args)]
+pub struct MutationFlags {
+    /// Preview only (the default for rename; with code-actions --apply, preview that action)
+    #[arg(long)]
+    pub dry_run: bool,
+    /// How to write: lanser's journaled transaction (direct) or `git apply --3way` (git)
+    #[arg(long, default_value = "direct", value_parser = ["direct", "git"])]
+    pub apply_mode: String,
+    /// Apply even when the git worktree has uncommitted changes (or there is no repository)
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// Only paths matching one of these globs (workspace-relative) may be touched
+    #[arg(long, value_name = "GLOB")]
+    pub allow: Vec<String>,
+    /// Paths matching any of these globs may not be touched
+    #[arg(long, value_name = "GLOB")]
+    pub deny: Vec<String>,
+    /// Refuse to apply when the selector resolved only ambiguously
+    #[arg(long)]
+    pub deny_apply_on_ambiguous: bool,
+}
+
+impl MutationFlags {
+    fn args(&self, apply: bool) -> MutationArgs {
+        MutationArgs {
+            apply: apply && !self.dry_run,
+            git_mode: self.apply_mode == "git",
+            allow_dirty: self.allow_dirty,
+            allow: self.allow.clone(),
+            deny: self.deny.clone(),
+            deny_apply_on_ambiguous: self.deny_apply_on_ambiguous,
+        }
+    }
 }
 
 impl Global {
@@ -145,6 +290,12 @@ impl Global {
             tap: None,
             cursor: self.cursor,
             page_size: self.page_size,
+            reward_weights: Weights::parse(&self.reward_weights)?,
+            prev_d: match &self.prev_bundle {
+                Some(p) => Some(prev_d(p)?),
+                None => None,
+            },
+            server: self.server.clone(),
         })
     }
 }
@@ -181,8 +332,75 @@ impl Command {
             Command::Locate { selector, preview } => {
                 (Op::Locate { preview: *preview }, Some(selector))
             }
-            Command::Setup | Command::Doctor | Command::Batch { .. } | Command::Trace { .. } => {
-                return None
+            Command::PrepareRename { selector } => (Op::PrepareRename, Some(selector)),
+            Command::Rename {
+                selector,
+                new_name,
+                apply,
+                mutation,
+            } => (
+                Op::Rename {
+                    new_name: new_name.clone(),
+                    mutation: mutation.args(*apply),
+                },
+                Some(selector),
+            ),
+            Command::CodeActions {
+                selector,
+                kind,
+                apply,
+                mutation,
+            } => (
+                Op::CodeActions {
+                    kind: kind.clone(),
+                    pick: apply.clone(),
+                    mutation: mutation.args(apply.is_some()),
+                },
+                Some(selector),
+            ),
+            Command::Check { patch } => (
+                Op::Check {
+                    patch: patch.clone(),
+                },
+                None,
+            ),
+            Command::Setup
+            | Command::Doctor
+            | Command::Reward { .. }
+            | Command::Batch { .. }
+            | Command::Trace { .. } => return None,
+            Command::Impl { selector } => (Op::Impl, Some(selector)),
+            Command::Calls {
+                selector,
+                incoming,
+                outgoing,
+            } => (
+                Op::Calls {
+                    incoming: *incoming,
+                    outgoing: *outgoing,
+                },
+                Some(selector),
+            ),
+            Command::Highlight { selector } => (Op::Highlight, Some(selector)),
+            Command::Signature { selector } => (Op::Signature, Some(selector)),
+            Command::Capabilities => (Op::Capabilities, None),
+            Command::Status => (Op::Status, None),
+            Command::Reload => (Op::Reload, None),
+            Command::Request {
+                method,
+                target,
+                payload,
+            } => {
+                // A path without `@` names a whole document; anything else is a selector.
+                let is_file = target.as_deref().is_some_and(|t| !t.contains('@'));
+                (
+                    Op::RawRequest {
+                        method: method.clone(),
+                        payload: payload.clone(),
+                        file: target.clone().filter(|_| is_file),
+                    },
+                    target.as_ref().filter(|_| !is_file),
+                )
             }
         };
         Some(Request {

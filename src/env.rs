@@ -89,6 +89,16 @@ pub fn server_settings(python: Option<&Path>) -> Value {
 /// sha256 over the settings (with the interpreter path replaced by its shown form) and the
 /// digests of the configuration files present in the root.
 pub fn config_digest(ws: &Workspace, settings: &Value, python: &Python) -> String {
+    config_digest_with(ws, settings, python, &[])
+}
+
+/// [`config_digest`] with more files: (label, digest) pairs such as lanser.toml's.
+pub fn config_digest_with(
+    ws: &Workspace,
+    settings: &Value,
+    python: &Python,
+    extra_files: &[(String, String)],
+) -> String {
     let mut settings = settings.clone();
     if let Some(p) = settings.pointer_mut("/python/pythonPath") {
         *p = json!(python.exe);
@@ -99,6 +109,7 @@ pub fn config_digest(ws: &Workspace, settings: &Value, python: &Python) -> Strin
             let bytes = std::fs::read(ws.root.join(f)).ok()?;
             Some((f.to_string(), json!(sha256_tagged(&bytes))))
         })
+        .chain(extra_files.iter().map(|(l, d)| (l.clone(), json!(d))))
         .collect();
     let domain = json!({"settings": settings, "files": files});
     sha256_tagged(&serde_jcs::to_vec(&domain).expect("values canonicalize"))

@@ -100,6 +100,8 @@ impl fmt::Display for ErrorCode {
 pub struct LanserError {
     pub code: ErrorCode,
     pub message: String,
+    /// Machine-readable evidence (conflict hunks, candidates), carried into the bundle.
+    pub details: Option<serde_json::Value>,
 }
 
 impl LanserError {
@@ -107,6 +109,7 @@ impl LanserError {
         LanserError {
             code,
             message: message.into(),
+            details: None,
         }
     }
     pub fn not_found(message: impl Into<String>) -> Self {

@@ -7,12 +7,18 @@
 pub mod bundle;
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod digest;
+pub mod edits;
 pub mod env;
 pub mod error;
 pub mod lsp;
 pub mod orchestrator;
+pub mod reward;
+pub mod safety;
 pub mod selector;
+pub mod servers;
+pub mod speculate;
 pub mod text;
 pub mod tools;
 pub mod trace;
@@ -52,19 +58,23 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
         Ok(o) => o,
         Err(e) => return fail(&e),
     };
-    let recorder = match trace::recorder::begin(&cli.global, &mut opts) {
-        Ok(r) => r,
-        Err(e) => return fail(&e),
-    };
     let Some(request) = cli.command.request() else {
-        let result = match cli.command {
+        let result = match &cli.command {
             cli::Command::Setup => tools::setup(&opts),
+            cli::Command::Reward {
+                from_bundles,
+                weights,
+            } => tools::reward(from_bundles, weights.as_deref(), cli.global.json),
             _ => tools::doctor(&opts),
         };
         return match result {
             Ok(text) => emit(&text),
             Err(e) => fail(&e),
         };
+    };
+    let recorder = match trace::recorder::begin(&cli.global, &mut opts) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
     };
     let mut orch = match orchestrator::Orchestrator::new(opts) {
         Ok(o) => o,

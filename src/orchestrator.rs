@@ -12,13 +12,16 @@ use crate::bundle::{
     BUNDLE_VERSION,
 };
 use crate::commands::{self, Op};
+use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::provision::{self, ServerSpec};
 use crate::lsp::session::{Connect, Session, SessionConfig};
 use crate::lsp::transport::Tap;
+use crate::reward::{self, Inputs, Measured, Weights};
 use crate::selector::resolve::{self, Target};
 use crate::selector::{self, PositionSpec};
+use crate::servers;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
 use serde_json::{json, Map, Value};
@@ -45,6 +48,34 @@ pub struct Options {
     pub cursor: usize,
     /// Longest list a bundle carries before it is cut (`--page-size`, default 10⁵).
     pub page_size: usize,
+    pub reward_weights: Weights,
+    /// D_{t-1} from `--prev-bundle`.
+    pub prev_d: Option<u64>,
+    /// The configured server to run (`--server`); `None` is lanser.toml's default, else Pyright.
+    pub server: Option<String>,
+}
+
+impl Options {
+    /// Defaults for a workspace, as the CLI has them with no flags (library users and tests
+    /// set the fields they care about and take the rest from here).
+    pub fn for_workspace(ws: &std::path::Path) -> Options {
+        Options {
+            workspace: Some(ws.to_path_buf()),
+            server_cmd: None,
+            index_io: Encoding::Codepoint,
+            verbose: false,
+            timing: false,
+            timeout: Duration::from_secs(60),
+            cwd: ws.to_path_buf(),
+            install: true,
+            tap: None,
+            cursor: 0,
+            page_size: DEFAULT_PAGE_SIZE,
+            reward_weights: Weights::default(),
+            prev_d: None,
+            server: None,
+        }
+    }
 }
 
 /// The list cap of DESIGN §5.
@@ -57,6 +88,8 @@ const PAGED_LISTS: &[&str] = &[
     "references",
     "symbols",
     "diagnostics",
+    "implementations",
+    "highlights",
 ];
 
 /// One request: an operation and, for the operations that take one, a selector.
@@ -71,6 +104,11 @@ pub struct Outcome {
     pub facts: Value,
     pub resolution: Option<Resolution>,
     pub complete: bool,
+    /// The previewed (or applied) change, for mutations.
+    pub edits: Option<Edits>,
+    /// Diagnostics and safety this step measured for the process reward (read-only steps
+    /// leave it out: nothing changed, every check passes).
+    pub reward: Option<Measured>,
 }
 
 pub struct Orchestrator {
@@ -80,7 +118,12 @@ pub struct Orchestrator {
     server: Option<ServerSpec>,
     python: Option<Python>,
     python_probe: Option<tokio::task::JoinHandle<Python>>,
-    settings: Value,
+    /// Served to workspace/configuration: lanser's defaults under the server's own settings.
+    pub settings: Value,
+    /// Every lanser.toml layer, merged (see `config`).
+    pub config: Config,
+    /// The server this orchestrator runs.
+    pub server_def: ServerDef,
     /// Time spent starting the server, for `meta.timing`.
     start_ms: Option<f64>,
     /// An in-process server to talk to instead of spawning one (trace replay).
@@ -91,8 +134,16 @@ impl Orchestrator {
     /// Find the workspace; nothing is spawned yet but the interpreter probe.
     pub fn new(opts: Options) -> Result<Orchestrator> {
         let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
+        if let Some(n) = crate::edits::apply::recover(&ws.root)? {
+            eprintln!("lanser: rolled back an interrupted apply ({n} paths restored)");
+        }
         let python_exe = env::find_python(&ws);
-        let settings = env::server_settings(python_exe.as_deref());
+        let config = Config::load(&ws.root)?;
+        let server_def = config.select(opts.server.as_deref())?.clone();
+        let settings = deep_merge(
+            env::server_settings(python_exe.as_deref()),
+            server_def.settings.clone(),
+        );
         let (probe_ws, probe_exe) = (ws.clone(), python_exe.clone());
         let python_probe = Some(tokio::task::spawn_blocking(move || {
             env::probe_python(&probe_ws, probe_exe.as_deref())
@@ -105,6 +156,8 @@ impl Orchestrator {
             python: None,
             python_probe,
             settings,
+            config,
+            server_def,
             start_ms: None,
             connect: None,
         })
@@ -134,6 +187,7 @@ impl Orchestrator {
             bundle.environment.server = None;
             bundle.capabilities = json!({});
         }
+        bundle.process_reward = Some(self.process_reward(&bundle, outcome.as_ref().ok()).await);
         if let Err(e) = &outcome {
             bundle.set_error(e);
         }
@@ -154,9 +208,14 @@ impl Orchestrator {
             .as_ref()
             .map(|s| capability_summary(s.capabilities()))
             .unwrap_or_else(|| json!({}));
-        let (mut facts, resolution, complete) = match outcome {
-            Some(o) => (o.facts.clone(), o.resolution.clone(), o.complete),
-            None => (Value::Null, None, true),
+        let (mut facts, resolution, complete, edits) = match outcome {
+            Some(o) => (
+                o.facts.clone(),
+                o.resolution.clone(),
+                o.complete,
+                o.edits.clone().unwrap_or_default(),
+            ),
+            None => (Value::Null, None, true, Edits::default()),
         };
         let next = paginate(&mut facts, self.opts.cursor, self.opts.page_size);
         let mut meta = Meta::new(complete);
@@ -169,13 +228,47 @@ impl Orchestrator {
             request,
             resolution,
             facts,
-            edits: Edits::default(),
+            edits,
             process_reward: None,
             environment,
             capabilities,
             error: None,
             meta,
         }
+    }
+
+    /// pr-v1 for this step: the command's measurements, `--prev-bundle`'s D_{t-1} (measuring
+    /// D_t on the target's file when the command did not), the resolution's confidence. A
+    /// failed step scores S = 0.
+    async fn process_reward(&mut self, bundle: &Bundle, outcome: Option<&Outcome>) -> Value {
+        let ok = outcome.is_some();
+        let mut m = outcome.and_then(|o| o.reward).unwrap_or(Measured {
+            d_prev: None,
+            d_now: None,
+            safety: u8::from(ok),
+        });
+        if let (Some(prev), None) = (self.opts.prev_d, m.d_prev) {
+            m.d_prev = Some(prev);
+            if let (None, Some(res), true) = (m.d_now, &bundle.resolution, ok) {
+                let file = [res.resolved.path.clone()];
+                if let Ok(map) = crate::speculate::pull(self, &file).await {
+                    m.d_now = Some(crate::speculate::count(&map));
+                }
+            }
+        }
+        let confidence = bundle
+            .resolution
+            .as_ref()
+            .map(|r| r.confidence)
+            .unwrap_or(if ok { 1.0 } else { 0.0 });
+        let inputs = Inputs {
+            d_prev: m.d_prev,
+            d_now: m.d_now,
+            safety: m.safety,
+            confidence,
+        };
+        serde_json::to_value(reward::compute(self.opts.reward_weights, inputs))
+            .expect("rewards serialize")
     }
 
     pub async fn environment(&mut self) -> Environment {
@@ -187,7 +280,12 @@ impl Orchestrator {
             self.python = Some(probed.unwrap_or_else(|| env::probe_python(&self.ws, None)));
         }
         let python = self.python.clone().expect("probed above");
-        let config_digest = env::config_digest(&self.ws, &self.settings, &python);
+        let config_digest = env::config_digest_with(
+            &self.ws,
+            &self.settings,
+            &python,
+            &self.config.file_digests(),
+        );
         let server = self.server_id();
         Environment {
             server,
@@ -198,7 +296,8 @@ impl Orchestrator {
         }
     }
 
-    fn server_id(&self) -> Option<ServerId> {
+    /// The running (or resolved) server's name and version.
+    pub fn server_id(&self) -> Option<ServerId> {
         let package = self.server.as_ref().and_then(|s| s.package.clone());
         let (info_name, info_version) = self
             .session
@@ -207,6 +306,10 @@ impl Orchestrator {
             .unwrap_or((None, None));
         let name = info_name
             .or_else(|| package.as_ref().map(|p| p.0.clone()))
+            .or_else(|| {
+                let configured = self.server.as_ref()?.source == provision::Source::Configured;
+                configured.then(|| self.server_def.name.clone())
+            })
             .or_else(|| {
                 let cmd = self.server.as_ref()?.command.last()?.clone();
                 Some(cmd.rsplit('/').next().unwrap_or(&cmd).to_string())
@@ -230,13 +333,14 @@ impl Orchestrator {
             let spec = match &self.server {
                 Some(s) => s.clone(),
                 None => {
-                    let (root, cmd, install) = (
+                    let (root, cmd, install, def) = (
                         self.ws.root.clone(),
                         self.opts.server_cmd.clone(),
                         self.opts.install,
+                        self.server_def.clone(),
                     );
                     let s = tokio::task::spawn_blocking(move || {
-                        provision::resolve(&root, cmd.as_deref(), install)
+                        servers::resolve(&root, cmd.as_deref(), &def, install)
                     })
                     .await
                     .map_err(|e| LanserError::internal(e.to_string()))??;
@@ -350,6 +454,8 @@ impl Orchestrator {
             python: self.python.clone(),
             python_probe: None,
             settings: self.settings.clone(),
+            config: self.config.clone(),
+            server_def: self.server_def.clone(),
             start_ms: self.start_ms,
             connect: self.connect.clone(),
         }

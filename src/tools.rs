@@ -1,5 +1,6 @@
-//! `lanser setup` (install the pinned server now) and `lanser doctor` (what lanser would run,
-//! and with what).
+//! The commands that need no server session: `lanser setup` (install the pinned server now),
+//! `lanser doctor` (what lanser would run, and with what) and `lanser reward --from-bundles`
+//! (recompute recorded process rewards).
 
 use crate::env;
 use crate::error::{LanserError, Result};
@@ -16,8 +17,16 @@ fn version_of(program: &str) -> Option<String> {
     Some(format!("{v} ({})", path.display()))
 }
 
-/// Install the managed Pyright unless it is there; report where it is.
-pub fn setup(_opts: &Options) -> Result<String> {
+/// Install the managed Pyright (or the `--server` one) unless it is there; report where.
+pub fn setup(opts: &Options) -> Result<String> {
+    if let Some(name) = opts.server.as_deref() {
+        let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
+        let config = crate::config::Config::load(&ws.root)?;
+        let def = config.select(Some(name))?;
+        if !def.is_builtin_pyright() {
+            return crate::servers::setup(def);
+        }
+    }
     let dir = provision::managed_dir();
     let entry = dir.join("node_modules/pyright/langserver.index.js");
     let fresh = !entry.is_file();
@@ -61,7 +70,10 @@ pub fn doctor(opts: &Options) -> Result<String> {
         info.version.as_deref().unwrap_or("")
     )
     .ok();
-    match provision::resolve(&ws.root, opts.server_cmd.as_deref(), false) {
+    let config = crate::config::Config::load(&ws.root)?;
+    let def = config.select(opts.server.as_deref())?;
+    let pinned = crate::servers::label(def);
+    match crate::servers::resolve(&ws.root, opts.server_cmd.as_deref(), def, false) {
         Ok(spec) => {
             writeln!(
                 out,
@@ -74,16 +86,80 @@ pub fn doctor(opts: &Options) -> Result<String> {
                 .package
                 .map(|(n, v)| format!("{n} {v}"))
                 .unwrap_or_else(|| "unknown (read from serverInfo at run time)".into());
-            writeln!(
-                out,
-                "server version: {pkg} (pinned: pyright {PYRIGHT_VERSION})"
-            )
-            .ok();
+            writeln!(out, "server version: {pkg} (pinned: {pinned})").ok();
             Ok(out)
         }
         Err(e) => {
             print!("{out}");
             Err(e)
         }
+    }
+}
+
+/// Recompute each recorded bundle's reward from its recorded inputs: one line per bundle
+/// (JSONL with `--json`). A recorded r that does not match is `E/REPLAY_MISMATCH` (76) unless
+/// other weights were asked for.
+pub fn reward(files: &[std::path::PathBuf], weights: Option<&str>, json: bool) -> Result<String> {
+    use crate::error::ErrorCode;
+    use crate::reward::{recompute, Weights};
+    let w = weights.map(Weights::parse).transpose()?;
+    let mut out = String::new();
+    let mut total = 0.0;
+    let mut mismatch = None;
+    let mut step = 0;
+    for f in files {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| LanserError::not_found(format!("{}: {e}", f.display())))?;
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let bundle: serde_json::Value = serde_json::from_str(line).map_err(|e| {
+                LanserError::usage(format!("{}:{}: not a bundle: {e}", f.display(), i + 1))
+            })?;
+            let (recorded, again) = recompute(&bundle, w)?;
+            step += 1;
+            total += again.r;
+            let same = recorded == again.r;
+            if !same && w.is_none() && mismatch.is_none() {
+                mismatch = Some(format!(
+                    "{}:{}: recorded r {recorded} but the recorded inputs give {}",
+                    f.display(),
+                    i + 1,
+                    again.r
+                ));
+            }
+            let id = bundle["bundleId"].as_str().unwrap_or_default();
+            if json {
+                let line = serde_json::json!({
+                    "step": step, "bundleId": id, "recorded": recorded, "r": again.r,
+                    "match": same, "components": again.components, "weights": again.weights,
+                });
+                writeln!(
+                    out,
+                    "{}",
+                    serde_jcs::to_string(&line).expect("values canonicalize")
+                )
+                .ok();
+            } else {
+                writeln!(out, "{step}: r = {} ({})  {id}", again.r, again.explanation).ok();
+            }
+        }
+    }
+    if !json {
+        writeln!(
+            out,
+            "{step} steps, total r = {}",
+            (total * 1e9).round() / 1e9
+        )
+        .ok();
+    }
+    match mismatch {
+        Some(m) => {
+            print!("{out}");
+            Err(LanserError::new(ErrorCode::ReplayMismatch, m))
+        }
+        None => Ok(out),
     }
 }

@@ -91,6 +91,8 @@ pub struct ErrorObj {
     pub code: String,
     pub message: String,
     pub retryable: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -156,6 +158,7 @@ impl Bundle {
             code: err.code.symbol().into(),
             message: err.message.clone(),
             retryable: err.code.retryable(),
+            details: err.details.clone(),
         });
         self.meta.exit_code = err.code.exit_code();
     }

@@ -15,5 +15,7 @@ pub async fn run(o: &mut Orchestrator, selector: &str, method: &str, key: &str) 
         facts: json!({ key: locations, "provenance": "lsp" }),
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
+        edits: None,
+        reward: None,
     })
 }

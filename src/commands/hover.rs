@@ -16,5 +16,7 @@ pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
         facts: json!({ "hover": o.normalizer().hover(&raw), "provenance": "lsp" }),
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
+        edits: None,
+        reward: None,
     })
 }

@@ -36,5 +36,7 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
         }),
         resolution: Some(resolution),
         complete: true,
+        edits: None,
+        reward: None,
     })
 }

@@ -2,17 +2,27 @@
 //! keeps, and how it renders them for a person. The orchestrator supplies everything shared.
 
 pub mod batch;
+pub mod calls;
+pub mod check;
+pub mod code_actions;
 pub mod def;
 pub mod diag;
 pub mod hover;
 pub mod locate;
+pub mod meta;
+pub mod mutate;
+pub mod nav;
+pub mod raw;
 pub mod refs;
+pub mod rename;
 pub mod render;
+pub mod show;
 pub mod symbols;
 pub mod trace;
 
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome, Request};
+use mutate::MutationArgs;
 use serde_json::{json, Map, Value};
 
 /// An operation and its arguments (the selector travels beside it in [`Request`]).
@@ -36,6 +46,39 @@ pub enum Op {
     Locate {
         preview: bool,
     },
+    PrepareRename,
+    /// Speculative diagnostics for a unified diff (path, or `-` for stdin).
+    Check {
+        patch: String,
+    },
+    Rename {
+        new_name: String,
+        mutation: MutationArgs,
+    },
+    /// List code actions, or preview/apply the one named by `pick` (index or title).
+    CodeActions {
+        kind: Option<String>,
+        pick: Option<String>,
+        mutation: MutationArgs,
+    },
+    /// textDocument/implementation.
+    Impl,
+    /// Call hierarchy, in the directions asked for.
+    Calls {
+        incoming: bool,
+        outgoing: bool,
+    },
+    Highlight,
+    Signature,
+    Capabilities,
+    Status,
+    Reload,
+    /// A raw request; params from `payload`, else the selector, else `file`.
+    RawRequest {
+        method: String,
+        payload: Option<String>,
+        file: Option<String>,
+    },
 }
 
 impl Op {
@@ -49,6 +92,18 @@ impl Op {
             Op::Symbols { .. } => "symbols",
             Op::Diag { .. } => "diag",
             Op::Locate { .. } => "locate",
+            Op::PrepareRename => "prepare-rename",
+            Op::Check { .. } => "check",
+            Op::Rename { .. } => "rename",
+            Op::CodeActions { .. } => "code-actions",
+            Op::Impl => "impl",
+            Op::Calls { .. } => "calls",
+            Op::Highlight => "highlight",
+            Op::Signature => "signature",
+            Op::Capabilities => "capabilities",
+            Op::Status => "status",
+            Op::Reload => "reload",
+            Op::RawRequest { .. } => "request",
         }
     }
 
@@ -61,7 +116,44 @@ impl Op {
             Op::Symbols { file, query } => json!({"file": file, "query": query}),
             Op::Diag { targets } => json!({"targets": targets}),
             Op::Locate { preview } => json!({"preview": preview}),
-            Op::Def | Op::TypeDef | Op::Hover => json!({}),
+            Op::Rename { new_name, mutation } => {
+                let mut v = mutation.to_json();
+                v["new-name"] = json!(new_name);
+                v
+            }
+            Op::CodeActions {
+                kind,
+                pick,
+                mutation,
+            } => {
+                let mut v = mutation.to_json();
+                v["kind"] = json!(kind);
+                v["pick"] = json!(pick);
+                v
+            }
+            Op::Check { patch } => json!({ "patch": patch }),
+            Op::Calls { incoming, outgoing } => {
+                json!({"incoming": incoming, "outgoing": outgoing})
+            }
+            Op::RawRequest {
+                method,
+                payload,
+                file,
+            } => {
+                // The params sent, with workspace URIs made relative, are `facts.params`; the
+                // payload itself would put this machine's paths into the hash domain.
+                json!({"method": method, "payload": payload.is_some(), "file": file})
+            }
+            Op::Def
+            | Op::TypeDef
+            | Op::Hover
+            | Op::Impl
+            | Op::Highlight
+            | Op::Signature
+            | Op::Capabilities
+            | Op::Status
+            | Op::Reload
+            | Op::PrepareRename => json!({}),
         };
         match v {
             Value::Object(m) => m,
@@ -77,7 +169,18 @@ impl Op {
     pub fn takes_selector(&self) -> bool {
         matches!(
             self,
-            Op::Def | Op::TypeDef | Op::Refs { .. } | Op::Hover | Op::Locate { .. }
+            Op::Def
+                | Op::TypeDef
+                | Op::Refs { .. }
+                | Op::Hover
+                | Op::Locate { .. }
+                | Op::PrepareRename
+                | Op::Rename { .. }
+                | Op::CodeActions { .. }
+                | Op::Impl
+                | Op::Calls { .. }
+                | Op::Highlight
+                | Op::Signature
         )
     }
 }
@@ -107,5 +210,42 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
         Op::Symbols { file, query } => symbols::run(o, file.as_deref(), query.as_deref()).await,
         Op::Diag { targets } => diag::run(o, targets).await,
         Op::Locate { preview } => locate::run(o, selector()?, *preview),
+        Op::PrepareRename => rename::prepare(o, selector()?).await,
+        Op::Check { patch } => check::run(o, patch).await,
+        Op::Rename { new_name, mutation } => {
+            rename::rename(o, selector()?, new_name, mutation).await
+        }
+        Op::CodeActions {
+            kind,
+            pick,
+            mutation,
+        } => code_actions::run(o, selector()?, kind.as_deref(), pick.as_deref(), mutation).await,
+        Op::Impl => nav::implementation(o, selector()?).await,
+        Op::Calls { incoming, outgoing } => {
+            let both = !incoming && !outgoing;
+            let dirs = calls::Directions {
+                incoming: *incoming || both,
+                outgoing: *outgoing || both,
+            };
+            calls::run(o, selector()?, dirs).await
+        }
+        Op::Highlight => nav::highlight(o, selector()?).await,
+        Op::Signature => nav::signature(o, selector()?).await,
+        Op::Capabilities => meta::capabilities(o).await,
+        Op::Status => meta::status(o),
+        Op::Reload => meta::reload(o),
+        Op::RawRequest {
+            method,
+            payload,
+            file,
+        } => {
+            let source = match (payload, req.selector.as_deref(), file) {
+                (Some(p), ..) => raw::Source::Payload(p),
+                (None, Some(s), _) => raw::Source::Selector(s),
+                (None, None, Some(f)) => raw::Source::File(f),
+                (None, None, None) => raw::Source::Nothing,
+            };
+            raw::run(o, method, source).await
+        }
     }
 }

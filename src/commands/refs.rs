@@ -30,5 +30,7 @@ pub async fn run(
         }),
         resolution: Some(o.resolution(&spec, &target)),
         complete,
+        edits: None,
+        reward: None,
     })
 }

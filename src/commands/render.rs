@@ -31,7 +31,7 @@ impl Lines<'_> {
 }
 
 /// `path:line:col` of a fact's `selector`.
-fn place(fact: &Value) -> Option<(String, u32, u32)> {
+pub(super) fn place(fact: &Value) -> Option<(String, u32, u32)> {
     let sel = fact.get("selector")?.as_str()?;
     match selector::parse(sel).ok()? {
         PositionSpec::Cursor {
@@ -172,7 +172,81 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
                 .ok();
             }
         }
-        _ => {}
+        "check" => {
+            for f in array(facts, "files") {
+                let (added, removed) = (array(f, "added"), array(f, "removed"));
+                writeln!(
+                    out,
+                    "{}: {} → {} diagnostics (+{} −{})",
+                    f["path"].as_str().unwrap_or_default(),
+                    f["before"],
+                    f["after"],
+                    added.len(),
+                    removed.len()
+                )
+                .ok();
+                for d in added {
+                    if let Some((path, line, col)) = place(d) {
+                        let msg = d["message"].as_str().unwrap_or_default();
+                        writeln!(
+                            out,
+                            "  + {path}:{line}:{col}: {}",
+                            msg.lines().next().unwrap_or_default()
+                        )
+                        .ok();
+                    }
+                }
+                for d in removed {
+                    let msg = d["message"].as_str().unwrap_or_default();
+                    writeln!(out, "  - {}", msg.lines().next().unwrap_or_default()).ok();
+                }
+            }
+        }
+        "prepare-rename" => {
+            if let Some((path, line, col)) = place(facts) {
+                writeln!(out, "renameable at {path}:{line}:{col}").ok();
+            }
+        }
+        "rename" | "code-actions" => {
+            if let Some(actions) = facts.get("actions").and_then(Value::as_array) {
+                if facts.get("chosen").is_none() {
+                    for a in actions {
+                        let kind = a["kind"]
+                            .as_str()
+                            .map(|k| format!(" [{k}]"))
+                            .unwrap_or_default();
+                        writeln!(
+                            out,
+                            "{}: {}{kind}",
+                            a["index"],
+                            a["title"].as_str().unwrap_or_default()
+                        )
+                        .ok();
+                    }
+                    if actions.is_empty() {
+                        out.push_str("no code actions\n");
+                    }
+                }
+            }
+            if let Some(diff) = &bundle.edits.diff {
+                out.push_str(diff);
+                let files = array(facts, "files").len();
+                let edits = facts["editCount"].as_u64().unwrap_or(0);
+                if facts["applied"] == true {
+                    writeln!(out, "applied {edits} edits in {files} files").ok();
+                } else {
+                    writeln!(out, "preview: {edits} edits in {files} files (nothing written; pass --apply to write)").ok();
+                }
+            }
+        }
+        "impl" => {
+            let items = array(facts, "implementations");
+            if items.is_empty() {
+                out.push_str("no implementation found\n");
+            }
+            locations(&mut out, &mut lines, items, usize::MAX);
+        }
+        other => super::show::render(other, facts, &mut out),
     }
     if !bundle.meta.complete {
         out.push_str("(incomplete: the server had not finished loading the project)\n");

@@ -47,6 +47,8 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
         }),
         resolution: None,
         complete: true,
+        edits: None,
+        reward: None,
     })
 }
 
@@ -62,5 +64,7 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
         facts: json!({ "query": query, "symbols": symbols, "provenance": "lsp" }),
         resolution: None,
         complete,
+        edits: None,
+        reward: None,
     })
 }

@@ -20,6 +20,8 @@ pub enum Source {
     Flag,
     Workspace,
     Managed,
+    /// A `lanser.toml` server with `provision = "none"`: its command, as configured.
+    Configured,
 }
 
 impl Source {
@@ -28,6 +30,7 @@ impl Source {
             Source::Flag => "--server-cmd",
             Source::Workspace => "workspace node_modules",
             Source::Managed => "managed install",
+            Source::Configured => "lanser.toml command",
         }
     }
 }

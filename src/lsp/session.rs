@@ -62,6 +62,10 @@ struct State {
     open_docs: HashMap<String, (i32, String)>,
     /// Why the stream ended, when it was not a plain exit.
     close_reason: Option<String>,
+    /// While set, `workspace/applyEdit` requests are collected (and answered applied) so that
+    /// lanser applies them through its own envelope; otherwise they are refused.
+    capture_edits: bool,
+    captured_edits: Vec<Value>,
 }
 
 struct Shared {
@@ -96,6 +100,8 @@ pub struct Session {
     /// None for an in-process server.
     child: Arc<tokio::sync::Mutex<Option<Child>>>,
     config: SessionConfig,
+    /// What `workspace/configuration` is answered from (shared with the reader).
+    settings: Arc<Mutex<Value>>,
     /// The server's `InitializeResult`.
     pub init_result: Value,
     pub encoding: Encoding,
@@ -149,9 +155,10 @@ impl Session {
         });
         // Server→client requests are answered from the reader task through the same writer.
         let outgoing = tokio::sync::mpsc::unbounded_channel::<String>();
+        let settings = Arc::new(Mutex::new(config.settings.clone()));
         let mut handler = Handler {
             shared: shared.clone(),
-            settings: config.settings.clone(),
+            settings: settings.clone(),
             root_uri: config.root_uri.clone(),
             replies: outgoing.0.clone(),
         };
@@ -169,6 +176,7 @@ impl Session {
             transport: Arc::new(transport),
             child: Arc::new(tokio::sync::Mutex::new(child)),
             config,
+            settings,
             init_result: Value::Null,
             encoding: Encoding::Utf16,
         };
@@ -206,6 +214,15 @@ impl Session {
             .map(str::to_string)
             .or_else(|| self.shared.lock().logged_version.clone());
         (name, version)
+    }
+
+    /// Serve `settings` from now on and tell the server (`workspace/didChangeConfiguration`).
+    pub fn update_settings(&self, settings: Value) {
+        *self.settings.lock().unwrap_or_else(|p| p.into_inner()) = settings.clone();
+        self.notify(
+            "workspace/didChangeConfiguration",
+            json!({ "settings": settings }),
+        );
     }
 
     pub fn capabilities(&self) -> &Value {
@@ -327,6 +344,36 @@ impl Session {
         }
     }
 
+    /// Collect the server's `workspace/applyEdit` requests instead of refusing them.
+    pub fn capture_edits(&self, on: bool) {
+        let mut st = self.shared.lock();
+        st.capture_edits = on;
+        if on {
+            st.captured_edits.clear();
+        }
+    }
+
+    /// The WorkspaceEdits collected since `capture_edits(true)`.
+    pub fn take_captured_edits(&self) -> Vec<Value> {
+        std::mem::take(&mut self.shared.lock().captured_edits)
+    }
+
+    /// Tell the server a file changed on disk, was created or was deleted
+    /// (`workspace/didChangeWatchedFiles`; type 1 created, 2 changed, 3 deleted).
+    pub fn files_changed(&self, changes: &[(String, u8)]) {
+        if changes.is_empty() {
+            return;
+        }
+        let changes: Vec<Value> = changes
+            .iter()
+            .map(|(uri, kind)| json!({"uri": uri, "type": kind}))
+            .collect();
+        self.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": changes }),
+        );
+    }
+
     /// shutdown, exit, then kill whatever is left.
     pub async fn shutdown(self) {
         if !self.shared.lock().closed {
@@ -363,7 +410,7 @@ fn server_error(method: &str, code: i64, message: &str) -> LanserError {
 /// Reader-side handling of everything the server sends.
 struct Handler {
     shared: Arc<Shared>,
-    settings: Value,
+    settings: Arc<Mutex<Value>>,
     root_uri: String,
     replies: tokio::sync::mpsc::UnboundedSender<String>,
 }
@@ -440,7 +487,8 @@ impl Handler {
                         .iter()
                         .map(|item| {
                             let section = item.get("section").and_then(Value::as_str);
-                            settings_section(&self.settings, section)
+                            let settings = self.settings.lock().unwrap_or_else(|p| p.into_inner());
+                            settings_section(&settings, section)
                         })
                         .collect(),
                 ))
@@ -455,10 +503,19 @@ impl Handler {
             | "workspace/codeLens/refresh"
             | "window/showMessageRequest" => Ok(Value::Null),
             "window/showDocument" => Ok(json!({"success": false})),
-            "workspace/applyEdit" => Ok(json!({
-                "applied": false,
-                "failureReason": "lanser applies edits only through its own safety envelope"
-            })),
+            "workspace/applyEdit" => {
+                let mut st = self.shared.lock();
+                if st.capture_edits {
+                    let edit = params.get("edit").cloned().unwrap_or(Value::Null);
+                    st.captured_edits.push(edit);
+                    Ok(json!({"applied": true}))
+                } else {
+                    Ok(json!({
+                        "applied": false,
+                        "failureReason": "lanser applies edits only through its own safety envelope"
+                    }))
+                }
+            }
             _ => Err((METHOD_NOT_FOUND, format!("Unhandled method {method}"))),
         }
     }
@@ -529,6 +586,12 @@ fn initialize_params(config: &SessionConfig) -> Value {
             "textDocument": {
                 "synchronization": {"dynamicRegistration": false, "didSave": true},
                 "definition": {"linkSupport": false},
+                // Declared as an editor does: Pyright then answers definition with the source
+                // location only, not also the matching typeshed stub declarations.
+                "declaration": {"linkSupport": false},
+                "implementation": {"linkSupport": false},
+                "documentHighlight": {},
+                "callHierarchy": {},
                 "typeDefinition": {"linkSupport": false},
                 "references": {},
                 "hover": {"contentFormat": ["markdown", "plaintext"]},

@@ -9,22 +9,9 @@ use lanser::orchestrator::{Options, Orchestrator, Request};
 use lanser::text::Encoding;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::time::Duration;
 
 fn options(ws: &Path) -> Options {
-    Options {
-        workspace: Some(ws.to_path_buf()),
-        server_cmd: None,
-        index_io: Encoding::Codepoint,
-        verbose: false,
-        timing: false,
-        timeout: Duration::from_secs(60),
-        cwd: ws.to_path_buf(),
-        install: true,
-        tap: None,
-        cursor: 0,
-        page_size: lanser::orchestrator::DEFAULT_PAGE_SIZE,
-    }
+    Options::for_workspace(ws)
 }
 
 async fn ask(o: &mut Orchestrator, op: Op, selector: Option<String>) -> Bundle {

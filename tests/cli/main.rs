@@ -4,5 +4,9 @@
 mod batch;
 mod contract;
 mod facts;
+mod mutations;
+mod reward;
+mod servers;
 mod support;
+mod surface;
 mod trace;

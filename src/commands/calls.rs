@@ -1,0 +1,158 @@
+//! `lanser calls SEL [--incoming|--outgoing]`: the call hierarchy
+//! (`textDocument/prepareCallHierarchy`, then `callHierarchy/incomingCalls` and/or
+//! `callHierarchy/outgoingCalls`; both when neither flag is given).
+//!
+//! Facts: `item` (the function at SEL), `incoming` (its callers) and `outgoing` (what it
+//! calls). Each call is the other function as a location (`path`, `range` = its name,
+//! `selector`) with `name`, `kind`, `detail`, and `callSites`: the call expressions, in the
+//! caller's file for incoming calls and in SEL's file for outgoing ones. Lists are sorted like
+//! every other location list. Incoming calls are cross-file, so this waits for the project.
+
+use super::nav::require;
+use crate::bundle::normalize::{sort_by_location, Normalizer};
+use crate::error::Result;
+use crate::orchestrator::{Orchestrator, Outcome};
+use serde_json::{json, Value};
+
+/// Which directions to ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Directions {
+    pub incoming: bool,
+    pub outgoing: bool,
+}
+
+fn range_of(v: Option<&Value>) -> [u32; 4] {
+    let v = v.unwrap_or(&Value::Null);
+    let n = |p: &str| v.pointer(p).and_then(Value::as_u64).unwrap_or(0) as u32;
+    [
+        n("/start/line"),
+        n("/start/character"),
+        n("/end/line"),
+        n("/end/character"),
+    ]
+}
+
+fn kind_name(k: Option<u64>) -> &'static str {
+    match k {
+        Some(2) => "module",
+        Some(5) => "class",
+        Some(6) => "method",
+        Some(7) => "property",
+        Some(8) => "field",
+        Some(9) => "constructor",
+        Some(12) => "function",
+        Some(13) => "variable",
+        Some(14) => "constant",
+        _ => "other",
+    }
+}
+
+/// A CallHierarchyItem as a fact, named by its selectionRange.
+fn item_fact(n: &mut Normalizer, item: &Value) -> Value {
+    let uri = item.get("uri").and_then(Value::as_str).unwrap_or_default();
+    let loc = n.location(uri, range_of(item.get("selectionRange")));
+    json!({
+        "name": item.get("name").and_then(Value::as_str).unwrap_or_default(),
+        "kind": kind_name(item.get("kind").and_then(Value::as_u64)),
+        "detail": item.get("detail").and_then(Value::as_str).filter(|d| !d.is_empty()),
+        "path": loc.path,
+        "range": loc.range,
+        "selector": loc.selector,
+    })
+}
+
+/// One incoming or outgoing call: the other item plus its call sites in `sites_uri`.
+fn call_fact(n: &mut Normalizer, other: &Value, sites_uri: &str, ranges: &Value) -> Value {
+    let mut fact = item_fact(n, other);
+    let mut sites: Vec<_> = ranges
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| n.location(sites_uri, range_of(Some(r))))
+        .collect();
+    sites.sort();
+    sites.dedup();
+    fact["callSites"] = json!(sites);
+    fact
+}
+
+pub async fn run(o: &mut Orchestrator, selector: &str, dirs: Directions) -> Result<Outcome> {
+    let (spec, target) = o.resolve(selector)?;
+    let params = o.position_params(&target).await?;
+    require(
+        o,
+        "callHierarchyProvider",
+        "textDocument/prepareCallHierarchy",
+    )?;
+    let complete = if dirs.incoming {
+        o.wait_ready().await?
+    } else {
+        true
+    };
+    let session = o.ensure_session().await?;
+    let prepared = session
+        .request("textDocument/prepareCallHierarchy", params)
+        .await?;
+    let items: Vec<Value> = prepared.as_array().cloned().unwrap_or_default();
+    let mut incoming = Vec::new();
+    let mut outgoing = Vec::new();
+    for item in &items {
+        let item_uri = item.get("uri").and_then(Value::as_str).unwrap_or_default();
+        if dirs.incoming {
+            let raw = session
+                .request("callHierarchy/incomingCalls", json!({ "item": item }))
+                .await?;
+            for call in raw.as_array().into_iter().flatten() {
+                let from = call.get("from").unwrap_or(&Value::Null);
+                let from_uri = from.get("uri").and_then(Value::as_str).unwrap_or_default();
+                incoming.push((
+                    from.clone(),
+                    from_uri.to_string(),
+                    call["fromRanges"].clone(),
+                ));
+            }
+        }
+        if dirs.outgoing {
+            let raw = session
+                .request("callHierarchy/outgoingCalls", json!({ "item": item }))
+                .await?;
+            for call in raw.as_array().into_iter().flatten() {
+                let to = call.get("to").unwrap_or(&Value::Null);
+                outgoing.push((to.clone(), item_uri.to_string(), call["fromRanges"].clone()));
+            }
+        }
+    }
+    let mut n = o.normalizer();
+    n.add_document(&target.doc);
+    let mut item_facts: Vec<Value> = items.iter().map(|i| item_fact(&mut n, i)).collect();
+    sort_by_location(&mut item_facts);
+    let mut facts = json!({
+        "item": item_facts.first().cloned(),
+        "provenance": "lsp",
+    });
+    if item_facts.len() > 1 {
+        facts["items"] = json!(item_facts);
+    }
+    for (key, wanted, calls) in [
+        ("incoming", dirs.incoming, incoming),
+        ("outgoing", dirs.outgoing, outgoing),
+    ] {
+        if !wanted {
+            continue;
+        }
+        let mut list: Vec<Value> = calls
+            .iter()
+            .map(|(other, uri, ranges)| call_fact(&mut n, other, uri, ranges))
+            .collect();
+        sort_by_location(&mut list);
+        list.dedup();
+        facts[key] = json!(list);
+    }
+    Ok(Outcome {
+        facts,
+        resolution: Some(o.resolution(&spec, &target)),
+        complete,
+        edits: None,
+        reward: None,
+    })
+}

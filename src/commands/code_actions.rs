@@ -1,0 +1,197 @@
+//! `lanser code-actions SEL [--kind K] [--apply INDEX|TITLE [--dry-run]]`: list the server's
+//! code actions at the selector, or preview/apply one. Edits come from the action itself,
+//! from `codeAction/resolve`, or from the `workspace/applyEdit` requests its command makes the
+//! server send; all go through the same envelope as rename.
+
+use super::mutate::{self, MutationArgs};
+use crate::error::{ErrorCode, LanserError, Result};
+use crate::orchestrator::{Orchestrator, Outcome};
+use crate::workspace::path_to_uri;
+use serde_json::{json, Value};
+
+/// Server commands that write to disk on their own; running one would bypass the envelope.
+const WRITES_ITSELF: &[&str] = &["pyright.createtypestub"];
+
+/// Server diagnostics overlapping `range` (lines), for the codeAction context.
+fn overlapping(diags: &[Value], range: [u32; 4]) -> Vec<Value> {
+    diags
+        .iter()
+        .filter(|d| {
+            let s = d
+                .pointer("/range/start/line")
+                .and_then(Value::as_u64)
+                .unwrap_or(0) as u32;
+            let e = d
+                .pointer("/range/end/line")
+                .and_then(Value::as_u64)
+                .unwrap_or(0) as u32;
+            s <= range[2] && e >= range[0]
+        })
+        .cloned()
+        .collect()
+}
+
+fn summary(index: usize, a: &Value) -> Value {
+    // A bare Command has `command` as a string; a CodeAction has a title, maybe an edit.
+    let command = match a.get("command") {
+        Some(Value::String(c)) => Some(c.clone()),
+        Some(c) => c.get("command").and_then(Value::as_str).map(str::to_string),
+        None => None,
+    };
+    json!({
+        "index": index,
+        "title": a.get("title").and_then(Value::as_str).unwrap_or_default(),
+        "kind": a.get("kind").and_then(Value::as_str),
+        "isPreferred": a.get("isPreferred").and_then(Value::as_bool).unwrap_or(false),
+        "hasEdit": a.get("edit").is_some(),
+        "command": command,
+    })
+}
+
+pub async fn run(
+    o: &mut Orchestrator,
+    selector: &str,
+    kind: Option<&str>,
+    pick: Option<&str>,
+    m: &MutationArgs,
+) -> Result<Outcome> {
+    let (spec, target) = o.resolve(selector)?;
+    let params = o.position_params(&target).await?;
+    let complete = o.wait_ready().await?;
+    let resolution = o.resolution(&spec, &target);
+    let uri = path_to_uri(&target.doc.abs);
+    let r = resolution.resolved.range;
+    let session = o.ensure_session().await?;
+    let pulled = session
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .unwrap_or(Value::Null);
+    let diags = pulled
+        .get("items")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut context = json!({ "diagnostics": overlapping(&diags, r) });
+    if let Some(k) = kind {
+        context["only"] = json!([k]);
+    }
+    let raw = session
+        .request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": params["textDocument"],
+                "range": {"start": {"line": r[0], "character": r[1]}, "end": {"line": r[2], "character": r[3]}},
+                "context": context,
+            }),
+        )
+        .await?;
+    let mut actions: Vec<Value> = raw.as_array().cloned().unwrap_or_default();
+    let pyright = o.server_id().is_some_and(|s| s.name.contains("pyright"));
+    if pyright && kind.is_none_or(|k| "source.organizeImports".starts_with(k)) {
+        // Pyright sorts imports only through its `pyright.organizeimports` command (whose result
+        // is the WorkspaceEdit) and offers no code action for it: lanser lists it as one.
+        actions.push(json!({
+            "title": "Organize imports",
+            "kind": "source.organizeImports",
+            "command": {"title": "Organize imports", "command": "pyright.organizeimports", "arguments": [uri]},
+        }));
+    }
+    let session = o.ensure_session().await?;
+    let listed: Vec<Value> = actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| summary(i, a))
+        .collect();
+    let Some(pick) = pick else {
+        return Ok(Outcome {
+            facts: json!({ "actions": listed, "provenance": "lsp" }),
+            resolution: Some(resolution),
+            complete,
+            edits: None,
+            reward: None,
+        });
+    };
+    let index = match pick.parse::<usize>() {
+        Ok(i) if i < actions.len() => i,
+        _ => actions
+            .iter()
+            .position(|a| a.get("title").and_then(Value::as_str) == Some(pick))
+            .ok_or_else(|| {
+                LanserError::not_found(format!(
+                    "no code action {pick:?} at {selector} ({} offered)",
+                    actions.len()
+                ))
+            })?,
+    };
+    let mut action = actions[index].clone();
+    let has_edit = action.get("edit").is_some();
+    let resolvable = session
+        .capabilities()
+        .pointer("/codeActionProvider/resolveProvider")
+        == Some(&json!(true));
+    if !has_edit && resolvable && action.get("data").is_some() {
+        action = session.request("codeAction/resolve", action).await?;
+    }
+    let mut edits: Vec<Value> = action.get("edit").cloned().into_iter().collect();
+    let command = match action.get("command") {
+        Some(Value::String(_)) => Some(action.clone()),
+        Some(c) => Some(c.clone()),
+        None => None,
+    };
+    if let Some(cmd) = command {
+        if WRITES_ITSELF.contains(&cmd["command"].as_str().unwrap_or_default()) {
+            return Err(LanserError::new(
+                ErrorCode::UnsupportedCap,
+                format!("code action {pick:?} runs {} which writes files itself, outside lanser's safety envelope; refused", cmd["command"]),
+            ));
+        }
+        session.capture_edits(true);
+        let ran = session
+            .request(
+                "workspace/executeCommand",
+                json!({"command": cmd["command"], "arguments": cmd.get("arguments").cloned().unwrap_or(json!([]))}),
+            )
+            .await;
+        session.capture_edits(false);
+        let result = ran?;
+        edits.extend(session.take_captured_edits());
+        // Some commands return their WorkspaceEdit instead of pushing it.
+        // (Pyright does both, with the same edit.)
+        let is_edit = result.get("changes").is_some() || result.get("documentChanges").is_some();
+        if is_edit && !edits.contains(&result) {
+            edits.push(result);
+        }
+    }
+    if edits.len() > 1 {
+        return Err(LanserError::new(
+            ErrorCode::UnsupportedCap,
+            format!("code action {pick:?} produced {} separate edits; lanser applies one transaction per action", edits.len()),
+        ));
+    }
+    let Some(edit) = edits.pop() else {
+        return Err(LanserError::not_found(format!(
+            "code action {pick:?} changes nothing"
+        )));
+    };
+    let plan = mutate::plan(o, m, &edit)?;
+    let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
+    let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
+    Ok(Outcome {
+        facts: json!({
+            "actions": listed,
+            "chosen": index,
+            "files": plan.touched(),
+            "editCount": plan.edit_count(),
+            "applied": applied,
+            "speculativeDiagnostics": delta,
+            "provenance": "lsp",
+        }),
+        resolution: Some(resolution),
+        complete,
+        edits: Some(mutate::edits_of(&plan)),
+        reward: Some(measured),
+    })
+}

@@ -1,0 +1,165 @@
+//! `lanser capabilities` (the server's `InitializeResult` capabilities as facts), `lanser
+//! status` (configured servers, their resolved commands and versions) and `lanser reload`.
+//!
+//! `reload` re-reads lanser.toml and sends the resulting settings to a running session with
+//! `workspace/didChangeConfiguration` (files need no reload: every request re-reads its file
+//! and sends `didChange` when the content hash differs). The one-shot CLI has no running
+//! session — each command starts a fresh server that reads the configuration anew — so there
+//! it only reports what it read and says that nothing was running; with a long-lived
+//! orchestrator (batch, a daemon) it reconfigures the live server.
+
+use crate::config::{deep_merge, Config, ServerDef};
+use crate::env;
+use crate::error::Result;
+use crate::lsp::provision;
+use crate::orchestrator::{capability_summary, Orchestrator, Outcome};
+use crate::servers;
+use serde_json::{json, Value};
+
+/// `lanser capabilities`: start the server and report what it declared.
+pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome> {
+    let caps = o.ensure_session().await?.capabilities().clone();
+    let raw = super::raw::relativize(&o.ws, &caps);
+    let summary = capability_summary(&caps);
+    Ok(Outcome {
+        facts: json!({
+            "server": o.server_id(),
+            "capabilities": raw,
+            "summary": summary,
+            "provenance": "lsp",
+        }),
+        resolution: None,
+        complete: true,
+        edits: None,
+        reward: None,
+    })
+}
+
+/// A path with the cache directory spelled `$LANSER_HOME`, so reports do not depend on it.
+fn shown(path: &str) -> String {
+    let home = provision::lanser_home().to_string_lossy().into_owned();
+    match path.strip_prefix(&home) {
+        Some(rest) => format!("$LANSER_HOME{rest}"),
+        None => path.to_string(),
+    }
+}
+
+fn server_status(o: &Orchestrator, def: &ServerDef) -> Value {
+    let configured: Vec<String> = std::iter::once(def.command.clone())
+        .chain(def.args.iter().cloned())
+        .collect();
+    let selected = def.name == o.server_def.name;
+    let cmd = o.opts.server_cmd.as_deref().filter(|_| selected);
+    let resolved = servers::resolve(&o.ws.root, cmd, def, false);
+    let (command, source, version, error) = match resolved {
+        Ok(spec) => (
+            Some(spec.command.iter().map(|c| shown(c)).collect::<Vec<_>>()),
+            Some(spec.source.as_str()),
+            spec.package.map(|p| p.1),
+            None,
+        ),
+        Err(e) => (None, None, None, Some(e.message)),
+    };
+    json!({
+        "name": def.name,
+        "selected": selected,
+        "default": def.name == o.config.default,
+        "origin": def.origin.as_str(),
+        "configured": configured,
+        "fileTypes": def.file_types,
+        "rootMarkers": def.root_markers,
+        "provision": def.provision.as_str(),
+        "package": def.package,
+        "pinned": def.version,
+        "resolved": command,
+        "source": source,
+        "installedVersion": version,
+        "error": error,
+    })
+}
+
+fn config_files(config: &Config) -> Vec<Value> {
+    config
+        .files
+        .iter()
+        .zip(config.file_digests())
+        .map(|(f, (label, digest))| {
+            json!({"origin": f.origin.as_str(), "file": label, "digest": digest})
+        })
+        .collect()
+}
+
+fn sessions(o: &Orchestrator) -> Vec<Value> {
+    o.session
+        .as_ref()
+        .map(|_| json!({ "server": o.server_id() }))
+        .into_iter()
+        .collect()
+}
+
+/// `lanser status`: no server is started; nothing is installed.
+pub fn status(o: &Orchestrator) -> Result<Outcome> {
+    let servers: Vec<Value> = o
+        .config
+        .servers
+        .values()
+        .map(|d| server_status(o, d))
+        .collect();
+    Ok(Outcome {
+        facts: json!({
+            "servers": servers,
+            "configFiles": config_files(&o.config),
+            "sessions": sessions(o),
+            "provenance": "config",
+        }),
+        resolution: None,
+        complete: true,
+        edits: None,
+        reward: None,
+    })
+}
+
+/// `lanser reload`: re-read lanser.toml; reconfigure a running session.
+pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
+    let config = Config::load(&o.ws.root)?;
+    let def = config.select(Some(&o.server_def.name))?.clone();
+    let python = env::find_python(&o.ws);
+    let settings = deep_merge(
+        env::server_settings(python.as_deref()),
+        def.settings.clone(),
+    );
+    let changed = settings != o.settings;
+    let reloaded = match &o.session {
+        Some(s) => {
+            s.update_settings(settings.clone());
+            vec![json!({
+                "server": o.server_id(),
+                "action": "workspace/didChangeConfiguration",
+                "settingsChanged": changed,
+            })]
+        }
+        None => vec![],
+    };
+    let note = if reloaded.is_empty() {
+        "no running session: the one-shot CLI starts a fresh server for every command, which \
+         reads lanser.toml and the files anew, so there was nothing to reload"
+    } else {
+        "sent the re-read settings to the running session; files are re-synced on every request"
+    };
+    o.settings = settings;
+    o.config = config;
+    o.server_def = def;
+    Ok(Outcome {
+        facts: json!({
+            "server": o.server_def.name,
+            "configFiles": config_files(&o.config),
+            "reloaded": reloaded,
+            "note": note,
+            "provenance": "config",
+        }),
+        resolution: None,
+        complete: true,
+        edits: None,
+        reward: None,
+    })
+}

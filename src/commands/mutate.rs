@@ -1,0 +1,162 @@
+//! What every mutating command shares: the mutation flags, turning a server WorkspaceEdit
+//! into a previewed plan, and applying it through the safety envelope (readiness, ambiguity,
+//! dirty tree, jail and filters, lock, transaction) before telling the server about the new
+//! text.
+
+use crate::bundle::{Edits, Resolution};
+use crate::edits::apply::{self, Mode};
+use crate::edits::{FileChange, Plan};
+use crate::error::{ErrorCode, LanserError, Result};
+use crate::orchestrator::Orchestrator;
+use crate::reward::Measured;
+use crate::safety::{self, Jail};
+use crate::selector::resolve::Document;
+use crate::speculate;
+use crate::workspace::path_to_uri;
+use serde_json::{json, Value};
+
+/// The flags of a mutating command.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MutationArgs {
+    /// Write the change (default: preview only).
+    pub apply: bool,
+    pub git_mode: bool,
+    pub allow_dirty: bool,
+    pub allow: Vec<String>,
+    pub deny: Vec<String>,
+    pub deny_apply_on_ambiguous: bool,
+}
+
+impl MutationArgs {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "apply": self.apply,
+            "apply-mode": if self.git_mode { "git" } else { "direct" },
+            "allow-dirty": self.allow_dirty,
+            "allow": self.allow,
+            "deny": self.deny,
+            "deny-apply-on-ambiguous": self.deny_apply_on_ambiguous,
+        })
+    }
+}
+
+/// A server WorkspaceEdit as a checked plan (jail and filters already applied).
+pub fn plan(o: &Orchestrator, m: &MutationArgs, raw: &Value) -> Result<Plan> {
+    let jail = Jail::new(&o.ws, &m.allow, &m.deny)?;
+    Plan::from_workspace_edit(&jail, raw, o.encoding())
+}
+
+/// The bundle's `edits` block for a plan.
+pub fn edits_of(plan: &Plan) -> Edits {
+    Edits {
+        workspace_edit: Some(plan.to_json()),
+        diff: Some(plan.diff()),
+    }
+}
+
+/// The safety checks of a prospective apply, without writing: readiness, ambiguity, the
+/// dirty-tree guard (the jail and filters already passed when the plan was built).
+pub fn check_safety(
+    o: &Orchestrator,
+    m: &MutationArgs,
+    complete: bool,
+    resolution: Option<&Resolution>,
+) -> Result<()> {
+    if !complete {
+        return Err(LanserError::new(
+            ErrorCode::LsTimeout,
+            "refusing to apply: the server had not finished loading the project, so its answer may be partial; nothing was applied",
+        ));
+    }
+    if m.deny_apply_on_ambiguous && resolution.is_some_and(|r| r.ambiguous) {
+        return Err(LanserError::new(
+            ErrorCode::Ambiguous,
+            "refusing to apply: the selector resolved ambiguously and --deny-apply-on-ambiguous is set; nothing was applied",
+        ));
+    }
+    if !m.allow_dirty {
+        safety::require_clean_worktree(&o.ws.root)?;
+    }
+    Ok(())
+}
+
+/// Speculative diagnostics for a plan's text edits (in memory only) and the step's reward
+/// measurements; `None` for the delta when the plan also creates, renames or deletes files.
+pub async fn speculate(
+    o: &mut Orchestrator,
+    m: &MutationArgs,
+    plan: &Plan,
+    complete: bool,
+    resolution: Option<&Resolution>,
+) -> Result<(Measured, Option<Value>)> {
+    let safe = check_safety(o, m, complete, resolution).is_ok();
+    let mut measured = Measured {
+        d_prev: None,
+        d_now: None,
+        safety: u8::from(safe),
+    };
+    let changes: Option<Vec<(Document, String)>> = plan
+        .changes
+        .iter()
+        .map(|c| match c {
+            FileChange::Edit { doc, new_text, .. } => Some((doc.clone(), new_text.clone())),
+            _ => None,
+        })
+        .collect();
+    let Some(changes) = changes else {
+        return Ok((measured, None));
+    };
+    let spec = speculate::speculate(o, &changes).await?;
+    measured.d_prev = Some(speculate::count(&spec.before));
+    measured.d_now = Some(speculate::count(&spec.after));
+    Ok((measured, Some(json!(speculate::delta(&spec)))))
+}
+
+/// Apply `plan` if asked, after every safety check; returns whether it was written.
+pub fn maybe_apply(
+    o: &Orchestrator,
+    m: &MutationArgs,
+    plan: &Plan,
+    complete: bool,
+    resolution: Option<&Resolution>,
+) -> Result<bool> {
+    if !m.apply {
+        return Ok(false);
+    }
+    check_safety(o, m, complete, resolution)?;
+    let mode = if m.git_mode { Mode::Git } else { Mode::Direct };
+    apply::apply(&o.ws.root, plan, mode)?;
+    notify_server(o, plan);
+    Ok(true)
+}
+
+/// Bring the server in line with what was written: didChange + didSave for edited files,
+/// didChangeWatchedFiles for created, renamed and deleted ones.
+fn notify_server(o: &Orchestrator, plan: &Plan) {
+    let Some(session) = o.session.as_ref() else {
+        return;
+    };
+    let mut watched = Vec::new();
+    for c in &plan.changes {
+        use crate::edits::FileChange::*;
+        match c {
+            Edit { doc, .. } => {
+                if let Ok(new) = Document::load(doc.abs.clone(), doc.rel.clone()) {
+                    let uri = path_to_uri(&new.abs);
+                    session.sync_document(&uri, &new);
+                    session.notify(
+                        "textDocument/didSave",
+                        json!({"textDocument": {"uri": uri}}),
+                    );
+                }
+            }
+            Create { abs, .. } => watched.push((path_to_uri(abs), 1)),
+            Rename { from, to, .. } => {
+                watched.push((path_to_uri(from), 3));
+                watched.push((path_to_uri(to), 1));
+            }
+            Delete { abs, .. } => watched.push((path_to_uri(abs), 3)),
+        }
+    }
+    session.files_changed(&watched);
+}

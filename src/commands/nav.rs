@@ -1,0 +1,226 @@
+//! `lanser impl` (textDocument/implementation), `lanser highlight` (documentHighlight) and
+//! `lanser signature` (signatureHelp), plus the capability gate every optional feature goes
+//! through: a server that does not declare the provider in its `InitializeResult` gets
+//! `E/UNSUPPORTED_CAP` (72) naming it, without the request being sent.
+
+use crate::error::{ErrorCode, LanserError, Result};
+use crate::orchestrator::{Orchestrator, Outcome};
+use crate::workspace::path_to_uri;
+use serde_json::{json, Value};
+
+/// Fail with `E/UNSUPPORTED_CAP` unless the running server declares `provider`.
+pub fn require(o: &Orchestrator, provider: &str, method: &str) -> Result<()> {
+    let declared = o
+        .session
+        .as_ref()
+        .and_then(|s| s.capabilities().get(provider))
+        .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)));
+    if declared {
+        return Ok(());
+    }
+    let server = o
+        .server_id()
+        .map(|s| match s.version {
+            Some(v) => format!("{} {v}", s.name),
+            None => s.name,
+        })
+        .unwrap_or_else(|| "the language server".into());
+    let hint = if o.server_def.name != "basedpyright" && provider == "implementationProvider" {
+        " (basedpyright has it: --server basedpyright)"
+    } else {
+        ""
+    };
+    Err(LanserError::new(
+        ErrorCode::UnsupportedCap,
+        format!("{server} does not support {method}: no {provider} in its capabilities{hint}"),
+    ))
+}
+
+/// `lanser impl`: where the symbol is implemented (subclass overrides, protocol members).
+/// Cross-file, so it waits for the project to load.
+pub async fn implementation(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+    let (spec, target) = o.resolve(selector)?;
+    let params = o.position_params(&target).await?;
+    require(o, "implementationProvider", "textDocument/implementation")?;
+    let complete = o.wait_ready().await?;
+    let raw = o
+        .ensure_session()
+        .await?
+        .request("textDocument/implementation", params)
+        .await?;
+    let implementations = o.normalizer().locations(&raw);
+    Ok(Outcome {
+        facts: json!({ "implementations": implementations, "provenance": "lsp" }),
+        resolution: Some(o.resolution(&spec, &target)),
+        complete,
+        edits: None,
+        reward: None,
+    })
+}
+
+fn highlight_kind(k: Option<u64>) -> &'static str {
+    match k {
+        Some(2) => "read",
+        Some(3) => "write",
+        _ => "text",
+    }
+}
+
+/// Highlights of the document at `uri`, sorted by range: `{path, range, kind, selector}`.
+pub fn highlights(o: &Orchestrator, uri: &str, raw: &Value) -> Vec<Value> {
+    let mut n = o.normalizer();
+    let mut out: Vec<(crate::bundle::normalize::Loc, &'static str)> = raw
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|h| {
+            let r = h.get("range")?;
+            let n4 = |p: &str| r.pointer(p).and_then(Value::as_u64).unwrap_or(0) as u32;
+            let range = [
+                n4("/start/line"),
+                n4("/start/character"),
+                n4("/end/line"),
+                n4("/end/character"),
+            ];
+            Some((
+                n.location(uri, range),
+                highlight_kind(h.get("kind").and_then(Value::as_u64)),
+            ))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out.into_iter()
+        .map(|(loc, kind)| {
+            let mut v = serde_json::to_value(&loc).expect("locations serialize");
+            v["kind"] = json!(kind);
+            v
+        })
+        .collect()
+}
+
+/// `lanser highlight`: every occurrence of the symbol in the same file, read or write.
+pub async fn highlight(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+    let (spec, target) = o.resolve(selector)?;
+    let params = o.position_params(&target).await?;
+    require(
+        o,
+        "documentHighlightProvider",
+        "textDocument/documentHighlight",
+    )?;
+    let raw = o
+        .ensure_session()
+        .await?
+        .request("textDocument/documentHighlight", params)
+        .await?;
+    let highlights = highlights(o, &path_to_uri(&target.doc.abs), &raw);
+    Ok(Outcome {
+        facts: json!({
+            "path": target.doc.rel,
+            "highlights": highlights,
+            "provenance": "lsp",
+        }),
+        resolution: Some(o.resolution(&spec, &target)),
+        complete: true,
+        edits: None,
+        reward: None,
+    })
+}
+
+fn doc_text(v: Option<&Value>) -> Value {
+    match v {
+        Some(Value::String(s)) => json!(s),
+        Some(Value::Object(o)) => o.get("value").cloned().unwrap_or(Value::Null),
+        _ => Value::Null,
+    }
+}
+
+/// signatureHelp → `{signatures: [{label, documentation, parameters: [{label, documentation}],
+/// activeParameter}], activeSignature, activeParameter}` or null. A parameter label given as
+/// `[start, end]` (UTF-16 offsets into the signature label) becomes that substring.
+pub fn signature_help(raw: &Value) -> Value {
+    if raw.is_null() {
+        return Value::Null;
+    }
+    let signatures: Vec<Value> = raw
+        .get("signatures")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            let label = s.get("label").and_then(Value::as_str).unwrap_or_default();
+            let utf16: Vec<u16> = label.encode_utf16().collect();
+            let parameters: Vec<Value> = s
+                .get("parameters")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|p| {
+                    let plabel = match p.get("label") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(Value::Array(a)) => {
+                            let at =
+                                |i: usize| a.get(i).and_then(Value::as_u64).unwrap_or(0) as usize;
+                            let (start, end) = (at(0).min(utf16.len()), at(1).min(utf16.len()));
+                            String::from_utf16_lossy(&utf16[start..end.max(start)])
+                        }
+                        _ => String::new(),
+                    };
+                    json!({"label": plabel, "documentation": doc_text(p.get("documentation"))})
+                })
+                .collect();
+            json!({
+                "label": label,
+                "documentation": doc_text(s.get("documentation")),
+                "parameters": parameters,
+                "activeParameter": s.get("activeParameter"),
+            })
+        })
+        .collect();
+    json!({
+        "signatures": signatures,
+        "activeSignature": raw.get("activeSignature"),
+        "activeParameter": raw.get("activeParameter"),
+    })
+}
+
+/// `lanser signature`: the signature(s) of the call the selector is inside, and which
+/// parameter it is at. Null when the selector is not inside a call's parentheses.
+pub async fn signature(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+    let (spec, target) = o.resolve(selector)?;
+    let mut params = o.position_params(&target).await?;
+    require(o, "signatureHelpProvider", "textDocument/signatureHelp")?;
+    params["context"] = json!({"triggerKind": 1, "isRetrigger": false});
+    let raw = o
+        .ensure_session()
+        .await?
+        .request("textDocument/signatureHelp", params)
+        .await?;
+    Ok(Outcome {
+        facts: json!({ "signature": signature_help(&raw), "provenance": "lsp" }),
+        resolution: Some(o.resolution(&spec, &target)),
+        complete: true,
+        edits: None,
+        reward: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameter_offsets_become_labels() {
+        let raw = json!({"signatures": [{
+            "label": "(a: int, 名前: str) -> None",
+            "parameters": [{"label": [1, 7]}, {"label": [9, 16]}],
+            "documentation": {"kind": "plaintext", "value": "Doc"},
+            "activeParameter": 1
+        }], "activeSignature": 0, "activeParameter": 1});
+        let s = signature_help(&raw);
+        assert_eq!(s["signatures"][0]["parameters"][0]["label"], "a: int");
+        assert_eq!(s["signatures"][0]["parameters"][1]["label"], "名前: str");
+        assert_eq!(s["signatures"][0]["documentation"], "Doc");
+        assert_eq!(signature_help(&Value::Null), Value::Null);
+    }
+}

@@ -1,0 +1,173 @@
+//! `lanser request METHOD [--payload JSON | SEL | FILE]`: the raw escape hatch.
+//!
+//! Params: the payload verbatim; else built from a selector as `TextDocumentPositionParams`
+//! (`TextDocumentIdentifier` for the methods that take only a document, such as
+//! `textDocument/documentSymbol`; `references` also gets `context.includeDeclaration: true`);
+//! else from a bare file path (no `@`) as `TextDocumentIdentifier`; else `{}`. The document is
+//! opened (or re-synced) first, also when a payload names a workspace file by URI, and the
+//! request waits for the project to load.
+//!
+//! Facts: `method`, `params`, and `result`, the server's answer as sent, except that every
+//! `file://` URI (string value or object key) is rewritten the way locations are: a workspace
+//! file becomes its relative path, the server's typeshed `typeshed://…`, installed packages
+//! `site-packages://…`. So a copied workspace gives the same bundle. Order is the server's.
+//!
+//! For methods lanser has a command for, the normalized view that command produces is added
+//! beside `result` under the same key: documentSymbol → `symbols` (with `path` and
+//! `docVersion`, exactly `lanser symbols FILE`'s facts), definition → `definitions`,
+//! typeDefinition → `typeDefinitions`, implementation → `implementations`, references →
+//! `references`, documentHighlight → `highlights`, hover → `hover`, workspace/symbol →
+//! `symbols`.
+
+use super::nav;
+use crate::error::{LanserError, Result};
+use crate::orchestrator::{Orchestrator, Outcome};
+use crate::selector::resolve::Document;
+use crate::workspace::{path_to_uri, uri_to_path, Place, Workspace};
+use serde_json::{json, Map, Value};
+
+/// Methods whose params are a bare `TextDocumentIdentifier`.
+const DOCUMENT_ONLY: &[&str] = &[
+    "textDocument/documentSymbol",
+    "textDocument/documentLink",
+    "textDocument/codeLens",
+    "textDocument/foldingRange",
+    "textDocument/semanticTokens/full",
+    "textDocument/documentColor",
+    "textDocument/diagnostic",
+    "textDocument/formatting",
+];
+
+/// What the params are built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source<'a> {
+    Payload(&'a str),
+    Selector(&'a str),
+    File(&'a str),
+    Nothing,
+}
+
+/// Rewrite `file://` URIs (values and keys) to lanser's path forms.
+pub fn relativize(ws: &Workspace, v: &Value) -> Value {
+    let place = |s: &str| -> Option<String> {
+        if !s.starts_with("file://") {
+            return None;
+        }
+        Some(match ws.place_of_uri(s) {
+            Place::Workspace(p) | Place::External(p) => p,
+        })
+    };
+    match v {
+        Value::String(s) => place(s).map(Value::String).unwrap_or_else(|| v.clone()),
+        Value::Array(a) => Value::Array(a.iter().map(|x| relativize(ws, x)).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (place(k).unwrap_or_else(|| k.clone()), relativize(ws, x)))
+                .collect::<Map<_, _>>(),
+        ),
+        _ => v.clone(),
+    }
+}
+
+pub async fn run(o: &mut Orchestrator, method: &str, source: Source<'_>) -> Result<Outcome> {
+    if method.trim().is_empty() {
+        return Err(LanserError::usage("request needs a METHOD"));
+    }
+    let mut resolution = None;
+    let mut doc: Option<Document> = None;
+    let params = match source {
+        Source::Payload(text) => {
+            let params: Value = serde_json::from_str(text)
+                .map_err(|e| LanserError::usage(format!("--payload is not valid JSON: {e}")))?;
+            let uri = params.pointer("/textDocument/uri").and_then(Value::as_str);
+            if let Some(abs) = uri.and_then(uri_to_path) {
+                if let Some(rel) = o.ws.relative(&abs) {
+                    doc = Some(Document::load(abs, rel)?);
+                }
+            }
+            params
+        }
+        Source::Selector(sel) => {
+            let (spec, target) = o.resolve(sel)?;
+            let mut params = o.position_params(&target).await?;
+            resolution = Some(o.resolution(&spec, &target));
+            if DOCUMENT_ONLY.contains(&method) {
+                params = json!({ "textDocument": params["textDocument"] });
+            } else if method == "textDocument/references" {
+                params["context"] = json!({ "includeDeclaration": true });
+            }
+            doc = Some(target.doc);
+            params
+        }
+        Source::File(file) => {
+            let (abs, rel) = o.ws.resolve_user_path(file, &o.opts.cwd)?;
+            let d = Document::load(abs, rel)?;
+            let params = json!({ "textDocument": { "uri": path_to_uri(&d.abs) } });
+            doc = Some(d);
+            params
+        }
+        Source::Nothing => json!({}),
+    };
+    let session = o.ensure_session().await?;
+    if let Some(d) = &doc {
+        session.sync_document(&path_to_uri(&d.abs), d);
+    }
+    let complete = o.wait_ready().await?;
+    let raw = o
+        .ensure_session()
+        .await?
+        .request(method, params.clone())
+        .await?;
+    let mut facts = json!({
+        "method": method,
+        "params": relativize(&o.ws, &params),
+        "result": relativize(&o.ws, &raw),
+        "provenance": "lsp",
+    });
+    view(o, method, doc.as_ref(), &raw, &mut facts);
+    Ok(Outcome {
+        facts,
+        resolution,
+        complete,
+        edits: None,
+        reward: None,
+    })
+}
+
+/// Add the normalized view of `raw` for the methods lanser has a command for.
+fn view(o: &Orchestrator, method: &str, doc: Option<&Document>, raw: &Value, facts: &mut Value) {
+    let mut n = o.normalizer();
+    if let Some(d) = doc {
+        n.add_document(d);
+    }
+    let uri = doc.map(|d| path_to_uri(&d.abs));
+    let locations = |key: &str, n: &mut crate::bundle::normalize::Normalizer| {
+        (key.to_string(), json!(n.locations(raw)))
+    };
+    let (key, value) = match (method, doc, &uri) {
+        ("textDocument/documentSymbol", Some(d), Some(uri)) => {
+            facts["path"] = json!(d.rel);
+            facts["docVersion"] = json!(d.doc_version);
+            ("symbols".to_string(), json!(n.document_symbols(uri, raw)))
+        }
+        ("textDocument/definition", ..) => locations("definitions", &mut n),
+        ("textDocument/typeDefinition", ..) => locations("typeDefinitions", &mut n),
+        ("textDocument/implementation", ..) => locations("implementations", &mut n),
+        ("textDocument/references", ..) => {
+            let refs = n.locations(raw);
+            facts["count"] = json!(refs.len());
+            ("references".to_string(), json!(refs))
+        }
+        ("textDocument/hover", ..) => ("hover".to_string(), n.hover(raw)),
+        ("textDocument/documentHighlight", _, Some(uri)) => {
+            drop(n);
+            (
+                "highlights".to_string(),
+                json!(nav::highlights(o, uri, raw)),
+            )
+        }
+        ("workspace/symbol", ..) => ("symbols".to_string(), json!(n.workspace_symbols(raw))),
+        _ => return,
+    };
+    facts[key] = value;
+}

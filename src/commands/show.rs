@@ -1,0 +1,142 @@
+//! Human rendering of the commands of `nav`, `calls`, `meta` and `raw` (`render` handles the
+//! rest): `path:line:col` (1-based, `--index-io` unit) as everywhere, JSON where the answer is
+//! a structure (capabilities, raw results).
+
+use super::render::place;
+use serde_json::Value;
+use std::fmt::Write;
+
+fn at(fact: &Value) -> String {
+    match place(fact) {
+        Some((path, line, col)) => format!("{path}:{line}:{col}"),
+        None => "?".into(),
+    }
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+fn list<'v>(facts: &'v Value, key: &str) -> &'v [Value] {
+    facts
+        .get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+fn calls(out: &mut String, facts: &Value) {
+    let item = &facts["item"];
+    if item.is_null() {
+        out.push_str("no callable at the selector\n");
+        return;
+    }
+    let name = item["name"].as_str().unwrap_or_default();
+    for (key, title) in [("incoming", "called by"), ("outgoing", "calls")] {
+        let Some(items) = facts.get(key).and_then(Value::as_array) else {
+            continue;
+        };
+        writeln!(out, "{name} ({}) {title} {}:", at(item), items.len()).ok();
+        for c in items {
+            let sites: Vec<String> = list(c, "callSites").iter().map(at).collect();
+            writeln!(
+                out,
+                "  {} {}  {}  at {}",
+                c["kind"].as_str().unwrap_or_default(),
+                c["name"].as_str().unwrap_or_default(),
+                at(c),
+                sites.join(", ")
+            )
+            .ok();
+        }
+    }
+}
+
+fn signature(out: &mut String, facts: &Value) {
+    let sig = &facts["signature"];
+    let sigs = list(sig, "signatures");
+    if sigs.is_empty() {
+        out.push_str("no signature help (is the selector inside a call's parentheses?)\n");
+        return;
+    }
+    let active = sig["activeSignature"].as_u64().unwrap_or(0) as usize;
+    for (i, s) in sigs.iter().enumerate() {
+        let mark = if i == active { "*" } else { " " };
+        writeln!(out, "{mark} {}", s["label"].as_str().unwrap_or_default()).ok();
+        let param = s["activeParameter"]
+            .as_u64()
+            .or_else(|| sig["activeParameter"].as_u64());
+        if let Some(p) = param.and_then(|p| list(s, "parameters").get(p as usize)) {
+            writeln!(
+                out,
+                "  parameter: {}",
+                p["label"].as_str().unwrap_or_default()
+            )
+            .ok();
+        }
+        if let Some(d) = s["documentation"].as_str().filter(|d| !d.is_empty()) {
+            writeln!(out, "  {}", d.lines().next().unwrap_or_default()).ok();
+        }
+    }
+}
+
+fn status(out: &mut String, facts: &Value) {
+    for s in list(facts, "servers") {
+        let mark = if s["selected"] == true { "*" } else { " " };
+        let resolved = match s["resolved"].as_array() {
+            Some(cmd) => cmd
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => format!("not available: {}", s["error"].as_str().unwrap_or_default()),
+        };
+        writeln!(
+            out,
+            "{mark} {} (pinned {}, {}, {}): {resolved}",
+            s["name"].as_str().unwrap_or_default(),
+            s["pinned"].as_str().unwrap_or("-"),
+            s["provision"].as_str().unwrap_or_default(),
+            s["origin"].as_str().unwrap_or_default(),
+        )
+        .ok();
+    }
+    for f in list(facts, "configFiles") {
+        writeln!(out, "config: {} {}", f["file"], f["digest"]).ok();
+    }
+    writeln!(out, "running sessions: {}", list(facts, "sessions").len()).ok();
+}
+
+/// Append the human rendering of `cmd`'s facts.
+pub fn render(cmd: &str, facts: &Value, out: &mut String) {
+    match cmd {
+        "highlight" => {
+            for h in list(facts, "highlights") {
+                writeln!(out, "{} {}", at(h), h["kind"].as_str().unwrap_or_default()).ok();
+            }
+            writeln!(out, "{} highlights", list(facts, "highlights").len()).ok();
+        }
+        "calls" => calls(out, facts),
+        "signature" => signature(out, facts),
+        "capabilities" => {
+            writeln!(out, "{}", pretty(&facts["capabilities"])).ok();
+        }
+        "status" => status(out, facts),
+        "reload" => {
+            for r in list(facts, "reloaded") {
+                writeln!(
+                    out,
+                    "reloaded {}",
+                    r["server"]["name"].as_str().unwrap_or("?")
+                )
+                .ok();
+            }
+            writeln!(out, "{}", facts["note"].as_str().unwrap_or_default()).ok();
+        }
+        "request" => {
+            writeln!(out, "{}:", facts["method"].as_str().unwrap_or_default()).ok();
+            writeln!(out, "{}", pretty(&facts["result"])).ok();
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,487 @@
+//! Servers by configuration: `lanser.toml` in the workspace root, then in the user config
+//! directory (`$XDG_CONFIG_HOME/lanser/`, else `~/.config/lanser/`), layered over the built-in
+//! servers `pyright` (the default) and `basedpyright`.
+//!
+//! ```toml
+//! server = "basedpyright"            # the server used when --server is not given
+//!
+//! [servers.basedpyright.settings.basedpyright.analysis]
+//! typeCheckingMode = "strict"        # served to workspace/configuration by dotted section
+//!
+//! [servers.mypyright]
+//! command = "pyright-langserver"     # a program; inside the install when provisioned
+//! args = ["--stdio"]
+//! file_types = ["py", "pyi"]
+//! root_markers = ["pyproject.toml"]
+//! version = "1.1.406"                # the pinned version (required to provision)
+//! provision = "npm"                  # "npm", "pip" or "none" (PATH / absolute path)
+//! package = "pyright"                # what npm or pip installs (default: the server name)
+//! ```
+//!
+//! Layers merge field by field: the workspace file beats the user file, which beats the
+//! built-in definition; `settings` tables merge deeply. The chosen server's settings are
+//! merged over lanser's own defaults; those settings and the digest of each config file feed
+//! `environment.configDigest`.
+
+use crate::digest::sha256_tagged;
+use crate::error::{LanserError, Result};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The configuration file's name.
+pub const FILE_NAME: &str = "lanser.toml";
+/// The server used when neither `--server` nor a config file names one.
+pub const DEFAULT_SERVER: &str = "pyright";
+/// The pinned basedpyright release (PyPI; brings its own node).
+pub const BASEDPYRIGHT_VERSION: &str = "1.40.2";
+
+/// Failures reading a config file; they become usage errors (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Parse { path: String, message: String },
+    #[error("unknown server {name:?} (configured: {known})")]
+    UnknownServer { name: String, known: String },
+    #[error("server {name}: {message}")]
+    Invalid { name: String, message: String },
+}
+
+impl From<ConfigError> for LanserError {
+    fn from(e: ConfigError) -> Self {
+        LanserError::usage(e.to_string())
+    }
+}
+
+/// How a server gets onto the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provision {
+    /// `npm install --prefix $LANSER_HOME/<name>/<version> <package>@<version>`.
+    Npm,
+    /// `python3 -m venv $LANSER_HOME/<name>/<version> && …/bin/pip install <package>==<version>`.
+    Pip,
+    /// Nothing is installed: `command` is on PATH or a path.
+    None,
+}
+
+impl Provision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provision::Npm => "npm",
+            Provision::Pip => "pip",
+            Provision::None => "none",
+        }
+    }
+}
+
+/// Where a server definition (or its last override) came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Builtin,
+    User,
+    Workspace,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Builtin => "builtin",
+            Origin::User => "user",
+            Origin::Workspace => "workspace",
+        }
+    }
+}
+
+/// One server, after merging every layer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerDef {
+    pub name: String,
+    pub command: String,
+    pub args: Vec<String>,
+    pub file_types: Vec<String>,
+    pub root_markers: Vec<String>,
+    /// Served to `workspace/configuration` (merged over lanser's defaults).
+    pub settings: Value,
+    pub version: Option<String>,
+    pub provision: Provision,
+    pub package: String,
+    pub origin: Origin,
+}
+
+impl ServerDef {
+    /// True for the built-in Pyright with its command untouched: the managed npm install,
+    /// the workspace's node_modules, and `lanser setup` apply (DESIGN §1).
+    pub fn is_builtin_pyright(&self) -> bool {
+        self.name == DEFAULT_SERVER
+            && self.command == "pyright-langserver"
+            && self.provision == Provision::Npm
+            && self.version.as_deref() == Some(crate::lsp::provision::PYRIGHT_VERSION)
+    }
+
+    /// Does this server handle files with `path`'s extension?
+    pub fn handles(&self, path: &str) -> bool {
+        let ext = Path::new(path)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        self.file_types.iter().any(|t| t == ext)
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    server: Option<String>,
+    #[serde(default)]
+    servers: BTreeMap<String, RawServer>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    command: Option<String>,
+    args: Option<Vec<String>>,
+    file_types: Option<Vec<String>>,
+    root_markers: Option<Vec<String>>,
+    settings: Option<toml::Table>,
+    version: Option<String>,
+    provision: Option<Provision>,
+    package: Option<String>,
+}
+
+/// One config file that was read.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    pub origin: Origin,
+    pub path: PathBuf,
+    /// `sha256:<hex>` of the bytes.
+    pub digest: String,
+}
+
+/// Every layer, merged.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// By name, sorted.
+    pub servers: BTreeMap<String, ServerDef>,
+    /// The `server = …` of the highest layer that sets one, else [`DEFAULT_SERVER`].
+    pub default: String,
+    pub files: Vec<ConfigFile>,
+}
+
+fn python_settings() -> Value {
+    json!({
+        "diagnosticMode": "openFilesOnly",
+        "autoSearchPaths": true,
+        "useLibraryCodeForTypes": true
+    })
+}
+
+fn builtins() -> BTreeMap<String, ServerDef> {
+    let markers: Vec<String> = [
+        "pyrightconfig.json",
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        ".git",
+    ]
+    .map(String::from)
+    .to_vec();
+    let py = vec!["py".to_string(), "pyi".to_string()];
+    let pyright = ServerDef {
+        name: DEFAULT_SERVER.into(),
+        command: "pyright-langserver".into(),
+        args: vec!["--stdio".into()],
+        file_types: py.clone(),
+        root_markers: markers.clone(),
+        settings: json!({}),
+        version: Some(crate::lsp::provision::PYRIGHT_VERSION.into()),
+        provision: Provision::Npm,
+        package: "pyright".into(),
+        origin: Origin::Builtin,
+    };
+    // basedpyright reads its analysis settings from `basedpyright.analysis`.
+    let based = ServerDef {
+        name: "basedpyright".into(),
+        command: "basedpyright-langserver".into(),
+        args: vec!["--stdio".into()],
+        file_types: py,
+        root_markers: markers,
+        settings: json!({"basedpyright": {"analysis": python_settings()}}),
+        version: Some(BASEDPYRIGHT_VERSION.into()),
+        provision: Provision::Pip,
+        package: "basedpyright".into(),
+        origin: Origin::Builtin,
+    };
+    BTreeMap::from([(pyright.name.clone(), pyright), (based.name.clone(), based)])
+}
+
+/// `$XDG_CONFIG_HOME/lanser/lanser.toml`, else `~/.config/lanser/lanser.toml`.
+pub fn user_config_path() -> Option<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(x).join("lanser").join(FILE_NAME));
+    }
+    let home = std::env::var_os("HOME").filter(|v| !v.is_empty())?;
+    Some(
+        PathBuf::from(home)
+            .join(".config")
+            .join("lanser")
+            .join(FILE_NAME),
+    )
+}
+
+impl Config {
+    /// The built-ins, then the user file, then `<root>/lanser.toml`.
+    pub fn load(root: &Path) -> Result<Config, ConfigError> {
+        let mut layers = Vec::new();
+        if let Some(p) = user_config_path() {
+            layers.push((Origin::User, p));
+        }
+        layers.push((Origin::Workspace, root.join(FILE_NAME)));
+        let mut config = Config {
+            servers: builtins(),
+            default: DEFAULT_SERVER.into(),
+            files: Vec::new(),
+        };
+        for (origin, path) in layers {
+            let bytes = match std::fs::read(&path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(source) => {
+                    return Err(ConfigError::Read {
+                        path: path.display().to_string(),
+                        source,
+                    })
+                }
+            };
+            let shown = match origin {
+                Origin::Workspace => FILE_NAME.to_string(),
+                _ => path.display().to_string(),
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            let raw: RawFile = toml::from_str(&text).map_err(|e| ConfigError::Parse {
+                path: shown.clone(),
+                message: e.message().to_string(),
+            })?;
+            config.apply(origin, raw)?;
+            config.files.push(ConfigFile {
+                origin,
+                path,
+                digest: sha256_tagged(&bytes),
+            });
+        }
+        if !config.servers.contains_key(&config.default) {
+            return Err(config.unknown(&config.default.clone()));
+        }
+        Ok(config)
+    }
+
+    fn apply(&mut self, origin: Origin, raw: RawFile) -> Result<(), ConfigError> {
+        if let Some(s) = raw.server {
+            self.default = s;
+        }
+        for (name, r) in raw.servers {
+            let base = self.servers.get(&name).cloned();
+            let invalid = |message: &str| ConfigError::Invalid {
+                name: name.clone(),
+                message: message.into(),
+            };
+            let command = match (r.command, &base) {
+                (Some(c), _) if c.trim().is_empty() => return Err(invalid("command is empty")),
+                (Some(c), _) => c,
+                (None, Some(b)) => b.command.clone(),
+                (None, None) => return Err(invalid("a new server needs a command")),
+            };
+            let settings = match (&base, r.settings) {
+                (Some(b), Some(t)) => deep_merge(b.settings.clone(), toml_to_json(t)),
+                (Some(b), None) => b.settings.clone(),
+                (None, Some(t)) => toml_to_json(t),
+                (None, None) => json!({}),
+            };
+            let def = ServerDef {
+                name: name.clone(),
+                command,
+                args: r
+                    .args
+                    .or_else(|| base.as_ref().map(|b| b.args.clone()))
+                    .unwrap_or_default(),
+                file_types: r
+                    .file_types
+                    .or_else(|| base.as_ref().map(|b| b.file_types.clone()))
+                    .unwrap_or_else(|| vec!["py".into(), "pyi".into()]),
+                root_markers: r
+                    .root_markers
+                    .or_else(|| base.as_ref().map(|b| b.root_markers.clone()))
+                    .unwrap_or_default(),
+                settings,
+                version: r
+                    .version
+                    .or_else(|| base.as_ref().and_then(|b| b.version.clone())),
+                provision: r
+                    .provision
+                    .or(base.as_ref().map(|b| b.provision))
+                    .unwrap_or(Provision::None),
+                package: r
+                    .package
+                    .or_else(|| base.as_ref().map(|b| b.package.clone()))
+                    .unwrap_or_else(|| name.clone()),
+                origin,
+            };
+            if def.provision != Provision::None && def.version.is_none() {
+                return Err(invalid(&format!(
+                    "provision = \"{}\" needs a pinned version",
+                    def.provision.as_str()
+                )));
+            }
+            self.servers.insert(name, def);
+        }
+        Ok(())
+    }
+
+    fn unknown(&self, name: &str) -> ConfigError {
+        ConfigError::UnknownServer {
+            name: name.into(),
+            known: self.servers.keys().cloned().collect::<Vec<_>>().join(", "),
+        }
+    }
+
+    /// The server named by `--server`, else the configured default.
+    pub fn select(&self, flag: Option<&str>) -> Result<&ServerDef, ConfigError> {
+        let name = flag.unwrap_or(&self.default);
+        self.servers.get(name).ok_or_else(|| self.unknown(name))
+    }
+
+    /// (label, digest) of each config file read, labels free of machine paths.
+    pub fn file_digests(&self) -> Vec<(String, String)> {
+        self.files
+            .iter()
+            .map(|f| {
+                let label = match f.origin {
+                    Origin::Workspace => FILE_NAME.to_string(),
+                    _ => format!("user:{FILE_NAME}"),
+                };
+                (label, f.digest.clone())
+            })
+            .collect()
+    }
+}
+
+/// Merge `over` into `base`: objects key by key, anything else replaced.
+pub fn deep_merge(base: Value, over: Value) -> Value {
+    match (base, over) {
+        (Value::Object(mut b), Value::Object(o)) => {
+            for (k, v) in o {
+                let merged = match b.remove(&k) {
+                    Some(old) => deep_merge(old, v),
+                    None => v,
+                };
+                b.insert(k, merged);
+            }
+            Value::Object(b)
+        }
+        (_, over) => over,
+    }
+}
+
+fn toml_to_json(t: toml::Table) -> Value {
+    fn conv(v: toml::Value) -> Value {
+        match v {
+            toml::Value::String(s) => Value::String(s),
+            toml::Value::Integer(i) => json!(i),
+            toml::Value::Float(f) => json!(f),
+            toml::Value::Boolean(b) => Value::Bool(b),
+            toml::Value::Datetime(d) => Value::String(d.to_string()),
+            toml::Value::Array(a) => Value::Array(a.into_iter().map(conv).collect()),
+            toml::Value::Table(t) => Value::Object(
+                t.into_iter()
+                    .map(|(k, v)| (k, conv(v)))
+                    .collect::<Map<_, _>>(),
+            ),
+        }
+    }
+    conv(toml::Value::Table(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Config, ConfigError> {
+        let mut c = Config {
+            servers: builtins(),
+            default: DEFAULT_SERVER.into(),
+            files: vec![],
+        };
+        c.apply(
+            Origin::Workspace,
+            toml::from_str(text).map_err(|e| ConfigError::Parse {
+                path: FILE_NAME.into(),
+                message: e.message().to_string(),
+            })?,
+        )?;
+        Ok(c)
+    }
+
+    #[test]
+    fn builtins_are_pyright_then_basedpyright() {
+        let c = load("").unwrap();
+        assert!(c.select(None).unwrap().is_builtin_pyright());
+        let b = c.select(Some("basedpyright")).unwrap();
+        assert_eq!(b.provision, Provision::Pip);
+        assert_eq!(b.version.as_deref(), Some(BASEDPYRIGHT_VERSION));
+        assert!(matches!(
+            c.select(Some("nope")),
+            Err(ConfigError::UnknownServer { .. })
+        ));
+    }
+
+    #[test]
+    fn layers_merge_field_by_field_and_settings_deeply() {
+        let c = load(
+            r#"
+server = "basedpyright"
+[servers.basedpyright.settings.basedpyright.analysis]
+typeCheckingMode = "strict"
+[servers.custom]
+command = "my-ls"
+args = ["--stdio"]
+"#,
+        )
+        .unwrap();
+        assert_eq!(c.default, "basedpyright");
+        let b = c.select(None).unwrap();
+        assert_eq!(b.command, "basedpyright-langserver");
+        assert_eq!(b.origin, Origin::Workspace);
+        assert_eq!(
+            b.settings
+                .pointer("/basedpyright/analysis/typeCheckingMode"),
+            Some(&json!("strict"))
+        );
+        assert_eq!(
+            b.settings.pointer("/basedpyright/analysis/diagnosticMode"),
+            Some(&json!("openFilesOnly"))
+        );
+        let custom = c.select(Some("custom")).unwrap();
+        assert_eq!(custom.provision, Provision::None);
+        assert!(custom.handles("a/b.py") && !custom.handles("a/b.rs"));
+    }
+
+    #[test]
+    fn bad_files_are_named() {
+        let e = load("[servers.x]\nargs = []\n").unwrap_err().to_string();
+        assert!(e.contains("server x: a new server needs a command"), "{e}");
+        let e = load("colour = 1\n").unwrap_err().to_string();
+        assert!(e.starts_with("lanser.toml: unknown field"), "{e}");
+        let e = load("[servers.x]\ncommand = \"a\"\nprovision = \"pip\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs a pinned version"), "{e}");
+    }
+}

@@ -1,0 +1,541 @@
+//! Transactional apply (paper §5.2, DESIGN §7): all files or none.
+//!
+//! Under the workspace lock: check every file still has the `docVersion` the plan was computed
+//! against (else `E/APPLY_CONFLICT` with the hunks, nothing written); write a journal (backups
+//! of every file about to change, then an intent list, both fsynced) in the cache; perform each
+//! change with a temp file in the target's directory, permissions kept, fsync, rename(2), and
+//! a directory fsync; on any failure roll back from the journal. A journal left behind by a
+//! killed process is rolled back by the next lanser command on that root ([`recover`]).
+//!
+//! `LANSER_TEST_KILL_AT=N` SIGKILLs the process at the Nth step boundary, for the fault
+//! injection tests.
+
+use super::{unified, FileChange, Plan};
+use crate::digest::sha256_tagged;
+use crate::error::{ErrorCode, LanserError, Result};
+use crate::safety::{self, pid_alive, state_dir, WorkspaceLock};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How the change reaches the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// lanser's own journaled writes.
+    Direct,
+    /// The plan's diff through `git apply --3way` (text edits only).
+    Git,
+}
+
+/// One undoable step, recorded before it is taken.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum Entry {
+    /// `path` held the bytes of `backup` (a file in the journal) with `mode`, or did not
+    /// exist (`backup: null`).
+    Restore {
+        path: PathBuf,
+        backup: Option<String>,
+        mode: Option<u32>,
+    },
+    /// `from` was renamed to `to`.
+    Renamed { from: PathBuf, to: PathBuf },
+    /// `path` was moved aside to `trash` (deletes become real only at commit).
+    Trashed { path: PathBuf, trash: PathBuf },
+    /// A directory lanser created.
+    CreatedDir { path: PathBuf },
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Intent {
+    root: PathBuf,
+    pid: u32,
+    entries: Vec<Entry>,
+}
+
+static STEP: AtomicUsize = AtomicUsize::new(0);
+
+/// A step boundary: where the fault-injection tests may kill the process.
+fn fault_point() {
+    let n = STEP.fetch_add(1, Ordering::SeqCst) + 1;
+    let target = std::env::var("LANSER_TEST_KILL_AT")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok());
+    if target == Some(n) {
+        let _ = Command::new("kill")
+            .args(["-9", &std::process::id().to_string()])
+            .status();
+        std::thread::sleep(std::time::Duration::from_secs(10));
+    }
+}
+
+fn io(what: &str, path: &Path, e: std::io::Error) -> LanserError {
+    let code = if e.kind() == std::io::ErrorKind::PermissionDenied {
+        ErrorCode::FsPermissions
+    } else {
+        ErrorCode::Internal
+    };
+    LanserError::new(code, format!("{what} {}: {e}", path.display()))
+}
+
+fn fsync_dir(dir: &Path) {
+    if let Ok(f) = fs::File::open(dir) {
+        let _ = f.sync_all();
+    }
+}
+
+/// Write `bytes` to `path` through a temp file in the same directory: permissions `mode`,
+/// fsync, rename(2), directory fsync.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.lanser-tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        if let Some(m) = mode {
+            f.set_permissions(fs::Permissions::from_mode(m))?;
+        }
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(io("cannot write", path, e));
+    }
+    fsync_dir(dir);
+    Ok(())
+}
+
+struct Journal {
+    dir: PathBuf,
+    intent: Intent,
+}
+
+impl Journal {
+    fn path(root: &Path) -> PathBuf {
+        state_dir(root, "journal")
+    }
+
+    /// Back up every existing file in `paths` and write the intent, before anything changes.
+    fn begin(root: &Path, paths: &[PathBuf]) -> Result<Journal> {
+        let dir = Self::path(root);
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).map_err(|e| io("cannot create journal", &dir, e))?;
+        let mut entries = Vec::new();
+        for (i, p) in paths.iter().enumerate() {
+            match fs::metadata(p) {
+                Ok(meta) if meta.is_file() => {
+                    let name = format!("backup-{i}");
+                    let bytes = fs::read(p).map_err(|e| io("cannot back up", p, e))?;
+                    let b = dir.join(&name);
+                    let mut f = fs::File::create(&b).map_err(|e| io("cannot back up", &b, e))?;
+                    f.write_all(&bytes)
+                        .and_then(|_| f.sync_all())
+                        .map_err(|e| io("cannot back up", &b, e))?;
+                    entries.push(Entry::Restore {
+                        path: p.clone(),
+                        backup: Some(name),
+                        mode: Some(meta.permissions().mode()),
+                    });
+                }
+                Ok(_) => {}
+                Err(_) => entries.push(Entry::Restore {
+                    path: p.clone(),
+                    backup: None,
+                    mode: None,
+                }),
+            }
+            fault_point();
+        }
+        let mut j = Journal {
+            dir,
+            intent: Intent {
+                root: root.to_path_buf(),
+                pid: std::process::id(),
+                entries,
+            },
+        };
+        j.save()?;
+        Ok(j)
+    }
+
+    fn save(&mut self) -> Result<()> {
+        let bytes = serde_json::to_vec(&self.intent).expect("intent serializes");
+        write_atomic(&self.dir.join("intent.json"), &bytes, None)
+    }
+
+    fn record(&mut self, e: Entry) -> Result<()> {
+        self.intent.entries.push(e);
+        self.save()
+    }
+
+    /// Undo every entry, newest first; then forget the journal.
+    fn rollback(self) -> Result<usize> {
+        let n = rollback_entries(&self.dir, &self.intent.entries)?;
+        let _ = fs::remove_dir_all(&self.dir);
+        Ok(n)
+    }
+
+    /// Make deletes final and forget the journal.
+    fn commit(self) {
+        for e in &self.intent.entries {
+            if let Entry::Trashed { trash, .. } = e {
+                let _ = fs::remove_dir_all(trash).or_else(|_| fs::remove_file(trash));
+            }
+        }
+        let _ = fs::remove_dir_all(&self.dir);
+        if let Some(parent) = self.dir.parent() {
+            fsync_dir(parent);
+        }
+    }
+}
+
+fn rollback_entries(dir: &Path, entries: &[Entry]) -> Result<usize> {
+    let mut restored = 0;
+    for e in entries.iter().rev() {
+        match e {
+            Entry::Restore { path, backup, mode } => match backup {
+                Some(name) => {
+                    let old =
+                        fs::read(dir.join(name)).map_err(|e| io("cannot read backup", path, e))?;
+                    if fs::read(path).ok().as_deref() != Some(&old[..]) {
+                        write_atomic(path, &old, *mode)?;
+                        restored += 1;
+                    }
+                }
+                None => {
+                    if path.is_file() {
+                        fs::remove_file(path).map_err(|e| io("cannot remove", path, e))?;
+                        restored += 1;
+                    }
+                }
+            },
+            Entry::Renamed { from, to } => {
+                if to.exists() && !from.exists() {
+                    fs::rename(to, from).map_err(|e| io("cannot rename back", to, e))?;
+                    restored += 1;
+                }
+            }
+            Entry::Trashed { path, trash } => {
+                if trash.exists() && !path.exists() {
+                    fs::rename(trash, path).map_err(|e| io("cannot restore", path, e))?;
+                    restored += 1;
+                }
+            }
+            Entry::CreatedDir { path } => {
+                let _ = fs::remove_dir(path);
+            }
+        }
+    }
+    Ok(restored)
+}
+
+/// Roll back a journal left by a process that died mid-apply. Returns how many paths were
+/// restored, if there was such a journal.
+pub fn recover(root: &Path) -> Result<Option<usize>> {
+    let dir = Journal::path(root);
+    if !dir.exists() {
+        return Ok(None);
+    }
+    let intent: Option<Intent> = fs::read(dir.join("intent.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    match intent {
+        Some(i) if pid_alive(i.pid) && i.pid != std::process::id() => Ok(None),
+        Some(i) => {
+            let n = rollback_entries(&dir, &i.entries)?;
+            let _ = fs::remove_dir_all(&dir);
+            Ok(Some(n))
+        }
+        // Killed before the intent was written: nothing had been touched yet.
+        None => {
+            let _ = fs::remove_dir_all(&dir);
+            Ok(Some(0))
+        }
+    }
+}
+
+/// What an apply did.
+#[derive(Debug, Clone, Default)]
+pub struct Applied {
+    /// Relative paths written, created, renamed or deleted.
+    pub paths: Vec<String>,
+}
+
+/// Check that nothing changed since the preview and that every target is writable.
+fn verify(plan: &Plan) -> Result<()> {
+    let mut conflicts = Vec::new();
+    for c in &plan.changes {
+        if let FileChange::Edit { doc, .. } = c {
+            let now = fs::read(&doc.abs).map_err(|e| io("cannot read", &doc.abs, e))?;
+            if sha256_tagged(&now) != doc.doc_version {
+                let current = String::from_utf8_lossy(&now);
+                conflicts.push(json!({
+                    "path": doc.rel,
+                    "expected": doc.doc_version,
+                    "found": sha256_tagged(&now),
+                    "hunks": unified(&doc.rel, &doc.text, &current),
+                }));
+                continue;
+            }
+            let meta = fs::metadata(&doc.abs).map_err(|e| io("cannot stat", &doc.abs, e))?;
+            if meta.permissions().readonly() {
+                return Err(LanserError::new(
+                    ErrorCode::FsPermissions,
+                    format!(
+                        "refusing to write {}: the file is read-only; nothing was applied",
+                        doc.rel
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(first) = conflicts.first() {
+        let mut err = LanserError::new(
+            ErrorCode::ApplyConflict,
+            format!(
+                "{} changed since the preview ({} file(s) in conflict); nothing was applied",
+                first["path"].as_str().unwrap_or_default(),
+                conflicts.len()
+            ),
+        );
+        err.details = Some(json!({ "conflicts": conflicts }));
+        return Err(err);
+    }
+    Ok(())
+}
+
+/// Apply `plan` under the workspace lock, all or nothing.
+pub fn apply(root: &Path, plan: &Plan, mode: Mode) -> Result<Applied> {
+    let _lock = WorkspaceLock::acquire(root)?;
+    recover(root)?;
+    verify(plan)?;
+    for c in &plan.changes {
+        if let FileChange::Rename { from, to, .. } = c {
+            safety::check_case_only_rename(from, to)?;
+        }
+    }
+    let touched: Vec<PathBuf> = plan
+        .changes
+        .iter()
+        .flat_map(|c| match c {
+            FileChange::Edit { doc, .. } => vec![doc.abs.clone()],
+            FileChange::Create { abs, .. } => vec![abs.clone()],
+            FileChange::Rename { .. } | FileChange::Delete { .. } => vec![],
+        })
+        .collect();
+    let mut journal = Journal::begin(root, &touched)?;
+    fault_point();
+    let result = match mode {
+        Mode::Direct => execute(plan, &mut journal),
+        Mode::Git => git_apply(root, plan),
+    };
+    match result {
+        Ok(()) => {
+            fault_point();
+            journal.commit();
+            Ok(Applied {
+                paths: plan.touched(),
+            })
+        }
+        Err(e) => {
+            journal.rollback()?;
+            Err(e)
+        }
+    }
+}
+
+fn exists_error(rel: &str) -> LanserError {
+    LanserError::new(
+        ErrorCode::ApplyConflict,
+        format!("{rel} already exists; nothing was applied"),
+    )
+}
+
+fn execute(plan: &Plan, journal: &mut Journal) -> Result<()> {
+    for c in &plan.changes {
+        match c {
+            FileChange::Edit { doc, new_text, .. } => {
+                let mode = fs::metadata(&doc.abs).ok().map(|m| m.permissions().mode());
+                write_atomic(&doc.abs, new_text.as_bytes(), mode)?;
+            }
+            FileChange::Create {
+                rel,
+                abs,
+                overwrite,
+                ignore_if_exists,
+            } => {
+                if abs.exists() && !overwrite {
+                    if *ignore_if_exists {
+                        continue;
+                    }
+                    return Err(exists_error(rel));
+                }
+                create_parents(abs, journal)?;
+                write_atomic(abs, b"", None)?;
+            }
+            FileChange::Rename {
+                to_rel,
+                from,
+                to,
+                overwrite,
+                ignore_if_exists,
+                ..
+            } => {
+                if to.exists() {
+                    if *ignore_if_exists && !overwrite {
+                        continue;
+                    }
+                    if !overwrite {
+                        return Err(exists_error(to_rel));
+                    }
+                    trash(to, journal)?;
+                }
+                create_parents(to, journal)?;
+                journal.record(Entry::Renamed {
+                    from: from.clone(),
+                    to: to.clone(),
+                })?;
+                fault_point();
+                fs::rename(from, to).map_err(|e| io("cannot rename", from, e))?;
+                if let Some(p) = to.parent() {
+                    fsync_dir(p);
+                }
+            }
+            FileChange::Delete {
+                rel,
+                abs,
+                recursive,
+                ignore_if_not_exists,
+            } => {
+                if !abs.exists() {
+                    if *ignore_if_not_exists {
+                        continue;
+                    }
+                    return Err(LanserError::not_found(format!(
+                        "{rel} does not exist; nothing was applied"
+                    )));
+                }
+                if abs.is_dir()
+                    && !recursive
+                    && fs::read_dir(abs)
+                        .map(|mut d| d.next().is_some())
+                        .unwrap_or(false)
+                {
+                    return Err(LanserError::new(
+                        ErrorCode::ApplyConflict,
+                        format!("{rel} is a non-empty directory and the delete is not recursive"),
+                    ));
+                }
+                trash(abs, journal)?;
+            }
+        }
+        fault_point();
+    }
+    Ok(())
+}
+
+/// Move `path` aside in its own directory; the journal makes it real at commit.
+fn trash(path: &Path, journal: &mut Journal) -> Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let trash = path.with_file_name(format!(".{name}.lanser-trash-{}", std::process::id()));
+    journal.record(Entry::Trashed {
+        path: path.to_path_buf(),
+        trash: trash.clone(),
+    })?;
+    fault_point();
+    fs::rename(path, &trash).map_err(|e| io("cannot move aside", path, e))
+}
+
+fn create_parents(path: &Path, journal: &mut Journal) -> Result<()> {
+    let mut missing = Vec::new();
+    let mut p = path.parent();
+    while let Some(dir) = p {
+        if dir.exists() {
+            break;
+        }
+        missing.push(dir.to_path_buf());
+        p = dir.parent();
+    }
+    for dir in missing.into_iter().rev() {
+        journal.record(Entry::CreatedDir { path: dir.clone() })?;
+        fs::create_dir(&dir).map_err(|e| io("cannot create", &dir, e))?;
+    }
+    Ok(())
+}
+
+/// The plan's diff through `git apply --3way`; the journal restores every file if git fails
+/// half-way (a 3-way conflict leaves markers in the worktree otherwise).
+fn git_apply(root: &Path, plan: &Plan) -> Result<()> {
+    if plan
+        .changes
+        .iter()
+        .any(|c| !matches!(c, FileChange::Edit { .. }))
+    {
+        return Err(LanserError::usage(
+            "--apply-mode git applies text edits only; this change creates, renames or deletes files",
+        ));
+    }
+    let repo = git2::Repository::discover(root).map_err(|_| {
+        LanserError::new(
+            ErrorCode::FsPermissions,
+            "--apply-mode git needs a git repository",
+        )
+    })?;
+    let top = repo
+        .workdir()
+        .and_then(|w| w.canonicalize().ok())
+        .ok_or_else(|| LanserError::usage("--apply-mode git needs a repository with a worktree"))?;
+    let prefix = root
+        .strip_prefix(&top)
+        .unwrap_or(Path::new(""))
+        .to_path_buf();
+    let mut cmd = Command::new("git");
+    cmd.current_dir(&top)
+        .args(["apply", "--3way", "--whitespace=nowarn"]);
+    if !prefix.as_os_str().is_empty() {
+        cmd.arg(format!("--directory={}", prefix.display()));
+    }
+    let mut child = cmd
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| LanserError::internal(format!("cannot run git: {e}")))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(plan.diff().as_bytes());
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| LanserError::internal(format!("git apply: {e}")))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let first = stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("git apply failed");
+    let mut err = LanserError::new(
+        ErrorCode::ApplyConflict,
+        format!("git apply --3way failed: {first}; nothing was applied"),
+    );
+    err.details = Some(json!({
+        "git": stderr.lines().collect::<Vec<_>>(),
+        "hunks": plan.diff(),
+    }));
+    Err(err)
+}

@@ -1,0 +1,293 @@
+//! The safety envelope around every write (paper §5.2, DESIGN §7): the workspace jail (after
+//! resolving symlinks), `--allow`/`--deny` globs, the dirty-worktree guard (git2), the
+//! per-workspace lock, and the case-only-rename check for case-insensitive file systems.
+//!
+//! Every refusal is `E/FS_PERMISSIONS` (exit 71) with a message naming the path and the rule.
+
+use crate::digest::sha256_hex;
+use crate::error::{ErrorCode, LanserError, Result};
+use crate::workspace::{uri_to_path, Workspace};
+use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn refuse(message: String) -> LanserError {
+    LanserError::new(ErrorCode::FsPermissions, message)
+}
+
+/// Which paths a mutation may touch.
+#[derive(Debug, Clone)]
+pub struct Jail {
+    pub root: PathBuf,
+    allow: Vec<glob::Pattern>,
+    deny: Vec<glob::Pattern>,
+}
+
+impl Jail {
+    pub fn new(ws: &Workspace, allow: &[String], deny: &[String]) -> Result<Jail> {
+        let compile = |globs: &[String], flag: &str| -> Result<Vec<glob::Pattern>> {
+            globs
+                .iter()
+                .map(|g| {
+                    glob::Pattern::new(g)
+                        .map_err(|e| LanserError::usage(format!("bad --{flag} glob {g}: {e}")))
+                })
+                .collect()
+        };
+        Ok(Jail {
+            root: ws.root.clone(),
+            allow: compile(allow, "allow")?,
+            deny: compile(deny, "deny")?,
+        })
+    }
+
+    /// A `file://` URI the server wants to touch → (canonical absolute path, relative path).
+    pub fn check_uri(&self, uri: &str) -> Result<(PathBuf, String)> {
+        let path = uri_to_path(uri)
+            .ok_or_else(|| refuse(format!("refusing to touch {uri}: not a file:// URI")))?;
+        self.check_path(&path)
+    }
+
+    /// Resolve symlinks in the longest existing prefix, refuse `..` in the rest, and require
+    /// the result inside the root and through the filters.
+    pub fn check_path(&self, path: &Path) -> Result<(PathBuf, String)> {
+        let shown = path.display().to_string();
+        let mut existing = path.to_path_buf();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            let Some(name) = existing.file_name() else {
+                break;
+            };
+            rest.push(name.to_os_string());
+            if !existing.pop() {
+                break;
+            }
+        }
+        if path.components().any(|c| matches!(c, Component::ParentDir)) && !rest.is_empty() {
+            return Err(refuse(format!(
+                "refusing to touch {shown}: '..' in a path that does not exist yet"
+            )));
+        }
+        let mut resolved = existing
+            .canonicalize()
+            .map_err(|e| refuse(format!("refusing to touch {shown}: {e}")))?;
+        for part in rest.iter().rev() {
+            resolved.push(part);
+        }
+        let Ok(rel) = resolved.strip_prefix(&self.root) else {
+            return Err(refuse(format!(
+                "refusing to touch {shown}: outside the workspace {} (after resolving symlinks)",
+                self.root.display()
+            )));
+        };
+        let rel = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        if rel.is_empty() {
+            return Err(refuse(format!(
+                "refusing to touch the workspace root {shown}"
+            )));
+        }
+        if let Some(g) = self.deny.iter().find(|g| g.matches(&rel)) {
+            return Err(refuse(format!(
+                "refusing to touch {rel}: denied by --deny {}",
+                g.as_str()
+            )));
+        }
+        if !self.allow.is_empty() && !self.allow.iter().any(|g| g.matches(&rel)) {
+            return Err(refuse(format!(
+                "refusing to touch {rel}: matched by no --allow glob"
+            )));
+        }
+        Ok((resolved, rel))
+    }
+}
+
+/// Refuse unless the git worktree holding `root` is clean (nothing `git status` would show).
+pub fn require_clean_worktree(root: &Path) -> Result<()> {
+    let repo = git2::Repository::discover(root).map_err(|_| {
+        refuse(format!(
+            "{} is not inside a git repository; pass --allow-dirty to apply anyway",
+            root.display()
+        ))
+    })?;
+    let mut opts = git2::StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false);
+    let statuses = repo
+        .statuses(Some(&mut opts))
+        .map_err(|e| refuse(format!("cannot read git status: {}", e.message())))?;
+    let dirty: Vec<String> = statuses
+        .iter()
+        .filter(|s| s.status() != git2::Status::CURRENT)
+        .filter_map(|s| s.path().ok().map(str::to_string))
+        .collect();
+    if let Some(first) = dirty.first() {
+        return Err(refuse(format!(
+            "the git worktree has uncommitted changes ({} paths, e.g. {first}); commit them or pass --allow-dirty",
+            dirty.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Whether the file system holding `dir` ignores case.
+pub fn case_insensitive(dir: &Path) -> bool {
+    let probe = dir.join(format!(".lanser-case-probe-{}", std::process::id()));
+    if std::fs::write(&probe, b"").is_err() {
+        return false;
+    }
+    let upper = dir.join(format!(".LANSER-CASE-PROBE-{}", std::process::id()));
+    let insensitive = upper.exists();
+    let _ = std::fs::remove_file(&probe);
+    insensitive
+}
+
+/// Refuse a rename that changes only the case of a name on a case-insensitive file system.
+pub fn check_case_only_rename(from: &Path, to: &Path) -> Result<()> {
+    let (f, t) = (from.to_string_lossy(), to.to_string_lossy());
+    if f != t && f.to_lowercase() == t.to_lowercase() {
+        let dir = to.parent().unwrap_or(Path::new("."));
+        if case_insensitive(dir) {
+            return Err(refuse(format!(
+                "refusing the case-only rename {f} -> {t} on a case-insensitive file system"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Per-workspace state directory in the cache: `$LANSER_HOME/<kind>/<hash of root>`.
+pub fn state_dir(root: &Path, kind: &str) -> PathBuf {
+    let hash = sha256_hex(root.to_string_lossy().as_bytes());
+    crate::lsp::provision::lanser_home()
+        .join(kind)
+        .join(&hash[..16])
+}
+
+/// Whether a process with this pid is alive (Linux: /proc).
+pub fn pid_alive(pid: u32) -> bool {
+    pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// How long an apply waits for another one on the same workspace.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// An exclusive per-workspace lock held for the length of an apply; released on drop.
+pub struct WorkspaceLock {
+    path: PathBuf,
+}
+
+impl WorkspaceLock {
+    pub fn acquire(root: &Path) -> Result<WorkspaceLock> {
+        let path = state_dir(root, "locks").with_extension("lock");
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| refuse(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        let started = Instant::now();
+        loop {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(mut f) => {
+                    use std::io::Write;
+                    let _ = write!(f, "{}", std::process::id());
+                    return Ok(WorkspaceLock { path });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let holder = std::fs::read_to_string(&path)
+                        .ok()
+                        .and_then(|s| s.trim().parse::<u32>().ok());
+                    match holder {
+                        Some(pid) if pid_alive(pid) => {
+                            if started.elapsed() > LOCK_WAIT {
+                                return Err(refuse(format!(
+                                    "another lanser apply (pid {pid}) holds the lock on {}",
+                                    root.display()
+                                )));
+                            }
+                            std::thread::sleep(Duration::from_millis(50));
+                        }
+                        // Left by a process that died, or half-written: take it over.
+                        _ => {
+                            if started.elapsed() > Duration::from_millis(200) || holder.is_some() {
+                                let _ = std::fs::remove_file(&path);
+                            } else {
+                                std::thread::sleep(Duration::from_millis(20));
+                            }
+                        }
+                    }
+                }
+                Err(e) => return Err(refuse(format!("cannot lock {}: {e}", path.display()))),
+            }
+        }
+    }
+}
+
+impl Drop for WorkspaceLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jail_refuses_escapes_and_applies_filters() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("ws");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.py"), "x").unwrap();
+        let outside = tmp.path().join("secret.py");
+        std::fs::write(&outside, "s").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("src/link.py")).unwrap();
+        let ws = Workspace {
+            root: root.canonicalize().unwrap(),
+        };
+        let jail = Jail::new(&ws, &[], &["src/gen/*".into()]).unwrap();
+        assert_eq!(
+            jail.check_path(&ws.root.join("src/a.py")).unwrap().1,
+            "src/a.py"
+        );
+        assert_eq!(
+            jail.check_path(&ws.root.join("src/new.py")).unwrap().1,
+            "src/new.py"
+        );
+        for bad in [
+            ws.root.join("../secret.py"),
+            outside.clone(),
+            ws.root.join("src/link.py"),
+            ws.root.join("src/nope/../../../x.py"),
+            ws.root.join("src/gen/out.py"),
+        ] {
+            let e = jail.check_path(&bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::FsPermissions, "{}", bad.display());
+        }
+        let only_tests = Jail::new(&ws, &["tests/**".into()], &[]).unwrap();
+        assert!(only_tests.check_path(&ws.root.join("src/a.py")).is_err());
+    }
+
+    #[test]
+    fn lock_is_exclusive_and_released() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = WorkspaceLock::acquire(tmp.path()).unwrap();
+        let path = a.path.clone();
+        assert!(path.exists());
+        drop(a);
+        assert!(!path.exists());
+        // A lock left by a dead process is taken over.
+        std::fs::write(&path, "999999999").unwrap();
+        let b = WorkspaceLock::acquire(tmp.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&b.path).unwrap(),
+            std::process::id().to_string()
+        );
+    }
+}

@@ -1,0 +1,220 @@
+//! Speculative diagnostics (DESIGN §8): what the server would report if a change were made,
+//! measured on its in-memory documents only — didChange to the new text, pull diagnostics for
+//! the touched files and the workspace files that import them, didChange back. Nothing is
+//! written to disk.
+
+use crate::error::Result;
+use crate::orchestrator::Orchestrator;
+use crate::selector::resolve::Document;
+use crate::workspace::{path_to_uri, Workspace};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Normalized diagnostics per file (workspace-relative path → sorted facts).
+pub type DiagMap = BTreeMap<String, Vec<Value>>;
+
+/// Pull the diagnostics of `files` as the server sees them now.
+pub async fn pull(o: &mut Orchestrator, files: &[String]) -> Result<DiagMap> {
+    let mut out = DiagMap::new();
+    for rel in files {
+        let uri = path_to_uri(&o.ws.root.join(rel));
+        let raw = o
+            .ensure_session()
+            .await?
+            .request(
+                "textDocument/diagnostic",
+                json!({"textDocument": {"uri": uri}}),
+            )
+            .await?;
+        let items = raw
+            .get("items")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        out.insert(rel.clone(), o.normalizer().diagnostics(&uri, &items));
+    }
+    Ok(out)
+}
+
+/// D: error and warning diagnostics in `map`.
+pub fn count(map: &DiagMap) -> u64 {
+    map.values()
+        .flatten()
+        .filter(|d| matches!(d["severity"].as_str(), Some("error" | "warning")))
+        .count() as u64
+}
+
+/// Dotted module name of a workspace file (`src/` layouts and packages understood).
+fn module_of(rel: &str) -> Option<String> {
+    let stem = rel
+        .strip_suffix(".py")
+        .or_else(|| rel.strip_suffix(".pyi"))?;
+    let stem = stem.strip_prefix("src/").unwrap_or(stem);
+    let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+    Some(stem.replace('/', "."))
+}
+
+/// Workspace files (other than `files`) whose imports name one of `files`' modules, found by
+/// scanning import lines: `import m`, `from m import`, `from .leaf import`, `from . import leaf`.
+pub fn importers(ws: &Workspace, files: &[String]) -> Vec<String> {
+    let modules: Vec<String> = files.iter().filter_map(|f| module_of(f)).collect();
+    let leaves: BTreeSet<&str> = modules
+        .iter()
+        .filter_map(|m| m.rsplit('.').next())
+        .collect();
+    let mut out = BTreeSet::new();
+    for rel in ws.python_files() {
+        if files.contains(&rel) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(ws.root.join(&rel)) else {
+            continue;
+        };
+        let hit = text.lines().map(str::trim_start).any(|line| {
+            let names_module = |m: &str| {
+                line.starts_with(&format!("import {m}"))
+                    || line.starts_with(&format!("from {m} import"))
+                    || line.starts_with(&format!("from {m}."))
+            };
+            modules.iter().any(|m| names_module(m))
+                || (line.starts_with("from .")
+                    && leaves.iter().any(|leaf| {
+                        let rest = line.trim_start_matches("from ").trim_start_matches('.');
+                        rest.starts_with(&format!("{leaf} "))
+                            || rest.starts_with(&format!("{leaf}."))
+                            || (rest.starts_with("import ") && rest.contains(leaf))
+                    }))
+        });
+        if hit {
+            out.insert(rel);
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Diagnostics before and after a change, over the same files.
+pub struct Speculation {
+    pub files: Vec<String>,
+    pub before: DiagMap,
+    pub after: DiagMap,
+}
+
+/// Apply `changes` (a document and its new text) to the server's in-memory documents, collect
+/// diagnostics for them and their importers, and restore the originals.
+pub async fn speculate(
+    o: &mut Orchestrator,
+    changes: &[(Document, String)],
+) -> Result<Speculation> {
+    let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
+    let mut files: Vec<String> = touched.clone();
+    files.extend(importers(&o.ws, &touched));
+    files.sort();
+    files.dedup();
+    {
+        let session = o.ensure_session().await?;
+        for (doc, _) in changes {
+            session.sync_document(&path_to_uri(&doc.abs), doc);
+        }
+    }
+    let before = pull(o, &files).await?;
+    let swap = |o: &Orchestrator, to_new: bool| {
+        if let Some(session) = o.session.as_ref() {
+            for (doc, new) in changes {
+                let shown = if to_new {
+                    with_text(doc, new)
+                } else {
+                    doc.clone()
+                };
+                session.sync_document(&path_to_uri(&doc.abs), &shown);
+            }
+        }
+    };
+    swap(o, true);
+    let after = pull(o, &files).await;
+    swap(o, false);
+    Ok(Speculation {
+        files,
+        before,
+        after: after?,
+    })
+}
+
+/// `doc` with other text (same path), for the server's in-memory copy.
+pub fn with_text(doc: &Document, text: &str) -> Document {
+    Document {
+        abs: doc.abs.clone(),
+        rel: doc.rel.clone(),
+        text: text.to_string(),
+        index: crate::text::LineIndex::new(text),
+        doc_version: crate::digest::sha256_tagged(text.as_bytes()),
+    }
+}
+
+/// Per-file delta matched by (severity, code, message), not by line.
+pub fn delta(spec: &Speculation) -> Vec<Value> {
+    let key = |d: &Value| {
+        (
+            d["severity"].as_str().unwrap_or_default().to_string(),
+            d["code"].as_str().unwrap_or_default().to_string(),
+            d["message"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    spec.files
+        .iter()
+        .map(|f| {
+            let before = spec.before.get(f).cloned().unwrap_or_default();
+            let after = spec.after.get(f).cloned().unwrap_or_default();
+            let mut pool: Vec<_> = before.iter().map(key).collect();
+            let mut added = Vec::new();
+            let mut unchanged = 0;
+            for d in &after {
+                match pool.iter().position(|k| *k == key(d)) {
+                    Some(i) => {
+                        pool.remove(i);
+                        unchanged += 1;
+                    }
+                    None => added.push(d.clone()),
+                }
+            }
+            let mut after_pool: Vec<_> = after.iter().map(key).collect();
+            let removed: Vec<Value> = before
+                .iter()
+                .filter(|d| match after_pool.iter().position(|k| *k == key(d)) {
+                    Some(i) => {
+                        after_pool.remove(i);
+                        false
+                    }
+                    None => true,
+                })
+                .cloned()
+                .collect();
+            json!({
+                "path": f,
+                "before": before.len(),
+                "after": after.len(),
+                "added": added,
+                "removed": removed,
+                "unchanged": unchanged,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::module_of;
+
+    #[test]
+    fn modules_of_paths() {
+        assert_eq!(
+            module_of("src/shapes/units.py").as_deref(),
+            Some("shapes.units")
+        );
+        assert_eq!(
+            module_of("src/shapes/__init__.py").as_deref(),
+            Some("shapes")
+        );
+        assert_eq!(module_of("models.py").as_deref(), Some("models"));
+        assert_eq!(module_of("README.md"), None);
+    }
+}

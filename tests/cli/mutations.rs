@@ -1,0 +1,431 @@
+//! Safe mutations against real Pyright on throw-away git copies of the fixtures: the preview is
+//! exactly what apply writes, refused applies leave every byte alone, a SIGKILL anywhere
+//! inside apply leaves each file wholly old or wholly new, CRLF and BOM survive.
+
+use crate::support::*;
+use lanser::edits::apply::{self, Mode};
+use lanser::edits::Plan;
+use lanser::safety::Jail;
+use lanser::text::Encoding;
+use lanser::workspace::{path_to_uri, Workspace};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn git(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A committed git copy of a fixture in a temp dir.
+fn repo_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join(name);
+    copy_tree(&fixture(name), &ws);
+    git(&ws, &["init", "-q"]);
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "fixture"]);
+    (tmp, ws)
+}
+
+/// Every file under `dir` (skipping .git) with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name == ".git" {
+                continue;
+            }
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read(&p).unwrap_or_default());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn rename_args<'a>(ws: &'a str, sel: &'a str, new: &'a str) -> Vec<&'a str> {
+    vec!["rename", sel, new, "--workspace", ws]
+}
+
+#[test]
+fn preview_diff_is_exactly_what_apply_writes() {
+    let (_t, ws) = repo_copy("srcpkg");
+    let w = ws.to_string_lossy().into_owned();
+    let line = line_with(&ws, "src/shapes/units.py", "def convert(");
+    let sel = format!("src/shapes/units.py@L{line}:convert");
+    let before = snapshot(&ws);
+    let preview = run(&[&rename_args(&w, &sel, "to_unit")[..], &["--json"]].concat());
+    assert!(preview.status.success(), "{}", stderr(&preview));
+    let pb = bundle(&preview);
+    assert_eq!(snapshot(&ws), before, "a preview writes nothing");
+    assert_eq!(pb["facts"]["applied"], false);
+    let diff = pb["edits"]["diff"].as_str().unwrap().to_string();
+    let files: Vec<&str> = pb["edits"]["workspaceEdit"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "src/shapes/__init__.py",
+            "src/shapes/broken.py",
+            "src/shapes/intl.py",
+            "src/shapes/units.py"
+        ]
+    );
+
+    // git applies the preview diff to a second clean copy: the reference result.
+    let (_t2, other) = repo_copy("srcpkg");
+    let mut child = Command::new("git")
+        .args(["apply", "-"])
+        .current_dir(&other)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(diff.as_bytes())
+        .unwrap();
+    assert!(
+        child.wait().unwrap().success(),
+        "the preview is a valid patch"
+    );
+
+    let applied = run(&[
+        &rename_args(&w, &sel, "to_unit")[..],
+        &["--apply", "--json"],
+    ]
+    .concat());
+    assert!(applied.status.success(), "{}", stderr(&applied));
+    assert_eq!(bundle(&applied)["facts"]["applied"], true);
+    assert_eq!(
+        snapshot(&ws),
+        snapshot(&other),
+        "apply wrote exactly the previewed diff"
+    );
+    // The renamed code is consistent: the server finds the new name's definition from a use.
+    let use_line = line_with(&ws, "src/shapes/intl.py", "result = to_unit(");
+    let o = run(&[
+        "def",
+        &format!("src/shapes/intl.py@L{use_line}:to_unit"),
+        "--workspace",
+        &w,
+        "--json",
+    ]);
+    let defs = locs(&bundle(&o)["facts"]["definitions"]);
+    assert_eq!(
+        defs,
+        vec![(
+            "src/shapes/units.py".to_string(),
+            ident_range(&ws, "src/shapes/units.py", line, "to_unit")
+        )]
+    );
+
+    // git mode applies the same change through `git apply --3way`.
+    let (_t3, third) = repo_copy("srcpkg");
+    let t = third.to_string_lossy().into_owned();
+    let o = run(&[
+        &rename_args(&t, &sel, "to_unit")[..],
+        &["--apply", "--apply-mode", "git"],
+    ]
+    .concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(snapshot(&third), snapshot(&other));
+}
+
+#[test]
+fn refused_applies_leave_every_byte_alone() {
+    // CLI refusals: dirty tree, deny glob, read-only file, not a git repo, outside symlink.
+    let (tmp, ws) = repo_copy("flat");
+    let w = ws.to_string_lossy().into_owned();
+    let line = line_with(&ws, "main.py", "user.display_name()");
+    let sel = format!("main.py@L{line}:display_name");
+    let apply = |extra: &[&str]| {
+        run(&[&rename_args(&w, &sel, "full_name")[..], &["--apply"], extra].concat())
+    };
+
+    std::fs::write(ws.join("notes.txt"), "untracked\n").unwrap();
+    let before = snapshot(&ws);
+    let o = apply(&[]);
+    assert_eq!(o.status.code(), Some(71), "{}", stderr(&o));
+    assert!(stderr(&o).contains("uncommitted changes"), "{}", stderr(&o));
+    assert_eq!(snapshot(&ws), before);
+    std::fs::remove_file(ws.join("notes.txt")).unwrap();
+    let before = snapshot(&ws);
+
+    let o = apply(&["--deny", "models.py"]);
+    assert_eq!(o.status.code(), Some(71));
+    assert!(
+        stderr(&o).contains("refusing to touch models.py: denied by --deny models.py"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(snapshot(&ws), before);
+
+    let o = apply(&["--allow", "main.py"]);
+    assert_eq!(o.status.code(), Some(71));
+    assert!(
+        stderr(&o).contains("matched by no --allow glob"),
+        "{}",
+        stderr(&o)
+    );
+
+    let models = ws.join("models.py");
+    let mut perms = std::fs::metadata(&models).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&models, perms.clone()).unwrap();
+    let o = apply(&[]);
+    assert_eq!(o.status.code(), Some(71), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("models.py: the file is read-only"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(snapshot(&ws), before);
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&models, perms).unwrap();
+
+    // A file that is a symlink to outside the workspace.
+    let outside = tmp.path().join("outside.py");
+    std::fs::write(&outside, "from models import User\n\ndef shout(u: User) -> str:\n    return u.display_name().upper()\n").unwrap();
+    std::os::unix::fs::symlink(&outside, ws.join("linked.py")).unwrap();
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "link"]);
+    let before = snapshot(&ws);
+    let outside_before = std::fs::read(&outside).unwrap();
+    let o = apply(&[]);
+    assert_eq!(o.status.code(), Some(71), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("outside the workspace"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(snapshot(&ws), before);
+    assert_eq!(std::fs::read(&outside).unwrap(), outside_before);
+
+    // No repository at all.
+    let bare = tempfile::tempdir().unwrap();
+    let plain = bare.path().join("flat");
+    copy_tree(&fixture("flat"), &plain);
+    let p = plain.to_string_lossy().into_owned();
+    let before = snapshot(&plain);
+    let o = run(&[&rename_args(&p, &sel, "full_name")[..], &["--apply"]].concat());
+    assert_eq!(o.status.code(), Some(71));
+    assert!(
+        stderr(&o).contains("not inside a git repository"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(snapshot(&plain), before);
+    // Not an identifier.
+    let o = run(&rename_args(&p, &sel, "full-name"));
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// A WorkspaceEdit as a server might send it, through the library envelope.
+fn edit_for(uris: &[String]) -> serde_json::Value {
+    let r = json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}});
+    let changes: serde_json::Map<String, serde_json::Value> = uris
+        .iter()
+        .map(|u| (u.clone(), json!([{"range": r, "newText": "Z"}])))
+        .collect();
+    json!({ "changes": changes })
+}
+
+#[test]
+fn the_envelope_refuses_bad_edits_before_writing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("ws");
+    std::fs::create_dir_all(root.join("pkg")).unwrap();
+    std::fs::write(root.join("pkg/a.py"), "a = 1\n").unwrap();
+    std::fs::write(root.join("pkg/b.py"), "b = 2\n").unwrap();
+    std::fs::write(root.join("latin1.py"), b"x = '\xe9'\n").unwrap();
+    std::fs::write(tmp.path().join("secret.py"), "s = 0\n").unwrap();
+    let ws = Workspace {
+        root: root.canonicalize().unwrap(),
+    };
+    let jail = Jail::new(&ws, &[], &[]).unwrap();
+    let a = path_to_uri(&ws.root.join("pkg/a.py"));
+    let before = (
+        snapshot(&ws.root),
+        std::fs::read(tmp.path().join("secret.py")).unwrap(),
+    );
+    let cases = [
+        (
+            format!("{}/pkg/../../secret.py", path_to_uri(&ws.root)),
+            71,
+            "outside the workspace",
+        ),
+        (
+            path_to_uri(&tmp.path().join("secret.py")),
+            71,
+            "outside the workspace",
+        ),
+        (
+            path_to_uri(&ws.root.join("latin1.py")),
+            75,
+            "latin1.py is not UTF-8",
+        ),
+        (
+            "https://example.invalid/x.py".to_string(),
+            71,
+            "not a file:// URI",
+        ),
+    ];
+    for (bad, code, needle) in cases {
+        let err =
+            Plan::from_workspace_edit(&jail, &edit_for(&[a.clone(), bad.clone()]), Encoding::Utf16)
+                .unwrap_err();
+        assert_eq!(err.code.exit_code(), code, "{bad}: {}", err.message);
+        assert!(err.message.contains(needle), "{bad}: {}", err.message);
+    }
+    // Overlapping edits are rejected, not dropped.
+    let r = |c: u32, d: u32| json!({"start": {"line": 0, "character": c}, "end": {"line": 0, "character": d}});
+    let overlap = json!({"changes": {a.clone(): [{"range": r(0, 3), "newText": "x"}, {"range": r(2, 4), "newText": "y"}]}});
+    let err = Plan::from_workspace_edit(&jail, &overlap, Encoding::Utf16).unwrap_err();
+    assert_eq!(err.code.exit_code(), 70);
+
+    // A stale docVersion: one file changed after the preview → 70 with hunks, nothing written.
+    let b = path_to_uri(&ws.root.join("pkg/b.py"));
+    let plan =
+        Plan::from_workspace_edit(&jail, &edit_for(&[a.clone(), b]), Encoding::Utf16).unwrap();
+    std::fs::write(root.join("pkg/b.py"), "b = 3\n").unwrap();
+    let changed = snapshot(&ws.root);
+    let err = apply::apply(&ws.root, &plan, Mode::Direct).unwrap_err();
+    assert_eq!(err.code.exit_code(), 70);
+    assert!(
+        err.message.contains("pkg/b.py changed since the preview"),
+        "{}",
+        err.message
+    );
+    let hunks = err.details.unwrap()["conflicts"][0]["hunks"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        hunks.contains("-b = 2") && hunks.contains("+b = 3"),
+        "{hunks}"
+    );
+    assert_eq!(snapshot(&ws.root), changed);
+    assert_ne!(snapshot(&ws.root), before.0);
+    assert_eq!(
+        std::fs::read(tmp.path().join("secret.py")).unwrap(),
+        before.1
+    );
+}
+
+#[test]
+fn crlf_and_bom_files_round_trip_except_for_the_renamed_identifier() {
+    let (_t, ws) = repo_copy("flat");
+    // A CRLF module with a UTF-8 BOM that uses the symbol on its first line and later.
+    let text = "\u{feff}from models import User\r\n\r\n\r\ndef first(u: User) -> str:\r\n    return u.display_name()  # display_name\r\n";
+    std::fs::write(ws.join("bom_crlf.py"), text).unwrap();
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "bom"]);
+    let w = ws.to_string_lossy().into_owned();
+    let before = snapshot(&ws);
+    let sel = "bom_crlf.py@L5:display_name".to_string();
+    let o = run(&[&rename_args(&w, &sel, "label")[..], &["--apply"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let after = snapshot(&ws);
+    // Only the code occurrences change (not the comment); every other byte is kept.
+    let want = text.replacen("u.display_name()", "u.label()", 1);
+    assert_eq!(
+        String::from_utf8(after["bom_crlf.py"].clone()).unwrap(),
+        want
+    );
+    let models_before = String::from_utf8(before["models.py"].clone()).unwrap();
+    assert_eq!(
+        String::from_utf8(after["models.py"].clone()).unwrap(),
+        models_before.replacen("def display_name(", "def label(", 1)
+    );
+}
+
+/// SIGKILL at every step boundary inside apply; the next command on the root recovers.
+#[test]
+fn a_kill_anywhere_inside_apply_leaves_files_wholly_old_or_wholly_new() {
+    let (_t, ws) = repo_copy("srcpkg");
+    let w = ws.to_string_lossy().into_owned();
+    let line = line_with(&ws, "src/shapes/units.py", "def convert(");
+    let sel = format!("src/shapes/units.py@L{line}:convert");
+    let old = snapshot(&ws);
+    // The reference new state, from an uninterrupted run on another copy.
+    let (_t2, other) = repo_copy("srcpkg");
+    let o2 = other.to_string_lossy().into_owned();
+    let o = run(&[&rename_args(&o2, &sel, "to_unit")[..], &["--apply"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let new = snapshot(&other);
+    let changed: Vec<&String> = old.keys().filter(|k| old[*k] != new[*k]).collect();
+    assert_eq!(changed.len(), 4);
+
+    let mut kills = 0;
+    for k in 1..100 {
+        let o = lanser()
+            .args(
+                [
+                    &rename_args(&w, &sel, "to_unit")[..],
+                    &["--apply", "--allow-dirty"],
+                ]
+                .concat(),
+            )
+            .env("LANSER_TEST_KILL_AT", k.to_string())
+            .output()
+            .unwrap();
+        let killed = o.status.code().is_none();
+        // The next lanser command on this root rolls back whatever the killed one left.
+        let l = run(&["locate", &sel, "--workspace", &w]);
+        assert!(
+            l.status.success() || l.status.code() == Some(3),
+            "{}",
+            stderr(&l)
+        );
+        let now = snapshot(&ws);
+        for (path, bytes) in &now {
+            if path.contains(".lanser-") {
+                panic!("kill point {k}: leftover temp file {path}");
+            }
+            assert!(
+                *bytes == old[path] || *bytes == new[path],
+                "kill point {k}: {path} is neither old nor new"
+            );
+        }
+        assert_eq!(
+            now.keys().collect::<Vec<_>>(),
+            old.keys().collect::<Vec<_>>()
+        );
+        if !killed {
+            assert!(o.status.success(), "{}", stderr(&o));
+            assert_eq!(now, new, "the uninterrupted apply completes");
+            break;
+        }
+        kills += 1;
+        // A rolled-back tree is wholly old.
+        assert_eq!(now, old, "kill point {k}: recovery restores the old state");
+    }
+    assert!(kills >= 8, "only {kills} kill points were exercised");
+    eprintln!("fault injection: {kills} kill points, each recovered to the old state");
+}

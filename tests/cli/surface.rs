@@ -1,0 +1,338 @@
+//! The rest of the LSP surface against real Pyright, one session per fixture: impl (refused
+//! from the capabilities, before anything is sent), calls, highlight, signature,
+//! capabilities, status, reload and raw requests. Expectations come from the fixture text.
+
+use crate::support::*;
+use lanser::bundle::Bundle;
+use lanser::commands::Op;
+use lanser::lsp::transport::{Dir, Tap};
+use lanser::orchestrator::{Options, Orchestrator, Request};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+fn options(ws: &Path) -> Options {
+    Options::for_workspace(ws)
+}
+
+async fn ask(o: &mut Orchestrator, op: Op, selector: Option<String>) -> Bundle {
+    let b = o.execute(&Request { op, selector }).await;
+    assert!(b.error.is_none(), "{} failed: {:?}", b.request.cmd, b.error);
+    b
+}
+
+/// (path, range) of the whole-word `ident` on the first line of `rel` containing `needle`.
+fn at(ws: &Path, rel: &str, needle: &str, ident: &str) -> (String, [u32; 4]) {
+    let line = line_with(ws, rel, needle);
+    (rel.to_string(), ident_range(ws, rel, line, ident))
+}
+
+fn whole_word(line: &str, word: &str) -> bool {
+    line.match_indices(word).any(|(i, _)| {
+        let ok = |c: Option<char>| !c.is_some_and(|c| c == '_' || c.is_alphanumeric());
+        ok(line[..i].chars().next_back()) && ok(line[i + word.len()..].chars().next())
+    })
+}
+
+#[tokio::test]
+async fn the_rest_of_the_surface_matches_the_flat_fixture() {
+    let ws = fixture("flat");
+    let ws = ws.as_path();
+    let sent = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = sent.clone();
+    let tap: Tap = Arc::new(move |dir, frame| {
+        if dir == Dir::Send {
+            log.lock().unwrap().push(frame.to_string());
+        }
+    });
+    let mut opts = options(ws);
+    opts.tap = Some(tap);
+    let mut o = Orchestrator::new(opts).unwrap();
+    let main_py = "main.py";
+
+    // impl: Pyright declares no implementationProvider, so lanser refuses without asking.
+    let line = line_with(ws, main_py, "user = register(");
+    let b = o
+        .execute(&Request {
+            op: Op::Impl,
+            selector: Some(format!("{main_py}@L{line}:register")),
+        })
+        .await;
+    let err = b.error.as_ref().expect("impl must fail on Pyright");
+    assert_eq!(err.code, "E/UNSUPPORTED_CAP");
+    assert_eq!(b.meta.exit_code, 72);
+    assert!(
+        err.message.contains("textDocument/implementation")
+            && err.message.contains("implementationProvider")
+            && err.message.starts_with("pyright 1.1.407 "),
+        "{}",
+        err.message
+    );
+    assert!(
+        !sent
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|f| f.contains("\"textDocument/implementation\"")),
+        "the request must not be sent"
+    );
+
+    // calls: main() calls register twice; register calls User(...), len(...) and repo.add(...).
+    let b = ask(
+        &mut o,
+        Op::Calls {
+            incoming: false,
+            outgoing: false,
+        },
+        Some(format!("{main_py}@L{line}:register")),
+    )
+    .await;
+    let decl = at(ws, "service.py", "def register(", "register");
+    assert_eq!(locs(&json!([b.facts["item"].clone()])), vec![decl.clone()]);
+    let incoming = b.facts["incoming"].as_array().unwrap();
+    assert_eq!(incoming.len(), 1, "{incoming:?}");
+    assert_eq!(incoming[0]["name"], "main");
+    assert_eq!(
+        locs(&json!([incoming[0].clone()])),
+        vec![at(ws, main_py, "def main(", "main")]
+    );
+    let text = read(ws, main_py);
+    let want_sites: Vec<_> = text
+        .split('\n')
+        .enumerate()
+        .filter(|(_, l)| l.contains("register(") && !l.contains("import"))
+        .map(|(i, _)| {
+            let l = i as u32 + 1;
+            (main_py.to_string(), ident_range(ws, main_py, l, "register"))
+        })
+        .collect();
+    assert_eq!(want_sites.len(), 2);
+    assert_eq!(locs(&incoming[0]["callSites"]), want_sites);
+    let outgoing = b.facts["outgoing"].as_array().unwrap();
+    let names: BTreeSet<&str> = outgoing
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, BTreeSet::from(["User", "add", "len"]));
+    let add = outgoing.iter().find(|c| c["name"] == "add").unwrap();
+    assert_eq!(
+        locs(&json!([add.clone()])),
+        vec![at(ws, "models.py", "def add(", "add")]
+    );
+    assert_eq!(
+        locs(&add["callSites"]),
+        vec![at(ws, "service.py", "repo.add(", "add")]
+    );
+    let len = outgoing.iter().find(|c| c["name"] == "len").unwrap();
+    assert!(len["path"].as_str().unwrap().starts_with("typeshed://"));
+    // --outgoing alone leaves incoming out.
+    let b = ask(
+        &mut o,
+        Op::Calls {
+            incoming: false,
+            outgoing: true,
+        },
+        Some(format!("service.py@{}:register", "L6")),
+    )
+    .await;
+    assert!(b.facts.get("incoming").is_none());
+    assert_eq!(b.facts["outgoing"].as_array().unwrap().len(), 3);
+
+    // highlight: `user` inside main() — the assignment is a write, the uses reads; greet's
+    // parameter of the same name is another symbol.
+    let start = line_with(ws, main_py, "def main(");
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut want = Vec::new();
+    for (i, l) in lines.iter().enumerate().skip(start as usize) {
+        if whole_word(l, "user") {
+            let kind = if l.trim_start().starts_with("user =") {
+                "write"
+            } else {
+                "read"
+            };
+            let r = ident_range(ws, main_py, i as u32 + 1, "user");
+            want.push((main_py.to_string(), r, kind.to_string()));
+        }
+    }
+    assert_eq!(want.len(), 3);
+    let b = ask(
+        &mut o,
+        Op::Highlight,
+        Some(format!("{main_py}@L{line}:user")),
+    )
+    .await;
+    let got: Vec<_> = b.facts["highlights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(locs(&b.facts["highlights"]))
+        .map(|(h, (p, r))| (p, r, h["kind"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(got, want);
+
+    // signature: inside `register(repo, "Alice", …)` at "Alice", the second parameter.
+    let l = lines[line as usize - 1];
+    let col = l[..l.find("\"Alice\"").unwrap()].chars().count() + 1;
+    let b = ask(
+        &mut o,
+        Op::Signature,
+        Some(format!("{main_py}@L{line}:C{col}")),
+    )
+    .await;
+    let sig = &b.facts["signature"];
+    let label = sig["signatures"][0]["label"].as_str().unwrap();
+    let def_line = lines_of(ws, "service.py")
+        .into_iter()
+        .find(|l| l.starts_with("def register("))
+        .unwrap();
+    let params = &def_line["def register(".len()..def_line.find(") ->").unwrap()];
+    assert!(label.contains(params), "{label} vs {params}");
+    let active = sig["signatures"][0]["activeParameter"]
+        .as_u64()
+        .or(sig["activeParameter"].as_u64())
+        .unwrap();
+    assert_eq!(
+        sig["signatures"][0]["parameters"][active as usize]["label"],
+        "name: str"
+    );
+    assert!(sig["signatures"][0]["documentation"]
+        .as_str()
+        .unwrap()
+        .starts_with("Create a user"));
+    // Outside any call there is no signature.
+    let b = ask(&mut o, Op::Signature, Some(format!("{main_py}@L1:C1"))).await;
+    assert_eq!(b.facts["signature"], Value::Null);
+
+    // capabilities: what Pyright declared, verbatim, and the summary the envelope carries.
+    let b = ask(&mut o, Op::Capabilities, None).await;
+    let caps = &b.facts["capabilities"];
+    assert_eq!(caps["callHierarchyProvider"], true);
+    assert!(caps.get("implementationProvider").is_none());
+    assert_eq!(caps["renameProvider"]["prepareProvider"], true);
+    assert_eq!(b.facts["summary"], b.capabilities);
+    assert_eq!(b.facts["server"]["name"], "pyright");
+
+    // request documentSymbol gives exactly `symbols FILE`'s facts beside the raw result.
+    let sym = ask(
+        &mut o,
+        Op::Symbols {
+            file: Some("models.py".into()),
+            query: None,
+        },
+        None,
+    )
+    .await;
+    let raw = ask(
+        &mut o,
+        Op::RawRequest {
+            method: "textDocument/documentSymbol".into(),
+            payload: None,
+            file: None,
+        },
+        Some("models.py@L1:C1".into()),
+    )
+    .await;
+    for (k, v) in sym.facts.as_object().unwrap() {
+        assert_eq!(&raw.facts[k], v, "facts.{k}");
+    }
+    assert_eq!(
+        raw.facts["params"],
+        json!({"textDocument": {"uri": "models.py"}})
+    );
+    // … and the raw tree holds the same symbols: qualified names and selection ranges.
+    fn walk(v: &Value, parent: &str, out: &mut Vec<(String, Value)>) {
+        for s in v.as_array().into_iter().flatten() {
+            let name = s["name"].as_str().unwrap();
+            let q = if parent.is_empty() {
+                name.to_string()
+            } else {
+                format!("{parent}.{name}")
+            };
+            let r = &s["selectionRange"];
+            let range = json!([
+                r["start"]["line"],
+                r["start"]["character"],
+                r["end"]["line"],
+                r["end"]["character"]
+            ]);
+            out.push((q.clone(), range));
+            walk(&s["children"], &q, out);
+        }
+    }
+    let mut from_raw = Vec::new();
+    walk(&raw.facts["result"], "", &mut from_raw);
+    let mut from_symbols: Vec<(String, Value)> = sym.facts["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["qualname"].as_str().unwrap().to_string(),
+                s["selectionRange"].clone(),
+            )
+        })
+        .collect();
+    from_raw.sort_by_key(|(q, r)| (q.clone(), r.to_string()));
+    from_symbols.sort_by_key(|(q, r)| (q.clone(), r.to_string()));
+    assert_eq!(from_raw, from_symbols);
+    assert!(from_raw.iter().any(|(q, _)| q == "Repository.add"));
+
+    // request definition at a selector: the `definitions` view equals `def`'s facts, and the
+    // raw Location's URI is the workspace-relative path.
+    let sel = format!("{main_py}@L{line}:register");
+    let def = ask(&mut o, Op::Def, Some(sel.clone())).await;
+    let raw = ask(
+        &mut o,
+        Op::RawRequest {
+            method: "textDocument/definition".into(),
+            payload: None,
+            file: None,
+        },
+        Some(sel),
+    )
+    .await;
+    assert_eq!(raw.facts["definitions"], def.facts["definitions"]);
+    assert_eq!(raw.facts["result"][0]["uri"], "service.py");
+    assert_eq!(
+        raw.facts["params"]["position"],
+        json!({"line": decl_pos(ws, main_py, line, "register").0, "character": decl_pos(ws, main_py, line, "register").1})
+    );
+
+    // status: both built-ins, pyright selected; reload with a live session reconfigures it.
+    let b = ask(&mut o, Op::Status, None).await;
+    let servers = b.facts["servers"].as_array().unwrap();
+    let names: Vec<&str> = servers
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["basedpyright", "pyright"]);
+    let pyright = &servers[1];
+    assert_eq!(pyright["selected"], true);
+    assert_eq!(pyright["installedVersion"], "1.1.407");
+    assert_eq!(b.facts["sessions"].as_array().unwrap().len(), 1);
+    let before = sent.lock().unwrap().len();
+    let b = ask(&mut o, Op::Reload, None).await;
+    assert_eq!(
+        b.facts["reloaded"][0]["action"],
+        "workspace/didChangeConfiguration"
+    );
+    assert_eq!(b.facts["reloaded"][0]["settingsChanged"], false);
+    // The server still answers after the reload (and the notification went out before).
+    let b = ask(&mut o, Op::Def, Some(format!("{main_py}@L{line}:register"))).await;
+    assert_eq!(locs(&b.facts["definitions"]), vec![decl]);
+    assert!(sent.lock().unwrap()[before..]
+        .iter()
+        .any(|f| f.contains("workspace/didChangeConfiguration")));
+    o.close().await;
+}
+
+fn lines_of(ws: &Path, rel: &str) -> Vec<String> {
+    read(ws, rel).split('\n').map(str::to_string).collect()
+}
+
+/// 0-based (line, UTF-16 column) of the whole-word `ident` on 1-based `line`.
+fn decl_pos(ws: &Path, rel: &str, line: u32, ident: &str) -> (u32, u32) {
+    let r = ident_range(ws, rel, line, ident);
+    (r[0], r[1])
+}
