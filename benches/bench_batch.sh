@@ -19,7 +19,7 @@ ONE=${ONE_BY_ONE:-500}
 P=${JOBS_1BY1:-2}
 OUT=${BENCH_OUT:-target/bench-batch}
 export LANSER_THIRDPARTY=${LANSER_THIRDPARTY:-$PWD/target/thirdparty}
-WS=$(bash scripts/fetch-thirdparty.sh | tail -n1)
+WS=$(bash benches/fetch-thirdparty.sh | tail -n1)
 cargo build --release -q
 L=$PWD/target/release/lanser
 # lanser records the interpreter it finds on PATH; python3 shims (pyenv) change PATH for their

@@ -7,7 +7,7 @@
 #   B  raw:     `python3 lsp_probe.py WS open:src/requests/api.py
 #               'def:src/requests/api.py@session.request+8' --server <the same Pyright>`
 #               (fresh probe process: spawn, initialize, didOpen, definition, shutdown, exit)
-#   on requests 2.32.3 (scripts/fetch-thirdparty.sh), N runs each after 1 warm-up run, and prints
+#   on requests 2.32.3 (benches/fetch-thirdparty.sh), N runs each after 1 warm-up run, and prints
 #   median / min / max of each and the ratio lanser/raw of the medians (target <= 1.10).
 #   Uses hyperfine (--shell=none, --export-json) when installed, else a Python timing loop.
 #
@@ -28,7 +28,7 @@ OUT="${BENCH_OUT:-target/bench}"
 mkdir -p "$OUT"
 
 [[ -x "$LANSER" ]] || { echo "no lanser binary at $LANSER (cargo build --release)" >&2; exit 2; }
-WS="$(bash scripts/fetch-thirdparty.sh 2>/dev/null | tail -n1)"
+WS="$(bash benches/fetch-thirdparty.sh 2>/dev/null | tail -n1)"
 LINE="$(grep -n -F 'return session.request(' "$WS/src/requests/api.py" | head -n1 | cut -d: -f1)"
 
 LANSER_CMD="$LANSER def src/requests/api.py@L$LINE:request --workspace $WS --json"

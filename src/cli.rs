@@ -79,6 +79,12 @@ pub struct Global {
     /// Configured server to run: pyright (default), basedpyright, or one named in lanser.toml
     #[arg(long, global = true, value_name = "NAME")]
     pub server: Option<String>,
+    /// Confidence threshold τ: a fuzzy resolution scoring below it is flagged ambiguous
+    #[arg(long, global = true, default_value_t = crate::relocate::score::DEFAULT_TAU, value_name = "T")]
+    pub tau: f64,
+    /// `best`: take the top-ranked candidate when a selector is ambiguous instead of failing
+    #[arg(long, global = true, value_name = "best", value_parser = ["best"])]
+    pub pick: Option<String>,
 }
 
 /// D_t recorded in a previous bundle (`processReward.inputs.d_now`).
@@ -226,6 +232,19 @@ pub enum Command {
         #[arg(long, value_name = "JSON")]
         payload: Option<String>,
     },
+    /// Move a module file or package directory and rewrite every import of it: a preview
+    /// (diff + WorkspaceEdit) unless --apply
+    RenameFile {
+        /// The module file (`src/pkg/mod.py`) or package directory to move
+        src: String,
+        /// Its new path (must not exist; missing parent directories are created)
+        dst: String,
+        /// Write the change (transactionally, inside the safety envelope)
+        #[arg(long, conflicts_with = "dry_run")]
+        apply: bool,
+        #[command(flatten)]
+        mutation: MutationFlags,
+    },
     /// Install the pinned server (Pyright, or --server NAME) into the cache now
     Setup,
     /// Report node, npm, the server and its version, and Python
@@ -276,6 +295,12 @@ impl Global {
                 self.timeout
             )));
         }
+        if !(0.0..=1.0).contains(&self.tau) {
+            return Err(LanserError::usage(format!(
+                "--tau must be between 0 and 1, not {}",
+                self.tau
+            )));
+        }
         let cwd = std::env::current_dir()
             .map_err(|e| LanserError::internal(format!("current directory: {e}")))?;
         Ok(Options {
@@ -296,6 +321,10 @@ impl Global {
                 None => None,
             },
             server: self.server.clone(),
+            relocate: crate::relocate::Config {
+                tau: self.tau,
+                pick_best: self.pick.is_some(),
+            },
         })
     }
 }
@@ -402,6 +431,19 @@ impl Command {
                     target.as_ref().filter(|_| !is_file),
                 )
             }
+            Command::RenameFile {
+                src,
+                dst,
+                apply,
+                mutation,
+            } => (
+                Op::RenameFile {
+                    src: src.clone(),
+                    dst: dst.clone(),
+                    mutation: mutation.args(*apply),
+                },
+                None,
+            ),
         };
         Some(Request {
             op,

@@ -14,6 +14,7 @@ pub mod env;
 pub mod error;
 pub mod lsp;
 pub mod orchestrator;
+pub mod relocate;
 pub mod reward;
 pub mod safety;
 pub mod selector;

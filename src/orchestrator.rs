@@ -18,8 +18,9 @@ use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::provision::{self, ServerSpec};
 use crate::lsp::session::{Connect, Session, SessionConfig};
 use crate::lsp::transport::Tap;
+use crate::relocate::{self, Evidence};
 use crate::reward::{self, Inputs, Measured, Weights};
-use crate::selector::resolve::{self, Target};
+use crate::selector::resolve::{Document, Target};
 use crate::selector::{self, PositionSpec};
 use crate::servers;
 use crate::text::Encoding;
@@ -53,6 +54,8 @@ pub struct Options {
     pub prev_d: Option<u64>,
     /// The configured server to run (`--server`); `None` is lanser.toml's default, else Pyright.
     pub server: Option<String>,
+    /// `--tau` and `--pick best`.
+    pub relocate: relocate::Config,
 }
 
 impl Options {
@@ -74,6 +77,7 @@ impl Options {
             reward_weights: Weights::default(),
             prev_d: None,
             server: None,
+            relocate: relocate::Config::default(),
         }
     }
 }
@@ -128,6 +132,10 @@ pub struct Orchestrator {
     start_ms: Option<f64>,
     /// An in-process server to talk to instead of spawning one (trace replay).
     connect: Option<Connect>,
+    /// The evidence of a selector that failed to resolve (E/AMBIGUOUS), for the error bundle.
+    rejected: std::sync::Mutex<Option<Resolution>>,
+    /// Parsed Python files, reused by every structural selector of this session.
+    parses: relocate::ParseCache,
 }
 
 impl Orchestrator {
@@ -160,12 +168,17 @@ impl Orchestrator {
             server_def,
             start_ms: None,
             connect: None,
+            rejected: std::sync::Mutex::new(None),
+            parses: relocate::ParseCache::default(),
         })
     }
 
     /// Run one request; failures become error bundles, never panics.
     pub async fn execute(&mut self, req: &Request) -> Bundle {
         let started = Instant::now();
+        if let Ok(mut r) = self.rejected.lock() {
+            *r = None;
+        }
         let spec = req.selector.as_deref().map(selector::parse);
         let echo = RequestEcho {
             cmd: req.op.name().to_string(),
@@ -190,6 +203,7 @@ impl Orchestrator {
         bundle.process_reward = Some(self.process_reward(&bundle, outcome.as_ref().ok()).await);
         if let Err(e) = &outcome {
             bundle.set_error(e);
+            bundle.resolution = self.rejected.lock().ok().and_then(|mut r| r.take());
         }
         if self.opts.timing {
             bundle.meta.timing = Some(json!({
@@ -366,29 +380,99 @@ impl Orchestrator {
         Ok(self.session.as_ref().expect("started above"))
     }
 
-    /// Resolve a selector string against the files on disk.
+    /// Resolve a selector string against the files on disk (any form; paper Algorithm 1).
+    /// The target carries the relocation evidence that [`Orchestrator::resolution`] records.
     pub fn resolve(&self, selector: &str) -> Result<(PositionSpec, Target)> {
         let spec = selector::parse(selector)?;
-        let target = resolve::resolve(&self.ws, &spec, self.opts.index_io, &self.opts.cwd)?;
-        Ok((spec, target))
+        let cx = relocate::Context {
+            ws: &self.ws,
+            io: self.opts.index_io,
+            cwd: &self.opts.cwd,
+            config: self.opts.relocate,
+            store: relocate::snapshot::Store::open(),
+            cache: &self.parses,
+        };
+        match relocate::relocate(&cx, &spec) {
+            Ok(target) => Ok((spec, target)),
+            Err(rejected) => {
+                if let Some(ev) = rejected.evidence {
+                    let c = &ev.candidates[0];
+                    let res = self.evidence_resolution(&spec, &ev.docs[c.doc], c.start, c.end, &ev);
+                    if let Ok(mut slot) = self.rejected.lock() {
+                        *slot = Some(res);
+                    }
+                }
+                Err(rejected.error)
+            }
+        }
     }
 
-    /// The `resolution` block for a directly resolved selector, in server coordinates.
+    /// The `resolution` block for a resolved selector, in server coordinates. The target's
+    /// file content is kept in the snapshot store, so its `docVersion` can be mapped later.
     pub fn resolution(&self, spec: &PositionSpec, target: &Target) -> Resolution {
+        relocate::snapshot::Store::open().put(&target.doc.doc_version, &target.doc.text);
+        match &target.evidence {
+            Some(ev) => self.evidence_resolution(spec, &target.doc, target.start, target.end, ev),
+            None => Resolution {
+                original: spec.to_canonical(),
+                resolved: self.resolved(&target.doc, target.start, target.end),
+                confidence: 1.0,
+                ambiguous: false,
+                disambiguation: vec![],
+                weights: weights(),
+                features: None,
+                symbol_id: None,
+            },
+        }
+    }
+
+    fn resolved(&self, doc: &Document, start: usize, end: usize) -> Resolved {
         let enc = self.encoding();
-        let (sl, sc) = target.doc.position(target.start, enc);
-        let (el, ec) = target.doc.position(target.end, enc);
+        let (sl, sc) = doc.position(start, enc);
+        let (el, ec) = doc.position(end, enc);
+        Resolved {
+            path: doc.rel.clone(),
+            range: [sl as u32, sc as u32, el as u32, ec as u32],
+            doc_version: doc.doc_version.clone(),
+        }
+    }
+
+    fn evidence_resolution(
+        &self,
+        spec: &PositionSpec,
+        doc: &Document,
+        start: usize,
+        end: usize,
+        ev: &Evidence,
+    ) -> Resolution {
+        let disambiguation = ev
+            .candidates
+            .iter()
+            .map(|c| {
+                let r = self.resolved(&ev.docs[c.doc], c.start, c.end);
+                let mut v = json!({
+                    "path": r.path,
+                    "range": r.range,
+                    "score": c.score,
+                    "features": c.features,
+                    "match": if c.exact { "exact-map" } else if c.fuzzy { "fuzzy" } else { "exact" },
+                });
+                if let Some(sym) = &c.symbol {
+                    v["symbolId"] = json!(sym.symbol_id);
+                }
+                v
+            })
+            .collect();
+        let top = &ev.candidates[0];
         Resolution {
             original: spec.to_canonical(),
-            resolved: Resolved {
-                path: target.doc.rel.clone(),
-                range: [sl as u32, sc as u32, el as u32, ec as u32],
-                doc_version: target.doc.doc_version.clone(),
-            },
-            confidence: 1.0,
-            ambiguous: false,
-            disambiguation: vec![],
-            weights: json!({"ast": 0.5, "module": 0.2, "token": 0.2, "prox": 0.1}),
+            resolved: self.resolved(doc, start, end),
+            confidence: ev.confidence,
+            ambiguous: ev.ambiguous,
+            disambiguation,
+            weights: weights(),
+            features: Some(json!(top.features)),
+            symbol_id: top.symbol.as_ref().map(|s| s.symbol_id.clone()),
         }
     }
 
@@ -458,6 +542,9 @@ impl Orchestrator {
             server_def: self.server_def.clone(),
             start_ms: self.start_ms,
             connect: self.connect.clone(),
+            rejected: std::sync::Mutex::new(None),
+            // A cache: each fork parses what it needs.
+            parses: relocate::ParseCache::default(),
         }
     }
 
@@ -503,6 +590,12 @@ fn paginate(facts: &mut Value, cursor: usize, page_size: usize) -> Option<usize>
     let end = start.saturating_add(page_size.max(1)).min(total);
     *list = list[start..end].to_vec();
     (end < total).then_some(end)
+}
+
+/// The weights of paper Eq. 3.1, as recorded in every `resolution`.
+fn weights() -> Value {
+    use relocate::score::{W_AST, W_MODULE, W_PROX, W_TOKEN};
+    json!({"ast": W_AST, "module": W_MODULE, "token": W_TOKEN, "prox": W_PROX})
 }
 
 fn ms(d: Duration) -> f64 {

@@ -11,6 +11,12 @@ the first textDocument/* request, misbehaves according to MODE:
   modified  answer with ContentModified (-32801)
   garbage   write a frame with a malformed Content-Length header, then wait
   noisy     print stray text on stdout before every frame, and answer null
+
+and one cooperative mode, for the path Pyright does not take:
+
+  willrename  advertise workspace.fileOperations.willRename/didRename, say the project is
+              loaded, and answer workspace/willRenameFiles with one edit to
+              tests/test_units.py (line 3 becomes "import shapes.sub.units  # by the server")
 """
 import json
 import sys
@@ -46,9 +52,22 @@ while True:
     msg = read()
     method, mid = msg.get("method"), msg.get("id")
     if method == "initialize":
+        root = msg["params"]["rootUri"]
+        caps = {"definitionProvider": True, "hoverProvider": True}
+        if MODE == "willrename":
+            ops = {"filters": [{"pattern": {"glob": "**/*.py"}}]}
+            caps["workspace"] = {"fileOperations": {"willRename": ops, "didRename": ops}}
         send({"jsonrpc": "2.0", "id": mid, "result": {
-            "capabilities": {"definitionProvider": True, "hoverProvider": True},
+            "capabilities": caps,
             "serverInfo": {"name": "fake-lsp", "version": "0.0.1"}}})
+    elif method == "initialized" and MODE == "willrename":
+        send({"jsonrpc": "2.0", "method": "window/logMessage",
+              "params": {"type": 3, "message": "Found 1 source file"}})
+    elif method == "workspace/willRenameFiles":
+        rng = {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 19}}
+        send({"jsonrpc": "2.0", "id": mid, "result": {"changes": {
+            root + "/tests/test_units.py": [
+                {"range": rng, "newText": "import shapes.sub.units  # by the server"}]}}})
     elif method == "shutdown":
         send({"jsonrpc": "2.0", "id": mid, "result": None})
     elif method == "exit":

@@ -53,6 +53,12 @@ pub struct Resolution {
     pub ambiguous: bool,
     pub disambiguation: Vec<Value>,
     pub weights: Value,
+    /// The chosen candidate's features (structural selectors, anchors, relocated cursors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub features: Option<Value>,
+    /// The stable structural fingerprint of the resolved symbol (`py://`, `ast://`).
+    #[serde(default, rename = "symbolId", skip_serializing_if = "Option::is_none")]
+    pub symbol_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

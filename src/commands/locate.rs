@@ -1,8 +1,12 @@
-//! `lanser locate SELECTOR [--preview]`: resolve a selector to a concrete range without asking
-//! the server; `--preview` adds the lines it covers.
+//! `lanser locate SELECTOR [--preview]`: resolve a selector (any form) to a concrete range
+//! without asking the server; `--preview` adds the lines it covers. A structural selector also
+//! names its symbol: module, qualname, kind, signature shape and the stable `symbolId` (so
+//! does a cursor on a definition's name). `selectors` offers durable forms of the target: the
+//! `py://` of the definition named there, and a hashed anchor, both with `docVersion`.
 
 use crate::error::Result;
 use crate::orchestrator::{Orchestrator, Outcome};
+use crate::relocate::durable;
 use serde_json::json;
 
 pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcome> {
@@ -19,6 +23,17 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
             })
         })
         .collect();
+    let at = durable::symbol_at(&o.ws, doc, target.start);
+    let symbol = target
+        .evidence
+        .as_ref()
+        .and_then(|ev| ev.candidates.first())
+        .and_then(|c| c.symbol.clone())
+        .or_else(|| at.as_ref().map(|(info, _)| info.clone()));
+    let selectors = json!({
+        "symbol": at.map(|(_, sel)| sel),
+        "anchor": durable::anchor_for(doc, target.start, target.end),
+    });
     let loc = o.normalizer().location(
         &crate::workspace::path_to_uri(&doc.abs),
         resolution.resolved.range,
@@ -32,6 +47,8 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
                 "text": &doc.text[target.start..target.end],
                 "preview": if preview { Some(lines) } else { None },
             },
+            "symbol": symbol,
+            "selectors": selectors,
             "provenance": "parser",
         }),
         resolution: Some(resolution),

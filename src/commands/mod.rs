@@ -15,6 +15,7 @@ pub mod nav;
 pub mod raw;
 pub mod refs;
 pub mod rename;
+pub mod rename_file;
 pub mod render;
 pub mod show;
 pub mod symbols;
@@ -53,6 +54,12 @@ pub enum Op {
     },
     Rename {
         new_name: String,
+        mutation: MutationArgs,
+    },
+    /// Move a module file or package directory, rewriting its imports.
+    RenameFile {
+        src: String,
+        dst: String,
         mutation: MutationArgs,
     },
     /// List code actions, or preview/apply the one named by `pick` (index or title).
@@ -104,6 +111,7 @@ impl Op {
             Op::Status => "status",
             Op::Reload => "reload",
             Op::RawRequest { .. } => "request",
+            Op::RenameFile { .. } => "rename-file",
         }
     }
 
@@ -129,6 +137,12 @@ impl Op {
                 let mut v = mutation.to_json();
                 v["kind"] = json!(kind);
                 v["pick"] = json!(pick);
+                v
+            }
+            Op::RenameFile { src, dst, mutation } => {
+                let mut v = mutation.to_json();
+                v["src"] = json!(src);
+                v["dst"] = json!(dst);
                 v
             }
             Op::Check { patch } => json!({ "patch": patch }),
@@ -247,5 +261,6 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
             };
             raw::run(o, method, source).await
         }
+        Op::RenameFile { src, dst, mutation } => rename_file::run(o, src, dst, mutation).await,
     }
 }

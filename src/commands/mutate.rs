@@ -141,7 +141,9 @@ fn notify_server(o: &Orchestrator, plan: &Plan) {
         use crate::edits::FileChange::*;
         match c {
             Edit { doc, .. } => {
-                if let Ok(new) = Document::load(doc.abs.clone(), doc.rel.clone()) {
+                // A file edited and then moved is reported at its new path.
+                let abs = plan.final_path(&doc.abs);
+                if let Ok(new) = Document::load(abs, doc.rel.clone()) {
                     let uri = path_to_uri(&new.abs);
                     session.sync_document(&uri, &new);
                     session.notify(
@@ -154,6 +156,19 @@ fn notify_server(o: &Orchestrator, plan: &Plan) {
             Rename { from, to, .. } => {
                 watched.push((path_to_uri(from), 3));
                 watched.push((path_to_uri(to), 1));
+                // A moved directory: each file inside it, too.
+                let mut stack = vec![to.clone()];
+                while let Some(dir) = stack.pop() {
+                    for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                        let p = e.path();
+                        if p.is_dir() {
+                            stack.push(p);
+                        } else if let Ok(rest) = p.strip_prefix(to) {
+                            watched.push((path_to_uri(&from.join(rest)), 3));
+                            watched.push((path_to_uri(&p), 1));
+                        }
+                    }
+                }
             }
             Delete { abs, .. } => watched.push((path_to_uri(abs), 3)),
         }

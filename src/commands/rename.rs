@@ -16,7 +16,7 @@ const KEYWORDS: &[&str] = &[
     "with", "yield",
 ];
 
-fn check_name(name: &str) -> Result<()> {
+pub(crate) fn check_name(name: &str) -> Result<()> {
     let mut chars = name.chars();
     let ok = chars.next().is_some_and(is_ident_start) && chars.all(is_ident_char);
     if !ok || KEYWORDS.contains(&name) {

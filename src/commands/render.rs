@@ -207,7 +207,7 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
                 writeln!(out, "renameable at {path}:{line}:{col}").ok();
             }
         }
-        "rename" | "code-actions" => {
+        "rename" | "code-actions" | "rename-file" => {
             if let Some(actions) = facts.get("actions").and_then(Value::as_array) {
                 if facts.get("chosen").is_none() {
                     for a in actions {
@@ -247,6 +247,15 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
             locations(&mut out, &mut lines, items, usize::MAX);
         }
         other => super::show::render(other, facts, &mut out),
+    }
+    if let Some(r) = bundle.resolution.as_ref().filter(|r| r.ambiguous) {
+        writeln!(
+            out,
+            "(low confidence {}: the selector matched only approximately; --json lists {} candidates)",
+            r.confidence,
+            r.disambiguation.len()
+        )
+        .ok();
     }
     if !bundle.meta.complete {
         out.push_str("(incomplete: the server had not finished loading the project)\n");

@@ -201,7 +201,12 @@ impl Journal {
 
 fn rollback_entries(dir: &Path, entries: &[Entry]) -> Result<usize> {
     let mut restored = 0;
-    for e in entries.iter().rev() {
+    // Directories lanser created go last: files restored to "absent" (a new `__init__.py`)
+    // must leave them first.
+    let (dirs, rest): (Vec<&Entry>, Vec<&Entry>) = entries
+        .iter()
+        .partition(|e| matches!(e, Entry::CreatedDir { .. }));
+    for e in rest.into_iter().rev().chain(dirs.into_iter().rev()) {
         match e {
             Entry::Restore { path, backup, mode } => match backup {
                 Some(name) => {
@@ -479,15 +484,19 @@ fn create_parents(path: &Path, journal: &mut Journal) -> Result<()> {
 /// The plan's diff through `git apply --3way`; the journal restores every file if git fails
 /// half-way (a 3-way conflict leaves markers in the worktree otherwise).
 fn git_apply(root: &Path, plan: &Plan) -> Result<()> {
-    if plan
-        .changes
-        .iter()
-        .any(|c| !matches!(c, FileChange::Edit { .. }))
-    {
-        return Err(LanserError::usage(
-            "--apply-mode git applies text edits only; this change creates, renames or deletes files",
-        ));
-    }
+    let patch = match &plan.git_patch {
+        Some(p) => p.clone(),
+        None if plan
+            .changes
+            .iter()
+            .any(|c| !matches!(c, FileChange::Edit { .. })) =>
+        {
+            return Err(LanserError::usage(
+                "--apply-mode git applies text edits only; this change creates, renames or deletes files",
+            ));
+        }
+        None => plan.diff(),
+    };
     let repo = git2::Repository::discover(root).map_err(|_| {
         LanserError::new(
             ErrorCode::FsPermissions,
@@ -516,7 +525,7 @@ fn git_apply(root: &Path, plan: &Plan) -> Result<()> {
         .spawn()
         .map_err(|e| LanserError::internal(format!("cannot run git: {e}")))?;
     if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(plan.diff().as_bytes());
+        let _ = stdin.write_all(patch.as_bytes());
     }
     let out = child
         .wait_with_output()
@@ -535,7 +544,7 @@ fn git_apply(root: &Path, plan: &Plan) -> Result<()> {
     );
     err.details = Some(json!({
         "git": stderr.lines().collect::<Vec<_>>(),
-        "hunks": plan.diff(),
+        "hunks": patch,
     }));
     Err(err)
 }

@@ -7,7 +7,10 @@
 //! the workspace jail before anything else looks at it. Writing is [`apply`]'s job.
 
 pub mod apply;
+pub mod import_map;
+pub mod imports;
 pub mod patch;
+pub mod rename_file;
 
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::safety::Jail;
@@ -62,6 +65,9 @@ pub enum FileChange {
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
     pub changes: Vec<FileChange>,
+    /// A git-style patch of the whole plan, file operations included, for `--apply-mode git`
+    /// (without it, git mode takes [`Plan::diff`] and text edits only).
+    pub git_patch: Option<String>,
 }
 
 fn uri_str(u: &lsp_types::Uri) -> &str {
@@ -128,6 +134,24 @@ impl Plan {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// Where `path` is once the plan's renames are done (a path inside a renamed directory
+    /// moves with it).
+    pub fn final_path(&self, path: &std::path::Path) -> PathBuf {
+        let mut p = path.to_path_buf();
+        for c in &self.changes {
+            if let FileChange::Rename { from, to, .. } = c {
+                if let Ok(rest) = p.strip_prefix(from) {
+                    p = if rest.as_os_str().is_empty() {
+                        to.clone()
+                    } else {
+                        to.join(rest)
+                    };
+                }
+            }
+        }
+        p
     }
 
     pub fn edit_count(&self) -> usize {

@@ -581,6 +581,7 @@ fn initialize_params(config: &SessionConfig) -> Value {
                 "didChangeConfiguration": {"dynamicRegistration": true},
                 "didChangeWatchedFiles": {"dynamicRegistration": true},
                 "workspaceEdit": {"documentChanges": true},
+                "fileOperations": {"willRename": true, "didRename": true},
                 "symbol": {"dynamicRegistration": false}
             },
             "textDocument": {

@@ -1,6 +1,7 @@
 //! Resolving a cursor or range selector against the files on disk: path → document, 1-based
 //! line/column in the `--index-io` unit → byte span, `line:name#N` → the Nth whole-word
-//! occurrence of `name` on that line (DESIGN §2, §3).
+//! occurrence of `name` on that line (DESIGN §2, §3). The other forms, and stale
+//! `docVersion`s, are `crate::relocate`'s.
 
 use super::{is_ident_char, PositionSpec};
 use crate::digest::sha256_tagged;
@@ -45,41 +46,72 @@ impl Document {
         })
     }
 
+    /// A document from text already in memory (a snapshot).
+    pub fn from_text(abs: PathBuf, rel: String, text: String) -> Document {
+        Document {
+            doc_version: sha256_tagged(text.as_bytes()),
+            index: LineIndex::new(&text),
+            abs,
+            rel,
+            text,
+        }
+    }
+
     /// 0-based (line, column) of a byte offset in `enc`.
     pub fn position(&self, offset: usize, enc: Encoding) -> (usize, usize) {
         self.index.position(&self.text, offset, enc)
     }
 }
 
-/// A resolved selector: a byte span in one document.
+/// A resolved selector: a byte span in one document, and how it was found when that took
+/// more than arithmetic (structural forms, anchors, a stale `docVersion`).
 #[derive(Debug, Clone)]
 pub struct Target {
     pub doc: Document,
     pub start: usize,
     pub end: usize,
+    pub evidence: Option<Box<crate::relocate::Evidence>>,
 }
 
-/// Resolve `spec` with 1-based coordinates in `io` (unless the spec names its own unit).
+/// Resolve a cursor or range `spec` on an unchanged file with 1-based coordinates in `io`
+/// (unless the spec names its own unit). A changed `docVersion` is `E/VERSION_SKEW` here;
+/// `crate::relocate` maps it through a snapshot instead.
 pub fn resolve(ws: &Workspace, spec: &PositionSpec, io: Encoding, cwd: &Path) -> Result<Target> {
-    let (abs, rel) = ws.resolve_user_path(spec.path(), cwd)?;
+    let path = spec
+        .path()
+        .filter(|_| {
+            matches!(
+                spec,
+                PositionSpec::Cursor { .. } | PositionSpec::Range { .. }
+            )
+        })
+        .ok_or_else(|| LanserError::internal("resolve takes cursor and range selectors"))?;
+    let (abs, rel) = ws.resolve_user_path(path, cwd)?;
     let doc = Document::load(abs, rel)?;
     let io = spec.indexing().unwrap_or(io);
-    match spec {
-        PositionSpec::Cursor { doc_version, .. } | PositionSpec::Range { doc_version, .. } => {
-            if let Some(dv) = doc_version {
-                if *dv != doc.doc_version {
-                    return Err(LanserError::new(
-                        ErrorCode::VersionSkew,
-                        format!(
-                            "{} changed since the selector was made (docVersion {dv}, now {})",
-                            doc.rel, doc.doc_version
-                        ),
-                    ));
-                }
-            }
+    if let Some(dv) = spec.doc_version() {
+        if dv != doc.doc_version {
+            return Err(LanserError::new(
+                ErrorCode::VersionSkew,
+                format!(
+                    "{} changed since the selector was made (docVersion {dv}, now {})",
+                    doc.rel, doc.doc_version
+                ),
+            ));
         }
     }
-    let (start, end) = match spec {
+    let (start, end) = span(&doc, spec, io)?;
+    Ok(Target {
+        doc,
+        start,
+        end,
+        evidence: None,
+    })
+}
+
+/// The byte span of a cursor or range `spec` in `doc`, coordinates in `io`.
+pub fn span(doc: &Document, spec: &PositionSpec, io: Encoding) -> Result<(usize, usize)> {
+    Ok(match spec {
         PositionSpec::Cursor {
             line,
             col,
@@ -87,18 +119,18 @@ pub fn resolve(ws: &Workspace, spec: &PositionSpec, io: Encoding, cwd: &Path) ->
             occurrence,
             ..
         } => match name {
-            Some(name) => name_span(&doc, *line, name, occurrence.unwrap_or(1))?,
+            Some(name) => name_span(doc, *line, name, occurrence.unwrap_or(1))?,
             None => {
-                let off = offset_1based(&doc, *line, col.unwrap_or(1), io)?;
+                let off = offset_1based(doc, *line, col.unwrap_or(1), io)?;
                 (off, off)
             }
         },
         PositionSpec::Range { start, end, .. } => (
-            offset_1based(&doc, start[0], start[1], io)?,
-            offset_1based(&doc, end[0], end[1], io)?,
+            offset_1based(doc, start[0], start[1], io)?,
+            offset_1based(doc, end[0], end[1], io)?,
         ),
-    };
-    Ok(Target { doc, start, end })
+        _ => return Err(LanserError::internal("not a cursor or range selector")),
+    })
 }
 
 fn offset_1based(doc: &Document, line: u32, col: u32, io: Encoding) -> Result<usize> {

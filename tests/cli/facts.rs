@@ -10,7 +10,7 @@ use lanser::text::Encoding;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-fn options(ws: &Path) -> Options {
+pub fn options(ws: &Path) -> Options {
     Options::for_workspace(ws)
 }
 

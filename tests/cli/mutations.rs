@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn git(dir: &Path, args: &[&str]) {
+pub fn git(dir: &Path, args: &[&str]) {
     let o = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
         .args(args)
@@ -28,7 +28,7 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 /// A committed git copy of a fixture in a temp dir.
-fn repo_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
+pub fn repo_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join(name);
     copy_tree(&fixture(name), &ws);
@@ -39,7 +39,7 @@ fn repo_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
 }
 
 /// Every file under `dir` (skipping .git) with its bytes.
-fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
         for e in std::fs::read_dir(dir).unwrap() {
             let e = e.unwrap();

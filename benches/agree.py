@@ -3,7 +3,7 @@
 
 What it checks
   For a fixed list of definition and references queries in requests 2.32.3 (the unmodified
-  sdist fetched by scripts/fetch-thirdparty.sh), it asks the question twice:
+  sdist fetched by benches/fetch-thirdparty.sh), it asks the question twice:
     * lanser:   `lanser def|refs PATH@L<line>:<identifier>[#N] --workspace WS --json`
                 (one fresh lanser process per query; facts.definitions / facts.references)
     * raw:      one /work/shared/tools/lsp_probe.py process that opens the query files,
@@ -24,10 +24,10 @@ What it checks
   line, 1-based code points), independently of lanser's own selector resolution.
 
 Usage (from /work/main, after `cargo build --release`)
-  python3 scripts/agree.py                      # fetches the workspace if needed
-  python3 scripts/agree.py --workspace DIR --lanser target/release/lanser \
+  python3 benches/agree.py                      # fetches the workspace if needed
+  python3 benches/agree.py --workspace DIR --lanser target/release/lanser \
       --probe /work/shared/tools/lsp_probe.py -v
-  python3 scripts/agree.py --per-query          # one probe process per query (only the
+  python3 benches/agree.py --per-query          # one probe process per query (only the
                                                 # query's file open), slower
 
 Exit status: 0 all queries agree, 1 at least one disagreement, 2 setup/run failure.
@@ -288,7 +288,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workspace", help="requests-2.32.3 checkout (default: run "
-                    "scripts/fetch-thirdparty.sh and use the path it prints)")
+                    "benches/fetch-thirdparty.sh and use the path it prints)")
     ap.add_argument("--lanser", default=str(REPO / "target/release/lanser"), help="lanser binary")
     ap.add_argument("--probe", default="/work/shared/tools/lsp_probe.py", help="raw LSP probe")
     ap.add_argument("--server", default=DEFAULT_SERVER,
@@ -306,7 +306,7 @@ def main(argv=None) -> int:
     if args.workspace:
         ws = Path(args.workspace).resolve()
     else:
-        cp = subprocess.run(["bash", str(REPO / "scripts/fetch-thirdparty.sh")],
+        cp = subprocess.run(["bash", str(REPO / "benches/fetch-thirdparty.sh")],
                             capture_output=True, text=True)
         if cp.returncode != 0:
             print(cp.stderr, file=sys.stderr)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# fetch-thirdparty.sh - fetch the real third-party workspace used by scripts/agree.py and
+# fetch-thirdparty.sh - fetch the real third-party workspace used by benches/agree.py and
 # benches/bench_def.sh: the unmodified sdist of requests 2.32.3 (same as
 # /work/shared/tools/PYRIGHT_BASELINE.md §2).
 #
-# Usage:  bash scripts/fetch-thirdparty.sh
-#         LANSER_THIRDPARTY=/some/dir bash scripts/fetch-thirdparty.sh
+# Usage:  bash benches/fetch-thirdparty.sh
+#         LANSER_THIRDPARTY=/some/dir bash benches/fetch-thirdparty.sh
 #
 # Extracts to ${LANSER_THIRDPARTY:-/work/main/target/thirdparty}/requests-2.32.3.
 # Idempotent: does nothing if that directory already holds the project.

@@ -1,0 +1,90 @@
+//! `lanser rename-file SRC DST [--dry-run | --apply]`: move a module file or a package
+//! directory and rewrite every import of it, in one transaction.
+//!
+//! Pyright offers no file-rename support, so lanser computes the import updates itself
+//! ([`crate::edits::rename_file`]); a server that advertises `workspace/willRenameFiles`
+//! (basedpyright does) is asked first, and its edits win for the files it edits. The preview is
+//! a git-style diff (renames, new `__init__.py` files, hunks at the moved paths) plus the
+//! normalized WorkspaceEdit; `--apply` goes through the same envelope as `rename`
+//! ([`super::mutate::maybe_apply`]): the text edits are written first, then the move.
+
+use super::mutate::{self, MutationArgs};
+use crate::bundle::Edits;
+use crate::edits::rename_file;
+use crate::error::Result;
+use crate::orchestrator::{Orchestrator, Outcome};
+use crate::safety::Jail;
+use crate::workspace::path_to_uri;
+use serde_json::{json, Value};
+
+fn advertised(caps: &Value, op: &str) -> bool {
+    caps.pointer(&format!("/workspace/fileOperations/{op}"))
+        .is_some_and(|v| !v.is_null())
+}
+
+pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -> Result<Outcome> {
+    let jail = Jail::new(&o.ws, &m.allow, &m.deny)?;
+    let mv = rename_file::resolve_paths(&o.ws, &jail, &o.opts.cwd, src, dst)?;
+    let mut built = rename_file::build(&o.ws, &jail, &mv, o.encoding())?;
+    let uris = json!({"files": [{
+        "oldUri": path_to_uri(&o.ws.root.join(&mv.src)),
+        "newUri": path_to_uri(&o.ws.root.join(&mv.dst)),
+    }]});
+    let caps = o.ensure_session().await?.capabilities().clone();
+    let mut complete = true;
+    let mut provenance = "lanser";
+    if advertised(&caps, "willRename") {
+        complete = o.wait_ready().await?;
+        let raw = o
+            .ensure_session()
+            .await?
+            .request("workspace/willRenameFiles", uris.clone())
+            .await?;
+        if !raw.is_null() {
+            let theirs = mutate::plan(o, m, &raw)?;
+            rename_file::merge_server_edits(&mut built.plan, theirs);
+            provenance = "lsp+lanser";
+        }
+    }
+    let diff = rename_file::git_diff(&built, &mv);
+    built.plan.git_patch = Some(diff.clone());
+    // A move cannot be tried on in-memory documents: D stays unmeasured, S is measured.
+    let (measured, _) = mutate::speculate(o, m, &built.plan, complete, None).await?;
+    let applied = mutate::maybe_apply(o, m, &built.plan, complete, None)?;
+    if applied && advertised(&caps, "didRename") {
+        if let Some(s) = o.session.as_ref() {
+            s.notify("workspace/didRenameFiles", uris);
+        }
+    }
+    let modules: Vec<Value> = built
+        .modules
+        .iter()
+        .map(|(a, b)| json!({"from": a, "to": b}))
+        .collect();
+    let moved: Vec<Value> = built
+        .moved_files
+        .iter()
+        .map(|(a, b)| json!({"from": a, "to": b}))
+        .collect();
+    Ok(Outcome {
+        facts: json!({
+            "from": mv.src,
+            "to": mv.dst,
+            "kind": if mv.is_dir { "package" } else { "module" },
+            "modules": modules,
+            "moved": moved,
+            "created": built.created,
+            "files": built.plan.touched(),
+            "editCount": built.plan.edit_count(),
+            "applied": applied,
+            "provenance": provenance,
+        }),
+        resolution: None,
+        complete,
+        edits: Some(Edits {
+            workspace_edit: Some(built.plan.to_json()),
+            diff: Some(diff),
+        }),
+        reward: Some(measured),
+    })
+}

@@ -1,0 +1,139 @@
+//! The content-addressed snapshot store (DESIGN §4) and span mapping through a line diff.
+//!
+//! `$LANSER_HOME/snapshots/<sha256 hex>` holds the text of every file version lanser handed
+//! out a `docVersion` for, so a selector made against that version can later be mapped onto
+//! the file's current text: an unchanged span maps exactly (score 1.0); a span that touches a
+//! changed line does not map, and relocation falls back to scoring.
+
+use crate::digest::sha256_tagged;
+use similar::{Algorithm, DiffTag, TextDiff};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: PathBuf,
+}
+
+impl Store {
+    /// The store under `lanser_home()`.
+    pub fn open() -> Store {
+        Store {
+            dir: crate::lsp::provision::lanser_home().join("snapshots"),
+        }
+    }
+
+    fn file(&self, doc_version: &str) -> Option<PathBuf> {
+        let hex = doc_version.strip_prefix("sha256:")?;
+        (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| self.dir.join(hex.to_ascii_lowercase()))
+    }
+
+    /// Keep `text` under its `doc_version`. Best effort: a read-only cache only costs the
+    /// ability to map stale selectors later.
+    pub fn put(&self, doc_version: &str, text: &str) {
+        let Some(path) = self.file(doc_version) else {
+            return;
+        };
+        if path.exists() || std::fs::create_dir_all(&self.dir).is_err() {
+            return;
+        }
+        let tmp = self.dir.join(format!(
+            ".{}.{}.tmp",
+            std::process::id(),
+            &doc_version[7..19]
+        ));
+        if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &path).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+
+    /// The text stored under `doc_version`, if it is there and intact.
+    pub fn get(&self, doc_version: &str) -> Option<String> {
+        let text = std::fs::read_to_string(self.file(doc_version)?).ok()?;
+        (sha256_tagged(text.as_bytes()) == doc_version).then_some(text)
+    }
+}
+
+/// Byte offsets where each line of `text` starts, as `similar` splits lines (terminator kept),
+/// plus `text.len()`.
+fn line_offsets<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<usize> {
+    let mut acc = 0;
+    let mut out = vec![0];
+    for l in lines {
+        acc += l.len();
+        out.push(acc);
+    }
+    out
+}
+
+/// Map the byte span `[start, end)` of `old` onto `new` when every line it touches is
+/// unchanged; `None` when it touches an inserted, deleted or replaced line.
+pub fn map_span(old: &str, new: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    let diff = TextDiff::configure()
+        .algorithm(Algorithm::Myers)
+        .diff_lines(old, new);
+    let old_at = line_offsets((0..diff.old_len()).filter_map(|i| diff.old_slice(i)));
+    let new_at = line_offsets((0..diff.new_len()).filter_map(|i| diff.new_slice(i)));
+    for op in diff.ops() {
+        if op.tag() != DiffTag::Equal {
+            continue;
+        }
+        let (o, n) = (op.old_range(), op.new_range());
+        let (os, oe) = (old_at[o.start], old_at[o.end]);
+        // A span may end where the run ends, but start there only at the end of the file: at
+        // a run's end it belongs to whatever follows (an insertion goes before it).
+        if start >= os && end <= oe && (start < oe || o.end == old_at.len() - 1) {
+            let shift = new_at[n.start] as isize - os as isize;
+            let s = (start as isize + shift) as usize;
+            let e = (end as isize + shift) as usize;
+            return Some((s, e));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_in_unchanged_lines_move_with_the_text() {
+        let old = "a = 1\ndef f():\n    return 2\n";
+        let new = "import x\n\na = 1\ndef f():\n    return 2\n";
+        let s = old.find("f()").unwrap();
+        let (ns, ne) = map_span(old, new, s, s + 1).unwrap();
+        assert_eq!(&new[ns..ne], "f");
+        // A span on a changed line does not map.
+        let edited = "a = 1\ndef g():\n    return 2\n";
+        assert_eq!(map_span(old, edited, s, s + 1), None);
+        // A span across lines maps when all of them are kept.
+        let b = old.find("def").unwrap();
+        let (ns, ne) = map_span(old, new, b, old.len()).unwrap();
+        assert_eq!(&new[ns..ne], "def f():\n    return 2\n");
+        // An empty span at the start of a line that gets lines inserted before it follows
+        // the line, not the insertion point.
+        let inserted = "a = 1\n# new\ndef f():\n    return 2\n";
+        assert_eq!(map_span(old, inserted, b, b), Some((b + 6, b + 6)));
+        // At the very end of the file.
+        assert_eq!(
+            map_span(old, new, old.len(), old.len()),
+            Some((new.len(), new.len()))
+        );
+    }
+
+    #[test]
+    fn store_round_trips_and_rejects_corruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store {
+            dir: dir.path().join("snapshots"),
+        };
+        let text = "x = 1\n";
+        let dv = sha256_tagged(text.as_bytes());
+        assert_eq!(store.get(&dv), None);
+        store.put(&dv, text);
+        assert_eq!(store.get(&dv).as_deref(), Some(text));
+        std::fs::write(store.file(&dv).unwrap(), "tampered").unwrap();
+        assert_eq!(store.get(&dv), None);
+        assert_eq!(store.file("sha256:zz"), None);
+    }
+}

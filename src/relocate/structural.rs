@@ -1,0 +1,492 @@
+//! Structural resolution of `py://` and `ast://` selectors (Algorithm 1 lines 4–7): module →
+//! file, then the definitions of that file ([`super::outline`]) filtered by qualified name (or
+//! by the kind chain of an ast path), with properties reduced to their getter and `@overload`s
+//! picked by index; the role (or the trailing `nodekind[N]`) then names the span.
+//!
+//! When the module has no such definition, the other modules of its package are searched
+//! (a re-export through `__init__.py`, or a symbol moved to a sibling module): such
+//! candidates score `module = 0.5`.
+
+use super::modules;
+use super::outline::{self, Def, Span};
+use super::score::{identifiers, jaccard, proximity, Candidate, Features, SymbolInfo};
+use crate::digest::sha256_hex;
+use crate::error::{LanserError, Result};
+use crate::selector::resolve::Document;
+use crate::selector::{NodePick, Role, SegmentKind};
+use crate::workspace::Workspace;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use tree_sitter::{Node, Tree};
+
+/// What a structural selector asks for, with the `py://` and `ast://` forms made one.
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub module: String,
+    /// Names below the module.
+    pub names: Vec<String>,
+    /// Required kind of each name (`ast://`), or any (`py://`).
+    pub kinds: Option<Vec<SegmentKind>>,
+    pub role: Role,
+    pub overload: Option<u32>,
+    pub node: Option<NodePick>,
+}
+
+impl Query {
+    pub fn describe(&self) -> String {
+        if self.names.is_empty() {
+            return format!("module {}", self.module);
+        }
+        format!("{}#{}", self.module, self.names.join("."))
+    }
+}
+
+/// A parsed module file.
+pub struct Parsed {
+    pub doc: Document,
+    pub tree: Tree,
+    pub defs: Vec<Def>,
+    pub module: String,
+}
+
+pub fn parse_doc(doc: Document, module: String) -> Result<Parsed> {
+    let tree = outline::parse(&doc.text).ok_or_else(|| {
+        LanserError::internal("the tree-sitter Python grammar could not be loaded (ABI mismatch)")
+    })?;
+    let defs = outline::definitions(&tree, &doc.text);
+    Ok(Parsed {
+        doc,
+        tree,
+        defs,
+        module,
+    })
+}
+
+/// Parsed files and the import roots of one workspace, reused across selectors: a file is
+/// parsed again only when its content (its `docVersion`) changed.
+#[derive(Default)]
+pub struct ParseCache {
+    files: Mutex<HashMap<PathBuf, Arc<Parsed>>>,
+    roots: OnceLock<Vec<PathBuf>>,
+}
+
+impl ParseCache {
+    pub fn roots(&self, ws: &Workspace) -> &[PathBuf] {
+        self.roots.get_or_init(|| modules::search_roots(ws))
+    }
+
+    fn load(&self, ws: &Workspace, abs: &Path, module: String) -> Result<Arc<Parsed>> {
+        let abs = abs.canonicalize().unwrap_or_else(|_| abs.to_path_buf());
+        let rel = ws.relative(&abs).ok_or_else(|| {
+            LanserError::not_found(format!(
+                "module {module} is at {}, outside the workspace",
+                abs.display()
+            ))
+        })?;
+        let doc = Document::load(abs.clone(), rel)?;
+        if let Some(p) = self.files.lock().ok().and_then(|m| m.get(&abs).cloned()) {
+            if p.doc.doc_version == doc.doc_version && p.module == module {
+                return Ok(p);
+            }
+        }
+        let parsed = Arc::new(parse_doc(doc, module)?);
+        if let Ok(mut m) = self.files.lock() {
+            m.insert(abs, parsed.clone());
+        }
+        Ok(parsed)
+    }
+}
+
+/// The matching definitions of one parsed file, with properties reduced to their getter and
+/// overloads resolved; `Err` with a message when the overload index is out of range.
+pub fn matches<'p>(p: &'p Parsed, q: &Query) -> Result<Vec<&'p Def>> {
+    let mut found: Vec<&Def> = p
+        .defs
+        .iter()
+        .filter(|d| d.qual == q.names && q.kinds.as_ref().is_none_or(|k| *k == d.chain))
+        .collect();
+    if found.iter().any(|d| d.is_property()) {
+        found.retain(|d| !d.is_accessor());
+    }
+    let overloads: Vec<&Def> = found.iter().copied().filter(|d| d.is_overload()).collect();
+    match q.overload {
+        Some(n) => match overloads.get(n as usize) {
+            Some(d) => Ok(vec![*d]),
+            None if found.is_empty() => Ok(vec![]),
+            None => Err(LanserError::not_found(format!(
+                "{} has {} @overload definitions; overload={n} is out of range",
+                q.describe(),
+                overloads.len()
+            ))),
+        },
+        None => {
+            if found.len() > overloads.len() && !overloads.is_empty() {
+                found.retain(|d| !d.is_overload());
+            }
+            Ok(found)
+        }
+    }
+}
+
+/// The overload index of `d` among the definitions of its name (for the symbolId).
+fn overload_index(p: &Parsed, d: &Def) -> Option<usize> {
+    if !d.is_overload() {
+        return None;
+    }
+    p.defs
+        .iter()
+        .filter(|o| o.qual == d.qual && o.is_overload())
+        .position(|o| o.node == d.node)
+}
+
+pub fn symbol_info(p: &Parsed, d: &Def) -> SymbolInfo {
+    let qualname = d.qualname();
+    let ov = overload_index(p, d)
+        .map(|i| format!("overload={i}"))
+        .unwrap_or_default();
+    let kind = d.kind.as_str();
+    let material = format!("{}\n{qualname}\n{kind}\n{}\n{ov}", p.module, d.shape);
+    SymbolInfo {
+        module: p.module.clone(),
+        qualname,
+        kind: kind.into(),
+        shape: d.shape.clone(),
+        symbol_id: format!("sym:{}", &sha256_hex(material.as_bytes())[..32]),
+    }
+}
+
+/// The span a query names inside definition `d` (or the module when `d` is `None`).
+pub fn role_span(p: &Parsed, d: Option<&Def>, q: &Query) -> Result<Span> {
+    let Some(d) = d else {
+        return match &q.node {
+            Some(pick) => node_pick(p.tree.root_node(), pick, &q.describe()),
+            None => Ok((0, 0)),
+        };
+    };
+    if let Some(pick) = &q.node {
+        let node = p
+            .tree
+            .root_node()
+            .descendant_for_byte_range(d.node.0, d.node.1)
+            .unwrap_or(p.tree.root_node());
+        return node_pick(node, pick, &q.describe());
+    }
+    let what = q.describe();
+    match q.role {
+        Role::Def => Ok(d.name),
+        Role::Sig => Ok(d.sig),
+        Role::Body => d
+            .body
+            .ok_or_else(|| LanserError::not_found(format!("{what} has no body (no value)"))),
+        Role::Doc => d
+            .doc
+            .ok_or_else(|| LanserError::not_found(format!("{what} has no docstring"))),
+    }
+}
+
+/// The `index`-th (1-based) named node inside `node`, in document order, whose kind is
+/// `pick.kind` or that sits in a field of that name.
+fn node_pick(node: Node, pick: &NodePick, what: &str) -> Result<Span> {
+    let mut hits = 0u32;
+    let mut cursor = node.walk();
+    let mut depth = 0usize;
+    if cursor.goto_first_child() {
+        depth += 1;
+        loop {
+            let n = cursor.node();
+            if n.is_named() && (n.kind() == pick.kind || cursor.field_name() == Some(&pick.kind)) {
+                hits += 1;
+                if hits == pick.index {
+                    return Ok((n.start_byte(), n.end_byte()));
+                }
+            }
+            if cursor.goto_first_child() {
+                depth += 1;
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if depth <= 1 || !cursor.goto_parent() {
+                    depth = 0;
+                    break;
+                }
+                depth -= 1;
+            }
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+    Err(LanserError::not_found(format!(
+        "{what} has {hits} '{}' node(s), not {}",
+        pick.kind, pick.index
+    )))
+}
+
+/// The selector's version of the definition, read from its snapshot: its line and header.
+#[derive(Debug, Clone)]
+pub struct Original {
+    pub line: usize,
+    pub header: String,
+    /// The role span in the old text, for the exact map.
+    pub span: Span,
+    pub old_text: String,
+}
+
+/// Every candidate for `q` in the workspace, the first document being the module's own file.
+pub fn candidates(
+    ws: &Workspace,
+    cache: &ParseCache,
+    q: &Query,
+    original: impl Fn(&Parsed) -> Option<Original>,
+) -> Result<(Vec<Document>, Vec<Candidate>)> {
+    let roots = cache.roots(ws);
+    let Some(file) = modules::module_file(roots, &q.module) else {
+        let shown: Vec<String> = roots
+            .iter()
+            .map(|r| {
+                ws.relative(r)
+                    .map(|s| if s.is_empty() { ".".into() } else { s })
+                    .unwrap_or_default()
+            })
+            .collect();
+        return Err(LanserError::not_found(format!(
+            "no module {} under the import roots [{}]",
+            q.module,
+            shown.join(", ")
+        )));
+    };
+    let own = cache.load(ws, &file, q.module.clone())?;
+    let orig = original(&own);
+    let selector_ids = format!("{} {}", q.module, q.names.join(" "));
+    let score = |p: &Parsed, d: &Def, module: f64| -> Features {
+        let line = p
+            .doc
+            .index
+            .position(&p.doc.text, d.name.0, crate::text::Encoding::Utf8)
+            .0;
+        let cand_ids = format!("{} {}", p.module, d.qual.join(" "));
+        let token = match &orig {
+            Some(o) => jaccard(
+                &identifiers(&o.header),
+                &identifiers(&p.doc.text[d.sig.0..d.sig.1]),
+            ),
+            None => jaccard(&identifiers(&selector_ids), &identifiers(&cand_ids)),
+        };
+        Features {
+            ast: 1.0,
+            module,
+            token,
+            prox: proximity(orig.as_ref().map(|o| o.line), line),
+        }
+    };
+    let mut docs = vec![];
+    let mut cands = vec![];
+    if q.names.is_empty() {
+        let span = role_span(&own, None, q)?;
+        let f = score(&own, &dummy_module_def(), 1.0);
+        cands.push(Candidate::new(0, span, f));
+        docs.push(own.doc.clone());
+        return Ok((docs, cands));
+    }
+    let found = matches(&own, q)?;
+    for d in &found {
+        let span = role_span(&own, Some(d), q)?;
+        let mut c = Candidate::new(0, span, score(&own, d, 1.0));
+        c.symbol = Some(symbol_info(&own, d));
+        if let Some(o) = &orig {
+            c.exact = super::snapshot::map_span(&o.old_text, &own.doc.text, o.span.0, o.span.1)
+                == Some(span);
+        }
+        cands.push(c);
+    }
+    let dir = file.parent().map(Path::to_path_buf);
+    docs.push(own.doc.clone());
+    if !cands.is_empty() {
+        return Ok((docs, cands));
+    }
+    // Not in the module itself: the other modules of its package.
+    let package = q.module.rsplit_once('.').map(|(p, _)| p.to_string());
+    let is_init = file.file_stem().is_some_and(|s| s == "__init__");
+    let pkg_name = if is_init {
+        Some(q.module.clone())
+    } else {
+        package
+    };
+    let (Some(dir), Some(_)) = (dir, pkg_name) else {
+        return Ok((docs, cands));
+    };
+    let mut siblings: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    siblings.sort();
+    for path in siblings {
+        let is_py = path.extension().is_some_and(|e| e == "py" || e == "pyi");
+        if !is_py || path.canonicalize().ok() == file.canonicalize().ok() {
+            continue;
+        }
+        // A stub beside its .py is the same module.
+        if path.extension().is_some_and(|e| e == "pyi") && path.with_extension("py").is_file() {
+            continue;
+        }
+        let Some(module) = modules::module_of(roots, &path.canonicalize().unwrap_or(path.clone()))
+        else {
+            continue;
+        };
+        let Ok(p) = cache.load(ws, &path, module) else {
+            continue;
+        };
+        let Ok(found) = matches(&p, q) else { continue };
+        if found.is_empty() {
+            continue;
+        }
+        let idx = docs.len();
+        for d in found {
+            let span = role_span(&p, Some(d), q)?;
+            let mut c = Candidate::new(idx, span, score(&p, d, 0.5));
+            c.symbol = Some(symbol_info(&p, d));
+            cands.push(c);
+        }
+        docs.push(p.doc.clone());
+    }
+    Ok((docs, cands))
+}
+
+fn dummy_module_def() -> Def {
+    Def {
+        qual: vec![],
+        chain: vec![],
+        kind: outline::DefKind::Variable,
+        node: (0, 0),
+        name: (0, 0),
+        sig: (0, 0),
+        body: None,
+        doc: None,
+        decorators: vec![],
+        shape: String::new(),
+    }
+}
+
+/// Names defined in a file whose last part matches, for a "did you mean" hint.
+pub fn similar_names(p: &Parsed, last: &str) -> Vec<String> {
+    let mut v: Vec<String> = p
+        .defs
+        .iter()
+        .filter(|d| d.qual.last().is_some_and(|n| n == last))
+        .map(Def::qualname)
+        .collect();
+    v.dedup();
+    v
+}
+
+/// Read `module` (for hints) without failing.
+pub fn try_load(ws: &Workspace, cache: &ParseCache, module: &str) -> Option<Arc<Parsed>> {
+    let file = modules::module_file(cache.roots(ws), module)?;
+    cache.load(ws, &file, module.to_string()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(src: &str) -> Parsed {
+        let doc = Document::from_text(PathBuf::from("/w/m.py"), "m.py".into(), src.into());
+        parse_doc(doc, "m".into()).unwrap()
+    }
+
+    fn query(names: &str, role: Role, overload: Option<u32>) -> Query {
+        Query {
+            module: "m".into(),
+            names: names.split('.').map(str::to_string).collect(),
+            kinds: None,
+            role,
+            overload,
+            node: None,
+        }
+    }
+
+    fn text(p: &Parsed, q: &Query) -> Vec<String> {
+        matches(p, q)
+            .unwrap()
+            .into_iter()
+            .map(|d| {
+                let (s, e) = role_span(p, Some(d), q).unwrap();
+                p.doc.text[s..e].to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn properties_overloads_and_node_picks() {
+        let p = parsed(
+            "\
+class C:
+    @property
+    def v(self) -> int:
+        return 1
+
+    @v.setter
+    def v(self, x: int) -> None: ...
+
+@overload
+def f(a: int) -> int: ...
+@overload
+def f(a: str) -> str: ...
+def f(a):
+    return g(a) + h(a)
+",
+        );
+        assert_eq!(
+            text(&p, &query("C.v", Role::Sig, None)),
+            ["def v(self) -> int:"]
+        );
+        assert_eq!(
+            text(&p, &query("f", Role::Sig, Some(1))),
+            ["def f(a: str) -> str:"]
+        );
+        assert_eq!(
+            text(&p, &query("f", Role::Body, None)),
+            ["return g(a) + h(a)"]
+        );
+        let e = matches(&p, &query("f", Role::Def, Some(2))).unwrap_err();
+        assert!(
+            e.message.contains("2 @overload definitions"),
+            "{}",
+            e.message
+        );
+        // Overload ids differ; the implementation has none.
+        let ids: Vec<String> = p
+            .defs
+            .iter()
+            .filter(|d| d.qualname() == "f")
+            .map(|d| symbol_info(&p, d).symbol_id)
+            .collect();
+        assert_eq!(ids.len(), 3);
+        assert!(ids[0] != ids[1] && ids[1] != ids[2]);
+        // `nodekind[N]`: by kind, or by field name.
+        let mut q = query("f", Role::Def, None);
+        q.node = Some(NodePick {
+            kind: "call".into(),
+            index: 2,
+        });
+        assert_eq!(text(&p, &q), ["h(a)"]);
+        q.node = Some(NodePick {
+            kind: "function".into(),
+            index: 1,
+        });
+        assert_eq!(text(&p, &q), ["g"]);
+    }
+
+    #[test]
+    fn symbol_ids_ignore_position_but_not_shape() {
+        let a = parsed("def f(x):\n    pass\n");
+        let b = parsed("import os\n\n\ndef f(x):\n    return 2\n");
+        let c = parsed("def f(x, y):\n    pass\n");
+        let id = |p: &Parsed| symbol_info(p, &p.defs[0]).symbol_id;
+        assert_eq!(id(&a), id(&b));
+        assert_ne!(id(&a), id(&c));
+    }
+}
