@@ -314,6 +314,29 @@ fn list_and_show_filter_operations() {
         "{}",
         stdout(&show)
     );
+    // replay --op N prints (and verifies) operation N alone.
+    let home = dir.path().join("empty-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let one = offline(
+        &home,
+        &[
+            "trace",
+            "replay",
+            "--trace-file",
+            &ts,
+            "--verify",
+            "--op",
+            "2",
+        ],
+    );
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    assert_eq!(stdout(&one).trim_end(), printed[1]);
+    let three = offline(
+        &home,
+        &["trace", "replay", "--trace-file", &ts, "--op", "3"],
+    );
+    assert_eq!(three.status.code(), Some(3));
+
     let missing = run(&["trace", "show", "9", "--trace-file", &ts]);
     assert_eq!(missing.status.code(), Some(3));
     assert_eq!(
