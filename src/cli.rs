@@ -59,6 +59,12 @@ pub struct Global {
     /// Longest list a bundle carries; longer ones are cut with `meta.truncated`
     #[arg(long, global = true, default_value_t = DEFAULT_PAGE_SIZE, value_name = "N")]
     pub page_size: usize,
+    /// Record a JSONL trace of this run (for `trace` commands: the trace to read)
+    #[arg(long, global = true, value_name = "FILE")]
+    pub trace_file: Option<PathBuf>,
+    /// With --trace-file: also record the content of every workspace file
+    #[arg(long, global = true)]
+    pub trace_sources: bool,
     /// Process-reward weights alpha,beta,gamma (Eq. 5.1)
     #[arg(
         long,
@@ -135,6 +141,23 @@ pub enum Command {
         /// Show the lines the range covers
         #[arg(long)]
         preview: bool,
+    },
+    /// Run JSONL requests (one per line) over one server session; one bundle per line out
+    Batch {
+        /// Requests, one JSON object per line (`-`: stdin)
+        #[arg(long = "in", value_name = "FILE")]
+        input: String,
+        /// Bundles, one JCS line per request, in input order (`-`: stdout)
+        #[arg(long, value_name = "FILE")]
+        out: String,
+        /// Requests in flight at once
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        jobs: usize,
+    },
+    /// Read, filter and replay traces written with --trace-file
+    Trace {
+        #[command(subcommand)]
+        action: crate::commands::trace::TraceCmd,
     },
     /// Check that the symbol at SELECTOR can be renamed, and what range would change
     PrepareRename { selector: String },
@@ -370,7 +393,11 @@ impl Command {
                 },
                 None,
             ),
-            Command::Setup | Command::Doctor | Command::Reward { .. } => return None,
+            Command::Setup
+            | Command::Doctor
+            | Command::Reward { .. }
+            | Command::Batch { .. }
+            | Command::Trace { .. } => return None,
             Command::Impl { selector } => (Op::Impl, Some(selector)),
             Command::Calls {
                 selector,

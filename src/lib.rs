@@ -22,6 +22,7 @@ pub mod servers;
 pub mod speculate;
 pub mod text;
 pub mod tools;
+pub mod trace;
 pub mod workspace;
 
 use clap::Parser;
@@ -49,7 +50,12 @@ pub fn run() -> ExitCode {
 }
 
 async fn run_cli(cli: cli::Cli) -> ExitCode {
-    let opts = match cli.global.options() {
+    match &cli.command {
+        cli::Command::Batch { .. } => return commands::batch::main(cli).await,
+        cli::Command::Trace { .. } => return commands::trace::main(cli).await,
+        _ => {}
+    }
+    let mut opts = match cli.global.options() {
         Ok(o) => o,
         Err(e) => return fail(&e),
     };
@@ -67,17 +73,30 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
             Err(e) => fail(&e),
         };
     };
+    let recorder = match trace::recorder::begin(&cli.global, &mut opts) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
     let mut orch = match orchestrator::Orchestrator::new(opts) {
         Ok(o) => o,
         Err(e) => return fail(&e),
     };
+    if let Some(r) = &recorder {
+        r.header_for(&mut orch, cli.global.trace_sources).await;
+    }
     let bundle = orch.execute(&request).await;
+    if let Some(r) = &recorder {
+        r.op(1, &trace::recorder::own_request_line(), false, &bundle);
+    }
     let text = if cli.global.json {
         format!("{}\n", bundle.to_jcs())
     } else {
         commands::render::render(&bundle, &orch.ws)
     };
     orch.close().await;
+    if let Some(Err(e)) = recorder.map(|r| r.finish()) {
+        return fail(&e);
+    }
     let code = emit(&text);
     match &bundle.error {
         Some(err) => {
@@ -89,7 +108,7 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
 }
 
 /// Print to stdout; a closed pipe is not an error.
-fn emit(text: &str) -> ExitCode {
+pub(crate) fn emit(text: &str) -> ExitCode {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -98,7 +117,7 @@ fn emit(text: &str) -> ExitCode {
     }
 }
 
-fn fail(err: &LanserError) -> ExitCode {
+pub(crate) fn fail(err: &LanserError) -> ExitCode {
     eprintln!("lanser: {err}");
     ExitCode::from(err.code.exit_code())
 }

@@ -14,9 +14,9 @@ use crate::bundle::{
 use crate::commands::{self, Op};
 use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
-use crate::error::{LanserError, Result};
+use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::provision::{self, ServerSpec};
-use crate::lsp::session::{Session, SessionConfig};
+use crate::lsp::session::{Connect, Session, SessionConfig};
 use crate::lsp::transport::Tap;
 use crate::relocate::{self, Evidence};
 use crate::reward::{self, Inputs, Measured, Weights};
@@ -130,6 +130,8 @@ pub struct Orchestrator {
     pub server_def: ServerDef,
     /// Time spent starting the server, for `meta.timing`.
     start_ms: Option<f64>,
+    /// An in-process server to talk to instead of spawning one (trace replay).
+    connect: Option<Connect>,
     /// The evidence of a selector that failed to resolve (E/AMBIGUOUS), for the error bundle.
     rejected: std::sync::Mutex<Option<Resolution>>,
     /// Parsed Python files, reused by every structural selector of this session.
@@ -165,6 +167,7 @@ impl Orchestrator {
             config,
             server_def,
             start_ms: None,
+            connect: None,
             rejected: std::sync::Mutex::new(None),
             parses: relocate::ParseCache::default(),
         })
@@ -188,6 +191,15 @@ impl Orchestrator {
             _ => commands::run(self, req).await,
         };
         let mut bundle = self.assemble(echo, outcome.as_ref().ok()).await;
+        let reached_server = match &outcome {
+            Ok(_) => req.op.uses_server(),
+            Err(e) => req.op.uses_server() && !failed_before_server(e.code),
+        };
+        if !reached_server {
+            // Whether an earlier request started a server must not change this bundle.
+            bundle.environment.server = None;
+            bundle.capabilities = json!({});
+        }
         bundle.process_reward = Some(self.process_reward(&bundle, outcome.as_ref().ok()).await);
         if let Err(e) = &outcome {
             bundle.set_error(e);
@@ -273,7 +285,7 @@ impl Orchestrator {
             .expect("rewards serialize")
     }
 
-    async fn environment(&mut self) -> Environment {
+    pub async fn environment(&mut self) -> Environment {
         if self.python.is_none() {
             let probed = match self.python_probe.take() {
                 Some(h) => h.await.ok(),
@@ -359,7 +371,10 @@ impl Orchestrator {
                 request_timeout: self.opts.timeout,
                 tap: self.opts.tap.clone(),
             };
-            self.session = Some(Session::start(config).await?);
+            self.session = Some(match &self.connect {
+                Some(connect) => Session::over(config, connect()).await?,
+                None => Session::start(config).await?,
+            });
             self.start_ms = Some(ms(started.elapsed()));
         }
         Ok(self.session.as_ref().expect("started above"))
@@ -492,12 +507,78 @@ impl Orchestrator {
         )
     }
 
+    /// Talk to an in-process server instead of spawning one, with the server identity and
+    /// interpreter of a recorded run (trace replay): nothing is provisioned or probed.
+    pub fn replay_over(&mut self, server: ServerSpec, python: Python, connect: Connect) {
+        if let Some(probe) = self.python_probe.take() {
+            probe.abort();
+        }
+        // The recorded interpreter stands in for whatever this machine has (configDigest).
+        if let (Some(exe), Some(Value::Object(section))) =
+            (&python.exe, self.settings.get_mut("python"))
+        {
+            section.insert("pythonPath".into(), json!(exe));
+        }
+        self.server = Some(server);
+        self.python = Some(python);
+        self.connect = Some(connect);
+    }
+
+    /// The server spec in use, once resolved.
+    pub fn server_spec(&self) -> Option<&ServerSpec> {
+        self.server.as_ref()
+    }
+
+    /// Another orchestrator over the same workspace, options and (already started) session,
+    /// for requests in flight side by side (batch `--jobs`). Only `self` may `close`.
+    pub async fn fork(&mut self) -> Orchestrator {
+        self.environment().await;
+        Orchestrator {
+            ws: self.ws.clone(),
+            opts: self.opts.clone(),
+            session: self.session.clone(),
+            server: self.server.clone(),
+            python: self.python.clone(),
+            python_probe: None,
+            settings: self.settings.clone(),
+            config: self.config.clone(),
+            server_def: self.server_def.clone(),
+            start_ms: self.start_ms,
+            connect: self.connect.clone(),
+            rejected: std::sync::Mutex::new(None),
+            // A cache: each fork parses what it needs.
+            parses: relocate::ParseCache::default(),
+        }
+    }
+
+    /// An error bundle for a request that never became one (a malformed batch line).
+    pub async fn error_bundle(&mut self, request: RequestEcho, err: &LanserError) -> Bundle {
+        let mut bundle = self.assemble(request, None).await;
+        bundle.set_error(err);
+        bundle.seal();
+        bundle
+    }
+
     /// Shut the server down cleanly, if one was started.
     pub async fn close(mut self) {
         if let Some(s) = self.session.take() {
             s.shutdown().await;
         }
     }
+}
+
+/// Errors raised while reading the request and the files, before anything is asked.
+fn failed_before_server(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::BadSelectorSyntax
+            | ErrorCode::NotFound
+            | ErrorCode::Ambiguous
+            | ErrorCode::IndexingMismatch
+            | ErrorCode::VersionSkew
+            | ErrorCode::IndexingUnsupported
+            | ErrorCode::Usage
+    )
 }
 
 /// Keep `page_size` entries of the paged list from `cursor` on; the next cursor when more

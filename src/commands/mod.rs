@@ -1,6 +1,7 @@
 //! The read-only commands, one file each: what a command asks the server, which facts it
 //! keeps, and how it renders them for a person. The orchestrator supplies everything shared.
 
+pub mod batch;
 pub mod calls;
 pub mod check;
 pub mod code_actions;
@@ -18,6 +19,7 @@ pub mod rename_file;
 pub mod render;
 pub mod show;
 pub mod symbols;
+pub mod trace;
 
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome, Request};
@@ -171,6 +173,11 @@ impl Op {
             Value::Object(m) => m,
             _ => Map::new(),
         }
+    }
+
+    /// Whether answering asks the server (the bundle then names it and its capabilities).
+    pub fn uses_server(&self) -> bool {
+        !matches!(self, Op::Locate { .. })
     }
 
     pub fn takes_selector(&self) -> bool {

@@ -80,11 +80,25 @@ impl Shared {
     }
 }
 
-/// A live session with a language server.
+/// The three pipes of a server that is not a child process (trace replay): its stdin, stdout
+/// and stderr.
+pub type Pipes = (
+    Box<dyn tokio::io::AsyncWrite + Unpin + Send>,
+    Box<dyn tokio::io::AsyncRead + Unpin + Send>,
+    Box<dyn tokio::io::AsyncRead + Unpin + Send>,
+);
+
+/// Makes the pipes of an in-process server, instead of spawning one.
+pub type Connect = Arc<dyn Fn() -> Pipes + Send + Sync>;
+
+/// A live session with a language server. Clones share the one server (batch `--jobs`); only
+/// the owner that calls [`Session::shutdown`] ends it.
+#[derive(Clone)]
 pub struct Session {
     shared: Arc<Shared>,
-    transport: Transport,
-    child: tokio::sync::Mutex<Child>,
+    transport: Arc<Transport>,
+    /// None for an in-process server.
+    child: Arc<tokio::sync::Mutex<Option<Child>>>,
     config: SessionConfig,
     /// What `workspace/configuration` is answered from (shared with the reader).
     settings: Arc<Mutex<Value>>,
@@ -114,7 +128,24 @@ impl Session {
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
+        Session::handshake(config, (stdin, stdout, stderr), Some(child)).await
+    }
 
+    /// Run the initialize handshake with an in-process server (no child process).
+    pub async fn over(config: SessionConfig, pipes: Pipes) -> Result<Session> {
+        Session::handshake(config, pipes, None).await
+    }
+
+    async fn handshake<W, R, E>(
+        config: SessionConfig,
+        (stdin, stdout, stderr): (W, R, E),
+        child: Option<Child>,
+    ) -> Result<Session>
+    where
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        E: tokio::io::AsyncRead + Unpin + Send + 'static,
+    {
         let (ready, _) = watch::channel(false);
         let (closed, _) = watch::channel(false);
         let shared = Arc::new(Shared {
@@ -142,8 +173,8 @@ impl Session {
 
         let mut session = Session {
             shared,
-            transport,
-            child: tokio::sync::Mutex::new(child),
+            transport: Arc::new(transport),
+            child: Arc::new(tokio::sync::Mutex::new(child)),
             config,
             settings,
             init_result: Value::Null,
@@ -352,6 +383,7 @@ impl Session {
             self.notify("exit", Value::Null);
         }
         let mut child = self.child.lock().await;
+        let Some(child) = child.as_mut() else { return };
         if tokio::time::timeout(SHUTDOWN_GRACE, child.wait())
             .await
             .is_err()

@@ -1,6 +1,7 @@
 //! lanser's integration tests: one binary (ripgrep/uv style). Real Pyright drives every happy
 //! path; `tests/fake_lsp.py` plays only the faults a real server cannot be made to show.
 
+mod batch;
 mod contract;
 mod facts;
 mod mutations;
@@ -11,3 +12,4 @@ mod selectors;
 mod servers;
 mod support;
 mod surface;
+mod trace;

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# bench_batch.sh - lanser batch on a real third-party project (requests 2.32.3 sdist):
+#
+#   1. determinism: the first ONE_BY_ONE (default 500) of N generated mixed requests, run as
+#      one batch from a file (--jobs 1), again through stdin/stdout (--jobs 4), and one lanser
+#      process per request: all three must give the same bytes, line for line;
+#   2. throughput: all N (default 1000) requests through `lanser batch` (--jobs 1, --jobs 4,
+#      and --jobs 4 with --trace-file) next to benches/raw_client.py, a bare LSP client issuing
+#      the same requests sequentially in one Pyright session; lanser's own peak RSS (VmHWM of
+#      the lanser process, not of Pyright);
+#   3. replay: the traced run replayed with --verify with no server available.
+#
+# Usage:  bash benches/bench_batch.sh            (N=1000 ONE_BY_ONE=500 JOBS_1BY1=2 env knobs)
+# Needs: python3 with pip (for the sdist), node (Pyright is installed by lanser on first use).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${N:-1000}
+ONE=${ONE_BY_ONE:-500}
+P=${JOBS_1BY1:-2}
+OUT=${BENCH_OUT:-target/bench-batch}
+export LANSER_THIRDPARTY=${LANSER_THIRDPARTY:-$PWD/target/thirdparty}
+WS=$(bash benches/fetch-thirdparty.sh | tail -n1)
+cargo build --release -q
+L=$PWD/target/release/lanser
+# lanser records the interpreter it finds on PATH; python3 shims (pyenv) change PATH for their
+# children, so every lanser below runs with this script's PATH.
+export BENCH_PATH="$PATH"
+mkdir -p "$OUT"
+python3 benches/batch_requests.py "$WS" "$N" > "$OUT/requests.jsonl"
+head -n "$ONE" "$OUT/requests.jsonl" > "$OUT/requests-$ONE.jsonl"
+echo "workspace: $WS ($(find "$WS" -name '*.py' | wc -l) Python files)"
+python3 - "$OUT/requests.jsonl" <<'PY'
+import collections, json, sys
+c = collections.Counter(json.loads(l)["cmd"] for l in open(sys.argv[1]))
+print("requests:", sum(c.values()), dict(sorted(c.items())))
+PY
+
+echo "== 1. same bytes: batch from a file, batch through stdin/stdout --jobs 4, one process per request"
+"$L" batch --in "$OUT/requests-$ONE.jsonl" --out "$OUT/batch-a.jsonl" --workspace "$WS" 2>/dev/null || true
+"$L" batch --in - --out - --jobs 4 --workspace "$WS" < "$OUT/requests-$ONE.jsonl" > "$OUT/batch-b.jsonl" 2>/dev/null || true
+cmp "$OUT/batch-a.jsonl" "$OUT/batch-b.jsonl" && echo "batch twice: identical ($(wc -l < "$OUT/batch-a.jsonl") bundles)"
+python3 - "$L" "$WS" "$OUT/requests-$ONE.jsonl" "$OUT/batch-a.jsonl" "$P" <<'PY'
+import json, os, subprocess, sys, time
+from concurrent.futures import ThreadPoolExecutor
+lanser, ws, reqs, batch, p = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+reqs = [json.loads(l) for l in open(reqs)]
+batch = open(batch, "rb").read().split(b"\n")[:-1]
+
+def argv(r):
+    a = [r["cmd"]] + ([r["selector"]] if "selector" in r else [])
+    for k, v in r.get("args", {}).items():
+        if k in ("file",):
+            a.append(v)
+        elif k == "targets":
+            a += v
+        elif v is True:
+            a.append("--" + k)
+        else:
+            a += ["--" + k, v]
+    return [lanser] + a + ["--workspace", ws, "--json"]
+
+env = dict(os.environ, PATH=os.environ["BENCH_PATH"])
+
+def one(r):
+    return subprocess.run(argv(r), capture_output=True, env=env).stdout.rstrip(b"\n")
+
+t = time.time()
+with ThreadPoolExecutor(p) as ex:
+    singles = list(ex.map(one, reqs))
+open(sys.argv[4].replace("batch-a", "singles"), "wb").write(b"".join(s + b"\n" for s in singles))
+diff = [i + 1 for i, (a, b) in enumerate(zip(singles, batch)) if a != b]
+
+def first(x, y, path=""):
+    if isinstance(x, dict) and isinstance(y, dict):
+        for k in sorted(set(x) - {"bundleId"}) + sorted(set(y) - set(x)):
+            d = first(x.get(k), y.get(k), f"{path}.{k}")
+            if d:
+                return d
+    elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+        for i, (a, b) in enumerate(zip(x, y)):
+            d = first(a, b, f"{path}[{i}]")
+            if d:
+                return d
+    elif x != y:
+        return f"{path}: {str(x)[:80]} (alone) vs {str(y)[:80]} (batch)"
+
+for i in diff[:5]:
+    try:
+        print(f"  line {i}:", first(json.loads(singles[i - 1]), json.loads(batch[i - 1])))
+    except ValueError:
+        print(f"  line {i}: not JSON alone: {singles[i - 1][:120]!r}")
+print(f"one by one: {len(singles)} processes in {time.time() - t:.0f} s; "
+      f"differing lines: {len(diff)}{' ' + str(diff[:20]) if diff else ''}")
+sys.exit(1 if diff or len(singles) != len(batch) else 0)
+PY
+
+echo "== 2. throughput on $N requests"
+measure() {  # label, command...: wall seconds and the first process's peak RSS
+    python3 - "$@" <<'PY'
+import os, subprocess, sys, time
+label, cmd = sys.argv[1], sys.argv[2:]
+t = time.perf_counter()
+env = dict(os.environ, PATH=os.environ["BENCH_PATH"])
+p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+peak = 0
+while p.poll() is None:
+    try:
+        for line in open(f"/proc/{p.pid}/status"):
+            if line.startswith("VmHWM:"):
+                peak = max(peak, int(line.split()[1]))
+    except OSError:
+        pass
+    time.sleep(0.02)
+out = p.stdout.read().decode().strip()
+print(f"{label:<28} {time.perf_counter() - t:7.2f} s   peak RSS {peak / 1024:6.1f} MB   {out[-90:]}")
+PY
+}
+measure "raw client (sequential)" python3 benches/raw_client.py "$WS" "$OUT/requests.jsonl"
+measure "lanser batch --jobs 1" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-j1.jsonl" --workspace "$WS"
+measure "lanser batch --jobs 4" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-j4.jsonl" --workspace "$WS" --jobs 4
+measure "lanser batch --jobs 4 +trace" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-tr.jsonl" --workspace "$WS" --jobs 4 --trace-file "$OUT/trace.jsonl"
+cmp "$OUT/bundles-j1.jsonl" "$OUT/bundles-j4.jsonl" && cmp "$OUT/bundles-j1.jsonl" "$OUT/bundles-tr.jsonl" && echo "--jobs 1, --jobs 4, traced: identical bytes"
+grep -c '"status":"error"' "$OUT/bundles-j1.jsonl" | sed 's/^/error bundles: /' || true
+
+echo "== 3. offline replay of the traced run (no server: empty PATH, --server-cmd /nonexistent)"
+ls -l "$OUT/trace.jsonl" | awk '{printf "trace: %.1f MB\n", $5/1048576}'
+start=$(date +%s.%N)
+env PATH= "$L" trace replay --trace-file "$OUT/trace.jsonl" --verify --server-cmd /nonexistent > "$OUT/replayed.jsonl" \
+    && echo "replay --verify: ok in $(echo "$(date +%s.%N) - $start" | bc) s" || echo "replay --verify: exit $?"
+cmp "$OUT/replayed.jsonl" "$OUT/bundles-tr.jsonl" && echo "replayed bytes = traced run's bytes"

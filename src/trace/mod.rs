@@ -1,0 +1,348 @@
+//! Traces (DESIGN §9, paper §4 "Batch Processing and Tracing"): the JSONL record of one lanser
+//! run, and what reads it back.
+//!
+//! A trace is one JSON object per line, each with a `type`:
+//!
+//! - `header` (first): lanser version, normalized argv (no `--trace-file`), the workspace root
+//!   and its digest, the environment captured before the first request, and a `volatile`
+//!   block (process id, time) that nothing compares;
+//! - `file`: one per file of the workspace snapshot the server reads (Python sources and
+//!   configuration files): `path`, `digest`, and with `--trace-sources` the `content`;
+//! - `rpc`: every JSON-RPC frame, `{"type":"rpc","dir":"send"|"recv","seq":N,"body":…}`, with
+//!   the workspace root written as [`ROOT_TOKEN`] so a trace replays against a copy elsewhere;
+//! - `op`: one per operation, in output order: `n` (1-based), `line` and `input` (the request
+//!   as a batch line and its line number), `memo` (served from the batch memo), and the `bundle` exactly as printed.
+//!
+//! Replay ([`replay`]) compares bundles without `meta.timing`, and client frames without
+//! `processId`, `clientInfo` and `pythonPath`: those are the volatile values.
+
+pub mod recorder;
+pub mod replay;
+
+use crate::digest::sha256_tagged;
+use crate::error::{ErrorCode, LanserError};
+use crate::workspace::Workspace;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// Stands for the workspace root (its path, and inside `file://` URIs) in recorded frames.
+pub const ROOT_TOKEN: &str = "${LANSER_ROOT}";
+
+/// Why a trace cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("cannot read trace {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("trace line {line} is not a trace record: {reason}")]
+    Malformed { line: usize, reason: String },
+    #[error("trace {0} has no header line")]
+    NoHeader(String),
+}
+
+impl From<TraceError> for LanserError {
+    fn from(e: TraceError) -> Self {
+        let code = match e {
+            TraceError::Io { .. } => ErrorCode::NotFound,
+            // A trace that no longer parses cannot reproduce what it recorded.
+            TraceError::Malformed { .. } | TraceError::NoHeader(_) => ErrorCode::ReplayMismatch,
+        };
+        LanserError::new(code, e.to_string())
+    }
+}
+
+/// The first line of a trace.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Header {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub lanser: String,
+    /// The command line after the program name, without `--trace-file`/`--trace-sources`.
+    pub argv: Vec<String>,
+    /// Absolute workspace root when recorded.
+    pub root: String,
+    /// Current directory when recorded.
+    pub cwd: String,
+    #[serde(rename = "workspaceDigest")]
+    pub workspace_digest: String,
+    pub environment: Value,
+    /// Whether `file` records carry `content`.
+    pub sources: bool,
+    /// Never compared: process id and wall-clock time of the run.
+    pub volatile: Value,
+}
+
+/// A `file` record.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileRec {
+    pub path: String,
+    pub digest: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+/// An `rpc` record.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub send: bool,
+    pub seq: u64,
+    pub body: Value,
+}
+
+/// An `op` record.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpRec {
+    pub n: usize,
+    /// 1-based line of the batch input (1 for a single command).
+    #[serde(default)]
+    pub line: usize,
+    pub input: String,
+    #[serde(default)]
+    pub memo: bool,
+    pub bundle: Value,
+}
+
+impl OpRec {
+    pub fn cmd(&self) -> &str {
+        self.bundle
+            .pointer("/request/cmd")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+    pub fn status(&self) -> &str {
+        self.bundle
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+    pub fn exit_code(&self) -> u64 {
+        self.bundle
+            .pointer("/meta/exit_code")
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    }
+    /// The selector as given on the input line (empty when there was none).
+    pub fn selector(&self) -> String {
+        let input: Value = serde_json::from_str(&self.input).unwrap_or(Value::Null);
+        match input.get("selector") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => String::new(),
+            Some(v) => v.to_string(),
+        }
+    }
+}
+
+/// A whole trace, read back.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub header: Header,
+    pub files: Vec<FileRec>,
+    pub frames: Vec<Frame>,
+    pub ops: Vec<OpRec>,
+}
+
+impl Trace {
+    pub fn load(path: &Path) -> Result<Trace, TraceError> {
+        let shown = path.display().to_string();
+        let io = |source| TraceError::Io {
+            path: shown.clone(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let mut header = None;
+        let (mut files, mut frames, mut ops) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let line = line.map_err(io)?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let bad = |reason: String| TraceError::Malformed {
+                line: i + 1,
+                reason,
+            };
+            let v: Value = serde_json::from_str(&line).map_err(|e| bad(e.to_string()))?;
+            let kind = v.get("type").and_then(Value::as_str).unwrap_or_default();
+            match kind {
+                "header" => {
+                    header = Some(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?)
+                }
+                "file" => files.push(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?),
+                "op" => ops.push(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?),
+                "rpc" => {
+                    let send = match v.get("dir").and_then(Value::as_str) {
+                        Some("send") => true,
+                        Some("recv") => false,
+                        _ => return Err(bad("rpc record without dir send|recv".into())),
+                    };
+                    let seq = v.get("seq").and_then(Value::as_u64).unwrap_or(0);
+                    let body = v.get("body").cloned().unwrap_or(Value::Null);
+                    frames.push(Frame { send, seq, body });
+                }
+                other => return Err(bad(format!("unknown type {other:?}"))),
+            }
+        }
+        let header = header.ok_or(TraceError::NoHeader(shown))?;
+        Ok(Trace {
+            header,
+            files,
+            frames,
+            ops,
+        })
+    }
+}
+
+/// The files of the snapshot a server reads: every Python source, then the configuration files
+/// present, as (relative path, bytes).
+pub fn snapshot_files(ws: &Workspace) -> Vec<(String, Vec<u8>)> {
+    let mut names = ws.python_files();
+    names.extend(
+        crate::env::CONFIG_FILES
+            .iter()
+            .filter(|f| ws.root.join(f).is_file())
+            .map(|f| f.to_string()),
+    );
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter_map(|rel| Some((rel.clone(), std::fs::read(ws.root.join(&rel)).ok()?)))
+        .collect()
+}
+
+/// sha256 over the JCS of `{path: digest}`.
+pub fn workspace_digest<'a>(digests: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let m: Map<String, Value> = digests
+        .into_iter()
+        .map(|(p, d)| (p.to_string(), Value::String(d.to_string())))
+        .collect();
+    sha256_tagged(&serde_jcs::to_vec(&Value::Object(m)).expect("values canonicalize"))
+}
+
+/// The workspace digest, recomputing only files whose size or modification time changed since
+/// the last call (the batch memo asks for it before every request).
+#[derive(Default)]
+pub struct Snapshot {
+    seen: BTreeMap<String, (u64, Option<SystemTime>, String)>,
+}
+
+impl Snapshot {
+    pub fn digest(&mut self, ws: &Workspace) -> String {
+        let mut names = ws.python_files();
+        names.extend(
+            crate::env::CONFIG_FILES
+                .iter()
+                .filter(|f| ws.root.join(f).is_file())
+                .map(|f| f.to_string()),
+        );
+        names.sort();
+        names.dedup();
+        let mut now = BTreeMap::new();
+        for rel in names {
+            let path = ws.root.join(&rel);
+            let Ok(md) = std::fs::metadata(&path) else {
+                continue;
+            };
+            let (len, mtime) = (md.len(), md.modified().ok());
+            let digest = match self.seen.get(&rel) {
+                Some((l, m, d)) if *l == len && *m == mtime && mtime.is_some() => d.clone(),
+                _ => match std::fs::read(&path) {
+                    Ok(bytes) => sha256_tagged(&bytes),
+                    Err(_) => continue,
+                },
+            };
+            now.insert(rel, (len, mtime, digest));
+        }
+        self.seen = now;
+        workspace_digest(
+            self.seen
+                .iter()
+                .map(|(p, (_, _, d))| (p.as_str(), d.as_str())),
+        )
+    }
+}
+
+/// Replace the workspace root (as a `file://` URI, then as a path) with [`ROOT_TOKEN`].
+pub fn tokenize_root(text: &str, root: &Path) -> String {
+    let uri = crate::workspace::path_to_uri(root);
+    let path = json_escaped(&root.to_string_lossy());
+    text.replace(&uri, &format!("file://{ROOT_TOKEN}"))
+        .replace(&path, ROOT_TOKEN)
+}
+
+/// The inverse of [`tokenize_root`] for another root.
+pub fn untokenize_root(text: &str, root: &Path) -> String {
+    let uri = crate::workspace::path_to_uri(root);
+    let path = json_escaped(&root.to_string_lossy());
+    text.replace(&format!("file://{ROOT_TOKEN}"), &uri)
+        .replace(ROOT_TOKEN, &path)
+}
+
+/// How `s` appears inside a JSON string.
+fn json_escaped(s: &str) -> String {
+    let quoted = Value::String(s.to_string()).to_string();
+    quoted[1..quoted.len() - 1].to_string()
+}
+
+/// The normalized argv of this process: no program name, no trace flags.
+pub fn normalized_argv(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = args.into_iter().skip(1);
+    while let Some(a) = it.next() {
+        if a == "--trace-file" {
+            it.next();
+        } else if a.starts_with("--trace-file=") || a == "--trace-sources" {
+        } else {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// Where the workspace of a replay is: `explicit`, else the recorded root.
+pub fn replay_root(header: &Header, explicit: Option<&Path>) -> PathBuf {
+    explicit
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(&header.root))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_tokens_round_trip_to_another_root() {
+        let body = r#"{"uri":"file:///w/a%20b/src/x.py","msg":"Loading /w/a b/src"}"#;
+        let t = tokenize_root(body, Path::new("/w/a b"));
+        assert_eq!(
+            t,
+            r#"{"uri":"file://${LANSER_ROOT}/src/x.py","msg":"Loading ${LANSER_ROOT}/src"}"#
+        );
+        assert_eq!(
+            untokenize_root(&t, Path::new("/tmp/c")),
+            r#"{"uri":"file:///tmp/c/src/x.py","msg":"Loading /tmp/c/src"}"#
+        );
+    }
+
+    #[test]
+    fn argv_loses_trace_flags_only() {
+        let argv = [
+            "lanser",
+            "def",
+            "x@L1:C1",
+            "--trace-file",
+            "t.jsonl",
+            "--trace-sources",
+        ];
+        assert_eq!(
+            normalized_argv(argv.iter().map(|s| s.to_string())),
+            vec!["def", "x@L1:C1"]
+        );
+    }
+}
