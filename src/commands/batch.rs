@@ -233,6 +233,8 @@ enum Work {
     Running(tokio::task::JoinHandle<(Orchestrator, Bundle)>),
     /// The answer of an earlier line with the same request.
     Same(Cell),
+    /// Only while [`settle`] swaps a running request for its answer.
+    Settling,
 }
 
 struct Slot {
@@ -250,6 +252,23 @@ struct MemoEntry {
 
 /// Run every line of `source`, handing each answer to `sink` in input order. Returns the exit
 /// code: 0, or the first failing line's.
+/// Wait for every running request of the window (their answers stay in order in the window).
+async fn settle(window: &mut VecDeque<Slot>, pool: &mut Vec<Orchestrator>) -> Result<()> {
+    for slot in window.iter_mut() {
+        if matches!(slot.work, Work::Running(_)) {
+            let Work::Running(handle) = std::mem::replace(&mut slot.work, Work::Settling) else {
+                unreachable!("matched above");
+            };
+            let (worker, bundle) = handle
+                .await
+                .map_err(|e| LanserError::internal(format!("batch worker: {e}")))?;
+            pool.push(worker);
+            slot.work = Work::Done(Box::new(bundle));
+        }
+    }
+    Ok(())
+}
+
 pub async fn run_lines(
     orch: &mut Orchestrator,
     mut source: Source,
@@ -323,7 +342,13 @@ pub async fn run_lines(
                     cell: cell.clone(),
                 },
             );
-            let work = match pool.pop() {
+            // A speculative or mutating request changes what the server sees (in memory or on
+            // disk) while it runs: it waits for everything in flight and runs alone.
+            let exclusive = request.op.changes_server_view();
+            if exclusive {
+                settle(&mut window, &mut pool).await?;
+            }
+            let work = match pool.pop().filter(|_| !exclusive) {
                 Some(mut worker) => Work::Running(tokio::spawn(async move {
                     let bundle = worker.execute(&request).await;
                     (worker, bundle)
@@ -349,6 +374,7 @@ pub async fn run_lines(
                 pool.push(worker);
                 (bundle, false)
             }
+            Work::Settling => return Err(LanserError::internal("batch slot left settling")),
             Work::Same(cell) => {
                 let b = cell.lock().unwrap_or_else(|p| p.into_inner()).clone();
                 (

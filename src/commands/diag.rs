@@ -23,13 +23,13 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
             let pattern = glob::Pattern::new(t.trim_start_matches("./"))
                 .map_err(|e| LanserError::usage(format!("bad glob {t}: {e}")))?;
             let files = listing.get_or_insert_with(all);
-            let before = out.len();
-            out.extend(files.iter().filter(|f| pattern.matches(f)).cloned());
-            if out.len() == before {
+            let matched: Vec<&String> = files.iter().filter(|f| pattern.matches(f)).collect();
+            if matched.is_empty() {
                 return Err(LanserError::not_found(format!(
                     "glob {t} matches no Python file"
                 )));
             }
+            out.extend(matched.into_iter().cloned());
         } else {
             out.insert(o.ws.resolve_user_path(t, &o.opts.cwd)?.1);
         }

@@ -180,6 +180,15 @@ impl Op {
         !matches!(self, Op::Locate { .. })
     }
 
+    /// Whether running this operation changes what the server sees while it runs (speculative
+    /// in-memory edits, or writes): such requests must not overlap with others.
+    pub fn changes_server_view(&self) -> bool {
+        matches!(
+            self,
+            Op::Rename { .. } | Op::CodeActions { .. } | Op::RenameFile { .. } | Op::Check { .. }
+        )
+    }
+
     pub fn takes_selector(&self) -> bool {
         matches!(
             self,

@@ -247,3 +247,83 @@ fn answers_stream_and_an_edit_is_never_served_from_the_memo() {
         .collect();
     assert_eq!(memo, vec![false, false, true]);
 }
+
+/// With several requests in flight, a speculative `check --patch` (which puts the patched text
+/// into the server's memory for a moment) runs alone: no concurrent `diag` ever sees the patch.
+#[test]
+fn speculative_requests_never_overlap_with_others() {
+    let ws = fixture("srcpkg");
+    let wss = ws.to_string_lossy().into_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let rel = "src/shapes/broken.py";
+    let line = line_with(&ws, rel, "convert(\"x\"");
+    let old = read(&ws, rel)
+        .split('\n')
+        .nth(line as usize - 1)
+        .unwrap()
+        .to_string();
+    let patch = format!("--- a/{rel}\n+++ b/{rel}\n@@ -{line},1 +{line},2 @@\n {old}\n+len(1)\n");
+    let mut text = String::new();
+    for i in 0..12 {
+        let p = dir.path().join(format!("p{i}.diff"));
+        std::fs::write(&p, &patch).unwrap();
+        text.push_str(&format!(
+            "{{\"cmd\":\"check\",\"args\":{{\"patch\":\"{}\"}}}}\n",
+            p.display()
+        ));
+        // Distinct spellings of the same file, so that the memo does not answer them.
+        for j in 0..4 {
+            let target = format!("src/shapes/{}*.py", &"broken"[..1 + (i * 4 + j) % 6]);
+            let extra = "src/shapes/units.py".to_string();
+            let targets = if (i * 4 + j) >= 6 {
+                format!("\"{target}\",\"{extra}\"")
+            } else {
+                format!("\"{target}\"")
+            };
+            let targets = if (i * 4 + j) >= 12 {
+                format!(
+                    "{targets},\"src/shapes/u{}*.py\"",
+                    &"nits"[..(i * 4 + j) % 4]
+                )
+            } else {
+                targets
+            };
+            text.push_str(&format!(
+                "{{\"id\":{},\"cmd\":\"diag\",\"args\":{{\"targets\":[{targets}]}}}}\n",
+                i * 4 + j
+            ));
+        }
+    }
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, &text).unwrap();
+    let o = run(&[
+        "batch",
+        "--in",
+        input.to_str().unwrap(),
+        "--out",
+        "-",
+        "--jobs",
+        "8",
+        "--workspace",
+        &wss,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bundles: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(bundles.len(), text.lines().count());
+    for b in &bundles {
+        match b["request"]["cmd"].as_str().unwrap() {
+            "diag" => assert_eq!(
+                b["facts"]["counts"]["error"], 3,
+                "a diag saw a speculative text: {b}"
+            ),
+            "check" => assert_eq!(
+                b["facts"]["after"].as_u64(),
+                b["facts"]["before"].as_u64().map(|n| n + 1)
+            ),
+            other => panic!("{other}"),
+        }
+    }
+}

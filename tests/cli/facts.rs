@@ -298,6 +298,24 @@ async fn srcpkg_facts_match_the_fixture() {
     .await;
     assert_eq!(b.facts["files"], serde_json::json!(["src/shapes/units.py"]));
     assert_eq!(b.facts["counts"]["error"], 0);
+    // A glob that only matches files already named still counts (regression: it was reported
+    // as matching no Python file).
+    let both = ask(
+        &mut o,
+        Op::Diag {
+            targets: vec![
+                "src/shapes/units.py".into(),
+                "src/shapes/u*.py".into(),
+                "src/shapes/b*.py".into(),
+            ],
+        },
+        None,
+    )
+    .await;
+    assert_eq!(
+        both.facts["files"],
+        serde_json::json!(["src/shapes/broken.py", "src/shapes/units.py"])
+    );
 
     // The same identifier addressed in each --index-io unit resolves to the same place.
     let intl = "src/shapes/intl.py";
