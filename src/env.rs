@@ -33,8 +33,10 @@ pub fn find_python(ws: &Workspace) -> Option<PathBuf> {
     crate::lsp::provision::which("python3").or_else(|| crate::lsp::provision::which("python"))
 }
 
-/// Interpreter facts: `exe` (relative inside the root), `version` (x.y.z), `venv` (the
-/// environment's prefix when it is a virtual environment).
+/// Interpreter facts: `exe` (the interpreter's own `sys.executable`, so that a launcher or a
+/// pyenv shim found first on PATH records the interpreter it runs, not itself; relative inside
+/// the root), `version` (x.y.z), `venv` (the environment's prefix when it is a virtual
+/// environment).
 pub fn probe_python(ws: &Workspace, exe: Option<&Path>) -> Python {
     let Some(exe) = exe else {
         return Python {
@@ -50,7 +52,7 @@ pub fn probe_python(ws: &Workspace, exe: Option<&Path>) -> Python {
     let out = Command::new(exe)
         .args([
             "-c",
-            "import sys; print('%d.%d.%d' % sys.version_info[:3]); print(sys.prefix if sys.prefix != sys.base_prefix else '')",
+            "import sys; print('%d.%d.%d' % sys.version_info[:3]); print(sys.prefix if sys.prefix != sys.base_prefix else ''); print(sys.executable)",
         ])
         .output()
         .ok()
@@ -64,8 +66,9 @@ pub fn probe_python(ws: &Workspace, exe: Option<&Path>) -> Python {
         .next()
         .filter(|p| !p.is_empty())
         .map(|p| shown(Path::new(p)));
+    let real = lines.next().filter(|p| !p.is_empty()).map(Path::new);
     Python {
-        exe: Some(shown(exe)),
+        exe: Some(shown(real.unwrap_or(exe))),
         version,
         venv,
     }

@@ -234,8 +234,9 @@ impl Builder<'_> {
     ) -> Result<()> {
         let (abs, rel) = self.jail.check_uri(uri)?;
         if !self.pending.contains_key(&rel) {
+            // Text edits apply to files as they are on disk; an edit to a file the same plan
+            // only creates or renames into is refused here (not found), not guessed at.
             let doc = Document::load(abs, rel.clone())?;
-            // A file the plan creates or renames into is edited as an empty text.
             self.pending.insert(rel.clone(), (doc, Vec::new()));
         }
         let (doc, list) = self.pending.get_mut(&rel).expect("inserted above");
