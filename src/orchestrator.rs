@@ -311,7 +311,9 @@ impl Orchestrator {
     }
 
     /// The running (or resolved) server's name and version.
+    /// `None` while no session runs: a bundle names only a server that answered it.
     pub fn server_id(&self) -> Option<ServerId> {
+        self.session.as_ref()?;
         let package = self.server.as_ref().and_then(|s| s.package.clone());
         let (info_name, info_version) = self
             .session

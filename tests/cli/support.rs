@@ -77,8 +77,95 @@ pub fn lanser() -> Command {
     c
 }
 
+/// Run lanser. Every run of a read-only or preview command that talks to the real server is
+/// also recorded with `--trace-file` and replayed with `trace replay --verify` with no server
+/// to be had: the replay must exit the same way and, for `--json` runs, print the same
+/// bundles (issue 6: every integration test's trace replays offline). A command line that
+/// clap rejects runs nothing and leaves no trace.
 pub fn run(args: &[&str]) -> Output {
-    lanser().args(args).output().expect("lanser runs")
+    let Some(trace) = replayable(args) else {
+        return lanser().args(args).output().expect("lanser runs");
+    };
+    let trace_file = trace.path().join("trace.jsonl");
+    let trace_arg = trace_file.to_string_lossy().into_owned();
+    let out = lanser()
+        .args(args)
+        .args(["--trace-file", &trace_arg])
+        .output()
+        .expect("lanser runs");
+    if !trace_file.exists() {
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "only a usage error leaves no trace"
+        );
+        return out;
+    }
+    let home = trace.path().join("empty-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let replay = lanser()
+        .args(["trace", "replay", "--trace-file", &trace_arg, "--verify"])
+        .args(["--server-cmd", "/nonexistent"])
+        .env("PATH", "")
+        .env("LANSER_HOME", &home)
+        .output()
+        .expect("lanser runs");
+    let what = format!("the trace of `lanser {}` does not replay", args.join(" "));
+    assert_eq!(
+        replay.status.code(),
+        out.status.code(),
+        "{what}: {}",
+        stderr(&replay)
+    );
+    // Replay prints bundles; a --json run printed the same bundles (meta.timing is volatile).
+    if args.contains(&"--json") {
+        let without_timing = |bytes: &[u8]| -> Vec<Value> {
+            String::from_utf8_lossy(bytes)
+                .lines()
+                .map(|l| {
+                    let mut v: Value = serde_json::from_str(l).expect("a bundle line");
+                    if let Some(m) = v.get_mut("meta").and_then(Value::as_object_mut) {
+                        m.remove("timing");
+                    }
+                    v
+                })
+                .collect()
+        };
+        assert_eq!(
+            without_timing(&replay.stdout),
+            without_timing(&out.stdout),
+            "{what}"
+        );
+    }
+    out
+}
+
+/// A temp dir for the trace when `args` is a server-backed command that writes nothing and
+/// runs the pinned server (fault tests bring their own servers; applies are not re-run).
+fn replayable(args: &[&str]) -> Option<tempfile::TempDir> {
+    const COMMANDS: &[&str] = &[
+        "def",
+        "type-def",
+        "refs",
+        "hover",
+        "symbols",
+        "diag",
+        "locate",
+        "impl",
+        "calls",
+        "highlight",
+        "signature",
+        "prepare-rename",
+        "rename",
+        "code-actions",
+        "check",
+        "request",
+        "capabilities",
+    ];
+    let writes_or_swaps = ["--apply", "--server-cmd", "--server", "--trace-file"];
+    let ok = args.first().is_some_and(|c| COMMANDS.contains(c))
+        && !args.iter().any(|a| writes_or_swaps.contains(a));
+    ok.then(|| tempfile::tempdir().expect("temp dir"))
 }
 
 pub fn stdout(o: &Output) -> String {
