@@ -20,14 +20,14 @@ pub const HASH_ALGO: &str = "sha256-jcs-v1";
 pub const EXCLUDED: &[&str] = &["meta.timing"];
 pub const SORTING_KEYS: &[&str] = &["path", "range[0]", "range[1]", "range[2]", "range[3]"];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Ok,
     Error,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RequestEcho {
     pub cmd: String,
     pub selector: Option<PositionSpec>,
@@ -36,7 +36,7 @@ pub struct RequestEcho {
     pub index_io: Encoding,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Resolved {
     pub path: String,
     pub range: [u32; 4],
@@ -44,7 +44,7 @@ pub struct Resolved {
     pub doc_version: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Resolution {
     /// The selector as given (canonical string form).
     pub original: String,
@@ -61,27 +61,27 @@ pub struct Resolution {
     pub symbol_id: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Edits {
     #[serde(rename = "workspaceEdit")]
     pub workspace_edit: Option<Value>,
     pub diff: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServerId {
     pub name: String,
     pub version: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Python {
     pub exe: Option<String>,
     pub version: Option<String>,
     pub venv: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Environment {
     pub server: Option<ServerId>,
     #[serde(rename = "positionEncoding")]
@@ -92,7 +92,7 @@ pub struct Environment {
     pub platform: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorObj {
     pub code: String,
     pub message: String,
@@ -101,13 +101,13 @@ pub struct ErrorObj {
     pub details: Option<Value>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Hashing {
     pub algo: String,
     pub excluded: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Meta {
     pub exit_code: u8,
     pub sorting_keys: Vec<String>,
@@ -121,7 +121,7 @@ pub struct Meta {
     pub timing: Option<Value>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Bundle {
     pub version: String,
     #[serde(rename = "bundleId")]
@@ -132,6 +132,7 @@ pub struct Bundle {
     pub facts: Value,
     pub edits: Edits,
     #[serde(rename = "processReward")]
+    #[schemars(with = "Option<crate::reward::Reward>")]
     pub process_reward: Option<Value>,
     pub environment: Environment,
     pub capabilities: Value,

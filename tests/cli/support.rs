@@ -77,11 +77,16 @@ pub fn lanser() -> Command {
     c
 }
 
+/// Run lanser; every bundle it prints is validated against schemas/bundle.schema.json.
 pub fn run(args: &[&str]) -> Output {
-    lanser().args(args).output().expect("lanser runs")
+    let o = lanser().args(args).output().expect("lanser runs");
+    crate::schemas::collect(&o.stdout);
+    o
 }
 
+/// stdout as text (bundles in it are validated against the schema).
 pub fn stdout(o: &Output) -> String {
+    crate::schemas::collect(&o.stdout);
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
@@ -89,9 +94,12 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// stdout as one bundle, validated against schemas/bundle.schema.json.
 pub fn bundle(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not a bundle ({e}): {}", stdout(o)))
+    let v = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not a bundle ({e}): {}", stdout(o)));
+    crate::schemas::collect_value(&v);
+    v
 }
 
 /// Copy a directory tree (files only) into `dst`.
