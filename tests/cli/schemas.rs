@@ -45,6 +45,17 @@ pub fn collect_value(v: &Value) {
         "a bundle violates schemas/bundle.schema.json: {violations:#?}\n{v}"
     );
     CHECKED.fetch_add(1, Ordering::Relaxed);
+    // LANSER_SCHEMA_LOG=FILE: append `cmd status` per bundle checked (to see the coverage).
+    if let Some(log) = std::env::var_os("LANSER_SCHEMA_LOG") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+        {
+            let _ = writeln!(f, "{} {}", v["request"]["cmd"], v["status"]);
+        }
+    }
 }
 
 /// Validate every bundle line of a command's stdout (other output is left alone).
@@ -364,4 +375,24 @@ fn completions_cover_the_command_tree() {
     }
     let o = run(&["completions", "tcsh"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// The commands no other test runs with --json, so their facts meet the schema here.
+#[test]
+fn prepare_rename_and_code_actions_bundles_validate() {
+    let ws = fixture("srcpkg");
+    let ws = ws.to_str().unwrap();
+    let sel = "tests/test_geometry.py@L10:Circle";
+    for args in [
+        vec!["prepare-rename", sel],
+        vec!["code-actions", sel],
+        vec!["code-actions", sel, "--kind", "source.organizeImports"],
+    ] {
+        let mut argv = vec!["--json", "--workspace", ws];
+        argv.extend(&args);
+        let o = run(&argv);
+        let b = bundle(&o);
+        assert_eq!(b["status"], "ok", "{args:?}: {}", stderr(&o));
+        assert_eq!(b["request"]["cmd"], args[0]);
+    }
 }
