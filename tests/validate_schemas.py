@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Check lanser's schemas with an independent validator (Python `jsonschema`, draft 2020-12).
 
-Usage: validate_schemas.py SCHEMA_DIR VALID_BUNDLE.json[l] INVALID.json
+Usage: validate_schemas.py SCHEMA_DIR VALID.json INVALID.json
 
 - every SCHEMA_DIR/*.schema.json is a valid draft 2020-12 schema;
-- every document of VALID_BUNDLE (JSON, or JSONL) validates against bundle.schema.json;
+- every entry of VALID ([{"kind", "doc"}]) validates against KIND.schema.json;
 - every entry of INVALID ([{"kind", "name", "doc"}]) is rejected by KIND.schema.json.
 
 Run by tests/cli/schemas.rs; CI installs the pinned module (.ci/run).
@@ -21,12 +21,8 @@ except ImportError:
              "python3 -m pip install jsonschema==4.26.0")
 
 
-def documents(path):
-    text = pathlib.Path(path).read_text(encoding="utf-8")
-    try:
-        return [json.loads(text)]
-    except json.JSONDecodeError:
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+def load(path):
+    return json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
 
 
 def main():
@@ -41,18 +37,19 @@ def main():
         sys.exit(f"expected four schemas, found {sorted(validators)}")
 
     failures = 0
-    docs = documents(valid)
-    for i, doc in enumerate(docs, 1):
-        for err in validators["bundle"].iter_errors(doc):
+    docs = load(valid)
+    for i, case in enumerate(docs):
+        for err in validators[case["kind"]].iter_errors(case["doc"]):
             failures += 1
-            print(f"{valid}:{i}: {err.json_path}: {err.message}")
-    for case in json.loads(pathlib.Path(invalid).read_text(encoding="utf-8")):
+            print(f"valid[{i}] ({case['kind']}): {err.json_path}: {err.message}")
+    for case in load(invalid):
         if validators[case["kind"]].is_valid(case["doc"]):
             failures += 1
             print(f"accepted an invalid {case['kind']} ({case['name']})")
     if failures:
         sys.exit(f"{failures} failure(s)")
-    print(f"{len(validators)} schemas ok; {len(docs)} bundle(s) valid; invalid examples rejected")
+    print(f"{len(validators)} schemas ok; {len(docs)} valid document(s) accepted; "
+          "invalid examples rejected")
 
 
 if __name__ == "__main__":

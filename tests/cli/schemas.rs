@@ -288,11 +288,104 @@ fn jsonl_reports_every_line_and_validate_batch_summarizes_a_directory() {
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
 }
 
+/// Real documents of every contract, as (kind, document): lanser's bundles (ok and error, one
+/// command and batch), the PositionSpec of every selector form as lanser parsed it, batch lines
+/// that `lanser batch` accepts, and the records of a trace.
+fn real_documents(dir: &Path) -> Vec<(Kind, Value)> {
+    let ws = fixture("srcpkg");
+    let ws = ws.to_str().unwrap();
+    let mut docs = Vec::new();
+    let sels = [
+        "src/shapes/geometry.py@L5:C1",
+        "src/shapes/intl.py@R(12,1->12,20)",
+        "py://shapes.geometry#area_of",
+        "ast://[module=shapes.geometry]/[def=area_of]",
+        "anchor://src/shapes/geometry.py#\"def area_of\"",
+    ];
+    let mut lines = Vec::new();
+    for sel in sels {
+        let b = bundle(&run(&["--json", "--workspace", ws, "locate", sel]));
+        assert_eq!(b["status"], "ok", "{sel}");
+        let spec = b["request"]["selector"].clone();
+        docs.push((Kind::Selector, spec.clone()));
+        lines.push(json!({"cmd": "locate", "selector": spec}));
+        lines.push(json!({"id": sel, "cmd": "locate", "selector": sel, "args": {"preview": true}}));
+        docs.push((Kind::Bundle, b));
+    }
+    // An error bundle: a line past the end fails before any server is asked.
+    let o = run(&[
+        "--json",
+        "--workspace",
+        ws,
+        "locate",
+        "src/shapes/intl.py@L999:C1",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    docs.push((Kind::Bundle, bundle(&o)));
+    let input = dir.join("in.jsonl");
+    let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    docs.extend(lines.iter().map(|l| (Kind::Batch, l.clone())));
+    text.push_str("{\"cmd\":\"fly\"}\n[1,2]\n");
+    std::fs::write(&input, text).unwrap();
+    let trace = dir.join("trace.jsonl");
+    let o = run(&[
+        "batch",
+        "--in",
+        input.to_str().unwrap(),
+        "--out",
+        "-",
+        "--workspace",
+        ws,
+        "--trace-file",
+        trace.to_str().unwrap(),
+    ]);
+    let out: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(out.len(), lines.len() + 2);
+    // The batch accepted every line the batch schema accepts, and only those.
+    for b in &out[..lines.len()] {
+        assert_eq!(b["status"], "ok", "{b}");
+    }
+    for b in &out[lines.len()..] {
+        assert_eq!(b["status"], "error");
+    }
+    docs.extend(out.into_iter().map(|b| (Kind::Bundle, b)));
+    check_trace(&trace);
+    for line in read(dir, "trace.jsonl").lines() {
+        docs.push((Kind::Trace, serde_json::from_str(line).unwrap()));
+    }
+    docs
+}
+
 #[test]
 fn an_independent_validator_agrees() {
     let dir = tempfile::tempdir().unwrap();
-    let good = sample_bundle();
-    std::fs::write(dir.path().join("bundle.json"), good.to_string()).unwrap();
+    let docs = real_documents(dir.path());
+    for kind in Kind::ALL {
+        let n = docs.iter().filter(|(k, _)| *k == kind).count();
+        assert!(n > 0, "no real {} document", kind.name());
+    }
+    for (kind, doc) in &docs {
+        let v = checked_in(*kind).violations(doc);
+        assert!(v.is_empty(), "{}: {v:#?}\n{doc}", kind.name());
+    }
+    let valid: Vec<Value> = docs
+        .iter()
+        .map(|(kind, doc)| json!({"kind": kind.name(), "doc": doc}))
+        .collect();
+    std::fs::write(
+        dir.path().join("valid.json"),
+        Value::Array(valid).to_string(),
+    )
+    .unwrap();
+    let good = docs
+        .iter()
+        .find(|(k, _)| *k == Kind::Bundle)
+        .unwrap()
+        .1
+        .clone();
     let invalid: Vec<Value> = invalid_examples(&good)
         .into_iter()
         .map(|(kind, name, doc, _)| json!({"kind": kind.name(), "name": name, "doc": doc}))
@@ -306,7 +399,7 @@ fn an_independent_validator_agrees() {
     let o = std::process::Command::new("python3")
         .arg(&script)
         .arg(repo().join("schemas"))
-        .arg(dir.path().join("bundle.json"))
+        .arg(dir.path().join("valid.json"))
         .arg(dir.path().join("invalid.json"))
         .output()
         .expect("python3 runs");
@@ -317,7 +410,8 @@ fn an_independent_validator_agrees() {
         stdout(&o),
         stderr(&o)
     );
-    assert!(stdout(&o).contains("4 schemas ok"), "{}", stdout(&o));
+    let summary = format!("4 schemas ok; {} valid document(s) accepted", docs.len());
+    assert!(stdout(&o).contains(&summary), "{}", stdout(&o));
 }
 
 #[test]
