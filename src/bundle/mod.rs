@@ -49,6 +49,7 @@ pub struct Resolution {
     /// The selector as given (canonical string form).
     pub original: String,
     pub resolved: Resolved,
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub confidence: f64,
     pub ambiguous: bool,
     pub disambiguation: Vec<Value>,
@@ -125,6 +126,7 @@ pub struct Meta {
 pub struct Bundle {
     pub version: String,
     #[serde(rename = "bundleId")]
+    #[schemars(pattern(r"^sha256:[0-9a-f]{64}$"))]
     pub bundle_id: String,
     pub status: Status,
     pub request: RequestEcho,

@@ -150,6 +150,8 @@ fn invalid_examples(good: &Value) -> Vec<(Kind, &'static str, Value, &'static st
     selector_kind["request"]["selector"] = json!({"kind": "nearby", "path": "a.py"});
     let mut facts = good.clone();
     facts["facts"]["target"]["range"] = json!("12:1");
+    let mut id = good.clone();
+    id["bundleId"] = json!("sha256:XYZ");
     let mut extra = good.clone();
     extra["facts"]["surprise"] = json!(1);
     vec![
@@ -161,6 +163,7 @@ fn invalid_examples(good: &Value) -> Vec<(Kind, &'static str, Value, &'static st
         ),
         (Kind::Bundle, "unknown status", status, "/status"),
         (Kind::Bundle, "missing bundleId", no_id, ""),
+        (Kind::Bundle, "malformed bundleId", id, "/bundleId"),
         (
             Kind::Bundle,
             "unknown selector kind",
