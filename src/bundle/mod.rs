@@ -137,6 +137,8 @@ pub struct Bundle {
     #[schemars(with = "Option<crate::reward::Reward>")]
     pub process_reward: Option<Value>,
     pub environment: Environment,
+    /// Which features the server advertised, by name (`{}` when no server was asked).
+    #[schemars(with = "std::collections::BTreeMap<String, bool>")]
     pub capabilities: Value,
     pub error: Option<ErrorObj>,
     pub meta: Meta,

@@ -246,8 +246,9 @@ pub struct SignatureFacts {
 #[derive(JsonSchema)]
 pub struct CapabilitiesFacts {
     pub server: Option<Value>,
+    /// The server's capabilities, verbatim (workspace paths made relative).
     pub capabilities: Value,
-    pub summary: Value,
+    pub summary: std::collections::BTreeMap<String, bool>,
     pub provenance: Provenance,
 }
 

@@ -53,7 +53,9 @@ pub fn collect_value(v: &Value) {
             .append(true)
             .open(log)
         {
-            let _ = writeln!(f, "{} {}", v["request"]["cmd"], v["status"]);
+            // One write per line: tests run in parallel.
+            let line = format!("{} {}\n", v["request"]["cmd"], v["status"]);
+            let _ = f.write_all(line.as_bytes());
         }
     }
 }
