@@ -295,20 +295,22 @@ impl Validator {
 }
 
 /// One error as violations. An `anyOf`/`oneOf` that failed is explained by its one branch that
-/// came close (not just the wrong type, e.g. an object where `null` was also allowed), so the
-/// pointer names the offending key rather than the whole alternative.
+/// came close, so the pointer names the offending key rather than the whole alternative. A
+/// branch is far when it fails only on the type of the value itself (an object where `null`
+/// was the other choice) or on a `const`/`enum` (another PositionSpec `kind`).
 fn explain(e: &jsonschema::ValidationError<'_>, out: &mut Vec<Violation>) {
     use jsonschema::error::ValidationErrorKind as K;
     if let K::AnyOf { context } | K::OneOfNotValid { context } = e.kind() {
         let at = e.instance_path().to_string();
-        let close: Vec<&Vec<jsonschema::ValidationError<'static>>> = context
-            .iter()
-            .filter(|branch| {
-                !branch.iter().all(|b| {
+        let far = |branch: &Vec<jsonschema::ValidationError<'static>>| {
+            branch
+                .iter()
+                .any(|b| matches!(b.kind(), K::Constant { .. } | K::Enum { .. }))
+                || branch.iter().all(|b| {
                     matches!(b.kind(), K::Type { .. }) && b.instance_path().to_string() == at
                 })
-            })
-            .collect();
+        };
+        let close: Vec<_> = context.iter().filter(|b| !far(b)).collect();
         if let [branch] = close[..] {
             for b in branch {
                 explain(b, out);
@@ -320,4 +322,29 @@ fn explain(e: &jsonschema::ValidationError<'_>, out: &mut Vec<Violation>) {
         pointer: e.instance_path().to_string(),
         message: e.to_string(),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_facts_variant_is_a_subcommand() {
+        let cli = crate::cli::Cli::command();
+        for (cmd, _) in facts::variants() {
+            assert!(cli.find_subcommand(cmd).is_some(), "{cmd}");
+        }
+    }
+
+    #[test]
+    fn an_alternative_is_explained_by_the_branch_that_came_close() {
+        let v = Validator::new(Kind::Selector);
+        let bad = json!({"kind": "range", "path": "a.py", "start": [1, 2, 3], "end": [1, 4]});
+        let found = v.violations(&bad);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].pointer, "/start");
+        let ok = json!({"kind": "cursor", "path": "a.py", "line": 3, "col": 1});
+        assert!(v.violations(&ok).is_empty());
+    }
 }

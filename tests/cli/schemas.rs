@@ -189,7 +189,7 @@ fn invalid_examples(good: &Value) -> Vec<(Kind, &'static str, Value, &'static st
             Kind::Selector,
             "range arity",
             json!({"kind": "range", "path": "a.py", "start": [1, 2, 3], "end": [1, 4]}),
-            "",
+            "/start",
         ),
         (
             Kind::Batch,
