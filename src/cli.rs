@@ -114,29 +114,49 @@ fn parse_encoding(s: &str) -> std::result::Result<Encoding, String> {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Where the symbol at SELECTOR is defined
-    Def { selector: String },
+    Def {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
+        selector: String,
+    },
     /// Where the type of the symbol at SELECTOR is defined
-    TypeDef { selector: String },
+    TypeDef {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
+        selector: String,
+    },
     /// Every reference to the symbol at SELECTOR
     Refs {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
         selector: String,
         /// Leave the declaration itself out
         #[arg(long)]
         exclude_declaration: bool,
     },
     /// Type, signature and documentation at SELECTOR
-    Hover { selector: String },
+    Hover {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
+        selector: String,
+    },
     /// A file's outline, or workspace symbols with --query
     Symbols {
+        /// The file to outline (workspace-relative or absolute)
         file: Option<String>,
         /// Workspace symbol search (filters the outline when FILE is given)
         #[arg(long)]
         query: Option<String>,
     },
     /// Diagnostics for files or globs (default: every Python file of the workspace)
-    Diag { targets: Vec<String> },
+    Diag {
+        /// Files or globs (workspace-relative)
+        targets: Vec<String>,
+    },
     /// Resolve SELECTOR to a range without asking the server
     Locate {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
         selector: String,
         /// Show the lines the range covers
         #[arg(long)]
@@ -160,10 +180,17 @@ pub enum Command {
         action: crate::commands::trace::TraceCmd,
     },
     /// Check that the symbol at SELECTOR can be renamed, and what range would change
-    PrepareRename { selector: String },
+    PrepareRename {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
+        selector: String,
+    },
     /// Rename the symbol at SELECTOR: a preview (diff + WorkspaceEdit) unless --apply
     Rename {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
         selector: String,
+        /// The new identifier
         new_name: String,
         /// Write the change (transactionally, inside the safety envelope)
         #[arg(long, conflicts_with = "dry_run")]
@@ -173,6 +200,8 @@ pub enum Command {
     },
     /// List code actions at SELECTOR, or preview/apply one with --apply INDEX|TITLE
     CodeActions {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
         selector: String,
         /// Only actions of this kind (quickfix, source.organizeImports, …)
         #[arg(long)]
@@ -199,9 +228,15 @@ pub enum Command {
         weights: Option<String>,
     },
     /// Where the symbol at SELECTOR is implemented (textDocument/implementation)
-    Impl { selector: String },
+    Impl {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
+        selector: String,
+    },
     /// Callers and callees of the function at SELECTOR (both unless one flag is given)
     Calls {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
         selector: String,
         /// Only the functions that call it
         #[arg(long, conflicts_with = "outgoing")]
@@ -211,9 +246,17 @@ pub enum Command {
         outgoing: bool,
     },
     /// Every occurrence of the symbol at SELECTOR in its file, read or write
-    Highlight { selector: String },
+    Highlight {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
+        selector: String,
+    },
     /// Signature help for the call SELECTOR is inside
-    Signature { selector: String },
+    Signature {
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
+        /// anchor://… or a JSON PositionSpec
+        selector: String,
+    },
     /// The server's capabilities (starts it)
     Capabilities,
     /// Configured servers, their resolved commands and versions (starts nothing)
@@ -249,6 +292,17 @@ pub enum Command {
     Setup,
     /// Report node, npm, the server and its version, and Python
     Doctor,
+    /// Print, export and validate the JSON Schemas of selectors, bundles, batch lines, traces
+    Schema {
+        #[command(subcommand)]
+        action: crate::schema::cmd::SchemaCmd,
+    },
+    /// Print a shell completion script (bash, elvish, fish, powershell, zsh)
+    Completions {
+        /// The shell to complete for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// The safety envelope's flags, shared by every mutating command.
@@ -397,7 +451,9 @@ impl Command {
             | Command::Doctor
             | Command::Reward { .. }
             | Command::Batch { .. }
-            | Command::Trace { .. } => return None,
+            | Command::Trace { .. }
+            | Command::Schema { .. }
+            | Command::Completions { .. } => return None,
             Command::Impl { selector } => (Op::Impl, Some(selector)),
             Command::Calls {
                 selector,

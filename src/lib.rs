@@ -17,6 +17,7 @@ pub mod orchestrator;
 pub mod relocate;
 pub mod reward;
 pub mod safety;
+pub mod schema;
 pub mod selector;
 pub mod servers;
 pub mod speculate;
@@ -25,7 +26,7 @@ pub mod tools;
 pub mod trace;
 pub mod workspace;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use error::LanserError;
 use std::io::Write;
 use std::process::ExitCode;
@@ -53,6 +54,12 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
     match &cli.command {
         cli::Command::Batch { .. } => return commands::batch::main(cli).await,
         cli::Command::Trace { .. } => return commands::trace::main(cli).await,
+        cli::Command::Schema { action } => return schema_main(action),
+        cli::Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut cli::Cli::command(), "lanser", &mut out);
+            return emit(&String::from_utf8_lossy(&out));
+        }
         _ => {}
     }
     let mut opts = match cli.global.options() {
@@ -104,6 +111,21 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
             ExitCode::from(bundle.meta.exit_code)
         }
         None => code,
+    }
+}
+
+/// `lanser schema …`: its report on stdout, then its exit status (2: an invalid document).
+fn schema_main(action: &schema::cmd::SchemaCmd) -> ExitCode {
+    match schema::cmd::run(action) {
+        Ok((code, text)) => {
+            let printed = emit(&text);
+            if code == 0 {
+                printed
+            } else {
+                ExitCode::from(code)
+            }
+        }
+        Err(e) => fail(&e),
     }
 }
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 pub const VERSION: &str = "pr-v1";
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Weights {
     pub alpha: f64,
     pub beta: f64,
@@ -54,7 +54,7 @@ fn bad_weights(s: &str) -> LanserError {
 }
 
 /// What one step measured.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Inputs {
     /// D_{t-1}; `None` when not measured (then D_t is taken as unchanged).
     pub d_prev: Option<u64>,
@@ -74,7 +74,7 @@ pub struct Measured {
     pub safety: u8,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Components {
     pub diag_delta: f64,
     pub safety: f64,
@@ -82,7 +82,7 @@ pub struct Components {
 }
 
 /// The bundle's `processReward`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Reward {
     pub version: String,
     pub r: f64,

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A column unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 pub enum Encoding {
     #[serde(rename = "utf-8")]
     Utf8,

@@ -20,14 +20,14 @@ pub const HASH_ALGO: &str = "sha256-jcs-v1";
 pub const EXCLUDED: &[&str] = &["meta.timing"];
 pub const SORTING_KEYS: &[&str] = &["path", "range[0]", "range[1]", "range[2]", "range[3]"];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Ok,
     Error,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RequestEcho {
     pub cmd: String,
     pub selector: Option<PositionSpec>,
@@ -36,7 +36,7 @@ pub struct RequestEcho {
     pub index_io: Encoding,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Resolved {
     pub path: String,
     pub range: [u32; 4],
@@ -44,11 +44,12 @@ pub struct Resolved {
     pub doc_version: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Resolution {
     /// The selector as given (canonical string form).
     pub original: String,
     pub resolved: Resolved,
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub confidence: f64,
     pub ambiguous: bool,
     pub disambiguation: Vec<Value>,
@@ -61,27 +62,27 @@ pub struct Resolution {
     pub symbol_id: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Edits {
     #[serde(rename = "workspaceEdit")]
     pub workspace_edit: Option<Value>,
     pub diff: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServerId {
     pub name: String,
     pub version: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Python {
     pub exe: Option<String>,
     pub version: Option<String>,
     pub venv: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Environment {
     pub server: Option<ServerId>,
     #[serde(rename = "positionEncoding")]
@@ -92,7 +93,7 @@ pub struct Environment {
     pub platform: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorObj {
     pub code: String,
     pub message: String,
@@ -101,13 +102,13 @@ pub struct ErrorObj {
     pub details: Option<Value>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Hashing {
     pub algo: String,
     pub excluded: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Meta {
     pub exit_code: u8,
     pub sorting_keys: Vec<String>,
@@ -121,10 +122,11 @@ pub struct Meta {
     pub timing: Option<Value>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Bundle {
     pub version: String,
     #[serde(rename = "bundleId")]
+    #[schemars(pattern(r"^sha256:[0-9a-f]{64}$"))]
     pub bundle_id: String,
     pub status: Status,
     pub request: RequestEcho,
@@ -132,8 +134,11 @@ pub struct Bundle {
     pub facts: Value,
     pub edits: Edits,
     #[serde(rename = "processReward")]
+    #[schemars(with = "Option<crate::reward::Reward>")]
     pub process_reward: Option<Value>,
     pub environment: Environment,
+    /// Which features the server advertised, by name (`{}` when no server was asked).
+    #[schemars(with = "std::collections::BTreeMap<String, bool>")]
     pub capabilities: Value,
     pub error: Option<ErrorObj>,
     pub meta: Meta,

@@ -32,6 +32,7 @@ pub enum TraceCmd {
     },
     /// The bundles of operation N, or of every operation the filters select
     Show {
+        /// The operation number (1-based, as `trace list` prints it)
         n: Option<usize>,
         #[command(flatten)]
         filter: Filter,

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// The structured selector.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum PositionSpec {
     /// `path@L42:C7`, or `path@L42:name#N` when `name` is given instead of `col`.
@@ -100,7 +100,7 @@ pub enum PositionSpec {
 pub const DEFAULT_CTX: u32 = 24;
 
 /// Which part of a symbol a `py://` selector names (DESIGN §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The name token (the default).
@@ -131,7 +131,7 @@ impl Role {
 }
 
 /// The kind of one `ast://` path segment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SegmentKind {
     Module,
@@ -163,12 +163,12 @@ impl SegmentKind {
 }
 
 /// One `[kind=name]` segment; JSON `["class", "C"]` as in the paper.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AstSegment(pub SegmentKind, pub String);
 
 /// The trailing `nodekind[N]` of an `ast://` path: the Nth (1-based) tree-sitter node of that
 /// kind (or in that field) inside the construct, in document order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodePick {
     pub kind: String,

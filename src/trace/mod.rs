@@ -59,7 +59,7 @@ impl From<TraceError> for LanserError {
 }
 
 /// The first line of a trace.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Header {
     #[serde(rename = "type")]
     pub kind: String,
@@ -72,6 +72,7 @@ pub struct Header {
     pub cwd: String,
     #[serde(rename = "workspaceDigest")]
     pub workspace_digest: String,
+    #[schemars(with = "crate::bundle::Environment")]
     pub environment: Value,
     /// Whether `file` records carry `content`.
     pub sources: bool,
@@ -80,7 +81,7 @@ pub struct Header {
 }
 
 /// A `file` record.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileRec {
     pub path: String,
     pub digest: String,
@@ -97,7 +98,7 @@ pub struct Frame {
 }
 
 /// An `op` record.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OpRec {
     pub n: usize,
     /// 1-based line of the batch input (1 for a single command).
@@ -106,6 +107,7 @@ pub struct OpRec {
     pub input: String,
     #[serde(default)]
     pub memo: bool,
+    #[schemars(with = "crate::bundle::Bundle")]
     pub bundle: Value,
 }
 

@@ -74,6 +74,7 @@ fn mixed(ws: &Path) -> Vec<(String, Option<Vec<String>>)> {
 }
 
 fn lines(bytes: &[u8]) -> Vec<String> {
+    crate::schemas::collect(bytes);
     String::from_utf8_lossy(bytes)
         .lines()
         .map(str::to_string)

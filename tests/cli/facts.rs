@@ -22,6 +22,7 @@ async fn ask(o: &mut Orchestrator, op: Op, selector: Option<String>) -> Bundle {
         b.request.cmd,
         b.error
     );
+    crate::schemas::collect_bundle(&b);
     b
 }
 

@@ -8,6 +8,7 @@ mod mutations;
 mod relocation;
 mod rename_file;
 mod reward;
+mod schemas;
 mod selectors;
 mod servers;
 mod support;

@@ -618,6 +618,7 @@ async fn the_session_sees_the_move() {
     };
     let b = o.execute(&mv).await;
     assert!(b.error.is_none(), "{:?}", b.error);
+    crate::schemas::collect_bundle(&b);
     let after = o.execute(&diag).await;
     assert_eq!(after.facts["counts"], before.facts["counts"]);
     assert_eq!(after.facts["diagnostics"], before.facts["diagnostics"]);

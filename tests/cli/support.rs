@@ -77,12 +77,19 @@ pub fn lanser() -> Command {
     c
 }
 
-/// Run lanser. Every run of a read-only or preview command that talks to the real server is
-/// also recorded with `--trace-file` and replayed with `trace replay --verify` with no server
-/// to be had: the replay must exit the same way and, for `--json` runs, print the same
+/// Run lanser; every bundle it prints is validated against schemas/bundle.schema.json. Every
+/// run of a read-only or preview command that talks to the real server is also recorded with
+/// `--trace-file` and replayed with `trace replay --verify` with no server to be had: the replay must exit the same way and, for `--json` runs, print the same
 /// bundles (issue 6: every integration test's trace replays offline). A command line that
 /// clap rejects runs nothing and leaves no trace.
 pub fn run(args: &[&str]) -> Output {
+    let o = run_traced(args);
+    crate::schemas::collect(&o.stdout);
+    o
+}
+
+/// [`run`] without the schema check.
+fn run_traced(args: &[&str]) -> Output {
     let Some(trace) = replayable(args) else {
         return lanser().args(args).output().expect("lanser runs");
     };
@@ -162,13 +169,22 @@ fn replayable(args: &[&str]) -> Option<tempfile::TempDir> {
         "request",
         "capabilities",
     ];
-    let writes_or_swaps = ["--apply", "--server-cmd", "--server", "--trace-file"];
+    let writes_or_swaps = [
+        "--apply",
+        "--server-cmd",
+        "--server",
+        "--trace-file",
+        "--help",
+        "-h",
+    ];
     let ok = args.first().is_some_and(|c| COMMANDS.contains(c))
         && !args.iter().any(|a| writes_or_swaps.contains(a));
     ok.then(|| tempfile::tempdir().expect("temp dir"))
 }
 
+/// stdout as text (bundles in it are validated against the schema).
 pub fn stdout(o: &Output) -> String {
+    crate::schemas::collect(&o.stdout);
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
@@ -176,9 +192,12 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// stdout as one bundle, validated against schemas/bundle.schema.json.
 pub fn bundle(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not a bundle ({e}): {}", stdout(o)))
+    let v = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not a bundle ({e}): {}", stdout(o)));
+    crate::schemas::collect_value(&v);
+    v
 }
 
 /// Copy a directory tree (files only) into `dst`.

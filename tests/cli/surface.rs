@@ -19,6 +19,7 @@ fn options(ws: &Path) -> Options {
 async fn ask(o: &mut Orchestrator, op: Op, selector: Option<String>) -> Bundle {
     let b = o.execute(&Request { op, selector }).await;
     assert!(b.error.is_none(), "{} failed: {:?}", b.request.cmd, b.error);
+    crate::schemas::collect_bundle(&b);
     b
 }
 

@@ -20,6 +20,7 @@ fn offline(home: &Path, args: &[&str]) -> Output {
 }
 
 fn records(trace: &Path) -> Vec<Value> {
+    crate::schemas::check_trace(trace);
     std::fs::read_to_string(trace)
         .unwrap()
         .lines()

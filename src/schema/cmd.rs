@@ -1,0 +1,211 @@
+//! `lanser schema …` and `lanser completions SHELL`: print, export and validate the contracts.
+//!
+//! Exit codes (DESIGN §6): 0 valid, 2 a document that is not JSON or violates its schema (and
+//! any usage error), 3 a file or directory that cannot be read, 1 a write failure.
+
+use super::{schema, Kind, Validator};
+use crate::error::{LanserError, Result};
+use clap::Subcommand;
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Subcommand)]
+pub enum SchemaCmd {
+    /// Print the PositionSpec (JSON selector) schema
+    Selector {
+        /// Write it to FILE instead of stdout
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Print the Analysis Bundle schema
+    Bundle {
+        /// Write it to FILE instead of stdout
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Print the batch request line schema
+    Batch {
+        /// Write it to FILE instead of stdout
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Print the trace event schema
+    Trace {
+        /// Write it to FILE instead of stdout
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Write all four schemas (KIND.schema.json) into DIR, creating it if needed
+    Export {
+        /// The directory to write into
+        dir: PathBuf,
+    },
+    /// Validate a JSON or JSONL file; print every violation with its JSON pointer (exit 2)
+    Validate {
+        /// The contract to validate against
+        #[arg(long, value_enum, default_value = "bundle", value_name = "KIND")]
+        kind: Kind,
+        /// A JSON document, or JSONL (one document per line)
+        file: PathBuf,
+    },
+    /// Validate every file of DIR (JSON or JSONL); a summary, exit 2 if any is invalid
+    ValidateBatch {
+        /// The contract to validate against
+        #[arg(long, value_enum, default_value = "bundle", value_name = "KIND")]
+        kind: Kind,
+        /// The directory (its files, not subdirectories, in name order)
+        dir: PathBuf,
+    },
+}
+
+/// The schema as exported: pretty JSON with a final newline.
+pub fn render(kind: Kind) -> String {
+    let mut s = serde_json::to_string_pretty(&schema(kind)).expect("schemas serialize");
+    s.push('\n');
+    s
+}
+
+/// `lanser schema …`: the text for stdout and the exit status.
+pub fn run(action: &SchemaCmd) -> Result<(u8, String)> {
+    let print = |kind: Kind, out: &Option<PathBuf>| -> Result<(u8, String)> {
+        match out {
+            None => Ok((0, render(kind))),
+            Some(path) => {
+                write(path, &render(kind))?;
+                Ok((0, String::new()))
+            }
+        }
+    };
+    match action {
+        SchemaCmd::Selector { out } => print(Kind::Selector, out),
+        SchemaCmd::Bundle { out } => print(Kind::Bundle, out),
+        SchemaCmd::Batch { out } => print(Kind::Batch, out),
+        SchemaCmd::Trace { out } => print(Kind::Trace, out),
+        SchemaCmd::Export { dir } => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                LanserError::internal(format!("schema export {}: {e}", dir.display()))
+            })?;
+            let mut text = String::new();
+            for kind in Kind::ALL {
+                let path = dir.join(kind.file_name());
+                write(&path, &render(kind))?;
+                let _ = writeln!(text, "{}", path.display());
+            }
+            Ok((0, text))
+        }
+        SchemaCmd::Validate { kind, file } => {
+            let validator = Validator::new(*kind);
+            let report = validate_file(&validator, file)?;
+            let mut text = report.lines;
+            let _ = writeln!(
+                text,
+                "{}: {} of {} {} document(s) valid",
+                file.display(),
+                report.documents - report.invalid,
+                report.documents,
+                kind.name()
+            );
+            Ok((if report.invalid == 0 { 0 } else { 2 }, text))
+        }
+        SchemaCmd::ValidateBatch { kind, dir } => {
+            let validator = Validator::new(*kind);
+            let entries = std::fs::read_dir(dir).map_err(|e| {
+                LanserError::not_found(format!("validate-batch {}: {e}", dir.display()))
+            })?;
+            let mut files: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect();
+            files.sort();
+            let (mut text, mut bad_files, mut docs, mut bad_docs) = (String::new(), 0, 0, 0);
+            for f in &files {
+                let report = validate_file(&validator, f)?;
+                text.push_str(&report.lines);
+                docs += report.documents;
+                bad_docs += report.invalid;
+                if report.invalid > 0 {
+                    bad_files += 1;
+                }
+            }
+            let _ = writeln!(
+                text,
+                "{}: {} of {} file(s) valid, {} of {} {} document(s) valid",
+                dir.display(),
+                files.len() - bad_files,
+                files.len(),
+                docs - bad_docs,
+                docs,
+                kind.name()
+            );
+            Ok((if bad_files == 0 { 0 } else { 2 }, text))
+        }
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text)
+        .map_err(|e| LanserError::internal(format!("cannot write {}: {e}", path.display())))
+}
+
+struct Report {
+    documents: usize,
+    invalid: usize,
+    /// `FILE:LINE: POINTER: message`, one per violation.
+    lines: String,
+}
+
+/// The documents of a file: the whole file when it is one JSON value, else one per non-blank
+/// line, each with its 1-based line number.
+fn documents(text: &str) -> Vec<(usize, std::result::Result<Value, String>)> {
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        return vec![(1, Ok(v))];
+    }
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| (i + 1, serde_json::from_str(l).map_err(|e| e.to_string())))
+        .collect()
+}
+
+fn validate_file(validator: &Validator, file: &Path) -> Result<Report> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| LanserError::not_found(format!("{}: {e}", file.display())))?;
+    let docs = documents(&text);
+    let mut report = Report {
+        documents: docs.len(),
+        invalid: 0,
+        lines: String::new(),
+    };
+    if docs.is_empty() {
+        report.invalid = 1;
+        report.documents = 1;
+        let _ = writeln!(report.lines, "{}: no JSON document", file.display());
+    }
+    for (line, doc) in docs {
+        let violations = match doc {
+            Ok(v) => validator.violations(&v),
+            Err(e) => vec![super::Violation {
+                pointer: String::new(),
+                message: format!("not JSON: {e}"),
+            }],
+        };
+        if !violations.is_empty() {
+            report.invalid += 1;
+        }
+        for v in violations {
+            let at = if v.pointer.is_empty() {
+                "(root)"
+            } else {
+                &v.pointer
+            };
+            let _ = writeln!(
+                report.lines,
+                "{}:{line}: {at}: {}",
+                file.display(),
+                v.message
+            );
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,341 @@
+//! The typed `facts` of every command, written for the bundle schema.
+//!
+//! The commands build their facts with `json!`; these structs describe what they build, one per
+//! `request.cmd`, and [`variants`] ties each to its command. They are never used to serialize:
+//! the validation of every bundle the test suite produces (tests/cli/support.rs) keeps them
+//! honest, and `additionalProperties: false` (added by [`super`]) makes a new key a visible
+//! schema change. Inner payloads that mirror the server's own shapes (hover contents, code
+//! actions, capabilities) stay open JSON.
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde_json::Value;
+
+/// Where a fact came from.
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Provenance {
+    /// The language server.
+    Lsp,
+    /// lanser's own parser (no server asked).
+    Parser,
+    /// lanser's configuration.
+    Config,
+    /// lanser alone (rename-file without server help).
+    Lanser,
+    /// The server's workspace/willRenameFiles plus lanser's import rewriting.
+    #[serde(rename = "lsp+lanser")]
+    LspLanser,
+}
+
+/// One location: server coordinates plus a selector ready to feed back.
+#[derive(JsonSchema)]
+pub struct Location {
+    pub path: String,
+    /// 0-based `[startLine, startCol, endLine, endCol]` in the negotiated positionEncoding.
+    pub range: [u32; 4],
+    pub selector: String,
+    /// 1-based range in the `--index-io` unit (`--verbose` only).
+    #[serde(rename = "ioRange", default, skip_serializing_if = "Option::is_none")]
+    pub io_range: Option<[u32; 4]>,
+}
+
+#[derive(JsonSchema)]
+pub struct DefFacts {
+    pub definitions: Vec<Location>,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct TypeDefFacts {
+    #[serde(rename = "typeDefinitions")]
+    pub type_definitions: Vec<Location>,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct ImplFacts {
+    pub implementations: Vec<Location>,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct RefsFacts {
+    pub references: Vec<Location>,
+    /// References before paging.
+    pub count: u64,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct HoverFacts {
+    /// The normalized hover, or null when the server has none.
+    pub hover: Option<Value>,
+    pub provenance: Provenance,
+}
+
+/// A file's outline (`path`, `docVersion`) or a workspace search (`query`).
+#[derive(JsonSchema)]
+pub struct SymbolsFacts {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(
+        rename = "docVersion",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub doc_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    pub symbols: Vec<serde_json::Map<String, Value>>,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct DiagCounts {
+    pub error: u64,
+    pub warning: u64,
+    pub information: u64,
+    pub hint: u64,
+}
+
+#[derive(JsonSchema)]
+pub struct DiagFacts {
+    pub files: Vec<Value>,
+    pub diagnostics: Vec<serde_json::Map<String, Value>>,
+    pub counts: DiagCounts,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct PreviewLine {
+    /// 1-based line number.
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(JsonSchema)]
+pub struct LocateTarget {
+    pub path: String,
+    pub range: [u32; 4],
+    pub selector: String,
+    pub text: String,
+    /// The lines the range covers (`--preview` only, else null).
+    pub preview: Option<Vec<PreviewLine>>,
+}
+
+#[derive(JsonSchema)]
+pub struct DurableSelectors {
+    /// The `py://` selector of the enclosing symbol, if any.
+    pub symbol: Option<String>,
+    /// The `anchor://` selector of the range.
+    pub anchor: Option<String>,
+}
+
+#[derive(JsonSchema)]
+pub struct LocateFacts {
+    pub target: LocateTarget,
+    pub symbol: Option<Value>,
+    pub selectors: DurableSelectors,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct PrepareRenameFacts {
+    pub renameable: bool,
+    pub range: [u32; 4],
+    pub selector: String,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct CheckFacts {
+    /// The files the patch changes.
+    pub patched: Vec<String>,
+    pub files: Value,
+    /// Error+warning diagnostics before and after the patch.
+    pub before: u64,
+    pub after: u64,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct RenameFacts {
+    #[serde(rename = "newName")]
+    pub new_name: String,
+    pub range: [u32; 4],
+    pub files: Vec<String>,
+    #[serde(rename = "editCount")]
+    pub edit_count: u64,
+    pub applied: bool,
+    #[serde(rename = "speculativeDiagnostics")]
+    pub speculative_diagnostics: Value,
+    pub provenance: Provenance,
+}
+
+/// The listed actions; with `--apply`, also the chosen one and what it changes.
+#[derive(JsonSchema)]
+pub struct CodeActionsFacts {
+    pub actions: Vec<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<String>>,
+    #[serde(rename = "editCount", default, skip_serializing_if = "Option::is_none")]
+    pub edit_count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied: Option<bool>,
+    #[serde(
+        rename = "speculativeDiagnostics",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub speculative_diagnostics: Option<Value>,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MoveKind {
+    Module,
+    Package,
+}
+
+#[derive(JsonSchema)]
+pub struct RenameFileFacts {
+    pub from: String,
+    pub to: String,
+    pub kind: MoveKind,
+    pub modules: Value,
+    pub moved: Value,
+    pub created: Value,
+    pub files: Vec<String>,
+    #[serde(rename = "editCount")]
+    pub edit_count: u64,
+    pub applied: bool,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct CallsFacts {
+    /// The prepared call-hierarchy item (null when the selector is not on a function).
+    pub item: Option<Value>,
+    /// Every prepared item, when there was more than one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incoming: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outgoing: Option<Vec<Value>>,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct HighlightFacts {
+    pub path: String,
+    pub highlights: Vec<Value>,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct SignatureFacts {
+    /// Null when the selector is not inside a call's parentheses.
+    pub signature: Option<Value>,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct CapabilitiesFacts {
+    pub server: Option<Value>,
+    /// The server's capabilities, verbatim (workspace paths made relative).
+    pub capabilities: Value,
+    pub summary: std::collections::BTreeMap<String, bool>,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct StatusFacts {
+    pub servers: Vec<Value>,
+    #[serde(rename = "configFiles")]
+    pub config_files: Value,
+    pub sessions: Value,
+    pub provenance: Provenance,
+}
+
+#[derive(JsonSchema)]
+pub struct ReloadFacts {
+    pub server: String,
+    #[serde(rename = "configFiles")]
+    pub config_files: Value,
+    pub reloaded: Value,
+    pub note: Option<String>,
+    pub provenance: Provenance,
+}
+
+/// A raw request: what was sent and received, plus the normalized view of the methods lanser
+/// knows (one of the optional keys).
+#[derive(JsonSchema)]
+pub struct RequestFacts {
+    pub method: String,
+    pub params: Value,
+    pub result: Value,
+    pub provenance: Provenance,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(
+        rename = "docVersion",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub doc_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbols: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definitions: Option<Vec<Location>>,
+    #[serde(
+        rename = "typeDefinitions",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub type_definitions: Option<Vec<Location>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementations: Option<Vec<Location>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub references: Option<Vec<Location>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hover: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub highlights: Option<Vec<Value>>,
+}
+
+type Maker = fn(&mut SchemaGenerator) -> Schema;
+
+/// `(request.cmd, schema of its facts)` for every command that prints a bundle.
+pub fn variants() -> Vec<(&'static str, Maker)> {
+    fn s<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
+        g.subschema_for::<T>()
+    }
+    vec![
+        ("calls", s::<CallsFacts>),
+        ("capabilities", s::<CapabilitiesFacts>),
+        ("check", s::<CheckFacts>),
+        ("code-actions", s::<CodeActionsFacts>),
+        ("def", s::<DefFacts>),
+        ("diag", s::<DiagFacts>),
+        ("highlight", s::<HighlightFacts>),
+        ("hover", s::<HoverFacts>),
+        ("impl", s::<ImplFacts>),
+        ("locate", s::<LocateFacts>),
+        ("prepare-rename", s::<PrepareRenameFacts>),
+        ("refs", s::<RefsFacts>),
+        ("reload", s::<ReloadFacts>),
+        ("rename", s::<RenameFacts>),
+        ("rename-file", s::<RenameFileFacts>),
+        ("request", s::<RequestFacts>),
+        ("signature", s::<SignatureFacts>),
+        ("status", s::<StatusFacts>),
+        ("symbols", s::<SymbolsFacts>),
+        ("type-def", s::<TypeDefFacts>),
+    ]
+}
