@@ -79,6 +79,10 @@ pub struct Global {
     /// `best`: take the top-ranked candidate when a selector is ambiguous instead of failing
     #[arg(long, global = true, value_name = "best", value_parser = ["best"])]
     pub pick: Option<String>,
+    /// Answer in this process instead of through the workspace's warm daemon (also
+    /// LANSER_NO_DAEMON=1)
+    #[arg(long, global = true)]
+    pub no_daemon: bool,
 }
 
 /// D_t recorded in a previous bundle (`processReward.inputs.d_now`).
@@ -226,6 +230,11 @@ pub enum Command {
     Setup,
     /// Report node, npm, the server and its version, and Python
     Doctor,
+    /// The workspace's warm daemon: start, stop or inspect it
+    Daemon {
+        #[command(subcommand)]
+        action: crate::daemon::Action,
+    },
 }
 
 /// The safety envelope's flags, shared by every mutating command.
@@ -370,7 +379,9 @@ impl Command {
                 },
                 None,
             ),
-            Command::Setup | Command::Doctor | Command::Reward { .. } => return None,
+            Command::Setup | Command::Doctor | Command::Reward { .. } | Command::Daemon { .. } => {
+                return None
+            }
             Command::Impl { selector } => (Op::Impl, Some(selector)),
             Command::Calls {
                 selector,

@@ -8,6 +8,7 @@ pub mod bundle;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod daemon;
 pub mod digest;
 pub mod edits;
 pub mod env;
@@ -53,6 +54,9 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
         Ok(o) => o,
         Err(e) => return fail(&e),
     };
+    if let cli::Command::Daemon { action } = &cli.command {
+        return daemon::command(action, &cli.global, &opts).await;
+    }
     let Some(request) = cli.command.request() else {
         let result = match &cli.command {
             cli::Command::Setup => tools::setup(&opts),
@@ -67,6 +71,9 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
             Err(e) => fail(&e),
         };
     };
+    if let Some(code) = daemon::client::answer(&cli, &opts, &request) {
+        return code;
+    }
     let mut orch = match orchestrator::Orchestrator::new(opts) {
         Ok(o) => o,
         Err(e) => return fail(&e),
@@ -89,7 +96,7 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
 }
 
 /// Print to stdout; a closed pipe is not an error.
-fn emit(text: &str) -> ExitCode {
+pub(crate) fn emit(text: &str) -> ExitCode {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -98,7 +105,7 @@ fn emit(text: &str) -> ExitCode {
     }
 }
 
-fn fail(err: &LanserError) -> ExitCode {
+pub(crate) fn fail(err: &LanserError) -> ExitCode {
     eprintln!("lanser: {err}");
     ExitCode::from(err.code.exit_code())
 }

@@ -313,6 +313,33 @@ impl Session {
         }
     }
 
+    /// The URIs of the documents opened in the server, sorted.
+    pub fn open_documents(&self) -> Vec<String> {
+        let mut uris: Vec<String> = self.shared.lock().open_docs.keys().cloned().collect();
+        uris.sort();
+        uris
+    }
+
+    /// didClose a document the server has open (a no-op for one it has not).
+    pub fn close_document(&self, uri: &str) {
+        if self.shared.lock().open_docs.remove(uri).is_some() {
+            self.notify(
+                "textDocument/didClose",
+                json!({"textDocument": {"uri": uri}}),
+            );
+        }
+    }
+
+    /// The server process's pid, while it runs.
+    pub async fn server_pid(&self) -> Option<u32> {
+        self.child.lock().await.id()
+    }
+
+    /// Whether the server's stream has ended (it exited or crashed).
+    pub fn is_closed(&self) -> bool {
+        self.shared.lock().closed
+    }
+
     /// Collect the server's `workspace/applyEdit` requests instead of refusing them.
     pub fn capture_edits(&self, on: bool) {
         let mut st = self.shared.lock();
