@@ -31,7 +31,9 @@ pub fn routable(op: &Op) -> bool {
         | Op::CodeActions { mutation, .. }
         | Op::RenameFile { mutation, .. } => !mutation.apply,
         Op::Check { patch } => patch != "-",
-        Op::Status | Op::Reload => false,
+        // Serverless (locate) or describing this process (status, reload): answered here, so
+        // the bundle never depends on whether a warm session happens to exist.
+        Op::Locate { .. } | Op::Status | Op::Reload => false,
         _ => true,
     }
 }

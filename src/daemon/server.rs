@@ -185,6 +185,23 @@ impl Drop for StartLock {
     }
 }
 
+/// Whether an error bundle failed at a stage the CLI reaches before starting a server
+/// (selector syntax, resolution, reading files, usage).
+fn failed_before_server(b: &crate::bundle::Bundle) -> bool {
+    let before = [
+        ErrorCode::BadSelectorSyntax,
+        ErrorCode::NotFound,
+        ErrorCode::Ambiguous,
+        ErrorCode::IndexingMismatch,
+        ErrorCode::VersionSkew,
+        ErrorCode::IndexingUnsupported,
+        ErrorCode::Usage,
+    ];
+    b.error
+        .as_ref()
+        .is_some_and(|e| before.iter().any(|c| c.symbol() == e.code))
+}
+
 impl Daemon {
     async fn connection(&self, stream: UnixStream) -> std::io::Result<()> {
         let (read, mut write) = stream.into_split();
@@ -280,6 +297,16 @@ impl Daemon {
             Ok(jcs) => {
                 engine.crashes = 0;
                 Ok(jcs)
+            }
+            Err(b) if failed_before_server(&b) => {
+                // The CLI would not have started a server for this failure, so its bundle has
+                // no server in `environment` and `capabilities`: answer it the same way, from
+                // an orchestrator of its own (starting nothing unless the command gets there).
+                drop(engine);
+                let mut cold = Orchestrator::new(opts)?;
+                let b = cold.execute(&request).await;
+                cold.close().await;
+                Ok(b.to_jcs())
             }
             Err(b) => Ok(b.to_jcs()),
         }

@@ -220,6 +220,8 @@ impl Session {
         let id = {
             let mut st = self.shared.lock();
             if st.closed {
+                // crash_error locks the state itself.
+                drop(st);
                 return Err(self.crash_error(method));
             }
             st.next_id += 1;

@@ -2,6 +2,7 @@
 //! path; `tests/fake_lsp.py` plays only the faults a real server cannot be made to show.
 
 mod contract;
+mod daemon;
 mod facts;
 mod mutations;
 mod relocation;
