@@ -32,6 +32,9 @@ use std::time::Duration;
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(15 * 60);
 /// Environment override of the idle shutdown, in seconds, for daemons started on demand.
 pub const IDLE_ENV: &str = "LANSER_DAEMON_IDLE";
+/// `off` (or `0`) in a starting daemon's environment: no memo (every request reaches the
+/// server; for measuring).
+pub const MEMO_ENV: &str = "LANSER_DAEMON_MEMO";
 /// Set to anything but empty or `0` to answer in-process.
 pub const NO_DAEMON_ENV: &str = "LANSER_NO_DAEMON";
 

@@ -53,6 +53,8 @@ struct Daemon {
     env: String,
     started: Instant,
     idle: Duration,
+    /// Whether bundles are memoized (`LANSER_DAEMON_MEMO=off` turns it off, for measuring).
+    memo: bool,
     last: Cell<Instant>,
     active: Cell<usize>,
     requests: Cell<u64>,
@@ -73,6 +75,7 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
         env: super::env_fingerprint(),
         started: Instant::now(),
         idle,
+        memo: std::env::var(super::MEMO_ENV).map_or(true, |v| v != "off" && v != "0"),
         last: Cell::new(Instant::now()),
         active: Cell::new(0),
         requests: Cell::new(0),
@@ -361,7 +364,8 @@ impl Daemon {
             return Ok(Err(bundle));
         }
         let jcs = bundle.to_jcs();
-        let cacheable = bundle.meta.complete
+        let cacheable = self.memo
+            && bundle.meta.complete
             && bundle.meta.timing.is_none()
             && !matches!(request.op, Op::Check { .. });
         if cacheable {
@@ -402,6 +406,7 @@ impl Daemon {
             "uptimeSecs": self.started.elapsed().as_secs(),
             "idleTimeoutSecs": self.idle.as_secs(),
             "requests": self.requests.get(),
+            "memo": self.memo,
             "memoEntries": engine.memo.len(),
             "pythonFiles": engine.snapshot.len(),
             "rssKiB": super::rss_kib(std::process::id()),
