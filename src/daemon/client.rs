@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 /// How long a daemon started on demand may take to listen.
 const START_WAIT: Duration = Duration::from_secs(10);
-/// How long `stop` (or a replaced daemon) may take to exit.
-const STOP_WAIT: Duration = Duration::from_secs(10);
+/// How long `stop` (or a replaced daemon) may take to answer and exit.
+const STOP_WAIT: Duration = Duration::from_secs(5);
 
 /// Whether `op` may be answered by the daemon.
 pub fn routable(op: &Op) -> bool {
@@ -177,23 +177,37 @@ pub fn ensure_started(root: &Path, paths: &Paths, idle: Option<u64>) -> Result<u
     Err(DaemonError::StartTimeout(START_WAIT, paths.log.clone()))
 }
 
-/// Stop the daemon, waiting until its process is gone; the pid it had, if one ran. A socket
-/// left by a killed daemon is removed.
+/// Stop the daemon, waiting until its process is gone; the pid it had, if one ran. A daemon
+/// that does not exit within the grace period (hung) is killed; a socket left by a killed
+/// daemon is removed.
 pub fn stop(paths: &Paths) -> Result<Option<u32>, DaemonError> {
     let pid = paths.live_pid();
-    match exchange(paths, &ToDaemon::Stop, STOP_WAIT) {
-        Ok(_) => {
-            wait_gone(paths);
-            Ok(pid)
-        }
-        Err(_) => {
-            if pid.is_none() {
-                let _ = std::fs::remove_file(&paths.sock);
-                let _ = std::fs::remove_file(&paths.pid);
-            }
-            Ok(None)
-        }
+    let asked = exchange(paths, &ToDaemon::Stop, STOP_WAIT).is_ok();
+    if asked {
+        wait_gone(paths);
     }
+    if let Some(p) = pid.filter(|p| crate::safety::pid_alive(*p) && is_daemon(*p)) {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &p.to_string()])
+            .status();
+        wait_gone(paths);
+    }
+    if paths.live_pid().is_none() {
+        let _ = std::fs::remove_file(&paths.sock);
+        let _ = std::fs::remove_file(&paths.pid);
+    }
+    Ok(pid)
+}
+
+/// Whether `pid` runs `lanser daemon serve` (a recycled pid is never killed).
+fn is_daemon(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|c| {
+            let args: Vec<&[u8]> = c.split(|b| *b == 0).collect();
+            args.windows(2)
+                .any(|w| w == [&b"daemon"[..], &b"serve"[..]])
+        })
+        .unwrap_or(false)
 }
 
 /// The daemon's status, or `{"running": false}`.

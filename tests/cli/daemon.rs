@@ -211,6 +211,16 @@ fn a_daemon_killed_with_sigkill_and_a_crashed_server_are_survived() {
         w.ok(&[&hover[..], &["--no-daemon"]].concat()).stdout
     );
     assert_ne!(w.status()["serverPid"], s2["serverPid"]);
+    // A hung daemon (stopped with SIGSTOP) is killed by `daemon stop` after its grace period.
+    let pid = w.status()["pid"].as_u64().unwrap();
+    let s = Command::new("kill")
+        .args(["-STOP", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(s.success());
+    let stopped = w.ok(&["daemon", "stop"]);
+    assert!(stdout(&stopped).contains("stopped"), "{}", stdout(&stopped));
+    assert!(!Path::new(&format!("/proc/{pid}")).exists());
 }
 
 #[test]
