@@ -37,7 +37,7 @@ const LOCK_WAIT: Duration = Duration::from_secs(5);
 #[derive(Default)]
 struct Engine {
     orch: Option<Orchestrator>,
-    /// What the session depends on beyond the workspace: server choice and timeout.
+    /// What the session depends on beyond the workspace: the server choice.
     key: String,
     config: String,
     snapshot: Snapshot,
@@ -109,6 +109,10 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
                     _ = tokio::time::sleep(Duration::from_millis(500)) => {
                         if daemon.active.get() == 0 && daemon.last.get().elapsed() >= daemon.idle {
                             eprintln!("lanser daemon: idle for {:?}, exiting", daemon.idle);
+                            break;
+                        }
+                        if !daemon.ws.root.is_dir() {
+                            eprintln!("lanser daemon: the workspace is gone, exiting");
                             break;
                         }
                     }
@@ -323,10 +327,7 @@ impl Daemon {
         request: &Request,
         memo_key: &str,
     ) -> Result<Result<String, crate::bundle::Bundle>, LanserError> {
-        let key = format!(
-            "{:?}|{:?}|{}|{:?}",
-            opts.server_cmd, opts.server, opts.install, opts.timeout
-        );
+        let key = format!("{:?}|{:?}|{}", opts.server_cmd, opts.server, opts.install);
         let config = fresh::config_digest(&self.ws);
         if engine.orch.is_some() && (engine.key != key || engine.config != config) {
             if let Some(o) = engine.orch.take() {
@@ -359,6 +360,9 @@ impl Daemon {
             tap: None,
             ..opts.clone()
         };
+        if let Some(session) = orch.session.as_mut() {
+            session.set_request_timeout(opts.timeout);
+        }
         let bundle = orch.execute(request).await;
         if bundle.error.is_some() {
             return Ok(Err(bundle));

@@ -169,6 +169,12 @@ impl Session {
         Ok(session)
     }
 
+    /// Use `timeout` for every later request (a long-lived session serves requests with
+    /// different `--timeout`s).
+    pub fn set_request_timeout(&mut self, timeout: Duration) {
+        self.config.request_timeout = timeout;
+    }
+
     /// Server name and version: `serverInfo` when sent, else what the server logged.
     pub fn server_info(&self) -> (Option<String>, Option<String>) {
         let name = self
