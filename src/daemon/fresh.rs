@@ -45,7 +45,7 @@ pub struct Snapshot {
 }
 
 /// The differences between two snapshots.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Changes {
     pub created: Vec<String>,
     pub changed: Vec<String>,

@@ -334,6 +334,7 @@ impl Daemon {
                 o.close().await;
             }
         }
+        let mut synced = fresh::Changes::default();
         if engine.orch.is_none() {
             engine.snapshot = Snapshot::scan(&self.ws, &Snapshot::default());
             engine.orch = Some(Orchestrator::new(opts.clone())?);
@@ -350,6 +351,7 @@ impl Daemon {
                 engine.memo.clear();
             }
             engine.snapshot = next;
+            synced = changes;
         }
         let memo_key = format!("{memo_key}:{}", engine.snapshot.digest());
         if let Some(jcs) = engine.memo.get(&memo_key) {
@@ -363,7 +365,23 @@ impl Daemon {
         if let Some(session) = orch.session.as_mut() {
             session.set_request_timeout(opts.timeout);
         }
-        let bundle = orch.execute(request).await;
+        let mut bundle = orch.execute(request).await;
+        if let Some(serde_json::Value::Object(timing)) = bundle.meta.timing.as_mut() {
+            // Volatile and outside the hash domain, like the rest of meta.timing: which
+            // snapshot of the workspace this answer saw, and what was synced before it.
+            timing.insert(
+                "daemon".into(),
+                json!({
+                    "contentDigest": format!("sha256:{}", engine.snapshot.digest()),
+                    "pythonFiles": engine.snapshot.len(),
+                    "synced": {
+                        "created": synced.created,
+                        "changed": synced.changed,
+                        "deleted": synced.deleted,
+                    },
+                }),
+            );
+        }
         if bundle.error.is_some() {
             return Ok(Err(bundle));
         }

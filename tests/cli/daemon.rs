@@ -151,10 +151,21 @@ fn an_edit_on_disk_is_seen_by_the_next_answer() {
     let store = w.ws.join("inventory/store.py");
     let text = std::fs::read_to_string(&store).unwrap();
     std::fs::write(&store, format!("# one\n# two\n{text}")).unwrap();
+    let edited = w.ok(&[&q[..], &["--timing"]].concat());
     assert_eq!(
-        def_lines(&w.ok(&q)),
+        def_lines(&edited),
         vec![("inventory/store.py".to_string(), 27)]
     );
+    // --timing says what the daemon synced before answering (outside the hash domain).
+    let seen = &bundle(&edited)["meta"]["timing"]["daemon"];
+    assert_eq!(
+        seen["synced"]["changed"],
+        serde_json::json!(["inventory/store.py"])
+    );
+    assert!(seen["contentDigest"]
+        .as_str()
+        .unwrap()
+        .starts_with("sha256:"));
     let cli = w.ws.join("cli.py");
     let text = std::fs::read_to_string(&cli).unwrap();
     std::fs::write(&cli, format!("# header\n{text}")).unwrap();
