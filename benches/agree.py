@@ -49,6 +49,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 REPO = Path(__file__).resolve().parent.parent
+# One fresh lanser process per query, as documented: no warm daemon.
+os.environ.setdefault("LANSER_NO_DAEMON", "1")
+
 # The same Pyright build lanser pins and installs (`lanser setup`); `~` expanded for shlex.
 DEFAULT_SERVER = ("node " + os.path.expanduser("~/.cache/lanser/pyright/1.1.407")
                   + "/node_modules/pyright/langserver.index.js --stdio")

@@ -9,6 +9,8 @@
 # Prints median/min/max of each and the ratio A/B. No assertions.
 # Usage (from the repo, after `cargo build --release`): bash benches/bench_check.sh [N]
 set -euo pipefail
+# One-shot processes, as measured before the daemon existed (benches/bench_daemon.sh measures it).
+export LANSER_NO_DAEMON="${LANSER_NO_DAEMON:-1}"
 cd "$(dirname "$0")/.."
 N="${1:-5}"
 LANSER="${LANSER:-$PWD/target/release/lanser}"

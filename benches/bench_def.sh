@@ -17,6 +17,8 @@
 # Environment overrides: LANSER (binary), PROBE (lsp_probe.py), SERVER (raw server command),
 #   LANSER_THIRDPARTY (where the workspace is fetched), BENCH_OUT (directory for the JSON export).
 set -euo pipefail
+# One-shot processes, as measured before the daemon existed (benches/bench_daemon.sh measures it).
+export LANSER_NO_DAEMON="${LANSER_NO_DAEMON:-1}"
 
 cd "$(dirname "$0")/.."
 N="${1:-7}"

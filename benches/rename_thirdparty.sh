@@ -10,6 +10,8 @@
 #      renamed function called through its new name.
 # Usage (from the repo, after `cargo build --release`): bash benches/rename_thirdparty.sh
 set -euo pipefail
+# One-shot processes, as measured before the daemon existed (benches/bench_daemon.sh measures it).
+export LANSER_NO_DAEMON="${LANSER_NO_DAEMON:-1}"
 cd "$(dirname "$0")/.."
 LANSER="${LANSER:-$PWD/target/release/lanser}"
 [[ -x "$LANSER" ]] || { echo "no lanser binary at $LANSER (cargo build --release)" >&2; exit 2; }

@@ -85,6 +85,10 @@ pub struct Global {
     /// `best`: take the top-ranked candidate when a selector is ambiguous instead of failing
     #[arg(long, global = true, value_name = "best", value_parser = ["best"])]
     pub pick: Option<String>,
+    /// Answer in this process instead of through the workspace's warm daemon (also
+    /// LANSER_NO_DAEMON=1)
+    #[arg(long, global = true)]
+    pub no_daemon: bool,
 }
 
 /// D_t recorded in a previous bundle (`processReward.inputs.d_now`).
@@ -303,6 +307,11 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// The workspace's warm daemon: start, stop or inspect it
+    Daemon {
+        #[command(subcommand)]
+        action: crate::daemon::Action,
+    },
 }
 
 /// The safety envelope's flags, shared by every mutating command.
@@ -453,7 +462,8 @@ impl Command {
             | Command::Batch { .. }
             | Command::Trace { .. }
             | Command::Schema { .. }
-            | Command::Completions { .. } => return None,
+            | Command::Completions { .. }
+            | Command::Daemon { .. } => return None,
             Command::Impl { selector } => (Op::Impl, Some(selector)),
             Command::Calls {
                 selector,

@@ -8,6 +8,7 @@ pub mod bundle;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod daemon;
 pub mod digest;
 pub mod edits;
 pub mod env;
@@ -66,6 +67,9 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
         Ok(o) => o,
         Err(e) => return fail(&e),
     };
+    if let cli::Command::Daemon { action } = &cli.command {
+        return daemon::command(action, &cli.global, &opts).await;
+    }
     let Some(request) = cli.command.request() else {
         let result = match &cli.command {
             cli::Command::Setup => tools::setup(&opts),
@@ -80,6 +84,12 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
             Err(e) => fail(&e),
         };
     };
+    // A traced run records its own frames, so it is answered in this process.
+    if cli.global.trace_file.is_none() {
+        if let Some(code) = daemon::client::answer(&cli, &opts, &request) {
+            return code;
+        }
+    }
     let recorder = match trace::recorder::begin(&cli.global, &mut opts) {
         Ok(r) => r,
         Err(e) => return fail(&e),

@@ -200,6 +200,12 @@ impl Session {
         Ok(session)
     }
 
+    /// Use `timeout` for every later request (a long-lived session serves requests with
+    /// different `--timeout`s).
+    pub fn set_request_timeout(&mut self, timeout: Duration) {
+        self.config.request_timeout = timeout;
+    }
+
     /// Server name and version: `serverInfo` when sent, else what the server logged.
     pub fn server_info(&self) -> (Option<String>, Option<String>) {
         let name = self
@@ -251,6 +257,8 @@ impl Session {
         let id = {
             let mut st = self.shared.lock();
             if st.closed {
+                // crash_error locks the state itself.
+                drop(st);
                 return Err(self.crash_error(method));
             }
             st.next_id += 1;
@@ -342,6 +350,33 @@ impl Session {
                 );
             }
         }
+    }
+
+    /// The URIs of the documents opened in the server, sorted.
+    pub fn open_documents(&self) -> Vec<String> {
+        let mut uris: Vec<String> = self.shared.lock().open_docs.keys().cloned().collect();
+        uris.sort();
+        uris
+    }
+
+    /// didClose a document the server has open (a no-op for one it has not).
+    pub fn close_document(&self, uri: &str) {
+        if self.shared.lock().open_docs.remove(uri).is_some() {
+            self.notify(
+                "textDocument/didClose",
+                json!({"textDocument": {"uri": uri}}),
+            );
+        }
+    }
+
+    /// The server process's pid, while it runs.
+    pub async fn server_pid(&self) -> Option<u32> {
+        self.child.lock().await.as_ref().and_then(|c| c.id())
+    }
+
+    /// Whether the server's stream has ended (it exited or crashed).
+    pub fn is_closed(&self) -> bool {
+        self.shared.lock().closed
     }
 
     /// Collect the server's `workspace/applyEdit` requests instead of refusing them.

@@ -3,6 +3,7 @@
 
 mod batch;
 mod contract;
+mod daemon;
 mod facts;
 mod mutations;
 mod relocation;

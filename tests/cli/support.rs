@@ -71,9 +71,12 @@ pub fn locs(list: &Value) -> Vec<(String, [u32; 4])> {
         .collect()
 }
 
+/// The binary, answering in-process: the suite spawns many short-lived processes on shared
+/// fixtures, so only `daemon.rs` (own LANSER_HOME, stopped at the end) uses the daemon.
 pub fn lanser() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_lanser"));
     c.env_remove("LANSER_SERVER_CMD");
+    c.env("LANSER_NO_DAEMON", "1");
     c
 }
 

@@ -1,0 +1,231 @@
+//! The CLI side: route a command to the workspace's daemon (starting it on demand), print
+//! what it answers exactly as the in-process path prints a bundle, and fall back to
+//! answering in-process whenever the daemon cannot be used.
+//!
+//! Mutations that write (`--apply` without `--dry-run`), `check --patch -` (stdin) and the
+//! commands that describe this process (`status`, `reload`) always run in-process: the
+//! journal, the workspace lock and crash recovery stay exactly as they are without a daemon,
+//! and the daemon notices the written files by content hash before its next answer.
+
+use super::{DaemonError, FromDaemon, Paths, ToDaemon};
+use crate::bundle::Bundle;
+use crate::cli::Cli;
+use crate::commands::Op;
+use crate::orchestrator::{Options, Request};
+use crate::workspace::Workspace;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::process::{ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a daemon started on demand may take to listen.
+const START_WAIT: Duration = Duration::from_secs(10);
+/// How long `stop` (or a replaced daemon) may take to answer and exit.
+const STOP_WAIT: Duration = Duration::from_secs(5);
+
+/// Whether `op` may be answered by the daemon.
+pub fn routable(op: &Op) -> bool {
+    match op {
+        Op::Rename { mutation, .. }
+        | Op::CodeActions { mutation, .. }
+        | Op::RenameFile { mutation, .. } => !mutation.apply,
+        Op::Check { patch } => patch != "-",
+        // Serverless (locate) or describing this process (status, reload): answered here, so
+        // the bundle never depends on whether a warm session happens to exist.
+        Op::Locate { .. } | Op::Status | Op::Reload => false,
+        _ => true,
+    }
+}
+
+/// Answer `request` through the daemon; `None` means "answer in-process" (opted out, not
+/// routable, or the daemon could not be used — said on stderr in the last case).
+pub fn answer(cli: &Cli, opts: &Options, request: &Request) -> Option<ExitCode> {
+    if super::disabled(&cli.global) || !routable(&request.op) {
+        return None;
+    }
+    let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd).ok()?;
+    // The recovery rule holds whoever answers: a journal left by a killed apply is rolled
+    // back before anything reads the files.
+    match crate::edits::apply::recover(&ws.root) {
+        Ok(Some(n)) => eprintln!("lanser: rolled back an interrupted apply ({n} paths restored)"),
+        Ok(None) => {}
+        Err(_) => return None,
+    }
+    match run_remote(&ws, opts) {
+        Ok(reply) => Some(print_reply(reply, cli.global.json, &ws)),
+        Err(e) => {
+            eprintln!("lanser: daemon unavailable ({e}); answering in-process");
+            None
+        }
+    }
+}
+
+fn run_remote(ws: &Workspace, opts: &Options) -> Result<FromDaemon, DaemonError> {
+    let argv = std::env::args_os()
+        .map(|a| a.into_string().map_err(|_| DaemonError::NotUtf8))
+        .collect::<Result<Vec<_>, _>>()?;
+    let paths = Paths::for_root(&ws.root);
+    let msg = ToDaemon::Run {
+        build: super::build_id(),
+        env: super::env_fingerprint(),
+        cwd: opts.cwd.clone(),
+        argv,
+    };
+    // A cold start pays for the server and the project load, bounded by --timeout.
+    let wait = opts.timeout * 3 + Duration::from_secs(30);
+    for _ in 0..2 {
+        ensure_started(&ws.root, &paths, None)?;
+        match exchange(&paths, &msg, wait)? {
+            FromDaemon::Mismatch { .. } => wait_gone(&paths),
+            reply => return Ok(reply),
+        }
+    }
+    Err(DaemonError::Protocol(
+        "the daemon kept reporting another build".into(),
+    ))
+}
+
+fn print_reply(reply: FromDaemon, json: bool, ws: &Workspace) -> ExitCode {
+    match reply {
+        FromDaemon::Bundle { jcs } => {
+            let bundle: Bundle = match serde_json::from_str(&jcs) {
+                Ok(b) => b,
+                Err(e) => {
+                    return crate::fail(&crate::error::LanserError::internal(format!(
+                        "daemon bundle: {e}"
+                    )))
+                }
+            };
+            let text = if json {
+                format!("{jcs}\n")
+            } else {
+                crate::commands::render::render(&bundle, ws)
+            };
+            let code = crate::emit(&text);
+            match &bundle.error {
+                Some(err) => {
+                    eprintln!("lanser: {}: {}", err.code, err.message);
+                    ExitCode::from(bundle.meta.exit_code)
+                }
+                None => code,
+            }
+        }
+        FromDaemon::Failed { exit, line } => {
+            eprintln!("{line}");
+            ExitCode::from(exit)
+        }
+        other => crate::fail(&crate::error::LanserError::internal(format!(
+            "unexpected daemon answer {other:?}"
+        ))),
+    }
+}
+
+/// Send one message and read the one answer.
+pub fn exchange(paths: &Paths, msg: &ToDaemon, wait: Duration) -> Result<FromDaemon, DaemonError> {
+    let io = |e| DaemonError::io(&paths.sock, e);
+    let mut stream = UnixStream::connect(&paths.sock).map_err(io)?;
+    stream.set_read_timeout(Some(wait)).map_err(io)?;
+    let mut line = serde_json::to_string(msg).map_err(|e| DaemonError::Protocol(e.to_string()))?;
+    line.push('\n');
+    stream.write_all(line.as_bytes()).map_err(io)?;
+    let mut answer = String::new();
+    BufReader::new(&stream).read_line(&mut answer).map_err(io)?;
+    serde_json::from_str(&answer).map_err(|e| {
+        DaemonError::Protocol(format!(
+            "{e} in {:?}",
+            answer.chars().take(80).collect::<String>()
+        ))
+    })
+}
+
+/// Make sure a daemon listens for `root`; start one if not. Returns its pid.
+pub fn ensure_started(root: &Path, paths: &Paths, idle: Option<u64>) -> Result<u32, DaemonError> {
+    paths.ensure_dir()?;
+    if UnixStream::connect(&paths.sock).is_ok() {
+        return Ok(paths.live_pid().unwrap_or(0));
+    }
+    let exe = std::env::current_exe().map_err(|e| DaemonError::io(Path::new("lanser"), e))?;
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&paths.log)
+        .map_err(|e| DaemonError::io(&paths.log, e))?;
+    let log2 = log
+        .try_clone()
+        .map_err(|e| DaemonError::io(&paths.log, e))?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(["daemon", "serve", "--workspace"])
+        .arg(root)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(log))
+        .stderr(Stdio::from(log2));
+    if let Some(secs) = idle {
+        cmd.args(["--idle-timeout", &secs.to_string()]);
+    }
+    // Its own process group: a Ctrl-C aimed at the CLI does not reach the daemon.
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    cmd.spawn().map_err(|e| DaemonError::io(&paths.log, e))?;
+    let started = Instant::now();
+    while started.elapsed() < START_WAIT {
+        if UnixStream::connect(&paths.sock).is_ok() {
+            return Ok(paths.live_pid().unwrap_or(0));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Err(DaemonError::StartTimeout(START_WAIT, paths.log.clone()))
+}
+
+/// Stop the daemon, waiting until its process is gone; the pid it had, if one ran. A daemon
+/// that does not exit within the grace period (hung) is killed; a socket left by a killed
+/// daemon is removed.
+pub fn stop(paths: &Paths) -> Result<Option<u32>, DaemonError> {
+    let pid = paths.live_pid();
+    let asked = exchange(paths, &ToDaemon::Stop, STOP_WAIT).is_ok();
+    if asked {
+        wait_gone(paths);
+    }
+    if let Some(p) = pid.filter(|p| crate::safety::pid_alive(*p) && is_daemon(*p)) {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &p.to_string()])
+            .status();
+        wait_gone(paths);
+    }
+    if paths.live_pid().is_none() {
+        let _ = std::fs::remove_file(&paths.sock);
+        let _ = std::fs::remove_file(&paths.pid);
+    }
+    Ok(pid)
+}
+
+/// Whether `pid` runs `lanser daemon serve` (a recycled pid is never killed).
+fn is_daemon(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|c| {
+            let args: Vec<&[u8]> = c.split(|b| *b == 0).collect();
+            args.windows(2)
+                .any(|w| w == [&b"daemon"[..], &b"serve"[..]])
+        })
+        .unwrap_or(false)
+}
+
+/// The daemon's status, or `{"running": false}`.
+pub fn status(paths: &Paths) -> Result<serde_json::Value, DaemonError> {
+    match exchange(paths, &ToDaemon::Status, STOP_WAIT) {
+        Ok(FromDaemon::Status { info }) => Ok(info),
+        Ok(other) => Err(DaemonError::Protocol(format!("{other:?}"))),
+        Err(_) => Ok(serde_json::json!({
+            "running": false,
+            "socket": paths.sock.display().to_string(),
+        })),
+    }
+}
+
+/// Wait (bounded) until the daemon's pid file is gone or names a dead process.
+fn wait_gone(paths: &Paths) {
+    let started = Instant::now();
+    while paths.live_pid().is_some() && started.elapsed() < STOP_WAIT {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

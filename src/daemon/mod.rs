@@ -1,0 +1,302 @@
+//! The warm per-workspace daemon (issue 8): one long-lived [`Orchestrator`] and Pyright
+//! session per workspace root, served over a Unix socket, so that a `lanser def` costs a
+//! round trip instead of a server start.
+//!
+//! - `client`: what every CLI invocation does — find (or start) the workspace's daemon, send
+//!   the command line, print the bundle it answers. Any failure falls back to answering
+//!   in-process, so the daemon is an accelerator, never a new way to fail.
+//! - `server`: the daemon process (`lanser daemon serve`, started on demand).
+//! - `fresh`: bringing the server's view in line with disk before every answer.
+//!
+//! Layout: `$LANSER_HOME/daemon/<hash of root>/` (mode 0700) holds `sock` (0600), `pid`,
+//! `start.lock` and `log`. The daemon answers exactly what `--no-daemon` prints: it runs the
+//! same [`crate::orchestrator::Orchestrator::execute`] on the same parsed command line.
+//!
+//! [`Orchestrator`]: crate::orchestrator::Orchestrator
+
+pub mod client;
+pub mod fresh;
+pub mod server;
+
+use crate::cli::Global;
+use crate::error::LanserError;
+use crate::orchestrator::Options;
+use crate::workspace::Workspace;
+use clap::Subcommand;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Default idle shutdown.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(15 * 60);
+/// Environment override of the idle shutdown, in seconds, for daemons started on demand.
+pub const IDLE_ENV: &str = "LANSER_DAEMON_IDLE";
+/// `off` (or `0`) in a starting daemon's environment: no memo (every request reaches the
+/// server; for measuring).
+pub const MEMO_ENV: &str = "LANSER_DAEMON_MEMO";
+/// Set to anything but empty or `0` to answer in-process.
+pub const NO_DAEMON_ENV: &str = "LANSER_NO_DAEMON";
+
+/// `lanser daemon …`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Action {
+    /// Start the workspace's daemon (a no-op when one is running)
+    Start {
+        /// Shut down after this many seconds without a request (default 900; also
+        /// LANSER_DAEMON_IDLE)
+        #[arg(long, value_name = "SECS")]
+        idle_timeout: Option<u64>,
+    },
+    /// Stop the workspace's daemon and its server
+    Stop,
+    /// Pid, versions, uptime, memory and open documents of the workspace's daemon
+    Status,
+    /// Run the daemon in the foreground (what `start` spawns)
+    #[command(hide = true)]
+    Serve {
+        /// Exit after this many seconds without a request (default 900, or LANSER_DAEMON_IDLE)
+        #[arg(long, value_name = "SECS")]
+        idle_timeout: Option<u64>,
+    },
+}
+
+/// Why the daemon could not be used (the CLI then answers in-process).
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error("daemon I/O at {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("daemon socket path {0} is too long for a Unix socket")]
+    PathTooLong(PathBuf),
+    #[error("daemon did not come up within {0:?} (see {1})")]
+    StartTimeout(Duration, PathBuf),
+    #[error("daemon sent an unreadable answer: {0}")]
+    Protocol(String),
+    #[error("the command line is not valid UTF-8")]
+    NotUtf8,
+}
+
+impl DaemonError {
+    fn io(path: &Path, source: std::io::Error) -> DaemonError {
+        DaemonError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Where a workspace's daemon lives.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub dir: PathBuf,
+    pub sock: PathBuf,
+    pub pid: PathBuf,
+    pub lock: PathBuf,
+    pub log: PathBuf,
+}
+
+impl Paths {
+    pub fn for_root(root: &Path) -> Paths {
+        let dir = crate::safety::state_dir(root, "daemon");
+        Paths {
+            sock: dir.join("sock"),
+            pid: dir.join("pid"),
+            lock: dir.join("start.lock"),
+            log: dir.join("log"),
+            dir,
+        }
+    }
+
+    /// Create the directory, owner-only (0700).
+    pub fn ensure_dir(&self) -> Result<(), DaemonError> {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(&self.dir).map_err(|e| DaemonError::io(&self.dir, e))?;
+        std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| DaemonError::io(&self.dir, e))?;
+        // sun_path holds 108 bytes including the terminating NUL.
+        if self.sock.as_os_str().len() >= 108 {
+            return Err(DaemonError::PathTooLong(self.sock.clone()));
+        }
+        Ok(())
+    }
+
+    /// The daemon's pid, when its pid file names a live process.
+    pub fn live_pid(&self) -> Option<u32> {
+        let pid = std::fs::read_to_string(&self.pid)
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        crate::safety::pid_alive(pid).then_some(pid)
+    }
+}
+
+/// Identifies this build: the package version and the executable's size and mtime, so a
+/// rebuilt or upgraded CLI replaces a daemon started by another build.
+pub fn build_id() -> String {
+    let meta = std::env::current_exe().and_then(std::fs::metadata);
+    let stamp = match meta {
+        Ok(m) => {
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_nanos())
+                .unwrap_or(0);
+            format!("{}:{mtime}", m.len())
+        }
+        Err(_) => String::new(),
+    };
+    let hash = crate::digest::sha256_hex(stamp.as_bytes());
+    format!("{}+{}", env!("CARGO_PKG_VERSION"), &hash[..12])
+}
+
+/// The environment a bundle depends on beyond the command line: a daemon started under
+/// another one (another venv, server command or config home) is replaced.
+pub fn env_fingerprint() -> String {
+    let mut text = String::new();
+    for key in [
+        "PATH",
+        "HOME",
+        "LANSER_SERVER_CMD",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "XDG_CONFIG_HOME",
+        "XDG_CACHE_HOME",
+        "LANSER_HOME",
+        "PYTHONPATH",
+    ] {
+        let v = std::env::var_os(key).unwrap_or_default();
+        text.push_str(&format!("{key}={}\n", v.to_string_lossy()));
+    }
+    crate::digest::sha256_hex(text.as_bytes())[..16].to_string()
+}
+
+/// Whether the user asked to answer in-process.
+pub fn disabled(global: &Global) -> bool {
+    global.no_daemon
+        || std::env::var(NO_DAEMON_ENV).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// Client → daemon: one message per connection.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum ToDaemon {
+    /// Answer this command line as `lanser` would in `cwd`.
+    Run {
+        build: String,
+        env: String,
+        cwd: PathBuf,
+        argv: Vec<String>,
+    },
+    Status,
+    Stop,
+}
+
+/// Daemon → client: one message per connection.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum FromDaemon {
+    /// The bundle, as one line of JCS.
+    Bundle {
+        jcs: String,
+    },
+    /// A failure before any bundle (what the in-process CLI prints as `lanser: …`).
+    Failed {
+        exit: u8,
+        line: String,
+    },
+    /// Another build or environment: the daemon is exiting; start a new one.
+    Mismatch {
+        build: String,
+    },
+    Status {
+        info: serde_json::Value,
+    },
+    Stopping,
+}
+
+/// `lanser daemon start|stop|status` (and the hidden `serve`).
+pub async fn command(action: &Action, global: &Global, opts: &Options) -> ExitCode {
+    let ws = match Workspace::discover(opts.workspace.as_deref(), &opts.cwd) {
+        Ok(ws) => ws,
+        Err(e) => return crate::fail(&e),
+    };
+    let paths = Paths::for_root(&ws.root);
+    let result = match action {
+        Action::Serve { idle_timeout } => {
+            let idle = idle_timeout
+                .map(Duration::from_secs)
+                .unwrap_or_else(idle_from_env);
+            return match server::serve(ws, paths, idle).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => crate::fail(&LanserError::internal(e.to_string())),
+            };
+        }
+        Action::Start { idle_timeout } => client::ensure_started(&ws.root, &paths, *idle_timeout)
+            .map(|pid| {
+                format!(
+                    "lanser daemon running for {} (pid {pid}, socket {})\n",
+                    ws.root.display(),
+                    paths.sock.display()
+                )
+            }),
+        Action::Stop => client::stop(&paths).map(|stopped| match stopped {
+            Some(pid) => format!("stopped lanser daemon {pid} for {}\n", ws.root.display()),
+            None => format!("no lanser daemon running for {}\n", ws.root.display()),
+        }),
+        Action::Status => client::status(&paths).map(|info| {
+            if global.json {
+                format!("{}\n", serde_jcs::to_string(&info).unwrap_or_default())
+            } else {
+                render_status(&info)
+            }
+        }),
+    };
+    match result {
+        Ok(text) => crate::emit(&text),
+        Err(e) => crate::fail(&LanserError::internal(e.to_string())),
+    }
+}
+
+/// The idle timeout for a daemon started on demand.
+pub fn idle_from_env() -> Duration {
+    std::env::var(IDLE_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|s| *s > 0)
+        .map(Duration::from_secs)
+        .unwrap_or(DEFAULT_IDLE)
+}
+
+fn render_status(info: &serde_json::Value) -> String {
+    let Some(map) = info.as_object() else {
+        return format!("{info}\n");
+    };
+    let mut out = String::new();
+    for (k, v) in map {
+        let shown = match v {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Array(items) => {
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|i| i.as_str().map(str::to_string).unwrap_or(i.to_string()))
+                    .collect();
+                format!("{} [{}]", items.len(), items.join(", "))
+            }
+            other => other.to_string(),
+        };
+        out.push_str(&format!("{k}: {shown}\n"));
+    }
+    out
+}
+
+/// VmRSS of a process in KiB, from `/proc/<pid>/status`.
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

@@ -1,0 +1,442 @@
+//! The daemon process: listens on the workspace's socket, keeps one [`Orchestrator`] (and so
+//! one warm server) alive, and answers each connection's command line with the bundle the
+//! in-process CLI would print.
+//!
+//! Requests are serialized on the orchestrator (a server session answers one at a time); an
+//! identical request arriving while another runs waits and is then answered from the memo —
+//! bundles keyed by the command line, the working directory, `--prev-bundle`'s D and the
+//! workspace's content digest, dropped whenever the digest changes. A server that crashed is
+//! restarted with backoff and the request retried once. The daemon exits after its idle
+//! timeout, on `stop`, or when a client of another build or environment asks (that client
+//! then starts a fresh one).
+
+use super::fresh::{self, Snapshot};
+use super::{FromDaemon, Paths, ToDaemon};
+use crate::cli::Cli;
+use crate::commands::Op;
+use crate::error::{ErrorCode, LanserError};
+use crate::orchestrator::{Options, Orchestrator, Request};
+use crate::workspace::Workspace;
+use clap::Parser;
+use serde_json::json;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{Mutex, Notify};
+
+/// Most bundles kept in the memo.
+const MEMO_CAP: usize = 512;
+/// How long a starting daemon waits for another one's start lock.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// The orchestrator and what is known about the files it has seen.
+#[derive(Default)]
+struct Engine {
+    orch: Option<Orchestrator>,
+    /// What the session depends on beyond the workspace: the server choice.
+    key: String,
+    config: String,
+    snapshot: Snapshot,
+    memo: HashMap<String, String>,
+    /// Consecutive server crashes, for the restart backoff.
+    crashes: u32,
+}
+
+struct Daemon {
+    ws: Workspace,
+    paths: Paths,
+    build: String,
+    env: String,
+    started: Instant,
+    idle: Duration,
+    /// Whether bundles are memoized (`LANSER_DAEMON_MEMO=off` turns it off, for measuring).
+    memo: bool,
+    last: Cell<Instant>,
+    active: Cell<usize>,
+    requests: Cell<u64>,
+    engine: Mutex<Engine>,
+    stop: Notify,
+}
+
+/// Run the daemon for `ws` until idle, stopped or replaced.
+pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), super::DaemonError> {
+    paths.ensure_dir()?;
+    let Some(listener) = bind(&paths)? else {
+        return Ok(()); // another daemon already serves this workspace
+    };
+    let daemon = Rc::new(Daemon {
+        ws,
+        paths,
+        build: super::build_id(),
+        env: super::env_fingerprint(),
+        started: Instant::now(),
+        idle,
+        memo: std::env::var(super::MEMO_ENV).map_or(true, |v| v != "off" && v != "0"),
+        last: Cell::new(Instant::now()),
+        active: Cell::new(0),
+        requests: Cell::new(0),
+        engine: Mutex::new(Engine::default()),
+        stop: Notify::new(),
+    });
+    eprintln!(
+        "lanser daemon {} serving {} (pid {}, idle timeout {:?})",
+        daemon.build,
+        daemon.ws.root.display(),
+        std::process::id(),
+        idle
+    );
+    let local = tokio::task::LocalSet::new();
+    local
+        .run_until(async {
+            loop {
+                tokio::select! {
+                    conn = listener.accept() => {
+                        if let Ok((stream, _)) = conn {
+                            let d = daemon.clone();
+                            d.active.set(d.active.get() + 1);
+                            tokio::task::spawn_local(async move {
+                                let _ = d.connection(stream).await;
+                                d.active.set(d.active.get() - 1);
+                                d.last.set(Instant::now());
+                            });
+                        }
+                    }
+                    _ = daemon.stop.notified() => break,
+                    _ = tokio::time::sleep(Duration::from_millis(500)) => {
+                        if daemon.active.get() == 0 && daemon.last.get().elapsed() >= daemon.idle {
+                            eprintln!("lanser daemon: idle for {:?}, exiting", daemon.idle);
+                            break;
+                        }
+                        if !daemon.ws.root.is_dir() {
+                            eprintln!("lanser daemon: the workspace is gone, exiting");
+                            break;
+                        }
+                    }
+                }
+            }
+        })
+        .await;
+    drop(listener);
+    let _ = std::fs::remove_file(&daemon.paths.sock);
+    if daemon.paths.live_pid() == Some(std::process::id()) {
+        let _ = std::fs::remove_file(&daemon.paths.pid);
+    }
+    let orch = daemon.engine.lock().await.orch.take();
+    if let Some(o) = orch {
+        o.close().await;
+    }
+    Ok(())
+}
+
+/// Take the start lock, and bind the socket unless a live daemon already listens on it (a
+/// socket left by a killed daemon is removed first).
+fn bind(paths: &Paths) -> Result<Option<UnixListener>, super::DaemonError> {
+    use std::os::unix::fs::PermissionsExt;
+    let io = |e| super::DaemonError::io(&paths.sock, e);
+    let _lock = StartLock::acquire(paths)?;
+    if std::os::unix::net::UnixStream::connect(&paths.sock).is_ok() {
+        return Ok(None);
+    }
+    match std::fs::remove_file(&paths.sock) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
+        _ => {}
+    }
+    let listener = UnixListener::bind(&paths.sock).map_err(io)?;
+    std::fs::set_permissions(&paths.sock, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
+    std::fs::write(&paths.pid, std::process::id().to_string())
+        .map_err(|e| super::DaemonError::io(&paths.pid, e))?;
+    Ok(Some(listener))
+}
+
+/// `start.lock`, created exclusively; one left by a dead process is taken over.
+struct StartLock(PathBuf);
+
+impl StartLock {
+    fn acquire(paths: &Paths) -> Result<StartLock, super::DaemonError> {
+        let started = Instant::now();
+        loop {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&paths.lock)
+            {
+                Ok(mut f) => {
+                    use std::io::Write;
+                    let _ = write!(f, "{}", std::process::id());
+                    return Ok(StartLock(paths.lock.clone()));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let holder = std::fs::read_to_string(&paths.lock)
+                        .ok()
+                        .and_then(|s| s.trim().parse::<u32>().ok());
+                    let dead = holder.is_some_and(|p| !crate::safety::pid_alive(p));
+                    if dead || started.elapsed() > LOCK_WAIT {
+                        let _ = std::fs::remove_file(&paths.lock);
+                    } else {
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                }
+                Err(e) => return Err(super::DaemonError::io(&paths.lock, e)),
+            }
+        }
+    }
+}
+
+impl Drop for StartLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Whether an error bundle failed at a stage the CLI reaches before starting a server
+/// (selector syntax, resolution, reading files, usage).
+fn failed_before_server(b: &crate::bundle::Bundle) -> bool {
+    let before = [
+        ErrorCode::BadSelectorSyntax,
+        ErrorCode::NotFound,
+        ErrorCode::Ambiguous,
+        ErrorCode::IndexingMismatch,
+        ErrorCode::VersionSkew,
+        ErrorCode::IndexingUnsupported,
+        ErrorCode::Usage,
+    ];
+    b.error
+        .as_ref()
+        .is_some_and(|e| before.iter().any(|c| c.symbol() == e.code))
+}
+
+impl Daemon {
+    async fn connection(&self, stream: UnixStream) -> std::io::Result<()> {
+        let (read, mut write) = stream.into_split();
+        let mut line = String::new();
+        BufReader::new(read).read_line(&mut line).await?;
+        self.last.set(Instant::now());
+        let reply = match serde_json::from_str::<ToDaemon>(&line) {
+            Ok(msg) => self.handle(msg).await,
+            Err(e) => FromDaemon::Failed {
+                exit: 1,
+                line: format!("lanser: daemon: unreadable request: {e}"),
+            },
+        };
+        let mut text = serde_json::to_string(&reply).unwrap_or_default();
+        text.push('\n');
+        write.write_all(text.as_bytes()).await?;
+        write.shutdown().await
+    }
+
+    async fn handle(&self, msg: ToDaemon) -> FromDaemon {
+        match msg {
+            ToDaemon::Stop => {
+                self.stop.notify_one();
+                FromDaemon::Stopping
+            }
+            ToDaemon::Status => FromDaemon::Status {
+                info: self.status().await,
+            },
+            ToDaemon::Run {
+                build,
+                env,
+                cwd,
+                argv,
+            } => {
+                if build != self.build || env != self.env {
+                    eprintln!("lanser daemon: replaced by build {build} (env {env})");
+                    self.stop.notify_one();
+                    return FromDaemon::Mismatch {
+                        build: self.build.clone(),
+                    };
+                }
+                self.requests.set(self.requests.get() + 1);
+                match self.run(cwd, argv).await {
+                    Ok(jcs) => FromDaemon::Bundle { jcs },
+                    Err(e) => FromDaemon::Failed {
+                        exit: e.code.exit_code(),
+                        line: format!("lanser: {e}"),
+                    },
+                }
+            }
+        }
+    }
+
+    /// Parse the command line as the CLI did, then answer it on the warm orchestrator.
+    async fn run(&self, cwd: PathBuf, argv: Vec<String>) -> Result<String, LanserError> {
+        let mut cli = Cli::try_parse_from(&argv).map_err(|e| {
+            LanserError::usage(e.to_string().lines().next().unwrap_or("").to_string())
+        })?;
+        cli.global.prev_bundle = cli.global.prev_bundle.map(|p| cwd.join(p));
+        let mut opts = cli.global.options()?;
+        opts.cwd = cwd.clone();
+        let request = cli
+            .command
+            .request()
+            .ok_or_else(|| LanserError::usage("not a request the daemon answers"))?;
+        let memo_key = crate::digest::sha256_hex(
+            format!("{argv:?}\0{}\0{:?}", cwd.display(), opts.prev_d).as_bytes(),
+        );
+        let mut engine = self.engine.lock().await;
+        let first = self
+            .execute(&mut engine, &opts, &request, &memo_key)
+            .await?;
+        let crashed = first.as_ref().is_err_and(|b| {
+            b.error
+                .as_ref()
+                .is_some_and(|e| e.code == ErrorCode::LsCrash.symbol())
+        });
+        let bundle = if crashed {
+            // Restart with backoff, retry once.
+            engine.crashes += 1;
+            let backoff = Duration::from_millis(100 << engine.crashes.min(6));
+            eprintln!("lanser daemon: server crashed; restarting in {backoff:?}");
+            if let Some(o) = engine.orch.take() {
+                o.close().await;
+            }
+            tokio::time::sleep(backoff).await;
+            self.execute(&mut engine, &opts, &request, &memo_key)
+                .await?
+        } else {
+            first
+        };
+        match bundle {
+            Ok(jcs) => {
+                engine.crashes = 0;
+                Ok(jcs)
+            }
+            Err(b) if failed_before_server(&b) => {
+                // The CLI would not have started a server for this failure, so its bundle has
+                // no server in `environment` and `capabilities`: answer it the same way, from
+                // an orchestrator of its own (starting nothing unless the command gets there).
+                drop(engine);
+                let mut cold = Orchestrator::new(opts)?;
+                let b = cold.execute(&request).await;
+                cold.close().await;
+                Ok(b.to_jcs())
+            }
+            Err(b) => Ok(b.to_jcs()),
+        }
+    }
+
+    /// One attempt: freshness, memo, execute. `Err(bundle)` is an error bundle (not memoized).
+    async fn execute(
+        &self,
+        engine: &mut Engine,
+        opts: &Options,
+        request: &Request,
+        memo_key: &str,
+    ) -> Result<Result<String, crate::bundle::Bundle>, LanserError> {
+        let key = format!("{:?}|{:?}|{}", opts.server_cmd, opts.server, opts.install);
+        let config = fresh::config_digest(&self.ws);
+        if engine.orch.is_some() && (engine.key != key || engine.config != config) {
+            if let Some(o) = engine.orch.take() {
+                o.close().await;
+            }
+        }
+        let mut synced = fresh::Changes::default();
+        if engine.orch.is_none() {
+            engine.snapshot = Snapshot::scan(&self.ws, &Snapshot::default());
+            engine.orch = Some(Orchestrator::new(opts.clone())?);
+            engine.key = key;
+            engine.config = config;
+            engine.memo.clear();
+        } else {
+            let next = Snapshot::scan(&self.ws, &engine.snapshot);
+            let changes = engine.snapshot.diff(&next);
+            if !changes.is_empty() {
+                if let Some(session) = engine.orch.as_ref().and_then(|o| o.session.as_ref()) {
+                    fresh::apply(session, &self.ws, &changes);
+                }
+                engine.memo.clear();
+            }
+            engine.snapshot = next;
+            synced = changes;
+        }
+        let memo_key = format!("{memo_key}:{}", engine.snapshot.digest());
+        if let Some(jcs) = engine.memo.get(&memo_key) {
+            return Ok(Ok(jcs.clone()));
+        }
+        let orch = engine.orch.as_mut().expect("created above");
+        orch.opts = Options {
+            tap: None,
+            ..opts.clone()
+        };
+        if let Some(session) = orch.session.as_mut() {
+            session.set_request_timeout(opts.timeout);
+        }
+        let mut bundle = orch.execute(request).await;
+        if let Some(serde_json::Value::Object(timing)) = bundle.meta.timing.as_mut() {
+            // Volatile and outside the hash domain, like the rest of meta.timing: which
+            // snapshot of the workspace this answer saw, and what was synced before it.
+            timing.insert(
+                "daemon".into(),
+                json!({
+                    "contentDigest": format!("sha256:{}", engine.snapshot.digest()),
+                    "pythonFiles": engine.snapshot.len(),
+                    "synced": {
+                        "created": synced.created,
+                        "changed": synced.changed,
+                        "deleted": synced.deleted,
+                    },
+                }),
+            );
+        }
+        if bundle.error.is_some() {
+            return Ok(Err(bundle));
+        }
+        let jcs = bundle.to_jcs();
+        let cacheable = self.memo
+            && bundle.meta.complete
+            && bundle.meta.timing.is_none()
+            && !matches!(request.op, Op::Check { .. });
+        if cacheable {
+            if engine.memo.len() >= MEMO_CAP {
+                engine.memo.clear();
+            }
+            engine.memo.insert(memo_key, jcs.clone());
+        }
+        Ok(Ok(jcs))
+    }
+
+    async fn status(&self) -> serde_json::Value {
+        let engine = self.engine.lock().await;
+        let session = engine.orch.as_ref().and_then(|o| o.session.as_ref());
+        let server_pid = match session {
+            Some(s) if !s.is_closed() => s.server_pid().await,
+            _ => None,
+        };
+        let server = engine.orch.as_ref().and_then(|o| o.server_id());
+        let open: Vec<String> = session
+            .map(|s| {
+                s.open_documents()
+                    .iter()
+                    .map(|u| {
+                        crate::workspace::uri_to_path(u)
+                            .and_then(|p| self.ws.relative(&p))
+                            .unwrap_or_else(|| u.clone())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        json!({
+            "running": true,
+            "pid": std::process::id(),
+            "build": self.build,
+            "workspace": self.ws.root.display().to_string(),
+            "socket": self.paths.sock.display().to_string(),
+            "uptimeSecs": self.started.elapsed().as_secs(),
+            "idleTimeoutSecs": self.idle.as_secs(),
+            "requests": self.requests.get(),
+            "memo": self.memo,
+            "memoEntries": engine.memo.len(),
+            "pythonFiles": engine.snapshot.len(),
+            "rssKiB": super::rss_kib(std::process::id()),
+            "serverName": server.as_ref().map(|s| s.name.clone()),
+            "serverVersion": server.and_then(|s| s.version),
+            "serverPid": server_pid,
+            "serverRssKiB": server_pid.and_then(super::rss_kib),
+            "openDocuments": open,
+        })
+    }
+}
