@@ -52,12 +52,28 @@ pub fn answer(cli: &Cli, opts: &Options, request: &Request) -> Option<ExitCode> 
         Ok(None) => {}
         Err(_) => return None,
     }
+    install_on_first_need(&ws, opts);
     match run_remote(&ws, opts) {
         Ok(reply) => Some(print_reply(reply, cli.global.json, &ws)),
         Err(e) => {
             eprintln!("lanser: daemon unavailable ({e}); answering in-process");
             None
         }
+    }
+}
+
+/// Install the configured server here, when it is missing, so that the install's progress
+/// line reaches this terminal rather than the daemon's log. Failures are left to whoever
+/// answers (the daemon, or this process if it cannot), which report them properly.
+fn install_on_first_need(ws: &Workspace, opts: &Options) {
+    if !opts.install {
+        return;
+    }
+    let Ok(config) = crate::config::Config::load(&ws.root) else {
+        return;
+    };
+    if let Ok(def) = config.select(opts.server.as_deref()) {
+        let _ = crate::servers::resolve(&ws.root, opts.server_cmd.as_deref(), def, true);
     }
 }
 
