@@ -61,6 +61,24 @@ pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
+/// `git apply` a unified diff (from stdin) in `dir`; whether it applied.
+pub fn git_apply(dir: &Path, diff: &str) -> bool {
+    use std::io::Write;
+    let mut child = Command::new("git")
+        .args(["apply", "-"])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(diff.as_bytes())
+        .unwrap();
+    child.wait().unwrap().success()
+}
+
 fn rename_args<'a>(ws: &'a str, sel: &'a str, new: &'a str) -> Vec<&'a str> {
     vec!["rename", sel, new, "--workspace", ws]
 }
@@ -96,23 +114,7 @@ fn preview_diff_is_exactly_what_apply_writes() {
 
     // git applies the preview diff to a second clean copy: the reference result.
     let (_t2, other) = repo_copy("srcpkg");
-    let mut child = Command::new("git")
-        .args(["apply", "-"])
-        .current_dir(&other)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(diff.as_bytes())
-        .unwrap();
-    assert!(
-        child.wait().unwrap().success(),
-        "the preview is a valid patch"
-    );
+    assert!(git_apply(&other, &diff), "the preview is a valid patch");
 
     let applied = run(&[
         &rename_args(&w, &sel, "to_unit")[..],

@@ -4,7 +4,7 @@
 //! diagnostics for the workspace are unchanged, Python still imports and runs the package, the
 //! preview diff is what apply writes (reproduced by `git apply`), and refusals write nothing.
 
-use crate::mutations::{git, repo_copy, snapshot};
+use crate::mutations::{git, git_apply, repo_copy, snapshot};
 use crate::support::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -112,20 +112,7 @@ fn check_move(
 
     // The preview diff, through `git apply` on a second clean copy.
     let (_t2, other) = workspace();
-    let mut child = Command::new("git")
-        .args(["apply", "-"])
-        .current_dir(&other)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(diff.as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success(), "a valid patch:\n{diff}");
+    assert!(git_apply(&other, &diff), "a valid patch:\n{diff}");
 
     let o = run(&[
         "rename-file",

@@ -1,26 +1,10 @@
 //! The process reward measured by real Pyright on speculative (in-memory) edits, with the disk
 //! untouched, and recomputed offline from the recorded bundles.
 
+use crate::mutations::repo_copy;
 use crate::support::*;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
-
-fn git_copy(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = tmp.path().join(name);
-    copy_tree(&fixture(name), &ws);
-    for args in [&["init", "-q"][..], &["add", "-A"], &["commit", "-qm", "f"]] {
-        let o = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-            .args(args)
-            .current_dir(&ws)
-            .output()
-            .unwrap();
-        assert!(o.status.success());
-    }
-    (tmp, ws)
-}
 
 fn hashes(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let ws = lanser::workspace::Workspace {
@@ -44,7 +28,7 @@ fn errors_and_warnings(ws: &Path, rel: &str) -> u64 {
 
 #[test]
 fn rename_previews_score_fixes_up_and_breakage_down_without_touching_disk() {
-    let (_t, ws) = git_copy("srcpkg");
+    let (_t, ws) = repo_copy("srcpkg");
     let w = ws.to_string_lossy().into_owned();
     let before = hashes(&ws);
     let d_broken = errors_and_warnings(&ws, "src/shapes/broken.py");
