@@ -211,6 +211,7 @@ impl Orchestrator {
                 "serverStartMs": self.start_ms,
             }));
         }
+        bundle.record_doc_versions(&self.ws.root);
         bundle.seal();
         bundle
     }

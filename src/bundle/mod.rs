@@ -13,6 +13,8 @@ use crate::selector::PositionSpec;
 use crate::text::Encoding;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::path::{Component, Path};
 
 pub const BUNDLE_VERSION: &str = "1.2";
 pub const HASH_ALGO: &str = "sha256-jcs-v1";
@@ -120,6 +122,13 @@ pub struct Meta {
     pub cursor: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Value>,
+    /// The `docVersion` (sha256 of the bytes on disk when the answer was assembled) of every
+    /// workspace file the bundle names, keyed by its workspace-relative path: the text the
+    /// facts describe. A daemon brings its server in line with disk before answering, so these
+    /// are also the versions its server saw. Speculative layers (`check --patch`, previews)
+    /// are on top of these and described by `edits`.
+    #[serde(default, rename = "docVersions")]
+    pub doc_versions: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -157,6 +166,7 @@ impl Meta {
             truncated: false,
             cursor: None,
             timing: None,
+            doc_versions: BTreeMap::new(),
         }
     }
 }
@@ -179,6 +189,26 @@ impl Bundle {
         self.bundle_id = bundle_id(self);
     }
 
+    /// Fill `meta.docVersions` from the files under `root` that the bundle names.
+    pub fn record_doc_versions(&mut self, root: &Path) {
+        let mut paths = std::collections::BTreeSet::new();
+        if let Some(r) = &self.resolution {
+            paths.insert(r.resolved.path.clone());
+        }
+        named_paths(&self.facts, &mut paths);
+        if let Some(we) = &self.edits.workspace_edit {
+            named_paths(we, &mut paths);
+        }
+        self.meta.doc_versions = paths
+            .into_iter()
+            .filter(|p| is_workspace_relative(p))
+            .filter_map(|p| {
+                let bytes = std::fs::read(root.join(&p)).ok()?;
+                Some((p, crate::digest::sha256_tagged(&bytes)))
+            })
+            .collect();
+    }
+
     /// One-line JCS.
     pub fn to_jcs(&self) -> String {
         serde_jcs::to_string(self).expect("bundles serialize")
@@ -196,6 +226,34 @@ pub fn bundle_id(bundle: &Bundle) -> String {
     }
     let bytes = serde_jcs::to_vec(&v).expect("values canonicalize");
     crate::digest::sha256_tagged(&bytes)
+}
+
+/// Every string under a `"path"` key.
+fn named_paths(v: &Value, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, item) in m {
+                match (k.as_str(), item) {
+                    ("path", Value::String(p)) => {
+                        out.insert(p.clone());
+                    }
+                    _ => named_paths(item, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| named_paths(i, out)),
+        _ => {}
+    }
+}
+
+/// A bundle path that names a file under the root (not `typeshed://`, `site-packages://`,
+/// `file://`, absolute or escaping with `..`).
+fn is_workspace_relative(p: &str) -> bool {
+    !p.is_empty()
+        && !p.contains("://")
+        && Path::new(p)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
 fn remove_dotted(m: &mut Map<String, Value>, path: &str) {

@@ -40,6 +40,34 @@ fn def_json_is_byte_identical_across_processes_and_ids_recompute() {
     full["bundleId"] = id.into();
     assert_eq!(serde_jcs::to_string(&full).unwrap() + "\n", stdout(&a));
 
+    // meta.docVersions: the sha256 of every workspace file the bundle names, read here.
+    let v = bundle(&a);
+    let versions = v["meta"]["docVersions"].as_object().unwrap();
+    let mut named: Vec<&str> = v["facts"]["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .chain([v["resolution"]["resolved"]["path"].as_str().unwrap()])
+        .collect();
+    named.sort();
+    named.dedup();
+    assert_eq!(
+        versions.keys().map(String::as_str).collect::<Vec<_>>(),
+        named
+    );
+    for (path, dv) in versions {
+        let hex: String = Sha256::digest(std::fs::read(fixture("srcpkg").join(path)).unwrap())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(dv, &format!("sha256:{hex}"), "{path}");
+    }
+    assert_eq!(
+        v["resolution"]["resolved"]["docVersion"],
+        versions["tests/test_geometry.py"]
+    );
+
     // --timing adds volatile data outside the hash domain.
     let t = run(&[&args[..], &["--timing"]].concat());
     let t = bundle(&t);

@@ -166,6 +166,22 @@ fn an_edit_on_disk_is_seen_by_the_next_answer() {
         .as_str()
         .unwrap()
         .starts_with("sha256:"));
+    // The bundle names the docVersion of the edited text it describes (inside the hash domain).
+    let dv = |path: &std::path::Path| {
+        use sha2::{Digest, Sha256};
+        let hex: String = Sha256::digest(std::fs::read(path).unwrap())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        format!("sha256:{hex}")
+    };
+    let versions = &bundle(&edited)["meta"]["docVersions"];
+    assert_eq!(versions["inventory/store.py"], dv(&store));
+    assert_eq!(versions["cli.py"], dv(&w.ws.join("cli.py")));
+    assert_ne!(
+        bundle(&w.ok(&q))["meta"]["docVersions"]["inventory/store.py"],
+        serde_json::Value::Null
+    );
     let cli = w.ws.join("cli.py");
     let text = std::fs::read_to_string(&cli).unwrap();
     std::fs::write(&cli, format!("# header\n{text}")).unwrap();
