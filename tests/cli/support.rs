@@ -151,7 +151,9 @@ fn run_traced(args: &[&str]) -> Output {
 }
 
 /// A temp dir for the trace when `args` is a server-backed command that writes nothing and
-/// runs the pinned server (fault tests bring their own servers; applies are not re-run).
+/// runs the pinned server or tests/fake_lsp.py (its faults — a crash, a hang, a malformed
+/// frame — replay from the trace's `eof` record and timeouts); other swapped-in servers and
+/// applies are not re-run.
 fn replayable(args: &[&str]) -> Option<tempfile::TempDir> {
     const COMMANDS: &[&str] = &[
         "def",
@@ -180,8 +182,17 @@ fn replayable(args: &[&str]) -> Option<tempfile::TempDir> {
         "--help",
         "-h",
     ];
+    // The fake server replays like the real one; any other --server-cmd (a missing program)
+    // may never start, while the replay's peer always does.
+    let swapped = |i: usize, a: &&str| {
+        writes_or_swaps.contains(a)
+            && !(*a == "--server-cmd"
+                && args
+                    .get(i + 1)
+                    .is_some_and(|v| v.contains("tests/fake_lsp.py")))
+    };
     let ok = args.first().is_some_and(|c| COMMANDS.contains(c))
-        && !args.iter().any(|a| writes_or_swaps.contains(a));
+        && !args.iter().enumerate().any(|(i, a)| swapped(i, a));
     ok.then(|| tempfile::tempdir().expect("temp dir"))
 }
 
