@@ -81,7 +81,8 @@ pub fn lanser() -> Command {
 }
 
 /// Run lanser; every bundle it prints is validated against schemas/bundle.schema.json. Every
-/// run of a read-only or preview command that talks to the real server is also recorded with
+/// run of a read-only or preview command that talks to the real server (or to
+/// tests/fake_lsp.py: its crash, hang and garbage faults replay too) is also recorded with
 /// `--trace-file` and replayed with `trace replay --verify` with no server to be had: the replay must exit the same way and, for `--json` runs, print the same
 /// bundles (issue 6: every integration test's trace replays offline). A command line that
 /// clap rejects runs nothing and leaves no trace.
