@@ -3,6 +3,7 @@
 use crate::commands::mutate::MutationArgs;
 use crate::commands::Op;
 use crate::error::{LanserError, Result};
+use crate::inputs::Inputs;
 use crate::orchestrator::{Options, Request, DEFAULT_PAGE_SIZE};
 use crate::reward::Weights;
 use crate::text::Encoding;
@@ -92,8 +93,11 @@ pub struct Global {
 }
 
 /// D_t recorded in a previous bundle (`processReward.inputs.d_now`).
-fn prev_d(path: &std::path::Path) -> Result<u64> {
-    let text = std::fs::read_to_string(path)
+fn prev_d(path: &std::path::Path, inputs: &Inputs) -> Result<u64> {
+    let text = inputs
+        .read_to_string("--prev-bundle", &path.to_string_lossy(), || {
+            std::fs::read(path)
+        })
         .map_err(|e| LanserError::not_found(format!("--prev-bundle {}: {e}", path.display())))?;
     let v: serde_json::Value = serde_json::from_str(text.trim()).map_err(|e| {
         LanserError::usage(format!(
@@ -352,6 +356,16 @@ impl MutationFlags {
 
 impl Global {
     pub fn options(&self) -> Result<Options> {
+        // A traced run records what it reads from the files its flags name.
+        let inputs = match self.trace_file {
+            Some(_) => Inputs::logged(),
+            None => Inputs::disk(),
+        };
+        self.options_with(inputs)
+    }
+
+    /// [`Global::options`], reading the files named on the command line through `inputs`.
+    pub fn options_with(&self, inputs: Inputs) -> Result<Options> {
         if !(self.timeout.is_finite() && self.timeout > 0.0) {
             return Err(LanserError::usage(format!(
                 "--timeout must be a positive number of seconds, not {}",
@@ -380,9 +394,10 @@ impl Global {
             page_size: self.page_size,
             reward_weights: Weights::parse(&self.reward_weights)?,
             prev_d: match &self.prev_bundle {
-                Some(p) => Some(prev_d(p)?),
+                Some(p) => Some(prev_d(p, &inputs)?),
                 None => None,
             },
+            inputs,
             server: self.server.clone(),
             relocate: crate::relocate::Config {
                 tau: self.tau,

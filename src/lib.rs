@@ -13,6 +13,7 @@ pub mod digest;
 pub mod edits;
 pub mod env;
 pub mod error;
+pub mod inputs;
 pub mod lsp;
 pub mod orchestrator;
 pub mod relocate;

@@ -52,6 +52,8 @@ pub struct Options {
     pub reward_weights: Weights,
     /// D_{t-1} from `--prev-bundle`.
     pub prev_d: Option<u64>,
+    /// Where files named on the command line (`--patch`) are read from.
+    pub inputs: crate::inputs::Inputs,
     /// The configured server to run (`--server`); `None` is lanser.toml's default, else Pyright.
     pub server: Option<String>,
     /// `--tau` and `--pick best`.
@@ -76,6 +78,7 @@ impl Options {
             page_size: DEFAULT_PAGE_SIZE,
             reward_weights: Weights::default(),
             prev_d: None,
+            inputs: crate::inputs::Inputs::disk(),
             server: None,
             relocate: relocate::Config::default(),
         }

@@ -12,16 +12,21 @@ use crate::speculate;
 use serde_json::json;
 use std::io::Read;
 
+/// The patch text: from the file (or stdin), or at replay from the trace.
 fn read_patch(o: &Orchestrator, path: &str) -> Result<String> {
-    if path == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| LanserError::usage(format!("cannot read the patch from stdin: {e}")))?;
-        return Ok(s);
-    }
-    std::fs::read_to_string(o.opts.cwd.join(path))
-        .map_err(|e| LanserError::not_found(format!("patch {path}: {e}")))
+    let abs = o.opts.cwd.join(path);
+    let text = o.opts.inputs.read_to_string("--patch", path, || {
+        if path == "-" {
+            let mut bytes = Vec::new();
+            std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
+        } else {
+            std::fs::read(&abs)
+        }
+    });
+    text.map_err(|e| match path {
+        "-" => LanserError::usage(format!("cannot read the patch from stdin: {e}")),
+        _ => LanserError::not_found(format!("patch {path}: {e}")),
+    })
 }
 
 pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {

@@ -3,11 +3,17 @@
 //!
 //! Reading is tolerant: lines that are not headers are skipped, since servers print stray text
 //! to stdout. Every frame, in either direction, goes past an optional [`Tap`] (zed's `on_io`),
-//! the hook the trace recorder uses.
+//! the hook the trace recorder uses, and so does the end of the server's stdout
+//! ([`Tapped::End`]) with the stderr tail kept at that moment.
+//!
+//! When stdout ends, the reader waits (briefly) for stderr to end too, then freezes the stderr
+//! tail: a crash message quotes the server's last stderr line, and it must be the same line
+//! whichever of the two pipes lanser happened to read first (and the one the trace records).
 
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader,
 };
@@ -22,11 +28,33 @@ pub enum Dir {
     Recv,
 }
 
-/// Sees every raw frame body.
-pub type Tap = Arc<dyn Fn(Dir, &str) + Send + Sync>;
+/// What the [`Tap`] sees.
+pub enum Tapped<'a> {
+    /// A raw frame body.
+    Frame(Dir, &'a str),
+    /// The server's stdout ended: `error` is why when it was not a plain close, `stderr` the
+    /// tail of stderr lanser keeps (and quotes) from then on.
+    End {
+        error: Option<&'a FrameError>,
+        stderr: &'a [String],
+    },
+}
+
+/// Sees every raw frame body, and the end of the stream.
+pub type Tap = Arc<dyn Fn(Tapped<'_>) + Send + Sync>;
 
 /// How many stderr lines are kept for error messages.
 const STDERR_TAIL: usize = 20;
+/// How long, once stdout has closed, lanser waits for stderr to close before it freezes the
+/// stderr tail (a process that exits closes both at once).
+const STDERR_DRAIN: Duration = Duration::from_millis(500);
+
+/// The last lines of the server's stderr; frozen once stdout has ended.
+#[derive(Default)]
+pub struct StderrTail {
+    lines: VecDeque<String>,
+    frozen: bool,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum FrameError {
@@ -85,7 +113,7 @@ pub async fn write_frame<W: AsyncWrite + Unpin>(writer: &mut W, body: &str) -> s
 /// The running IO tasks of one server process.
 pub struct Transport {
     pub outgoing: mpsc::UnboundedSender<String>,
-    pub stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    pub stderr_tail: Arc<Mutex<StderrTail>>,
 }
 
 impl Transport {
@@ -114,7 +142,7 @@ impl Transport {
             let mut stdin = stdin;
             while let Some(body) = rx.recv().await {
                 if let Some(t) = &write_tap {
-                    t(Dir::Send, &body);
+                    t(Tapped::Frame(Dir::Send, &body));
                 }
                 if write_frame(&mut stdin, &body).await.is_err() {
                     break;
@@ -122,19 +150,26 @@ impl Transport {
             }
         });
 
-        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr_tail = Arc::new(Mutex::new(StderrTail::default()));
         let tail = stderr_tail.clone();
+        // Dropped when stderr ends.
+        let (stderr_open, stderr_ended) = tokio::sync::oneshot::channel::<()>();
         tokio::spawn(async move {
+            let _open = stderr_open;
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
-                if t.len() == STDERR_TAIL {
-                    t.pop_front();
+                if t.frozen {
+                    continue;
                 }
-                t.push_back(line);
+                if t.lines.len() == STDERR_TAIL {
+                    t.lines.pop_front();
+                }
+                t.lines.push_back(line);
             }
         });
 
+        let tail = stderr_tail.clone();
         tokio::spawn(async move {
             let mut reader = BufReader::new(stdout);
             loop {
@@ -142,7 +177,7 @@ impl Transport {
                     Ok(body) => {
                         let text = String::from_utf8_lossy(&body);
                         if let Some(t) = &tap {
-                            t(Dir::Recv, &text);
+                            t(Tapped::Frame(Dir::Recv, &text));
                         }
                         match serde_json::from_str::<Value>(&text) {
                             Ok(v) => on_message(Ok(v)),
@@ -151,6 +186,21 @@ impl Transport {
                         }
                     }
                     Err(e) => {
+                        if matches!(e, FrameError::Closed) {
+                            let _ = tokio::time::timeout(STDERR_DRAIN, stderr_ended).await;
+                        }
+                        let kept: Vec<String> = {
+                            let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                            t.frozen = true;
+                            t.lines.iter().cloned().collect()
+                        };
+                        if let Some(t) = &tap {
+                            let error = (!matches!(e, FrameError::Closed)).then_some(&e);
+                            t(Tapped::End {
+                                error,
+                                stderr: &kept,
+                            });
+                        }
                         on_message(Err(e));
                         break;
                     }
@@ -166,7 +216,7 @@ impl Transport {
 
     pub fn last_stderr(&self) -> Option<String> {
         let t = self.stderr_tail.lock().unwrap_or_else(|p| p.into_inner());
-        t.iter().rev().find(|l| !l.trim().is_empty()).cloned()
+        t.lines.iter().rev().find(|l| !l.trim().is_empty()).cloned()
     }
 }
 

@@ -12,7 +12,7 @@ pub mod facts;
 
 use crate::bundle::{Bundle, ErrorObj};
 use crate::selector::PositionSpec;
-use crate::trace::{FileRec, Header, OpRec};
+use crate::trace::{EofRec, FileRec, Header, InputRec, OpRec};
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{json, Map, Value};
@@ -100,6 +100,20 @@ enum RpcTag {
 }
 
 #[derive(JsonSchema)]
+#[allow(dead_code)]
+enum InputTag {
+    #[serde(rename = "input")]
+    Input,
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+enum EofTag {
+    #[serde(rename = "eof")]
+    Eof,
+}
+
+#[derive(JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[allow(dead_code)]
 enum Dir {
@@ -128,6 +142,27 @@ struct RpcEvent {
     body: Value,
 }
 
+/// An `input` record: the content of a file the command line names (`--patch`,
+/// `--prev-bundle`), served to a replay instead of the file.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct InputEvent {
+    #[serde(rename = "type")]
+    kind: InputTag,
+    #[serde(flatten)]
+    rec: InputRec,
+}
+
+/// An `eof` record: the server's stdout ended here (among the `rpc` records, by `seq`).
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct EofEvent {
+    #[serde(rename = "type")]
+    kind: EofTag,
+    #[serde(flatten)]
+    rec: EofRec,
+}
+
 /// An `op` record: the request line and the bundle exactly as printed.
 #[derive(JsonSchema)]
 #[allow(dead_code)]
@@ -146,6 +181,8 @@ enum TraceEvent {
     Header(Header),
     File(FileEvent),
     Rpc(RpcEvent),
+    Input(InputEvent),
+    Eof(EofEvent),
     Op(OpEvent),
 }
 

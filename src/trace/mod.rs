@@ -10,8 +10,21 @@
 //!   configuration files): `path`, `digest`, and with `--trace-sources` the `content`;
 //! - `rpc`: every JSON-RPC frame, `{"type":"rpc","dir":"send"|"recv","seq":N,"body":…}`, with
 //!   the workspace root written as [`ROOT_TOKEN`] so a trace replays against a copy elsewhere;
+//! - `input`: one per read of a file the command line names (`check --patch FILE`,
+//!   `--prev-bundle FILE`; `-` is stdin): `arg`, `path` as given, and the `digest` and
+//!   `content` read, or the read's `error`. Replay serves these instead of reading the file, so a
+//!   replay after the file changed, or on another machine, sees what the run saw;
+//! - `eof`: the server's stdout ended (it exited, crashed, or sent a frame header lanser could
+//!   not parse), in frame order (`seq` shared with `rpc`): `error` says how when it was not a
+//!   plain close (`{"badLength": value}` or `{"other": text}`), and `stderr` holds the tail
+//!   of the server's stderr lanser kept at that moment (at most 20 lines, root tokenized) — a
+//!   crash message quotes its last non-blank line, so replay feeds it back before closing;
 //! - `op`: one per operation, in output order: `n` (1-based), `line` and `input` (the request
 //!   as a batch line and its line number), `memo` (served from the batch memo), and the `bundle` exactly as printed.
+//!
+//! `batch --in` is never re-read at replay: the `op` records hold every request line. Traces
+//! written before `input` and `eof` records existed replay as before (their inputs are read
+//! from disk; their server never closes its stream).
 //!
 //! Replay ([`replay`]) compares bundles without `meta.timing`, and client frames without
 //! `processId`, `clientInfo` and `pythonPath`: those are the volatile values.
@@ -97,6 +110,44 @@ pub struct Frame {
     pub body: Value,
 }
 
+/// An `input` record: what reading a file named on the command line gave.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct InputRec {
+    /// The flag that names the file (`--patch`, `--prev-bundle`).
+    pub arg: String,
+    /// The path as given (relative to the recorded `cwd`; `-` is stdin).
+    pub path: String,
+    /// sha256 of the bytes read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// The text read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Why the read failed (instead of `digest` and `content`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// How a server's stream ended, when it was not a plain close.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum EndError {
+    /// A frame header whose Content-Length did not parse: its value.
+    BadLength(String),
+    /// Anything else (a read error): its text. Replay cannot reproduce it.
+    Other(String),
+}
+
+/// An `eof` record: the server's stdout ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct EofRec {
+    pub seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<EndError>,
+    /// The stderr tail lanser kept (oldest first, root tokenized).
+    pub stderr: Vec<String>,
+}
+
 /// An `op` record.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OpRec {
@@ -148,6 +199,9 @@ pub struct Trace {
     pub files: Vec<FileRec>,
     pub frames: Vec<Frame>,
     pub ops: Vec<OpRec>,
+    pub inputs: Vec<InputRec>,
+    /// The `eof` record and how many `rpc` records came before it.
+    pub eof: Option<(usize, EofRec)>,
 }
 
 impl Trace {
@@ -160,6 +214,7 @@ impl Trace {
         let file = std::fs::File::open(path).map_err(io)?;
         let mut header = None;
         let (mut files, mut frames, mut ops) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut inputs, mut eof) = (Vec::new(), None);
         for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
             let line = line.map_err(io)?;
             if line.trim().is_empty() {
@@ -177,6 +232,14 @@ impl Trace {
                 }
                 "file" => files.push(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?),
                 "op" => ops.push(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?),
+                "input" => inputs.push(serde_json::from_value(v).map_err(|e| bad(e.to_string()))?),
+                "eof" => {
+                    if eof.is_some() {
+                        return Err(bad("a second eof record (a run has one server)".into()));
+                    }
+                    let rec = serde_json::from_value(v).map_err(|e| bad(e.to_string()))?;
+                    eof = Some((frames.len(), rec));
+                }
                 "rpc" => {
                     let send = match v.get("dir").and_then(Value::as_str) {
                         Some("send") => true,
@@ -196,6 +259,8 @@ impl Trace {
             files,
             frames,
             ops,
+            inputs,
+            eof,
         })
     }
 }

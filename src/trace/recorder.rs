@@ -1,12 +1,16 @@
-//! Writing a trace while lanser runs (`--trace-file`): the header and the snapshot's files
-//! first, then every JSON-RPC frame as the transport's [`Tap`] sees it, and each operation's
-//! bundle as it is printed.
+//! Writing a trace while lanser runs (`--trace-file`): the header, the snapshot's files and
+//! the inputs read so far first, then every JSON-RPC frame and the end of the server's stream
+//! as the transport's [`Tap`] sees them, every later input as it is read, and each
+//! operation's bundle as it is printed.
 
-use super::{snapshot_files, tokenize_root, workspace_digest, FileRec, Header, OpRec};
+use super::{
+    snapshot_files, tokenize_root, workspace_digest, EndError, EofRec, FileRec, Header, InputRec,
+    OpRec,
+};
 use crate::bundle::{Bundle, Environment};
 use crate::cli::{Cli, Global};
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::lsp::transport::{Dir, Tap};
+use crate::lsp::transport::{Dir, FrameError, Tap, Tapped};
 use crate::orchestrator::{Options, Orchestrator};
 use crate::workspace::Workspace;
 use serde_json::{json, Value};
@@ -135,17 +139,58 @@ impl Recorder {
         }
     }
 
-    /// The header of a run of this process over `orch`'s workspace.
+    /// The header of a run of this process over `orch`'s workspace, then the inputs it has
+    /// read; later inputs are recorded as they are read.
     pub async fn header_for(&self, orch: &mut Orchestrator, sources: bool) {
         let env = orch.environment().await;
         let argv = super::normalized_argv(std::env::args());
         self.header(argv, &orch.ws, &orch.opts.cwd, &env, sources);
+        let rec = self.clone();
+        let early = orch
+            .opts
+            .inputs
+            .attach(Arc::new(move |input: &InputRec| rec.input(input)));
+        for input in &early {
+            self.input(input);
+        }
     }
 
-    /// The tap that records every frame.
+    /// An `input` record.
+    pub fn input(&self, input: &InputRec) {
+        let mut v = serde_json::to_value(input).expect("inputs serialize");
+        v["type"] = json!("input");
+        self.write_line(&v.to_string());
+    }
+
+    /// The tap that records every frame and the end of the stream.
     pub fn tap(&self) -> Tap {
         let rec = self.clone();
-        Arc::new(move |dir: Dir, body: &str| rec.frame(dir, body))
+        Arc::new(move |event: Tapped<'_>| match event {
+            Tapped::Frame(dir, body) => rec.frame(dir, body),
+            Tapped::End { error, stderr } => rec.eof(error, stderr),
+        })
+    }
+
+    fn eof(&self, error: Option<&FrameError>, stderr: &[String]) {
+        let error = error.map(|e| match e {
+            FrameError::BadLength(v) => EndError::BadLength(v.clone()),
+            other => EndError::Other(other.to_string()),
+        });
+        let stderr = stderr
+            .iter()
+            .map(|l| tokenize_root(l, &self.root))
+            .collect();
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.seq += 1;
+        let rec = EofRec {
+            seq: st.seq,
+            error,
+            stderr,
+        };
+        let mut v = serde_json::to_value(&rec).expect("eof records serialize");
+        v["type"] = json!("eof");
+        drop(st);
+        self.write_line(&v.to_string());
     }
 
     fn frame(&self, dir: Dir, body: &str) {

@@ -10,8 +10,14 @@
 //! A frame the trace does not hold is a divergence: a request gets an error answer, and the
 //! replay reports E/REPLAY_MISMATCH naming the first field that differs from the recorded
 //! frame it resembles most.
+//!
+//! The trace's `eof` record is handed back in its place among the server frames: the peer
+//! writes the recorded stderr tail to the session's stderr, closes it, then ends the stream
+//! the way the server did (a plain close, or the unparsable header it sent), so the session
+//! sees the same end and quotes the same stderr line. Files named on the command line are
+//! served from the trace's `input` records ([`crate::inputs::Inputs::recorded`]).
 
-use super::{snapshot_files, untokenize_root, workspace_digest, OpRec, Trace};
+use super::{snapshot_files, untokenize_root, workspace_digest, EndError, EofRec, OpRec, Trace};
 use crate::bundle::{Bundle, Python};
 use crate::cli::{Cli, Command};
 use crate::commands::batch::{self, Answer, Source};
@@ -68,7 +74,9 @@ async fn replay_in(trace: &Trace, root: &Path) -> Result<Replay> {
         Command::Batch { jobs, .. } => *jobs,
         _ => 1,
     };
-    let mut opts = cli.global.options()?;
+    let mut opts = cli
+        .global
+        .options_with(crate::inputs::Inputs::recorded(&trace.inputs))?;
     opts.workspace = Some(root.to_path_buf());
     let recorded_cwd = Path::new(&h.cwd);
     opts.cwd = match recorded_cwd.strip_prefix(&h.root) {
@@ -87,15 +95,12 @@ async fn replay_in(trace: &Trace, root: &Path) -> Result<Replay> {
     let slot = Arc::new(Mutex::new(Some(peer)));
     let connect: Connect = Arc::new(move || {
         let (client, server) = tokio::io::duplex(1 << 16);
+        let (stderr_read, stderr_write) = tokio::io::duplex(1 << 16);
         if let Some(peer) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            tokio::spawn(peer.run(server));
+            tokio::spawn(peer.run(server, stderr_write));
         }
         let (read, write) = tokio::io::split(client);
-        let pipes: Pipes = (
-            Box::new(write),
-            Box::new(read),
-            Box::new(tokio::io::empty()),
-        );
+        let pipes: Pipes = (Box::new(write), Box::new(read), Box::new(stderr_read));
         pipes
     });
     let (server, python) = recorded_identity(trace);
@@ -233,10 +238,12 @@ struct Sent {
     norm: Value,
 }
 
-/// One frame the server sent in the recording.
+/// One frame the server sent in the recording, or the end of its stream.
 struct Received {
     /// Body with the root tokenized.
     text: String,
+    /// The `eof` record, instead of a frame.
+    end: Option<EofRec>,
     /// For a response: its id.
     response_id: Option<String>,
     /// How many recorded client frames came before it.
@@ -261,7 +268,16 @@ impl Peer {
     fn new(trace: &Trace, root: PathBuf, divergence: Arc<Mutex<Option<String>>>) -> Peer {
         let mut sent = Vec::new();
         let mut received = Vec::new();
-        for f in &trace.frames {
+        let end = |eof: &EofRec, sends_before| Received {
+            text: String::new(),
+            end: Some(eof.clone()),
+            response_id: None,
+            sends_before,
+        };
+        for (i, f) in trace.frames.iter().enumerate() {
+            if let Some((_, eof)) = trace.eof.as_ref().filter(|(at, _)| *at == i) {
+                received.push(end(eof, sent.len()));
+            }
             if f.send {
                 let (key, norm) = frame_key(&f.body);
                 sent.push(Sent {
@@ -280,10 +296,18 @@ impl Peer {
                 };
                 received.push(Received {
                     text: f.body.to_string(),
+                    end: None,
                     response_id,
                     sends_before: sent.len(),
                 });
             }
+        }
+        if let Some((_, eof)) = trace
+            .eof
+            .as_ref()
+            .filter(|(at, _)| *at >= trace.frames.len())
+        {
+            received.push(end(eof, sent.len()));
         }
         let mut unmatched: HashMap<String, VecDeque<usize>> = HashMap::new();
         for (i, s) in sent.iter().enumerate() {
@@ -303,10 +327,10 @@ impl Peer {
         }
     }
 
-    async fn run(mut self, stream: tokio::io::DuplexStream) {
+    async fn run(mut self, stream: tokio::io::DuplexStream, mut stderr: tokio::io::DuplexStream) {
         let (read, mut write) = tokio::io::split(stream);
         let mut reader = BufReader::new(read);
-        if self.pump(&mut write).await.is_err() {
+        if !matches!(self.pump(&mut write, &mut stderr).await, Ok(true)) {
             return;
         }
         while let Ok(body) = read_frame(&mut reader).await {
@@ -358,7 +382,7 @@ impl Peer {
                     }
                 },
             }
-            if self.pump(&mut write).await.is_err() {
+            if !matches!(self.pump(&mut write, &mut stderr).await, Ok(true)) {
                 return;
             }
         }
@@ -370,10 +394,19 @@ impl Peer {
     }
 
     /// Hand back every recorded server frame whose recorded predecessors have all been seen.
-    async fn pump<W: tokio::io::AsyncWrite + Unpin>(&mut self, w: &mut W) -> std::io::Result<()> {
+    /// `false` once the recorded stream has ended.
+    async fn pump<W, E>(&mut self, w: &mut W, stderr: &mut E) -> std::io::Result<bool>
+    where
+        W: tokio::io::AsyncWrite + Unpin,
+        E: tokio::io::AsyncWrite + Unpin,
+    {
         while let Some(r) = self.received.get(self.next) {
             if r.sends_before > self.all_matched_below {
                 break;
+            }
+            if let Some(eof) = &r.end {
+                self.end(eof, w, stderr).await?;
+                return Ok(false);
             }
             let text = untokenize_root(&r.text, &self.root);
             let body = match r.response_id.as_ref().and_then(|id| self.ids.get(id)) {
@@ -387,7 +420,31 @@ impl Peer {
             write_frame(w, &body).await?;
             self.next += 1;
         }
-        w.flush().await
+        w.flush().await?;
+        Ok(true)
+    }
+
+    /// End the stream as the recording did: the stderr tail first (closed, so the session
+    /// reads all of it before it sees stdout end), then stdout.
+    async fn end<W, E>(&self, eof: &EofRec, w: &mut W, stderr: &mut E) -> std::io::Result<()>
+    where
+        W: tokio::io::AsyncWrite + Unpin,
+        E: tokio::io::AsyncWrite + Unpin,
+    {
+        let mut tail = String::new();
+        for line in &eof.stderr {
+            tail.push_str(&untokenize_root(line, &self.root));
+            tail.push('\n');
+        }
+        stderr.write_all(tail.as_bytes()).await?;
+        stderr.shutdown().await?;
+        // A read error (EndError::Other) cannot be replayed: the stream just closes.
+        if let Some(EndError::BadLength(v)) = &eof.error {
+            w.write_all(format!("Content-Length: {v}\r\n\r\n").as_bytes())
+                .await?;
+        }
+        w.flush().await?;
+        w.shutdown().await
     }
 
     fn diverged(&self, method: Option<&str>, norm: &Value) {

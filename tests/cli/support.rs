@@ -81,7 +81,8 @@ pub fn lanser() -> Command {
 }
 
 /// Run lanser; every bundle it prints is validated against schemas/bundle.schema.json. Every
-/// run of a read-only or preview command that talks to the real server is also recorded with
+/// run of a read-only or preview command that talks to the real server (or to
+/// tests/fake_lsp.py: its crash, hang and garbage faults replay too) is also recorded with
 /// `--trace-file` and replayed with `trace replay --verify` with no server to be had: the replay must exit the same way and, for `--json` runs, print the same
 /// bundles (issue 6: every integration test's trace replays offline). A command line that
 /// clap rejects runs nothing and leaves no trace.
@@ -151,7 +152,9 @@ fn run_traced(args: &[&str]) -> Output {
 }
 
 /// A temp dir for the trace when `args` is a server-backed command that writes nothing and
-/// runs the pinned server (fault tests bring their own servers; applies are not re-run).
+/// runs the pinned server or tests/fake_lsp.py (its faults — a crash, a hang, a malformed
+/// frame — replay from the trace's `eof` record and timeouts); other swapped-in servers and
+/// applies are not re-run.
 fn replayable(args: &[&str]) -> Option<tempfile::TempDir> {
     const COMMANDS: &[&str] = &[
         "def",
@@ -180,8 +183,17 @@ fn replayable(args: &[&str]) -> Option<tempfile::TempDir> {
         "--help",
         "-h",
     ];
+    // The fake server replays like the real one; any other --server-cmd (a missing program)
+    // may never start, while the replay's peer always does.
+    let swapped = |i: usize, a: &&str| {
+        writes_or_swaps.contains(a)
+            && !(*a == "--server-cmd"
+                && args
+                    .get(i + 1)
+                    .is_some_and(|v| v.contains("tests/fake_lsp.py")))
+    };
     let ok = args.first().is_some_and(|c| COMMANDS.contains(c))
-        && !args.iter().any(|a| writes_or_swaps.contains(a));
+        && !args.iter().enumerate().any(|(i, a)| swapped(i, a));
     ok.then(|| tempfile::tempdir().expect("temp dir"))
 }
 

@@ -5,7 +5,7 @@
 use crate::support::*;
 use lanser::bundle::Bundle;
 use lanser::commands::Op;
-use lanser::lsp::transport::{Dir, Tap};
+use lanser::lsp::transport::{Dir, Tap, Tapped};
 use lanser::orchestrator::{Options, Orchestrator, Request};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -42,8 +42,8 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
     let ws = ws.as_path();
     let sent = Arc::new(Mutex::new(Vec::<String>::new()));
     let log = sent.clone();
-    let tap: Tap = Arc::new(move |dir, frame| {
-        if dir == Dir::Send {
+    let tap: Tap = Arc::new(move |event| {
+        if let Tapped::Frame(Dir::Send, frame) = event {
             log.lock().unwrap().push(frame.to_string());
         }
     });

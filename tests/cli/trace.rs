@@ -345,3 +345,246 @@ fn list_and_show_filter_operations() {
         "lanser: E/NOT_FOUND: the trace has no operation 9 (it has 4)\n"
     );
 }
+
+/// Write `lines` as a trace next to `dir` and replay it offline with --verify.
+fn replay_lines(home: &Path, dir: &Path, name: &str, lines: &[String]) -> Output {
+    let path = dir.join(name);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let p = path.to_string_lossy().into_owned();
+    offline(home, &["trace", "replay", "--trace-file", &p, "--verify"])
+}
+
+/// A server that crashes mid-run: the trace ends its stream with an `eof` record holding the
+/// stderr line the crash message quotes, and the replay reproduces the E/LS_CRASH bundle byte
+/// for byte; without that record, or with it earlier, the replay is a named mismatch.
+#[test]
+fn a_server_crash_replays_from_its_eof_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("empty-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let ws = fixture("srcpkg").to_string_lossy().into_owned();
+    let cmd = format!(
+        "python3 {} crash",
+        repo().join("tests/fake_lsp.py").display()
+    );
+    let trace = dir.path().join("crash.jsonl");
+    let rec = lanser()
+        .args(["def", "src/shapes/units.py@L13:convert", "--json"])
+        .args(["--workspace", &ws, "--server-cmd", &cmd, "--timeout", "5"])
+        .arg("--trace-file")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(rec.status.code(), Some(65), "{}", stderr(&rec));
+    let recs = records(&trace);
+    let eof: Vec<usize> = (0..recs.len())
+        .filter(|i| recs[*i]["type"] == "eof")
+        .collect();
+    assert_eq!(eof.len(), 1, "one eof record");
+    let at = eof[0];
+    assert_eq!(
+        recs[at]["stderr"],
+        serde_json::json!(["fake-lsp: simulated crash"])
+    );
+    assert!(recs[at].get("error").is_none(), "a plain close");
+    let last_recv = recs
+        .iter()
+        .rposition(|r| r["type"] == "rpc" && r["dir"] == "recv")
+        .unwrap();
+    assert!(at > last_recv, "the stream ends after the last frame");
+    assert!(recs[at]["seq"].as_u64() > recs[last_recv]["seq"].as_u64());
+
+    let ts = trace.to_string_lossy().into_owned();
+    let rep = offline(&home, &["trace", "replay", "--trace-file", &ts, "--verify"]);
+    assert_eq!(rep.status.code(), Some(65), "{}", stderr(&rep));
+    assert_eq!(rep.stdout, rec.stdout, "the same bytes");
+    assert!(
+        stdout(&rep).contains("exited during textDocument/definition: fake-lsp: simulated crash")
+    );
+
+    let lines: Vec<String> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    // Removed: the replayed server never answers, so the request times out instead.
+    let mut removed = lines.clone();
+    removed.remove(at);
+    let o = replay_lines(&home, dir.path(), "removed.jsonl", &removed);
+    assert_eq!(o.status.code(), Some(76), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "op 1 (def): error.code is \"E/LS_CRASH\" in the trace, \"E/LS_TIMEOUT\" in the replay"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    // Moved before the initialize answer: the session ends during the handshake.
+    let first_recv = (0..lines.len())
+        .find(|i| lines[*i].contains("\"dir\":\"recv\""))
+        .unwrap();
+    let mut moved = removed.clone();
+    moved.insert(first_recv, lines[at].clone());
+    let o = replay_lines(&home, dir.path(), "moved.jsonl", &moved);
+    assert_eq!(o.status.code(), Some(76), "{}", stderr(&o));
+    assert!(stderr(&o).contains("op 1 (def): "), "{}", stderr(&o));
+    // A different stderr tail is a different crash message.
+    let mut other = lines.clone();
+    other[at] = other[at].replace("simulated crash", "another crash");
+    let o = replay_lines(&home, dir.path(), "other.jsonl", &other);
+    assert_eq!(o.status.code(), Some(76), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("op 1 (def): error.message is"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `check --patch P` and `--prev-bundle B` record what they read: a replay after P and B
+/// changed or are gone gives the recorded bytes; a trace without those records (as written
+/// before them) reads the disk again, and so differs.
+#[test]
+fn files_named_on_the_command_line_replay_from_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("empty-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let ws = fixture("srcpkg");
+    let w = ws.to_string_lossy().into_owned();
+    let rel = "src/shapes/intl.py";
+    let line = line_with(&ws, rel, "result = convert(total,");
+    let old = read(&ws, rel)
+        .split('\n')
+        .nth(line as usize - 1)
+        .unwrap()
+        .to_string();
+    let new = old.replace("convert(total,", "convert(str(total),");
+    let patch = format!("--- a/{rel}\n+++ b/{rel}\n@@ -{line},1 +{line},1 @@\n-{old}\n+{new}\n");
+    let pf = dir.path().join("p.diff");
+    std::fs::write(&pf, &patch).unwrap();
+
+    // --patch given relative to the recording's current directory.
+    let trace = dir.path().join("check.jsonl");
+    let rec = lanser()
+        .current_dir(dir.path())
+        .args(["check", "--patch", "p.diff", "--json", "--workspace", &w])
+        .arg("--trace-file")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(rec.status.success(), "{}", stderr(&rec));
+    let inputs: Vec<Value> = records(&trace)
+        .into_iter()
+        .filter(|r| r["type"] == "input")
+        .collect();
+    assert_eq!(inputs.len(), 1, "{inputs:?}");
+    assert_eq!(inputs[0]["arg"], "--patch");
+    assert_eq!(inputs[0]["path"], "p.diff");
+    assert_eq!(inputs[0]["content"], patch.as_str());
+    assert!(inputs[0]["digest"].as_str().unwrap().starts_with("sha256:"));
+
+    let ts = trace.to_string_lossy().into_owned();
+    let replay = || offline(&home, &["trace", "replay", "--trace-file", &ts, "--verify"]);
+    // Changed (to a patch that no longer applies), then gone.
+    std::fs::write(&pf, "--- a/x.py\n+++ b/x.py\n@@ -1,1 +1,1 @@\n-a\n+b\n").unwrap();
+    let o = replay();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, rec.stdout);
+    std::fs::remove_file(&pf).unwrap();
+    let o = replay();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, rec.stdout);
+    // Without the input record the replay reads the (now missing) file, and differs.
+    let old_style: Vec<String> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("\"type\":\"input\""))
+        .map(str::to_string)
+        .collect();
+    let o = replay_lines(&home, dir.path(), "old-style.jsonl", &old_style);
+    assert_eq!(o.status.code(), Some(76), "{}", stderr(&o));
+
+    // --prev-bundle: D_{t-1} comes from the recorded bundle, not the file now.
+    let diag = lanser()
+        .args(["diag", "src/shapes/broken.py", "--json", "--workspace", &w])
+        .output()
+        .unwrap();
+    let prev = dir.path().join("prev.json");
+    std::fs::write(&prev, &diag.stdout).unwrap();
+    let hover_line = line_with(&ws, "src/shapes/broken.py", "convert(\"x\"");
+    let sel = format!("src/shapes/broken.py@L{hover_line}:convert");
+    let trace = dir.path().join("prev.jsonl");
+    let rec = lanser()
+        .args(["hover", &sel, "--json", "--workspace", &w, "--prev-bundle"])
+        .arg(&prev)
+        .arg("--trace-file")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(rec.status.success(), "{}", stderr(&rec));
+    assert_eq!(bundle(&rec)["processReward"]["inputs"]["d_prev"], 3);
+    let recs = records(&trace);
+    assert!(recs
+        .iter()
+        .any(|r| r["type"] == "input" && r["arg"] == "--prev-bundle"));
+    let mut b: Value = serde_json::from_slice(&diag.stdout).unwrap();
+    b["processReward"]["inputs"]["d_now"] = Value::from(99);
+    std::fs::write(&prev, b.to_string()).unwrap();
+    let ts = trace.to_string_lossy().into_owned();
+    let o = offline(&home, &["trace", "replay", "--trace-file", &ts, "--verify"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, rec.stdout);
+    std::fs::remove_file(&prev).unwrap();
+    let o = offline(&home, &["trace", "replay", "--trace-file", &ts, "--verify"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, rec.stdout);
+}
+
+/// A batch replays from its `op` records: neither the `--in` file nor a patch a `check` line
+/// names is read again.
+#[test]
+fn a_batch_replays_without_its_input_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("empty-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let ws = fixture("srcpkg");
+    let w = ws.to_string_lossy().into_owned();
+    let rel = "src/shapes/intl.py";
+    let line = line_with(&ws, rel, "result = convert(total,");
+    let old = read(&ws, rel)
+        .split('\n')
+        .nth(line as usize - 1)
+        .unwrap()
+        .to_string();
+    let new = old.replace("convert(total,", "convert(str(total),");
+    let pf = dir.path().join("p.diff");
+    std::fs::write(
+        &pf,
+        format!("--- a/{rel}\n+++ b/{rel}\n@@ -{line},1 +{line},1 @@\n-{old}\n+{new}\n"),
+    )
+    .unwrap();
+    let input = dir.path().join("in.jsonl");
+    let check = serde_json::json!({"cmd": "check", "args": {"patch": pf.to_string_lossy()}});
+    std::fs::write(
+        &input,
+        format!(
+            "{check}\n{{\"cmd\":\"def\",\"selector\":\"tests/test_geometry.py@L10:Circle\"}}\n"
+        ),
+    )
+    .unwrap();
+    let trace = dir.path().join("batch.jsonl");
+    let rec = lanser()
+        .args(["batch", "--out", "-", "--workspace", &w, "--in"])
+        .arg(&input)
+        .arg("--trace-file")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(rec.status.success(), "{}", stderr(&rec));
+    std::fs::remove_file(&input).unwrap();
+    std::fs::remove_file(&pf).unwrap();
+    let ts = trace.to_string_lossy().into_owned();
+    let o = offline(&home, &["trace", "replay", "--trace-file", &ts, "--verify"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, rec.stdout);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
+}
