@@ -65,7 +65,7 @@ pub fn answer(cli: &Cli, opts: &Options, request: &Request) -> Option<ExitCode> 
 /// Install the configured server here, when it is missing, so that the install's progress
 /// line reaches this terminal rather than the daemon's log. Failures are left to whoever
 /// answers (the daemon, or this process if it cannot), which report them properly.
-fn install_on_first_need(ws: &Workspace, opts: &Options) {
+pub(super) fn install_on_first_need(ws: &Workspace, opts: &Options) {
     if !opts.install {
         return;
     }
@@ -239,7 +239,7 @@ pub fn status(paths: &Paths) -> Result<serde_json::Value, DaemonError> {
 }
 
 /// Wait (bounded) until the daemon's pid file is gone or names a dead process.
-fn wait_gone(paths: &Paths) {
+pub(super) fn wait_gone(paths: &Paths) {
     let started = Instant::now();
     while paths.live_pid().is_some() && started.elapsed() < STOP_WAIT {
         std::thread::sleep(Duration::from_millis(20));

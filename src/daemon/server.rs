@@ -13,13 +13,14 @@
 use super::fresh::{self, Snapshot};
 use super::{FromDaemon, Paths, ToDaemon};
 use crate::cli::Cli;
+use crate::commands::batch::LineParser;
 use crate::commands::Op;
 use crate::error::{ErrorCode, LanserError};
 use crate::orchestrator::{Options, Orchestrator, Request};
 use crate::workspace::Workspace;
 use clap::Parser;
 use serde_json::json;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -59,6 +60,8 @@ struct Daemon {
     active: Cell<usize>,
     requests: Cell<u64>,
     engine: Mutex<Engine>,
+    /// Batch request lines are parsed with the CLI's definitions, built once.
+    parser: RefCell<LineParser>,
     stop: Notify,
 }
 
@@ -80,6 +83,7 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
         active: Cell::new(0),
         requests: Cell::new(0),
         engine: Mutex::new(Engine::default()),
+        parser: RefCell::new(LineParser::default()),
         stop: Notify::new(),
     });
     eprintln!(
@@ -192,6 +196,26 @@ impl Drop for StartLock {
     }
 }
 
+/// The CLI's parse of `argv` run in `cwd`, and its options.
+fn parse_argv(cwd: &std::path::Path, argv: &[String]) -> Result<(Cli, Options), LanserError> {
+    let mut cli = Cli::try_parse_from(argv)
+        .map_err(|e| LanserError::usage(e.to_string().lines().next().unwrap_or("").to_string()))?;
+    cli.global.prev_bundle = cli.global.prev_bundle.map(|p| cwd.join(p));
+    let mut opts = cli.global.options()?;
+    opts.cwd = cwd.to_path_buf();
+    Ok((cli, opts))
+}
+
+fn reply(answer: Result<String, LanserError>) -> FromDaemon {
+    match answer {
+        Ok(jcs) => FromDaemon::Bundle { jcs },
+        Err(e) => FromDaemon::Failed {
+            exit: e.code.exit_code(),
+            line: format!("lanser: {e}"),
+        },
+    }
+}
+
 /// Whether an error bundle failed at a stage the CLI reaches before starting a server
 /// (selector syntax, resolution, reading files, usage).
 fn failed_before_server(b: &crate::bundle::Bundle) -> bool {
@@ -243,33 +267,44 @@ impl Daemon {
                 cwd,
                 argv,
             } => {
-                if build != self.build || env != self.env {
-                    eprintln!("lanser daemon: replaced by build {build} (env {env})");
-                    self.stop.notify_one();
-                    return FromDaemon::Mismatch {
-                        build: self.build.clone(),
-                    };
+                if let Some(m) = self.mismatch(&build, &env) {
+                    return m;
                 }
-                self.requests.set(self.requests.get() + 1);
-                match self.run(cwd, argv).await {
-                    Ok(jcs) => FromDaemon::Bundle { jcs },
-                    Err(e) => FromDaemon::Failed {
-                        exit: e.code.exit_code(),
-                        line: format!("lanser: {e}"),
-                    },
+                reply(self.run(cwd, argv).await)
+            }
+            ToDaemon::Line {
+                build,
+                env,
+                cwd,
+                argv,
+                line_no,
+                line,
+            } => {
+                if let Some(m) = self.mismatch(&build, &env) {
+                    return m;
                 }
+                reply(self.line(cwd, argv, line_no, &line).await)
             }
         }
     }
 
+    /// A client of another build or environment: stop, and tell it so. Otherwise count the
+    /// request.
+    fn mismatch(&self, build: &str, env: &str) -> Option<FromDaemon> {
+        if build != self.build || env != self.env {
+            eprintln!("lanser daemon: replaced by build {build} (env {env})");
+            self.stop.notify_one();
+            return Some(FromDaemon::Mismatch {
+                build: self.build.clone(),
+            });
+        }
+        self.requests.set(self.requests.get() + 1);
+        None
+    }
+
     /// Parse the command line as the CLI did, then answer it on the warm orchestrator.
     async fn run(&self, cwd: PathBuf, argv: Vec<String>) -> Result<String, LanserError> {
-        let mut cli = Cli::try_parse_from(&argv).map_err(|e| {
-            LanserError::usage(e.to_string().lines().next().unwrap_or("").to_string())
-        })?;
-        cli.global.prev_bundle = cli.global.prev_bundle.map(|p| cwd.join(p));
-        let mut opts = cli.global.options()?;
-        opts.cwd = cwd.clone();
+        let (cli, opts) = parse_argv(&cwd, &argv)?;
         let request = cli
             .command
             .request()
@@ -277,10 +312,59 @@ impl Daemon {
         let memo_key = crate::digest::sha256_hex(
             format!("{argv:?}\0{}\0{:?}", cwd.display(), opts.prev_d).as_bytes(),
         );
+        self.answer(opts, &request, &memo_key).await
+    }
+
+    /// Line `line_no` of `lanser batch` (`argv`): parsed as the in-process batch parses it,
+    /// under the batch's global options, and answered like a command line.
+    async fn line(
+        &self,
+        cwd: PathBuf,
+        argv: Vec<String>,
+        line_no: usize,
+        text: &str,
+    ) -> Result<String, LanserError> {
+        let (cli, opts) = parse_argv(&cwd, &argv)?;
+        if !matches!(cli.command, crate::cli::Command::Batch { .. }) {
+            return Err(LanserError::usage("a request line outside a batch"));
+        }
+        let parsed = self.parser.borrow_mut().parse(text);
+        let request = match parsed {
+            Ok(r) if super::client::routable(&r.op) => r,
+            Ok(_) => return Err(LanserError::usage("not a request the daemon answers")),
+            Err((cmd, why)) => {
+                // Not a request: the same error bundle, from an orchestrator that starts
+                // nothing (it never reached a server).
+                let mut cold = Orchestrator::new(opts)?;
+                let b = crate::commands::batch::line_error(&mut cold, line_no, cmd, &why).await;
+                cold.close().await;
+                return Ok(b.to_jcs());
+            }
+        };
+        // Everything the bundle depends on: the global options (not --in/--out/--jobs), the
+        // working directory, --prev-bundle's D and the request.
+        let memo_key = crate::digest::sha256_hex(
+            format!(
+                "line\0{:?}\0{}\0{:?}\0{request:?}",
+                cli.global,
+                cwd.display(),
+                opts.prev_d
+            )
+            .as_bytes(),
+        );
+        self.answer(opts, &request, &memo_key).await
+    }
+
+    /// Answer `request` on the warm orchestrator: freshness, memo, a crashed server restarted
+    /// and the request retried once.
+    async fn answer(
+        &self,
+        opts: Options,
+        request: &Request,
+        memo_key: &str,
+    ) -> Result<String, LanserError> {
         let mut engine = self.engine.lock().await;
-        let first = self
-            .execute(&mut engine, &opts, &request, &memo_key)
-            .await?;
+        let first = self.execute(&mut engine, &opts, request, memo_key).await?;
         let crashed = first.as_ref().is_err_and(|b| {
             b.error
                 .as_ref()
@@ -295,8 +379,7 @@ impl Daemon {
                 o.close().await;
             }
             tokio::time::sleep(backoff).await;
-            self.execute(&mut engine, &opts, &request, &memo_key)
-                .await?
+            self.execute(&mut engine, &opts, request, memo_key).await?
         } else {
             first
         };
@@ -311,7 +394,7 @@ impl Daemon {
                 // an orchestrator of its own (starting nothing unless the command gets there).
                 drop(engine);
                 let mut cold = Orchestrator::new(opts)?;
-                let b = cold.execute(&request).await;
+                let b = cold.execute(request).await;
                 cold.close().await;
                 Ok(b.to_jcs())
             }
