@@ -12,6 +12,11 @@
 //! (single-flight); a repeat of a finished one is served from a memo keyed by the request and
 //! the workspace digest (the content hashes of the files the server reads), so an edit between
 //! lines is never answered from the memo.
+//!
+//! Unless `--no-daemon` or `--trace-file`, [`crate::daemon::batch`] answers the batch instead,
+//! through the workspace's warm daemon, which parses each line with the same [`LineParser`]
+//! and writes the same bytes through the same [`Output`]. [`run_lines`] is the in-process
+//! path: opted out, traced, or no daemon to be had.
 
 use crate::bundle::{Bundle, RequestEcho};
 use crate::cli::Cli;

@@ -5,7 +5,8 @@
 //! Mutations that write (`--apply` without `--dry-run`), `check --patch -` (stdin) and the
 //! commands that describe this process (`status`, `reload`) always run in-process: the
 //! journal, the workspace lock and crash recovery stay exactly as they are without a daemon,
-//! and the daemon notices the written files by content hash before its next answer.
+//! and the daemon notices the written files by content hash before its next answer. The same
+//! rule holds for the lines of a batch (`super::batch`).
 
 use super::{DaemonError, FromDaemon, Paths, ToDaemon};
 use crate::bundle::Bundle;

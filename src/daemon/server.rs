@@ -1,12 +1,15 @@
 //! The daemon process: listens on the workspace's socket, keeps one [`Orchestrator`] (and so
 //! one warm server) alive, and answers each connection's command line with the bundle the
-//! in-process CLI would print.
+//! in-process CLI would print — for a command line (`Run`), or for one request line of a
+//! `lanser batch` (`Line`: parsed with the batch's [`LineParser`] under the batch command
+//! line's global options, answered as the in-process batch writes it).
 //!
 //! Requests are serialized on the orchestrator (a server session answers one at a time); an
 //! identical request arriving while another runs waits and is then answered from the memo —
-//! bundles keyed by the command line, the working directory, `--prev-bundle`'s D and the
-//! workspace's content digest, dropped whenever the digest changes. A server that crashed is
-//! restarted with backoff and the request retried once. The daemon exits after its idle
+//! bundles keyed by the command line (for a batch line: the global options and the parsed
+//! request), the working directory, `--prev-bundle`'s D and the workspace's content digest,
+//! dropped whenever the digest changes. A server that crashed is restarted with backoff and
+//! the request retried once. The daemon exits after its idle
 //! timeout, on `stop`, or when a client of another build or environment asks (that client
 //! then starts a fresh one).
 
