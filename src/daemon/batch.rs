@@ -101,7 +101,7 @@ pub async fn run(cli: &Cli) -> Option<Result<u8>> {
         env: super::env_fingerprint(),
         cwd: opts.cwd.clone(),
         argv,
-        wait: (opts.timeout * 3 + Duration::from_secs(30)) * (*jobs).clamp(1, 64) as u32,
+        wait: (opts.timeout * 3 + Duration::from_secs(30)) * (*jobs).clamp(1, 8) as u32,
     };
     let (source, output) = match (Source::open(input), Output::open(out)) {
         (Err(e), _) | (_, Err(e)) => return Some(Err(e)),

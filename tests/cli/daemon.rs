@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The LANSER_HOME the suite's Pyright is installed in (what `lanser setup` used).
-fn real_home() -> PathBuf {
+pub(crate) fn real_home() -> PathBuf {
     if let Some(h) = std::env::var_os("LANSER_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(h);
     }

@@ -225,3 +225,70 @@ fn answers_stream_and_a_daemon_killed_mid_batch_loses_no_line() {
     let (cold, _) = batch(&w, &text, "1", false, &["--no-daemon"]);
     assert_eq!(got.concat(), String::from_utf8_lossy(&cold));
 }
+
+/// No daemon to be had (here: its socket path would be too long): said once on stderr, and the
+/// batch is answered in-process with the same bytes.
+#[test]
+fn an_unreachable_daemon_is_said_once_and_the_batch_runs_in_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h".repeat(100));
+    std::fs::create_dir_all(&home).unwrap();
+    std::os::unix::fs::symlink(
+        crate::daemon::real_home().join("pyright"),
+        home.join("pyright"),
+    )
+    .unwrap();
+    let ws = fixture("demo");
+    let text = "{\"cmd\":\"def\",\"selector\":\"cli.py@L17:add_item\"}\n{\"cmd\":\"fly\"}\n";
+    let run = |daemon: bool| {
+        let mut c = lanser();
+        if daemon {
+            c.env_remove("LANSER_NO_DAEMON");
+        }
+        let mut child = c
+            .env("LANSER_HOME", &home)
+            .args([
+                "batch",
+                "--in",
+                "-",
+                "--out",
+                "-",
+                "--jobs",
+                "2",
+                "--workspace",
+            ])
+            .arg(&ws)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let (warm, cold) = (run(true), run(false));
+    let err = stderr(&warm);
+    let mut lines = err.lines();
+    let first = lines.next().unwrap_or_default();
+    assert!(
+        first.starts_with("lanser: daemon unavailable (")
+            && first.ends_with("answering in-process"),
+        "{err}"
+    );
+    assert_eq!(lines.collect::<Vec<_>>().join("\n") + "\n", stderr(&cold));
+    assert_eq!(stdout(&warm), stdout(&cold));
+    assert_eq!(warm.status.code(), Some(2));
+    assert_eq!(cold.status.code(), Some(2));
+    assert!(
+        !home.join("daemon").read_dir().is_ok_and(|mut d| d.any(|e| e
+            .unwrap()
+            .path()
+            .join("sock")
+            .exists()))
+    );
+}
