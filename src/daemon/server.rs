@@ -315,7 +315,7 @@ impl Daemon {
         let memo_key = crate::digest::sha256_hex(
             format!("{argv:?}\0{}\0{:?}", cwd.display(), opts.prev_d).as_bytes(),
         );
-        self.answer(opts, &request, &memo_key).await
+        self.answer(opts, &request, &memo_key, true).await
     }
 
     /// Line `line_no` of `lanser batch` (`argv`): parsed as the in-process batch parses it,
@@ -336,11 +336,11 @@ impl Daemon {
             Ok(r) if super::client::routable(&r.op) => r,
             Ok(_) => return Err(LanserError::usage("not a request the daemon answers")),
             Err((cmd, why)) => {
-                // Not a request: the same error bundle, from an orchestrator that starts
-                // nothing (it never reached a server).
-                let mut cold = Orchestrator::new(opts)?;
-                let b = crate::commands::batch::line_error(&mut cold, line_no, cmd, &why).await;
-                cold.close().await;
+                // Not a request: the batch's error bundle (which names no server).
+                let mut engine = self.engine.lock().await;
+                self.prepare(&mut engine, &opts).await?;
+                let orch = engine.orch.as_mut().expect("prepared");
+                let b = crate::commands::batch::line_error(orch, line_no, cmd, &why).await;
                 return Ok(b.to_jcs());
             }
         };
@@ -355,16 +355,20 @@ impl Daemon {
             )
             .as_bytes(),
         );
-        self.answer(opts, &request, &memo_key).await
+        // A failure before the server is answered on the warm orchestrator, as the in-process
+        // batch answers it on its session.
+        self.answer(opts, &request, &memo_key, false).await
     }
 
     /// Answer `request` on the warm orchestrator: freshness, memo, a crashed server restarted
-    /// and the request retried once.
+    /// and the request retried once. With `cold_early_errors`, a failure before any server
+    /// would start is answered as a one-shot CLI answers it: by an orchestrator of its own.
     async fn answer(
         &self,
         opts: Options,
         request: &Request,
         memo_key: &str,
+        cold_early_errors: bool,
     ) -> Result<String, LanserError> {
         let mut engine = self.engine.lock().await;
         let first = self.execute(&mut engine, &opts, request, memo_key).await?;
@@ -391,7 +395,7 @@ impl Daemon {
                 engine.crashes = 0;
                 Ok(jcs)
             }
-            Err(b) if failed_before_server(&b) => {
+            Err(b) if cold_early_errors && failed_before_server(&b) => {
                 // The CLI would not have started a server for this failure, so its bundle has
                 // no server in `environment` and `capabilities`: answer it the same way, from
                 // an orchestrator of its own (starting nothing unless the command gets there).
@@ -413,44 +417,12 @@ impl Daemon {
         request: &Request,
         memo_key: &str,
     ) -> Result<Result<String, crate::bundle::Bundle>, LanserError> {
-        let key = format!("{:?}|{:?}|{}", opts.server_cmd, opts.server, opts.install);
-        let config = fresh::config_digest(&self.ws);
-        if engine.orch.is_some() && (engine.key != key || engine.config != config) {
-            if let Some(o) = engine.orch.take() {
-                o.close().await;
-            }
-        }
-        let mut synced = fresh::Changes::default();
-        if engine.orch.is_none() {
-            engine.snapshot = Snapshot::scan(&self.ws, &Snapshot::default());
-            engine.orch = Some(Orchestrator::new(opts.clone())?);
-            engine.key = key;
-            engine.config = config;
-            engine.memo.clear();
-        } else {
-            let next = Snapshot::scan(&self.ws, &engine.snapshot);
-            let changes = engine.snapshot.diff(&next);
-            if !changes.is_empty() {
-                if let Some(session) = engine.orch.as_ref().and_then(|o| o.session.as_ref()) {
-                    fresh::apply(session, &self.ws, &changes);
-                }
-                engine.memo.clear();
-            }
-            engine.snapshot = next;
-            synced = changes;
-        }
+        let synced = self.prepare(engine, opts).await?;
         let memo_key = format!("{memo_key}:{}", engine.snapshot.digest());
         if let Some(jcs) = engine.memo.get(&memo_key) {
             return Ok(Ok(jcs.clone()));
         }
-        let orch = engine.orch.as_mut().expect("created above");
-        orch.opts = Options {
-            tap: None,
-            ..opts.clone()
-        };
-        if let Some(session) = orch.session.as_mut() {
-            session.set_request_timeout(opts.timeout);
-        }
+        let orch = engine.orch.as_mut().expect("prepared");
         let mut bundle = orch.execute(request).await;
         if let Some(serde_json::Value::Object(timing)) = bundle.meta.timing.as_mut() {
             // Volatile and outside the hash domain, like the rest of meta.timing: which
@@ -483,6 +455,51 @@ impl Daemon {
             engine.memo.insert(memo_key, jcs.clone());
         }
         Ok(Ok(jcs))
+    }
+
+    /// Bring the engine in line with `opts` and the disk: a session for another server or
+    /// configuration is replaced, every file changed since the last answer is synced (and the
+    /// memo dropped), and the orchestrator takes `opts`. Returns what was synced.
+    async fn prepare(
+        &self,
+        engine: &mut Engine,
+        opts: &Options,
+    ) -> Result<fresh::Changes, LanserError> {
+        let key = format!("{:?}|{:?}|{}", opts.server_cmd, opts.server, opts.install);
+        let config = fresh::config_digest(&self.ws);
+        if engine.orch.is_some() && (engine.key != key || engine.config != config) {
+            if let Some(o) = engine.orch.take() {
+                o.close().await;
+            }
+        }
+        let mut synced = fresh::Changes::default();
+        if engine.orch.is_none() {
+            engine.snapshot = Snapshot::scan(&self.ws, &Snapshot::default());
+            engine.orch = Some(Orchestrator::new(opts.clone())?);
+            engine.key = key;
+            engine.config = config;
+            engine.memo.clear();
+        } else {
+            let next = Snapshot::scan(&self.ws, &engine.snapshot);
+            let changes = engine.snapshot.diff(&next);
+            if !changes.is_empty() {
+                if let Some(session) = engine.orch.as_ref().and_then(|o| o.session.as_ref()) {
+                    fresh::apply(session, &self.ws, &changes);
+                }
+                engine.memo.clear();
+            }
+            engine.snapshot = next;
+            synced = changes;
+        }
+        let orch = engine.orch.as_mut().expect("created above");
+        orch.opts = Options {
+            tap: None,
+            ..opts.clone()
+        };
+        if let Some(session) = orch.session.as_mut() {
+            session.set_request_timeout(opts.timeout);
+        }
+        Ok(synced)
     }
 
     async fn status(&self) -> serde_json::Value {
