@@ -8,7 +8,7 @@
 //! and the summary line on stderr do not depend on who answered.
 //!
 //! Some lines are answered here, in input order, by an orchestrator made when first needed:
-//! the ones the daemon does not take (writes: `--apply`; see [`client::routable`]), which also
+//! the ones the daemon does not take (writes: `--apply`; see [`client::routable_line`]), which also
 //! wait for every earlier line and hold back the later ones, since those must see what they
 //! wrote; a line the daemon declined; and every line once the daemon was lost (a failed
 //! connection or read). No line is lost or answered twice: each has exactly one slot, written
@@ -209,7 +209,7 @@ impl Batch {
     fn dispatch(&mut self, line: usize, text: String) -> Slot {
         // A line that is not a request is answered by the daemon too (its error bundle).
         let (here, holds) = match self.parser.parse(&text) {
-            Ok(r) if !client::routable(&r.op) => (true, r.op.changes_server_view()),
+            Ok(r) if !client::routable_line(&r.op) => (true, r.op.changes_server_view()),
             _ => (false, false),
         };
         if here || self.lost {

@@ -39,6 +39,16 @@ pub fn routable(op: &Op) -> bool {
     }
 }
 
+/// Whether a `lanser batch` line running `op` may be answered by the daemon: all but the
+/// writes [`routable`] keeps here. `locate`, `status` and `reload` go too: inside a batch they
+/// are answered on the session that answers the batch's other lines, as in-process.
+pub fn routable_line(op: &Op) -> bool {
+    match op {
+        Op::Locate { .. } | Op::Status | Op::Reload => true,
+        other => routable(other),
+    }
+}
+
 /// Answer `request` through the daemon; `None` means "answer in-process" (opted out, not
 /// routable, or the daemon could not be used — said on stderr in the last case).
 pub fn answer(cli: &Cli, opts: &Options, request: &Request) -> Option<ExitCode> {

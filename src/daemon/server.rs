@@ -333,7 +333,7 @@ impl Daemon {
         }
         let parsed = self.parser.borrow_mut().parse(text);
         let request = match parsed {
-            Ok(r) if super::client::routable(&r.op) => r,
+            Ok(r) if super::client::routable_line(&r.op) => r,
             Ok(_) => return Err(LanserError::usage("not a request the daemon answers")),
             Err((cmd, why)) => {
                 // Not a request: the batch's error bundle (which names no server).

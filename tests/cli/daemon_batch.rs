@@ -75,10 +75,13 @@ fn a_batch_through_the_daemon_gives_the_bytes_of_no_daemon() {
         r#"{"cmd":"locate","selector":"src/shapes/intl.py@R(12,1->12,20)","args":{"preview":true}}"#,
         r#"{"id":"again","cmd":"def","selector":"tests/test_geometry.py@L10:Circle"}"#,
         r#"{"cmd":"fly"}"#,
+        // Describe the session answering the batch (one already ran a request).
+        r#"{"cmd":"status"}"#,
+        r#"{"cmd":"reload"}"#,
     ];
     let text = lines.join("\n") + "\n";
-    // Every line but the blank one and `locate` (serverless, answered in-process) is sent.
-    let sent = lines.len() as u64 - 2;
+    // Every line but the blank one is sent (in a batch, `locate` too).
+    let sent = lines.len() as u64 - 1;
     for jobs in ["1", "4"] {
         for piped in [false, true] {
             let case = format!("--jobs {jobs}, piped {piped}");
@@ -111,18 +114,25 @@ fn a_batch_through_the_daemon_gives_the_bytes_of_no_daemon() {
             assert_eq!(bundles[4]["error"]["code"], "E/NOT_FOUND", "{case}");
         }
     }
-    // With --timing each answer says which snapshot of the workspace it saw: the daemon's
-    // answers do, the in-process one (locate) does not.
+    // With --timing the daemon's answers say which snapshot of the workspace they saw
+    // (in-process ones do not).
     let timed = [lines[0], lines[9]].join("\n");
-    let (bytes, o) = batch(&w, &timed, "2", false, &["--timing"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let b = parsed(&bytes);
-    assert!(b[0]["meta"]["timing"]["daemon"]["contentDigest"]
-        .as_str()
-        .unwrap()
-        .starts_with("sha256:"));
-    assert!(b[1]["meta"]["timing"].is_object());
-    assert!(b[1]["meta"]["timing"].get("daemon").is_none());
+    for (extra, daemon) in [
+        (&["--timing"][..], true),
+        (&["--timing", "--no-daemon"], false),
+    ] {
+        let (bytes, o) = batch(&w, &timed, "2", false, extra);
+        assert!(o.status.success(), "{}", stderr(&o));
+        for b in parsed(&bytes) {
+            assert!(b["meta"]["timing"]["totalMs"].is_number());
+            let digest = b["meta"]["timing"]["daemon"]["contentDigest"].as_str();
+            assert_eq!(
+                digest.is_some_and(|d| d.starts_with("sha256:")),
+                daemon,
+                "{b}"
+            );
+        }
+    }
 }
 
 #[test]
