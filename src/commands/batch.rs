@@ -433,7 +433,7 @@ async fn run_cli(cli: &Cli) -> Result<u8> {
     let crate::cli::Command::Batch { input, out, jobs } = &cli.command else {
         return Err(LanserError::internal("not a batch command"));
     };
-    // Through the workspace's warm daemon unless opted out or traced (DESIGN §9).
+    // Through the workspace's warm daemon unless opted out or traced.
     if let Some(answered) = crate::daemon::batch::run(cli).await {
         return answered;
     }
