@@ -558,8 +558,12 @@ impl Orchestrator {
     }
 
     /// An error bundle for a request that never became one (a malformed batch line).
+    /// It never reached a server, so (as in [`Orchestrator::execute`]) whether an earlier
+    /// request started one does not change it.
     pub async fn error_bundle(&mut self, request: RequestEcho, err: &LanserError) -> Bundle {
         let mut bundle = self.assemble(request, None).await;
+        bundle.environment.server = None;
+        bundle.capabilities = json!({});
         bundle.set_error(err);
         bundle.seal();
         bundle

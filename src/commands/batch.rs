@@ -12,6 +12,11 @@
 //! (single-flight); a repeat of a finished one is served from a memo keyed by the request and
 //! the workspace digest (the content hashes of the files the server reads), so an edit between
 //! lines is never answered from the memo.
+//!
+//! Unless `--no-daemon` or `--trace-file`, [`crate::daemon::batch`] answers the batch instead,
+//! through the workspace's warm daemon, which parses each line with the same [`LineParser`]
+//! and writes the same bytes through the same [`Output`]. [`run_lines`] is the in-process
+//! path: opted out, traced, or no daemon to be had.
 
 use crate::bundle::{Bundle, RequestEcho};
 use crate::cli::Cli;
@@ -201,7 +206,23 @@ pub enum Source {
 }
 
 impl Source {
-    async fn next(&mut self) -> Result<Option<String>> {
+    /// `--in`: a file, or `-` for stdin (read as it arrives).
+    pub fn open(input: &str) -> Result<Source> {
+        if input == "-" {
+            let stdin: Box<dyn AsyncBufRead + Unpin + Send> =
+                Box::new(tokio::io::BufReader::new(tokio::io::stdin()));
+            return Ok(Source::Reader(stdin.lines()));
+        }
+        let file = std::fs::File::open(input)
+            .map_err(|e| LanserError::not_found(format!("cannot read requests {input}: {e}")))?;
+        // A regular file: blocking reads are short.
+        Ok(Source::File(std::io::BufRead::lines(
+            std::io::BufReader::new(file),
+        )))
+    }
+
+    /// The next line; cancel-safe (a line is never half read).
+    pub async fn next(&mut self) -> Result<Option<String>> {
         match self {
             Source::Reader(lines) => lines
                 .next_line()
@@ -412,47 +433,22 @@ async fn run_cli(cli: &Cli) -> Result<u8> {
     let crate::cli::Command::Batch { input, out, jobs } = &cli.command else {
         return Err(LanserError::internal("not a batch command"));
     };
+    // Through the workspace's warm daemon unless opted out or traced.
+    if let Some(answered) = crate::daemon::batch::run(cli).await {
+        return answered;
+    }
     let mut opts = cli.global.options()?;
     let recorder = crate::trace::recorder::begin(&cli.global, &mut opts)?;
     let mut orch = Orchestrator::new(opts)?;
     if let Some(r) = &recorder {
         r.header_for(&mut orch, cli.global.trace_sources).await;
     }
-    let source = if input == "-" {
-        let stdin: Box<dyn AsyncBufRead + Unpin + Send> =
-            Box::new(tokio::io::BufReader::new(tokio::io::stdin()));
-        Source::Reader(stdin.lines())
-    } else {
-        let file = std::fs::File::open(input)
-            .map_err(|e| LanserError::not_found(format!("cannot read requests {input}: {e}")))?;
-        // A regular file: blocking reads are short.
-        Source::File(std::io::BufRead::lines(std::io::BufReader::new(file)))
-    };
-    let mut writer: Box<dyn std::io::Write> = if out == "-" {
-        Box::new(std::io::stdout())
-    } else {
-        let file = std::fs::File::create(out).map_err(|e| {
-            LanserError::new(
-                crate::error::ErrorCode::FsPermissions,
-                format!("cannot write bundles to {out}: {e}"),
-            )
-        })?;
-        Box::new(std::io::BufWriter::new(file))
-    };
-    let (mut failed, mut first) = (0usize, None::<String>);
+    let source = Source::open(input)?;
+    let mut output = Output::open(out)?;
     let outcome = run_lines(&mut orch, source, *jobs, |a| {
-        let mut line = a.bundle.to_jcs();
-        line.push('\n');
-        writer
-            .write_all(line.as_bytes())
-            .and_then(|_| writer.flush())
-            .map_err(|e| LanserError::internal(format!("writing bundles to {out}: {e}")))?;
+        output.write(a.line, &a.bundle.to_jcs(), &a.bundle)?;
         if let Some(r) = &recorder {
             r.op(a.line, &a.input, a.memo, &a.bundle);
-        }
-        if let Some(e) = &a.bundle.error {
-            failed += 1;
-            first.get_or_insert_with(|| format!("line {}: {}: {}", a.line, e.code, e.message));
         }
         Ok(())
     })
@@ -462,10 +458,76 @@ async fn run_cli(cli: &Cli) -> Result<u8> {
         r.finish()?;
     }
     let code = outcome?;
-    if let Some(first) = first {
-        eprintln!("lanser: {failed} request(s) failed; first at {first}");
-    }
+    output.report();
     Ok(code)
+}
+
+/// `--out` (a file, or `-` for stdout) and the tally of failed lines for the summary.
+pub struct Output {
+    writer: Box<dyn std::io::Write>,
+    out: String,
+    failed: usize,
+    first: Option<String>,
+}
+
+impl Output {
+    pub fn open(out: &str) -> Result<Output> {
+        let writer: Box<dyn std::io::Write> = if out == "-" {
+            Box::new(std::io::stdout())
+        } else {
+            let file = std::fs::File::create(out).map_err(|e| {
+                LanserError::new(
+                    crate::error::ErrorCode::FsPermissions,
+                    format!("cannot write bundles to {out}: {e}"),
+                )
+            })?;
+            Box::new(std::io::BufWriter::new(file))
+        };
+        Ok(Output {
+            writer,
+            out: out.to_string(),
+            failed: 0,
+            first: None,
+        })
+    }
+
+    /// Write line `line`'s bundle (`jcs`, the JCS of `bundle`) and flush it.
+    pub fn write(&mut self, line: usize, jcs: &str, bundle: &Bundle) -> Result<()> {
+        self.writer
+            .write_all(jcs.as_bytes())
+            .and_then(|_| self.writer.write_all(b"\n"))
+            .and_then(|_| self.writer.flush())
+            .map_err(|e| LanserError::internal(format!("writing bundles to {}: {e}", self.out)))?;
+        if let Some(e) = &bundle.error {
+            self.failed += 1;
+            self.first
+                .get_or_insert_with(|| format!("line {line}: {}: {}", e.code, e.message));
+        }
+        Ok(())
+    }
+
+    /// `lanser: N request(s) failed; first at line …` on stderr, when one did.
+    pub fn report(&self) {
+        if let Some(first) = &self.first {
+            eprintln!(
+                "lanser: {} request(s) failed; first at {first}",
+                self.failed
+            );
+        }
+    }
+}
+
+/// The error bundle of line `line` that is not a request (`cmd`: the command it named, if
+/// any): the bundle [`run_lines`] writes for it, for whoever else answers a batch line.
+pub async fn line_error(orch: &mut Orchestrator, line: usize, cmd: String, why: &str) -> Bundle {
+    let echo = RequestEcho {
+        cmd,
+        selector: None,
+        args: Map::new(),
+        index_io: orch.opts.index_io,
+    };
+    let err = LanserError::usage(format!("batch line {line}: {why}"));
+    orch.error_bundle(echo, &err).await
 }
 
 /// Answers that may be served again: successes and errors a retry would not change.

@@ -5,7 +5,8 @@
 //! Mutations that write (`--apply` without `--dry-run`), `check --patch -` (stdin) and the
 //! commands that describe this process (`status`, `reload`) always run in-process: the
 //! journal, the workspace lock and crash recovery stay exactly as they are without a daemon,
-//! and the daemon notices the written files by content hash before its next answer.
+//! and the daemon notices the written files by content hash before its next answer. The same
+//! rule holds for the lines of a batch (`super::batch`).
 
 use super::{DaemonError, FromDaemon, Paths, ToDaemon};
 use crate::bundle::Bundle;
@@ -38,6 +39,16 @@ pub fn routable(op: &Op) -> bool {
     }
 }
 
+/// Whether a `lanser batch` line running `op` may be answered by the daemon: all but the
+/// writes [`routable`] keeps here. `locate`, `status` and `reload` go too: inside a batch they
+/// are answered on the session that answers the batch's other lines, as in-process.
+pub fn routable_line(op: &Op) -> bool {
+    match op {
+        Op::Locate { .. } | Op::Status | Op::Reload => true,
+        other => routable(other),
+    }
+}
+
 /// Answer `request` through the daemon; `None` means "answer in-process" (opted out, not
 /// routable, or the daemon could not be used — said on stderr in the last case).
 pub fn answer(cli: &Cli, opts: &Options, request: &Request) -> Option<ExitCode> {
@@ -65,7 +76,7 @@ pub fn answer(cli: &Cli, opts: &Options, request: &Request) -> Option<ExitCode> 
 /// Install the configured server here, when it is missing, so that the install's progress
 /// line reaches this terminal rather than the daemon's log. Failures are left to whoever
 /// answers (the daemon, or this process if it cannot), which report them properly.
-fn install_on_first_need(ws: &Workspace, opts: &Options) {
+pub(super) fn install_on_first_need(ws: &Workspace, opts: &Options) {
     if !opts.install {
         return;
     }
@@ -239,7 +250,7 @@ pub fn status(paths: &Paths) -> Result<serde_json::Value, DaemonError> {
 }
 
 /// Wait (bounded) until the daemon's pid file is gone or names a dead process.
-fn wait_gone(paths: &Paths) {
+pub(super) fn wait_gone(paths: &Paths) {
     let started = Instant::now();
     while paths.live_pid().is_some() && started.elapsed() < STOP_WAIT {
         std::thread::sleep(Duration::from_millis(20));

@@ -5,6 +5,9 @@
 //! - `client`: what every CLI invocation does — find (or start) the workspace's daemon, send
 //!   the command line, print the bundle it answers. Any failure falls back to answering
 //!   in-process, so the daemon is an accelerator, never a new way to fail.
+//! - `batch`: `lanser batch` through the daemon — each request line is sent as it is read
+//!   (up to `--jobs` in flight) and the bundles written in input order; lines the daemon does
+//!   not answer (writes) and every line after the daemon is lost are answered in-process.
 //! - `server`: the daemon process (`lanser daemon serve`, started on demand).
 //! - `fresh`: bringing the server's view in line with disk before every answer.
 //!
@@ -14,6 +17,7 @@
 //!
 //! [`Orchestrator`]: crate::orchestrator::Orchestrator
 
+pub mod batch;
 pub mod client;
 pub mod fresh;
 pub mod server;
@@ -191,6 +195,16 @@ pub enum ToDaemon {
         env: String,
         cwd: PathBuf,
         argv: Vec<String>,
+    },
+    /// Answer request line `line_no` (1-based) of the batch command line `argv` (whose global
+    /// options apply to it), as `lanser batch` would write it.
+    Line {
+        build: String,
+        env: String,
+        cwd: PathBuf,
+        argv: Vec<String>,
+        line_no: usize,
+        line: String,
     },
     Status,
     Stop,

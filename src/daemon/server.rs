@@ -1,25 +1,29 @@
 //! The daemon process: listens on the workspace's socket, keeps one [`Orchestrator`] (and so
 //! one warm server) alive, and answers each connection's command line with the bundle the
-//! in-process CLI would print.
+//! in-process CLI would print — for a command line (`Run`), or for one request line of a
+//! `lanser batch` (`Line`: parsed with the batch's [`LineParser`] under the batch command
+//! line's global options, answered as the in-process batch writes it).
 //!
 //! Requests are serialized on the orchestrator (a server session answers one at a time); an
 //! identical request arriving while another runs waits and is then answered from the memo —
-//! bundles keyed by the command line, the working directory, `--prev-bundle`'s D and the
-//! workspace's content digest, dropped whenever the digest changes. A server that crashed is
-//! restarted with backoff and the request retried once. The daemon exits after its idle
+//! bundles keyed by the command line (for a batch line: the global options and the parsed
+//! request), the working directory, `--prev-bundle`'s D and the workspace's content digest,
+//! dropped whenever the digest changes. A server that crashed is restarted with backoff and
+//! the request retried once. The daemon exits after its idle
 //! timeout, on `stop`, or when a client of another build or environment asks (that client
 //! then starts a fresh one).
 
 use super::fresh::{self, Snapshot};
 use super::{FromDaemon, Paths, ToDaemon};
 use crate::cli::Cli;
+use crate::commands::batch::LineParser;
 use crate::commands::Op;
 use crate::error::{ErrorCode, LanserError};
 use crate::orchestrator::{Options, Orchestrator, Request};
 use crate::workspace::Workspace;
 use clap::Parser;
 use serde_json::json;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -59,6 +63,8 @@ struct Daemon {
     active: Cell<usize>,
     requests: Cell<u64>,
     engine: Mutex<Engine>,
+    /// Batch request lines are parsed with the CLI's definitions, built once.
+    parser: RefCell<LineParser>,
     stop: Notify,
 }
 
@@ -80,6 +86,7 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
         active: Cell::new(0),
         requests: Cell::new(0),
         engine: Mutex::new(Engine::default()),
+        parser: RefCell::new(LineParser::default()),
         stop: Notify::new(),
     });
     eprintln!(
@@ -192,6 +199,26 @@ impl Drop for StartLock {
     }
 }
 
+/// The CLI's parse of `argv` run in `cwd`, and its options.
+fn parse_argv(cwd: &std::path::Path, argv: &[String]) -> Result<(Cli, Options), LanserError> {
+    let mut cli = Cli::try_parse_from(argv)
+        .map_err(|e| LanserError::usage(e.to_string().lines().next().unwrap_or("").to_string()))?;
+    cli.global.prev_bundle = cli.global.prev_bundle.map(|p| cwd.join(p));
+    let mut opts = cli.global.options()?;
+    opts.cwd = cwd.to_path_buf();
+    Ok((cli, opts))
+}
+
+fn reply(answer: Result<String, LanserError>) -> FromDaemon {
+    match answer {
+        Ok(jcs) => FromDaemon::Bundle { jcs },
+        Err(e) => FromDaemon::Failed {
+            exit: e.code.exit_code(),
+            line: format!("lanser: {e}"),
+        },
+    }
+}
+
 /// Whether an error bundle failed at a stage the CLI reaches before starting a server
 /// (selector syntax, resolution, reading files, usage).
 fn failed_before_server(b: &crate::bundle::Bundle) -> bool {
@@ -243,33 +270,44 @@ impl Daemon {
                 cwd,
                 argv,
             } => {
-                if build != self.build || env != self.env {
-                    eprintln!("lanser daemon: replaced by build {build} (env {env})");
-                    self.stop.notify_one();
-                    return FromDaemon::Mismatch {
-                        build: self.build.clone(),
-                    };
+                if let Some(m) = self.mismatch(&build, &env) {
+                    return m;
                 }
-                self.requests.set(self.requests.get() + 1);
-                match self.run(cwd, argv).await {
-                    Ok(jcs) => FromDaemon::Bundle { jcs },
-                    Err(e) => FromDaemon::Failed {
-                        exit: e.code.exit_code(),
-                        line: format!("lanser: {e}"),
-                    },
+                reply(self.run(cwd, argv).await)
+            }
+            ToDaemon::Line {
+                build,
+                env,
+                cwd,
+                argv,
+                line_no,
+                line,
+            } => {
+                if let Some(m) = self.mismatch(&build, &env) {
+                    return m;
                 }
+                reply(self.line(cwd, argv, line_no, &line).await)
             }
         }
     }
 
+    /// A client of another build or environment: stop, and tell it so. Otherwise count the
+    /// request.
+    fn mismatch(&self, build: &str, env: &str) -> Option<FromDaemon> {
+        if build != self.build || env != self.env {
+            eprintln!("lanser daemon: replaced by build {build} (env {env})");
+            self.stop.notify_one();
+            return Some(FromDaemon::Mismatch {
+                build: self.build.clone(),
+            });
+        }
+        self.requests.set(self.requests.get() + 1);
+        None
+    }
+
     /// Parse the command line as the CLI did, then answer it on the warm orchestrator.
     async fn run(&self, cwd: PathBuf, argv: Vec<String>) -> Result<String, LanserError> {
-        let mut cli = Cli::try_parse_from(&argv).map_err(|e| {
-            LanserError::usage(e.to_string().lines().next().unwrap_or("").to_string())
-        })?;
-        cli.global.prev_bundle = cli.global.prev_bundle.map(|p| cwd.join(p));
-        let mut opts = cli.global.options()?;
-        opts.cwd = cwd.clone();
+        let (cli, opts) = parse_argv(&cwd, &argv)?;
         let request = cli
             .command
             .request()
@@ -277,10 +315,63 @@ impl Daemon {
         let memo_key = crate::digest::sha256_hex(
             format!("{argv:?}\0{}\0{:?}", cwd.display(), opts.prev_d).as_bytes(),
         );
+        self.answer(opts, &request, &memo_key, true).await
+    }
+
+    /// Line `line_no` of `lanser batch` (`argv`): parsed as the in-process batch parses it,
+    /// under the batch's global options, and answered like a command line.
+    async fn line(
+        &self,
+        cwd: PathBuf,
+        argv: Vec<String>,
+        line_no: usize,
+        text: &str,
+    ) -> Result<String, LanserError> {
+        let (cli, opts) = parse_argv(&cwd, &argv)?;
+        if !matches!(cli.command, crate::cli::Command::Batch { .. }) {
+            return Err(LanserError::usage("a request line outside a batch"));
+        }
+        let parsed = self.parser.borrow_mut().parse(text);
+        let request = match parsed {
+            Ok(r) if super::client::routable_line(&r.op) => r,
+            Ok(_) => return Err(LanserError::usage("not a request the daemon answers")),
+            Err((cmd, why)) => {
+                // Not a request: the batch's error bundle (which names no server).
+                let mut engine = self.engine.lock().await;
+                self.prepare(&mut engine, &opts).await?;
+                let orch = engine.orch.as_mut().expect("prepared");
+                let b = crate::commands::batch::line_error(orch, line_no, cmd, &why).await;
+                return Ok(b.to_jcs());
+            }
+        };
+        // Everything the bundle depends on: the global options (not --in/--out/--jobs), the
+        // working directory, --prev-bundle's D and the request.
+        let memo_key = crate::digest::sha256_hex(
+            format!(
+                "line\0{:?}\0{}\0{:?}\0{request:?}",
+                cli.global,
+                cwd.display(),
+                opts.prev_d
+            )
+            .as_bytes(),
+        );
+        // A failure before the server is answered on the warm orchestrator, as the in-process
+        // batch answers it on its session.
+        self.answer(opts, &request, &memo_key, false).await
+    }
+
+    /// Answer `request` on the warm orchestrator: freshness, memo, a crashed server restarted
+    /// and the request retried once. With `cold_early_errors`, a failure before any server
+    /// would start is answered as a one-shot CLI answers it: by an orchestrator of its own.
+    async fn answer(
+        &self,
+        opts: Options,
+        request: &Request,
+        memo_key: &str,
+        cold_early_errors: bool,
+    ) -> Result<String, LanserError> {
         let mut engine = self.engine.lock().await;
-        let first = self
-            .execute(&mut engine, &opts, &request, &memo_key)
-            .await?;
+        let first = self.execute(&mut engine, &opts, request, memo_key).await?;
         let crashed = first.as_ref().is_err_and(|b| {
             b.error
                 .as_ref()
@@ -295,8 +386,7 @@ impl Daemon {
                 o.close().await;
             }
             tokio::time::sleep(backoff).await;
-            self.execute(&mut engine, &opts, &request, &memo_key)
-                .await?
+            self.execute(&mut engine, &opts, request, memo_key).await?
         } else {
             first
         };
@@ -305,13 +395,13 @@ impl Daemon {
                 engine.crashes = 0;
                 Ok(jcs)
             }
-            Err(b) if failed_before_server(&b) => {
+            Err(b) if cold_early_errors && failed_before_server(&b) => {
                 // The CLI would not have started a server for this failure, so its bundle has
                 // no server in `environment` and `capabilities`: answer it the same way, from
                 // an orchestrator of its own (starting nothing unless the command gets there).
                 drop(engine);
                 let mut cold = Orchestrator::new(opts)?;
-                let b = cold.execute(&request).await;
+                let b = cold.execute(request).await;
                 cold.close().await;
                 Ok(b.to_jcs())
             }
@@ -327,44 +417,12 @@ impl Daemon {
         request: &Request,
         memo_key: &str,
     ) -> Result<Result<String, crate::bundle::Bundle>, LanserError> {
-        let key = format!("{:?}|{:?}|{}", opts.server_cmd, opts.server, opts.install);
-        let config = fresh::config_digest(&self.ws);
-        if engine.orch.is_some() && (engine.key != key || engine.config != config) {
-            if let Some(o) = engine.orch.take() {
-                o.close().await;
-            }
-        }
-        let mut synced = fresh::Changes::default();
-        if engine.orch.is_none() {
-            engine.snapshot = Snapshot::scan(&self.ws, &Snapshot::default());
-            engine.orch = Some(Orchestrator::new(opts.clone())?);
-            engine.key = key;
-            engine.config = config;
-            engine.memo.clear();
-        } else {
-            let next = Snapshot::scan(&self.ws, &engine.snapshot);
-            let changes = engine.snapshot.diff(&next);
-            if !changes.is_empty() {
-                if let Some(session) = engine.orch.as_ref().and_then(|o| o.session.as_ref()) {
-                    fresh::apply(session, &self.ws, &changes);
-                }
-                engine.memo.clear();
-            }
-            engine.snapshot = next;
-            synced = changes;
-        }
+        let synced = self.prepare(engine, opts).await?;
         let memo_key = format!("{memo_key}:{}", engine.snapshot.digest());
         if let Some(jcs) = engine.memo.get(&memo_key) {
             return Ok(Ok(jcs.clone()));
         }
-        let orch = engine.orch.as_mut().expect("created above");
-        orch.opts = Options {
-            tap: None,
-            ..opts.clone()
-        };
-        if let Some(session) = orch.session.as_mut() {
-            session.set_request_timeout(opts.timeout);
-        }
+        let orch = engine.orch.as_mut().expect("prepared");
         let mut bundle = orch.execute(request).await;
         if let Some(serde_json::Value::Object(timing)) = bundle.meta.timing.as_mut() {
             // Volatile and outside the hash domain, like the rest of meta.timing: which
@@ -397,6 +455,51 @@ impl Daemon {
             engine.memo.insert(memo_key, jcs.clone());
         }
         Ok(Ok(jcs))
+    }
+
+    /// Bring the engine in line with `opts` and the disk: a session for another server or
+    /// configuration is replaced, every file changed since the last answer is synced (and the
+    /// memo dropped), and the orchestrator takes `opts`. Returns what was synced.
+    async fn prepare(
+        &self,
+        engine: &mut Engine,
+        opts: &Options,
+    ) -> Result<fresh::Changes, LanserError> {
+        let key = format!("{:?}|{:?}|{}", opts.server_cmd, opts.server, opts.install);
+        let config = fresh::config_digest(&self.ws);
+        if engine.orch.is_some() && (engine.key != key || engine.config != config) {
+            if let Some(o) = engine.orch.take() {
+                o.close().await;
+            }
+        }
+        let mut synced = fresh::Changes::default();
+        if engine.orch.is_none() {
+            engine.snapshot = Snapshot::scan(&self.ws, &Snapshot::default());
+            engine.orch = Some(Orchestrator::new(opts.clone())?);
+            engine.key = key;
+            engine.config = config;
+            engine.memo.clear();
+        } else {
+            let next = Snapshot::scan(&self.ws, &engine.snapshot);
+            let changes = engine.snapshot.diff(&next);
+            if !changes.is_empty() {
+                if let Some(session) = engine.orch.as_ref().and_then(|o| o.session.as_ref()) {
+                    fresh::apply(session, &self.ws, &changes);
+                }
+                engine.memo.clear();
+            }
+            engine.snapshot = next;
+            synced = changes;
+        }
+        let orch = engine.orch.as_mut().expect("created above");
+        orch.opts = Options {
+            tap: None,
+            ..opts.clone()
+        };
+        if let Some(session) = orch.session.as_mut() {
+            session.set_request_timeout(opts.timeout);
+        }
+        Ok(synced)
     }
 
     async fn status(&self) -> serde_json::Value {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The LANSER_HOME the suite's Pyright is installed in (what `lanser setup` used).
-fn real_home() -> PathBuf {
+pub(crate) fn real_home() -> PathBuf {
     if let Some(h) = std::env::var_os("LANSER_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(h);
     }
@@ -19,14 +19,14 @@ fn real_home() -> PathBuf {
 }
 
 /// A fixture copy, its own LANSER_HOME, and the daemon serving it (stopped on drop).
-struct Warm {
+pub(crate) struct Warm {
     home: tempfile::TempDir,
     _dir: tempfile::TempDir,
-    ws: PathBuf,
+    pub(crate) ws: PathBuf,
 }
 
 impl Warm {
-    fn new(fixture_name: &str) -> Warm {
+    pub(crate) fn new(fixture_name: &str) -> Warm {
         let home = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(real_home().join("pyright")).unwrap();
         std::os::unix::fs::symlink(real_home().join("pyright"), home.path().join("pyright"))
@@ -42,7 +42,7 @@ impl Warm {
     }
 
     /// `lanser ARGS --workspace WS`, daemon allowed.
-    fn cmd(&self, args: &[&str]) -> Command {
+    pub(crate) fn cmd(&self, args: &[&str]) -> Command {
         let mut c = lanser();
         c.env_remove("LANSER_NO_DAEMON")
             .env("LANSER_HOME", self.home.path())
@@ -53,21 +53,21 @@ impl Warm {
         c
     }
 
-    fn run(&self, args: &[&str]) -> Output {
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
         self.cmd(args).output().expect("lanser runs")
     }
 
-    fn ok(&self, args: &[&str]) -> Output {
+    pub(crate) fn ok(&self, args: &[&str]) -> Output {
         let o = self.run(args);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         o
     }
 
-    fn status(&self) -> Value {
+    pub(crate) fn status(&self) -> Value {
         bundle(&self.ok(&["daemon", "status", "--json"]))
     }
 
-    fn dir(&self) -> PathBuf {
+    pub(crate) fn dir(&self) -> PathBuf {
         Path::new(self.status()["socket"].as_str().unwrap())
             .parent()
             .unwrap()
@@ -81,7 +81,7 @@ impl Drop for Warm {
     }
 }
 
-fn kill9(pid: u64) {
+pub(crate) fn kill9(pid: u64) {
     let s = Command::new("kill")
         .args(["-9", &pid.to_string()])
         .status()

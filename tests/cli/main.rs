@@ -4,6 +4,7 @@
 mod batch;
 mod contract;
 mod daemon;
+mod daemon_batch;
 mod facts;
 mod mutations;
 mod relocation;
