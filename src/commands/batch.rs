@@ -11,7 +11,8 @@
 //! sessions (default: min(jobs, CPU cores); see `pool`), each request on a fork of its
 //! session's orchestrator. The bytes do not depend on either number. Requests that change what
 //! a server sees (speculative edits, `--apply`, `reload`) wait for everything in flight and
-//! run alone on the first session; the others are then told what changed. With
+//! run alone on the first session; the others are then told what changed. A `diag` runs alone
+//! on every session (checking a file changes some later answers). With
 //! `--trace-file` there is one session: a trace records, and its replay serves, the frames of
 //! one server. A request identical to one in flight is coalesced with it
 //! (single-flight); a repeat of a finished one is served from a memo keyed by the request and
@@ -365,9 +366,11 @@ async fn run_pooled(
                 },
             );
             // A speculative or mutating request changes what the server sees (in memory or on
-            // disk) while it runs, and a reload reconfigures it: it waits for everything in
-            // flight and runs alone.
-            let exclusive = request.op.changes_server_view() || request.op == Op::Reload;
+            // disk) while it runs, a reload reconfigures it, and a diag is run by every session
+            // (see `pool`): it waits for everything in flight and runs alone.
+            let exclusive = request.op.changes_server_view()
+                || request.op == Op::Reload
+                || pool.everywhere_op(&request.op);
             if exclusive {
                 settle(&mut window, pool).await?;
             }

@@ -13,6 +13,13 @@
 //! writes files (`--apply`), every other lane is then told what changed on disk, the way the
 //! daemon keeps its session fresh ([`fresh::apply`]); a `reload` hands its re-read
 //! configuration to every lane.
+//!
+//! A session's answers can depend on what it did before: Pyright finds the type definition of
+//! an imported module (`import tarfile`) only once the importing file has been checked, which
+//! pulling its diagnostics does. So a `diag` runs alone on every lane at once, leaving every
+//! session as far checked as one session running the whole batch would be. Not mirrored: the
+//! files that speculative requests (`check`, rename previews) and `--prev-bundle` check on the
+//! one lane they run on.
 
 use crate::bundle::Bundle;
 use crate::commands::Op;
@@ -85,6 +92,11 @@ impl Pool {
         pool
     }
 
+    /// Whether a request with `op` must run alone, on every session (see [`broadcast`]).
+    pub fn everywhere_op(&self, op: &Op) -> bool {
+        self.sessions() > 1 && broadcast(op)
+    }
+
     /// Sessions running or starting, lane 0 included.
     pub fn sessions(&self) -> usize {
         self.lanes.len() + self.starting.len()
@@ -121,12 +133,17 @@ impl Pool {
         let writes = request.op.writes_files();
         let reload = matches!(request.op, Op::Reload);
         let others = self.sessions() > 1;
-        if others && (writes || reload) {
-            // A lane still starting could read the disk before the write and never hear of it.
+        let everywhere = self.everywhere_op(&request.op);
+        if others && (writes || reload || everywhere) {
+            // A lane still starting could read the disk before the write and never hear of it,
+            // or miss a broadcast request.
             self.join_all().await;
         }
         let before = (others && writes).then(|| Snapshot::scan(&orch.ws, &Snapshot::default()));
-        let mut bundle = orch.execute(request).await;
+        let mut bundle = match everywhere {
+            true => self.everywhere(orch, request).await,
+            false => orch.execute(request).await,
+        };
         if let Some(before) = before {
             let changes = before.diff(&Snapshot::scan(&orch.ws, &before));
             if !changes.is_empty() {
@@ -153,6 +170,29 @@ impl Pool {
                 None => None,
             };
             tag(&mut bundle, 0, pid);
+        }
+        bundle
+    }
+
+    /// Run `request` on every lane at once; lane 0's answer is the one kept (they are equal).
+    async fn everywhere(&mut self, orch: &mut Orchestrator, request: &Request) -> Bundle {
+        let mut others = Vec::new();
+        for (i, lane) in self.lanes.iter_mut().enumerate() {
+            if let Some(mut owner) = lane.owner.take() {
+                let request = request.clone();
+                others.push((
+                    i,
+                    tokio::spawn(async move {
+                        owner.execute(&request).await;
+                        owner
+                    }),
+                ));
+            }
+        }
+        let bundle = orch.execute(request).await;
+        for (i, h) in others {
+            // A lane whose task failed keeps no owner; its forks fail like its session did.
+            self.lanes[i].owner = h.await.ok();
         }
         bundle
     }
@@ -200,6 +240,13 @@ impl Pool {
             });
         }
     }
+}
+
+/// Requests whose effect on a session outlives them and changes later answers, so every
+/// session runs them: pulling a file's diagnostics has Pyright check it, and some answers
+/// depend on that (a type definition of an imported module is found only in a checked file).
+fn broadcast(op: &Op) -> bool {
+    matches!(op, Op::Diag { .. })
 }
 
 async fn forks(orch: &mut Orchestrator, n: usize) -> (Vec<Orchestrator>, Option<u32>) {

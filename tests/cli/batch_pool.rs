@@ -196,3 +196,73 @@ fn an_apply_in_a_batch_reaches_every_session() {
     assert_eq!(indices, BTreeSet::from([0, 1]), "{late:?}");
     assert_eq!(snapshot(&ws0), written);
 }
+
+/// Pyright finds the type definition of an imported module only in a file it has checked; a
+/// `diag` checks the file in every session, so the answers after it do not depend on which
+/// session gives them.
+#[test]
+fn a_diag_checks_the_file_in_every_session() {
+    let ws = fixture("srcpkg");
+    let g = "src/shapes/geometry.py";
+    let at = line_with(&ws, g, "import asyncio");
+    let mut text = format!("{{\"cmd\":\"type-def\",\"selector\":\"{g}@L{at}:asyncio\"}}\n");
+    text.push_str(&format!(
+        "{{\"cmd\":\"diag\",\"args\":{{\"targets\":[\"{g}\"]}}}}\n"
+    ));
+    // Distinct spellings of the same position, so that the memo answers none of them.
+    for col in 8..16 {
+        text.push_str(&format!(
+            "{{\"cmd\":\"type-def\",\"selector\":\"{g}@L{at}:C{col}\"}}\n"
+        ));
+    }
+    let (one, _) = batch(&ws, &text, &[]);
+    let module = |l: &str| {
+        let b: Value = serde_json::from_str(l).unwrap();
+        b["facts"]["typeDefinitions"].as_array().unwrap().len()
+    };
+    assert_eq!(module(&one[0]), 0, "not checked yet: {}", one[0]);
+    assert!(one[2..].iter().all(|l| module(l) == 1), "{one:?}");
+    let (timed, _) = batch(&ws, &text, &["--jobs", "4", "--servers", "2", "--timing"]);
+    let (_, plain) = sessions(&timed);
+    assert_eq!(plain, one);
+    let (late, _) = sessions(&timed[2..]);
+    let indices: BTreeSet<u64> = late.iter().map(|s| s.0).collect();
+    assert_eq!(indices, BTreeSet::from([0, 1]), "{late:?}");
+}
+
+/// A trace records one session's frames, so a traced batch runs one session whatever
+/// `--servers` says, and replays offline.
+#[test]
+fn a_traced_batch_runs_one_session_and_replays() {
+    let ws = fixture("srcpkg");
+    let text = mixed(&ws);
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("trace.jsonl");
+    let tr = trace.to_string_lossy().into_owned();
+    let (timed, _) = batch(
+        &ws,
+        &text,
+        &[
+            "--jobs",
+            "4",
+            "--servers",
+            "2",
+            "--timing",
+            "--trace-file",
+            &tr,
+        ],
+    );
+    let (seen, _) = sessions(&timed);
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    let home = dir.path().join("empty-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let replay = lanser()
+        .args(["trace", "replay", "--trace-file", &tr, "--verify"])
+        .args(["--server-cmd", "/nonexistent"])
+        .env("PATH", "")
+        .env("LANSER_HOME", &home)
+        .output()
+        .unwrap();
+    assert_eq!(replay.status.code(), Some(2), "{}", stderr(&replay));
+    assert_eq!(stdout(&replay).lines().count(), text.lines().count());
+}
