@@ -11,6 +11,10 @@
 //! through the orchestrator's own readiness wait (`wait_ready` on its own session) before
 //! cross-file answers. A request goes to the lane with the fewest requests in flight.
 //!
+//! Every session analyses the project on its own, and one Pyright session already keeps more
+//! than one core busy: more sessions pay only where cores are idle (on 2 shared cores,
+//! benches/bench_batch.sh measured `--servers 2` slower than `--servers 1`).
+//!
 //! Requests that change what a server sees run alone on lane 0 (see `batch`). When one of them
 //! writes files (`--apply`), every other lane is then told what changed on disk, the way the
 //! daemon keeps its session fresh ([`fresh::apply`]); a `reload` hands its re-read
