@@ -4,11 +4,27 @@
 #   1. determinism: the first ONE_BY_ONE (default 500) of N generated mixed requests, run as
 #      one batch from a file (--jobs 1), again through stdin/stdout (--jobs 4), and one lanser
 #      process per request: all three must give the same bytes, line for line;
-#   2. throughput: all N (default 1000) requests through `lanser batch` (--jobs 1, --jobs 4,
-#      and --jobs 4 with --trace-file) next to benches/raw_client.py, a bare LSP client issuing
-#      the same requests sequentially in one Pyright session; lanser's own peak RSS (VmHWM of
-#      the lanser process, not of Pyright);
+#   2. throughput: all N (default 1000) requests through `lanser batch` (--jobs 1; --jobs 4
+#      with the default --servers, min(4, cores); --jobs 4 --servers 1, i.e. pipelined over one
+#      session; --jobs 4 with --trace-file, which runs one session) next to
+#      benches/raw_client.py, a bare LSP client issuing the same requests sequentially in one
+#      Pyright session. For each: wall time, lanser's own peak RSS (VmHWM of the lanser process
+#      alone, not of its Pyright children) and the most server processes seen at once (the
+#      lanser process's children running Pyright's langserver); all bundle files must be
+#      byte-identical;
 #   3. replay: the traced run replayed with --verify with no server available.
+#
+# Figures (2-core machine shared with other builders, load average 1.4-2.4 during section 2;
+# release build; requests 2.32.3, 1000 requests):
+#   raw client (sequential)            8.08 s   own peak RSS 18.3 MB   servers 1
+#   lanser batch --jobs 1              9.98 s   own peak RSS 28.8 MB   servers 1
+#   lanser batch --jobs 4             14.25 s   own peak RSS 29.5 MB   servers 2  (default K)
+#   lanser batch --jobs 4 --servers 1 10.46 s   own peak RSS 29.2 MB   servers 1
+#   lanser batch --jobs 4 +trace      10.47 s   own peak RSS 29.6 MB   servers 1
+#   all bundle files identical; replay --verify ok in 1.5 s.
+# On 2 cores a second session does not pay: one Pyright session already uses ~1.3 cores
+# (14.6 s CPU in 11 s wall), and every session analyses the project again (K=2: 12.5 + 11.4 s
+# of Pyright CPU), so the run is CPU-bound. Sessions can only help where cores are idle.
 #
 # Usage:  bash benches/bench_batch.sh            (N=1000 ONE_BY_ONE=500 JOBS_1BY1=2 env knobs)
 # Needs: python3 with pip (for the sdist), node (Pyright is installed by lanser on first use).
@@ -95,31 +111,44 @@ sys.exit(1 if diff or len(singles) != len(batch) else 0)
 PY
 
 echo "== 2. throughput on $N requests"
-measure() {  # label, command...: wall seconds and the first process's peak RSS
+measure() {  # label, command...: wall seconds, the process's own peak RSS, its most children
     python3 - "$@" <<'PY'
 import os, subprocess, sys, time
 label, cmd = sys.argv[1], sys.argv[2:]
 t = time.perf_counter()
 env = dict(os.environ, PATH=os.environ["BENCH_PATH"])
 p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-peak = 0
+peak, servers = 0, 0
 while p.poll() is None:
     try:
         for line in open(f"/proc/{p.pid}/status"):
             if line.startswith("VmHWM:"):
                 peak = max(peak, int(line.split()[1]))
+        kids = set()
+        for task in os.listdir(f"/proc/{p.pid}/task"):
+            kids.update(open(f"/proc/{p.pid}/task/{task}/children").read().split())
+        # Pyright's language server, not the interpreter probe.
+        servers = max(servers, sum(b"langserver" in open(f"/proc/{k}/cmdline", "rb").read()
+                                   for k in kids))
     except OSError:
         pass
     time.sleep(0.02)
 out = p.stdout.read().decode().strip()
-print(f"{label:<28} {time.perf_counter() - t:7.2f} s   peak RSS {peak / 1024:6.1f} MB   {out[-90:]}")
+print(f"{label:<34} {time.perf_counter() - t:7.2f} s   own peak RSS {peak / 1024:6.1f} MB"
+      f"   servers {servers}   {out[-90:]}")
 PY
 }
+uptime
 measure "raw client (sequential)" python3 benches/raw_client.py "$WS" "$OUT/requests.jsonl"
 measure "lanser batch --jobs 1" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-j1.jsonl" --workspace "$WS"
 measure "lanser batch --jobs 4" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-j4.jsonl" --workspace "$WS" --jobs 4
+measure "lanser batch --jobs 4 --servers 1" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-j4s1.jsonl" --workspace "$WS" --jobs 4 --servers 1
 measure "lanser batch --jobs 4 +trace" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-tr.jsonl" --workspace "$WS" --jobs 4 --trace-file "$OUT/trace.jsonl"
-cmp "$OUT/bundles-j1.jsonl" "$OUT/bundles-j4.jsonl" && cmp "$OUT/bundles-j1.jsonl" "$OUT/bundles-tr.jsonl" && echo "--jobs 1, --jobs 4, traced: identical bytes"
+uptime
+for f in j4 j4s1 tr; do
+    cmp "$OUT/bundles-j1.jsonl" "$OUT/bundles-$f.jsonl" || exit 1
+done
+echo "--jobs 1, --jobs 4, --jobs 4 --servers 1, traced: identical bytes"
 grep -c '"status":"error"' "$OUT/bundles-j1.jsonl" | sed 's/^/error bundles: /' || true
 
 echo "== 3. offline replay of the traced run (no server: empty PATH, --server-cmd /nonexistent)"

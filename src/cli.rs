@@ -181,6 +181,12 @@ pub enum Command {
         /// Requests in flight at once
         #[arg(long, default_value_t = 1, value_name = "N")]
         jobs: usize,
+        /// Server sessions the read-only requests are spread over, each a server process of
+        /// its own loading the project (default 1: every request over one session; at most
+        /// --jobs; more than 1 runs in-process, not through the daemon). Requests that change the server's view run alone;
+        /// with --trace-file there is always one session, since a trace records one.
+        #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+        servers: Option<u64>,
     },
     /// Read, filter and replay traces written with --trace-file
     Trace {

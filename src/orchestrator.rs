@@ -538,23 +538,49 @@ impl Orchestrator {
     /// Another orchestrator over the same workspace, options and (already started) session,
     /// for requests in flight side by side (batch `--jobs`). Only `self` may `close`.
     pub async fn fork(&mut self) -> Orchestrator {
+        let mut fork = self.sibling().await;
+        fork.session = self.session.clone();
+        fork.start_ms = self.start_ms;
+        fork
+    }
+
+    /// Another orchestrator over the same workspace, options, configuration, resolved server
+    /// and interpreter, but with no session: its first request starts a server of its own
+    /// (batch `--servers`). The sibling owns that session and must be `close`d itself.
+    pub async fn sibling(&mut self) -> Orchestrator {
         self.environment().await;
         Orchestrator {
             ws: self.ws.clone(),
             opts: self.opts.clone(),
-            session: self.session.clone(),
+            session: None,
             server: self.server.clone(),
             python: self.python.clone(),
             python_probe: None,
             settings: self.settings.clone(),
             config: self.config.clone(),
             server_def: self.server_def.clone(),
-            start_ms: self.start_ms,
+            start_ms: None,
             connect: self.connect.clone(),
             rejected: std::sync::Mutex::new(None),
-            // A cache: each fork parses what it needs.
+            // A cache: each orchestrator parses what it needs.
             parses: relocate::ParseCache::default(),
         }
+    }
+
+    /// Take `from`'s configuration (settings, lanser.toml, server definition) after a
+    /// `reload`; a session of this orchestrator's own is told the new settings.
+    pub fn adopt_config(&mut self, from: &Orchestrator, own_session: bool) {
+        self.settings = from.settings.clone();
+        self.config = from.config.clone();
+        self.server_def = from.server_def.clone();
+        if let (true, Some(s)) = (own_session, &self.session) {
+            s.update_settings(self.settings.clone());
+        }
+    }
+
+    /// Whether this orchestrator talks to an in-process server replaying a trace.
+    pub fn replays(&self) -> bool {
+        self.connect.is_some()
     }
 
     /// An error bundle for a request that never became one (a malformed batch line).

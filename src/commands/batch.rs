@@ -1,5 +1,5 @@
-//! `lanser batch --in F --out F [--jobs N]` (DESIGN §9, paper §4): JSONL requests in, one
-//! bundle per request out, in input order, over one server session.
+//! `lanser batch --in F --out F [--jobs N] [--servers K]` (DESIGN §9, paper §4): JSONL requests
+//! in, one bundle per request out, in input order.
 //!
 //! A request line is `{"id"?, "cmd", "selector"?, "args"?}`: `cmd` is a subcommand name and
 //! `args` its own flags by long name (positionals by name: `file`, `targets`), so every
@@ -7,8 +7,14 @@
 //! subcommand's argv and parsed by clap. A line that is not a request becomes an error bundle
 //! (E/USAGE) naming its line number, and the batch goes on. Blank lines are skipped.
 //!
-//! Up to `--jobs` requests are in flight at once (each on a fork of the orchestrator sharing
-//! the one session). A request identical to one in flight is coalesced with it
+//! Up to `--jobs` requests are in flight at once, spread over `--servers` independent server
+//! sessions (default 1: on 2 cores a second session measured slower; see `pool`), each request on a fork of its
+//! session's orchestrator. The bytes do not depend on either number. Requests that change what
+//! a server sees (speculative edits, `--apply`, `reload`) wait for everything in flight and
+//! run alone on the first session; the others are then told what changed. A `diag` runs alone
+//! on every session (checking a file changes some later answers). With
+//! `--trace-file` there is one session: a trace records, and its replay serves, the frames of
+//! one server. A request identical to one in flight is coalesced with it
 //! (single-flight); a repeat of a finished one is served from a memo keyed by the request and
 //! the workspace digest (the content hashes of the files the server reads), so an edit between
 //! lines is never answered from the memo.
@@ -20,6 +26,8 @@
 
 use crate::bundle::{Bundle, RequestEcho};
 use crate::cli::Cli;
+use crate::commands::pool::{Pool, Worker};
+use crate::commands::Op;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Request};
 use crate::trace::Snapshot;
@@ -251,7 +259,7 @@ type Cell = Arc<Mutex<Option<Bundle>>>;
 
 enum Work {
     Done(Box<Bundle>),
-    Running(tokio::task::JoinHandle<(Orchestrator, Bundle)>),
+    Running(tokio::task::JoinHandle<(Worker, Bundle)>),
     /// The answer of an earlier line with the same request.
     Same(Cell),
     /// Only while [`settle`] swaps a running request for its answer.
@@ -271,10 +279,8 @@ struct MemoEntry {
     cell: Cell,
 }
 
-/// Run every line of `source`, handing each answer to `sink` in input order. Returns the exit
-/// code: 0, or the first failing line's.
 /// Wait for every running request of the window (their answers stay in order in the window).
-async fn settle(window: &mut VecDeque<Slot>, pool: &mut Vec<Orchestrator>) -> Result<()> {
+async fn settle(window: &mut VecDeque<Slot>, pool: &mut Pool) -> Result<()> {
     for slot in window.iter_mut() {
         if matches!(slot.work, Work::Running(_)) {
             let Work::Running(handle) = std::mem::replace(&mut slot.work, Work::Settling) else {
@@ -283,26 +289,43 @@ async fn settle(window: &mut VecDeque<Slot>, pool: &mut Vec<Orchestrator>) -> Re
             let (worker, bundle) = handle
                 .await
                 .map_err(|e| LanserError::internal(format!("batch worker: {e}")))?;
-            pool.push(worker);
+            pool.give(worker);
             slot.work = Work::Done(Box::new(bundle));
         }
     }
     Ok(())
 }
 
+/// Run every line of `source`, handing each answer to `sink` in input order, with up to
+/// `jobs` requests in flight over up to `servers` server sessions (one while tracing or
+/// replaying). Returns the exit code: 0, or the first failing line's.
 pub async fn run_lines(
     orch: &mut Orchestrator,
+    source: Source,
+    jobs: usize,
+    servers: usize,
+    sink: impl FnMut(Answer) -> Result<()>,
+) -> Result<u8> {
+    let jobs = jobs.max(1);
+    // A trace records, and its replay serves, the frames of one session.
+    let servers = if orch.opts.tap.is_some() || orch.replays() {
+        1
+    } else {
+        servers
+    };
+    let mut pool = Pool::start(orch, jobs, servers).await;
+    let outcome = run_pooled(orch, &mut pool, source, jobs, sink).await;
+    pool.close().await;
+    outcome
+}
+
+async fn run_pooled(
+    orch: &mut Orchestrator,
+    pool: &mut Pool,
     mut source: Source,
     jobs: usize,
     mut sink: impl FnMut(Answer) -> Result<()>,
 ) -> Result<u8> {
-    let jobs = jobs.max(1);
-    let mut pool: Vec<Orchestrator> = Vec::new();
-    if jobs > 1 && orch.ensure_session().await.is_ok() {
-        for _ in 0..jobs {
-            pool.push(orch.fork().await);
-        }
-    }
     let mut parser = LineParser::default();
     let mut snapshot = Snapshot::default();
     let mut memo: HashMap<String, MemoEntry> = HashMap::new();
@@ -364,17 +387,24 @@ pub async fn run_lines(
                 },
             );
             // A speculative or mutating request changes what the server sees (in memory or on
-            // disk) while it runs: it waits for everything in flight and runs alone.
-            let exclusive = request.op.changes_server_view();
+            // disk) while it runs, a reload reconfigures it, and a diag is run by every session
+            // (see `pool`): it waits for everything in flight and runs alone.
+            let exclusive = request.op.changes_server_view()
+                || request.op == Op::Reload
+                || pool.everywhere_op(&request.op);
             if exclusive {
-                settle(&mut window, &mut pool).await?;
+                settle(&mut window, pool).await?;
             }
-            let work = match pool.pop().filter(|_| !exclusive) {
+            let worker = match exclusive {
+                true => None,
+                false => pool.take().await,
+            };
+            let work = match worker {
                 Some(mut worker) => Work::Running(tokio::spawn(async move {
                     let bundle = worker.execute(&request).await;
                     (worker, bundle)
                 })),
-                None => Work::Done(Box::new(orch.execute(&request).await)),
+                None => Work::Done(Box::new(pool.run_alone(orch, &request).await)),
             };
             window.push_back(Slot {
                 line: line_no,
@@ -392,7 +422,7 @@ pub async fn run_lines(
                 let (worker, bundle) = handle
                     .await
                     .map_err(|e| LanserError::internal(format!("batch worker: {e}")))?;
-                pool.push(worker);
+                pool.give(worker);
                 (bundle, false)
             }
             Work::Settling => return Err(LanserError::internal("batch slot left settling")),
@@ -430,12 +460,21 @@ pub async fn main(cli: Cli) -> std::process::ExitCode {
 }
 
 async fn run_cli(cli: &Cli) -> Result<u8> {
-    let crate::cli::Command::Batch { input, out, jobs } = &cli.command else {
+    let crate::cli::Command::Batch {
+        input,
+        out,
+        jobs,
+        servers,
+    } = &cli.command
+    else {
         return Err(LanserError::internal("not a batch command"));
     };
-    // Through the workspace's warm daemon unless opted out or traced.
-    if let Some(answered) = crate::daemon::batch::run(cli).await {
-        return answered;
+    // Through the workspace's warm daemon unless opted out, traced, or asked for several
+    // server sessions of its own (the daemon has one).
+    if servers.is_none_or(|k| k <= 1) {
+        if let Some(answered) = crate::daemon::batch::run(cli).await {
+            return answered;
+        }
     }
     let mut opts = cli.global.options()?;
     let recorder = crate::trace::recorder::begin(&cli.global, &mut opts)?;
@@ -445,7 +484,8 @@ async fn run_cli(cli: &Cli) -> Result<u8> {
     }
     let source = Source::open(input)?;
     let mut output = Output::open(out)?;
-    let outcome = run_lines(&mut orch, source, *jobs, |a| {
+    let servers = servers.map_or(1, |k| usize::try_from(k).unwrap_or(usize::MAX));
+    let outcome = run_lines(&mut orch, source, *jobs, servers, |a| {
         output.write(a.line, &a.bundle.to_jcs(), &a.bundle)?;
         if let Some(r) = &recorder {
             r.op(a.line, &a.input, a.memo, &a.bundle);

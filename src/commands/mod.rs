@@ -12,6 +12,7 @@ pub mod locate;
 pub mod meta;
 pub mod mutate;
 pub mod nav;
+pub mod pool;
 pub mod raw;
 pub mod refs;
 pub mod rename;
@@ -187,6 +188,17 @@ impl Op {
             self,
             Op::Rename { .. } | Op::CodeActions { .. } | Op::RenameFile { .. } | Op::Check { .. }
         )
+    }
+
+    /// Whether this operation writes files (`--apply`): every other server session must then
+    /// be brought in line with the disk.
+    pub fn writes_files(&self) -> bool {
+        match self {
+            Op::Rename { mutation, .. }
+            | Op::RenameFile { mutation, .. }
+            | Op::CodeActions { mutation, .. } => mutation.apply,
+            _ => false,
+        }
     }
 
     pub fn takes_selector(&self) -> bool {

@@ -68,7 +68,10 @@ struct Slot {
 /// `lanser batch` through the daemon; `None` when the in-process batch answers instead
 /// (opted out, traced, or no daemon could be reached — said once on stderr in that case).
 pub async fn run(cli: &Cli) -> Option<Result<u8>> {
-    let Command::Batch { input, out, jobs } = &cli.command else {
+    let Command::Batch {
+        input, out, jobs, ..
+    } = &cli.command
+    else {
         return None;
     };
     // A traced batch records its own frames, so it runs in this process.

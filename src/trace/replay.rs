@@ -115,7 +115,7 @@ async fn replay_in(trace: &Trace, root: &Path) -> Result<Replay> {
         lines.push_back(op.input.clone());
     }
     let mut answers = Vec::new();
-    let outcome = batch::run_lines(&mut orch, Source::List(lines), jobs, |a| {
+    let outcome = batch::run_lines(&mut orch, Source::List(lines), jobs, 1, |a| {
         answers.push(a);
         Ok(())
     })

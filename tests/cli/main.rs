@@ -2,6 +2,7 @@
 //! path; `tests/fake_lsp.py` plays only the faults a real server cannot be made to show.
 
 mod batch;
+mod batch_pool;
 mod contract;
 mod daemon;
 mod daemon_batch;
