@@ -9,12 +9,23 @@ use serde_json::json;
 pub async fn run(o: &mut Orchestrator, selector: &str, method: &str, key: &str) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
+    let mut complete = true;
+    if method == "textDocument/typeDefinition" {
+        // Pyright answers a module's type definition (`import asyncio` → its stub) only once
+        // the project is loaded and the file checked; before that it answers nothing, without
+        // error. Waiting for the load and asking for the file's diagnostics first makes the
+        // answer independent of timing and of what was asked before (daemon, batch). A server
+        // without pull diagnostics simply answers as it would.
+        complete = o.wait_ready().await?;
+        let file = [target.doc.rel.clone()];
+        let _ = crate::speculate::pull(o, &file).await;
+    }
     let raw = o.ensure_session().await?.request(method, params).await?;
     let locations = o.normalizer().locations(&raw);
     Ok(Outcome {
         facts: json!({ key: locations, "provenance": "lsp" }),
         resolution: Some(o.resolution(&spec, &target)),
-        complete: true,
+        complete,
         edits: None,
         reward: None,
     })

@@ -323,3 +323,25 @@ fn readme_demo_command_works() {
         stdout(&o)
     );
 }
+
+/// Pyright answers the type definition of an imported module only after the project is loaded
+/// and the file checked, and answers nothing (without error) before: a fresh process asking
+/// first thing must still get the stub, as a warm daemon or a later batch line would.
+#[test]
+fn type_def_of_a_module_is_answered_by_a_fresh_process() {
+    let ws = srcpkg();
+    let g = "src/shapes/geometry.py";
+    let line = line_with(&fixture("srcpkg"), g, "import asyncio");
+    let sel = format!("{g}@L{line}:asyncio");
+    let o = run(&["type-def", &sel, "--workspace", &ws, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let b = bundle(&o);
+    let paths: Vec<&str> = b["facts"]["typeDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["typeshed://stdlib/asyncio/__init__.pyi"], "{b}");
+    assert_eq!(b["meta"]["complete"], true);
+}
