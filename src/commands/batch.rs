@@ -214,6 +214,11 @@ pub enum Source {
 }
 
 impl Source {
+    /// Whether reading the next line may wait on a writer (stdin, a pipe).
+    fn streams(&self) -> bool {
+        matches!(self, Source::Reader(_))
+    }
+
     /// `--in`: a file, or `-` for stdin (read as it arrives).
     pub fn open(input: &str) -> Result<Source> {
         if input == "-" {
@@ -296,6 +301,36 @@ async fn settle(window: &mut VecDeque<Slot>, pool: &mut Pool) -> Result<()> {
     Ok(())
 }
 
+enum Next {
+    Line(Option<String>),
+    /// The window's oldest answer is ready.
+    Front,
+}
+
+/// The next input line, or [`Next::Front`] as soon as the window's oldest request (the window
+/// is not empty) has its answer — whichever comes first. Nothing is lost either way: reading a
+/// line is cancel-safe, and a finished request becomes `Work::Done` in its slot.
+async fn next_or_front(
+    window: &mut VecDeque<Slot>,
+    pool: &mut Pool,
+    source: &mut Source,
+) -> Result<Next> {
+    let Some(front) = window.front_mut() else {
+        return Ok(Next::Line(source.next().await?));
+    };
+    let Work::Running(handle) = &mut front.work else {
+        return Ok(Next::Front);
+    };
+    let finished = tokio::select! {
+        line = source.next() => return Ok(Next::Line(line?)),
+        done = handle => done.map_err(|e| LanserError::internal(format!("batch worker: {e}")))?,
+    };
+    let (worker, bundle) = finished;
+    pool.give(worker);
+    front.work = Work::Done(Box::new(bundle));
+    Ok(Next::Front)
+}
+
 /// Run every line of `source`, handing each answer to `sink` in input order, with up to
 /// `jobs` requests in flight over up to `servers` server sessions (one while tracing or
 /// replaying). Returns the exit code: 0, or the first failing line's.
@@ -333,7 +368,17 @@ async fn run_pooled(
     let (mut line_no, mut eof, mut exit) = (0usize, false, 0u8);
     loop {
         while !eof && window.len() < jobs {
-            let Some(text) = source.next().await? else {
+            // A harness streaming over stdin may wait for an answer before writing its next
+            // line: while waiting for input, hand over the oldest answer as soon as it is ready.
+            let next = if source.streams() && !window.is_empty() {
+                match next_or_front(&mut window, pool, &mut source).await? {
+                    Next::Line(line) => line,
+                    Next::Front => break,
+                }
+            } else {
+                source.next().await?
+            };
+            let Some(text) = next else {
                 eof = true;
                 break;
             };

@@ -189,7 +189,17 @@ fn answers_stream_and_an_edit_is_never_served_from_the_memo() {
     copy_tree(&fixture("srcpkg"), &ws);
     let trace = dir.path().join("trace.jsonl");
     let mut child = lanser()
-        .args(["batch", "--in", "-", "--out", "-", "--workspace"])
+        // Several in flight: a harness that waits for each answer must still get it.
+        .args([
+            "batch",
+            "--in",
+            "-",
+            "--out",
+            "-",
+            "--jobs",
+            "4",
+            "--workspace",
+        ])
         .arg(&ws)
         .arg("--trace-file")
         .arg(&trace)
