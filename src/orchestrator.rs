@@ -214,7 +214,7 @@ impl Orchestrator {
                 "serverStartMs": self.start_ms,
             }));
         }
-        bundle.record_doc_versions(&self.ws.root);
+        bundle.record_doc_versions(&self.ws);
         bundle.seal();
         bundle
     }

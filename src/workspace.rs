@@ -179,11 +179,10 @@ impl Workspace {
                 let name = entry.file_name().to_string_lossy().into_owned();
                 let Ok(ft) = entry.file_type() else { continue };
                 if ft.is_dir() {
-                    let venv = entry.path().join("pyvenv.cfg").exists();
-                    if !SKIP_DIRS.contains(&name.as_str()) && !name.starts_with('.') && !venv {
+                    if walked(&name, &entry.path()) {
                         stack.push(entry.path());
                     }
-                } else if ft.is_file() && (name.ends_with(".py") || name.ends_with(".pyi")) {
+                } else if ft.is_file() && is_python(&name) {
                     if let Some(rel) = self.relative(&entry.path()) {
                         out.push(rel);
                     }
@@ -193,6 +192,40 @@ impl Workspace {
         out.sort();
         out
     }
+}
+
+impl Workspace {
+    /// `rel` (a relative path as bundles spell it) when it names a file of the snapshot the
+    /// server reads — a Python source [`Workspace::python_files`] lists, or a configuration
+    /// file at the root: a regular file, reached without a symlink, outside skipped directories.
+    pub fn snapshot_file(&self, rel: &str) -> Option<PathBuf> {
+        let parts: Vec<&str> = rel.split('/').collect();
+        let (name, dirs) = parts.split_last()?;
+        let mut path = self.root.clone();
+        for dir in dirs {
+            path.push(dir);
+            let meta = std::fs::symlink_metadata(&path).ok()?;
+            if !meta.is_dir() || !walked(dir, &path) {
+                return None;
+            }
+        }
+        path.push(name);
+        let config = dirs.is_empty() && crate::env::CONFIG_FILES.contains(name);
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        (meta.is_file() && (is_python(name) || config)).then_some(path)
+    }
+}
+
+/// Whether source enumeration descends into directory `name` at `path`.
+fn walked(name: &str, path: &Path) -> bool {
+    !SKIP_DIRS.contains(&name)
+        && !name.starts_with('.')
+        && !name.is_empty()
+        && !path.join("pyvenv.cfg").exists()
+}
+
+fn is_python(name: &str) -> bool {
+    name.ends_with(".py") || name.ends_with(".pyi")
 }
 
 /// Percent-encode a path into a `file://` URI (RFC 3986 unreserved characters and `/` kept).
@@ -224,6 +257,51 @@ pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn snapshot_files_are_regular_sources_reached_without_symlinks() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.py"), "x = 1\n").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for f in [
+            "pkg/a.py",
+            "pkg/a.pyi",
+            ".venv/x.py",
+            "build/y.py",
+            "pkg/notes.txt",
+        ] {
+            std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
+            std::fs::write(root.join(f), "").unwrap();
+        }
+        std::fs::write(root.join("pyproject.toml"), "").unwrap();
+        std::fs::write(root.join("pkg/pyproject.toml"), "").unwrap();
+        std::fs::create_dir_all(root.join("env")).unwrap();
+        std::fs::write(root.join("env/pyvenv.cfg"), "").unwrap();
+        std::fs::write(root.join("env/z.py"), "").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("lib")).unwrap();
+        std::os::unix::fs::symlink(root.join("pkg/a.py"), root.join("pkg/link.py")).unwrap();
+        let ws = Workspace { root: root.clone() };
+        for rel in ["pkg/a.py", "pkg/a.pyi", "pyproject.toml"] {
+            assert_eq!(ws.snapshot_file(rel), Some(root.join(rel)), "{rel}");
+        }
+        for rel in [
+            "lib/secret.py",
+            "pkg/link.py",
+            ".venv/x.py",
+            "build/y.py",
+            "env/z.py",
+            "pkg/notes.txt",
+            "pkg/pyproject.toml",
+            "pkg/missing.py",
+            "pkg",
+        ] {
+            assert_eq!(ws.snapshot_file(rel), None, "{rel}");
+        }
+        // Exactly the Python files the snapshot enumerates.
+        let listed: Vec<String> = ws.python_files();
+        assert_eq!(listed, ["pkg/a.py", "pkg/a.pyi"]);
+    }
 
     #[test]
     fn uri_round_trip_with_unicode_and_spaces() {

@@ -11,6 +11,7 @@ pub mod normalize;
 use crate::error::LanserError;
 use crate::selector::PositionSpec;
 use crate::text::Encoding;
+use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -189,8 +190,26 @@ impl Bundle {
         self.bundle_id = bundle_id(self);
     }
 
-    /// Fill `meta.docVersions` from the files under `root` that the bundle names.
-    pub fn record_doc_versions(&mut self, root: &Path) {
+    /// Fill `meta.docVersions` for the workspace files the bundle names: a file an edit was
+    /// computed against keeps that edit's `docVersion` (so an `--apply` bundle still names the
+    /// text its facts describe); any other is hashed from disk, when it is a file of the
+    /// snapshot the server reads ([`Workspace::snapshot_file`]: nothing outside the root,
+    /// behind a symlink, or in a skipped directory).
+    pub fn record_doc_versions(&mut self, ws: &Workspace) {
+        let mut known: BTreeMap<String, String> = BTreeMap::new();
+        if let Some(files) = self
+            .edits
+            .workspace_edit
+            .as_ref()
+            .and_then(|we| we.get("files"))
+            .and_then(Value::as_array)
+        {
+            for f in files {
+                if let (Some(p), Some(v)) = (f["path"].as_str(), f["docVersion"].as_str()) {
+                    known.insert(p.to_string(), v.to_string());
+                }
+            }
+        }
         let mut paths = std::collections::BTreeSet::new();
         if let Some(r) = &self.resolution {
             paths.insert(r.resolved.path.clone());
@@ -203,7 +222,10 @@ impl Bundle {
             .into_iter()
             .filter(|p| is_workspace_relative(p))
             .filter_map(|p| {
-                let bytes = std::fs::read(root.join(&p)).ok()?;
+                if let Some(v) = known.remove(&p) {
+                    return Some((p, v));
+                }
+                let bytes = std::fs::read(ws.snapshot_file(&p)?).ok()?;
                 Some((p, crate::digest::sha256_tagged(&bytes)))
             })
             .collect();
@@ -269,12 +291,18 @@ fn remove_dotted(m: &mut Map<String, Value>, path: &str) {
     }
 }
 
+/// A minimal ok bundle, for other modules' unit tests.
+#[cfg(test)]
+pub fn tests_sample() -> Bundle {
+    tests::sample()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    fn sample() -> Bundle {
+    pub(super) fn sample() -> Bundle {
         Bundle {
             version: BUNDLE_VERSION.into(),
             bundle_id: String::new(),

@@ -389,14 +389,7 @@ async fn run_pooled(
             let request = match parser.parse(&text) {
                 Ok(r) => r,
                 Err((cmd, why)) => {
-                    let echo = RequestEcho {
-                        cmd,
-                        selector: None,
-                        args: Map::new(),
-                        index_io: orch.opts.index_io,
-                    };
-                    let err = LanserError::usage(format!("batch line {line_no}: {why}"));
-                    let bundle = orch.error_bundle(echo, &err).await;
+                    let bundle = line_error(orch, line_no, cmd, &why).await;
                     window.push_back(Slot {
                         line: line_no,
                         input: text,
@@ -408,11 +401,17 @@ async fn run_pooled(
             };
             let key = format!("{request:?}");
             let digest = snapshot.digest(&orch.ws);
-            if let Some(entry) = memo.get(&key) {
-                let reusable = match &*entry.cell.lock().unwrap_or_else(|p| p.into_inner()) {
-                    None => true,
-                    Some(b) => entry.digest == digest && memoizable(b),
-                };
+            // A write or reload since the entry was made (even one still waiting for an answer
+            // ahead in the window) means its answer may no longer hold.
+            if request.op.writes_files() || request.op == Op::Reload {
+                memo.clear();
+            }
+            if let Some(entry) = memo.get(&key).filter(|_| memo_allowed(&request.op)) {
+                let reusable = entry.digest == digest
+                    && match &*entry.cell.lock().unwrap_or_else(|p| p.into_inner()) {
+                        None => true,
+                        Some(b) => memoizable(b),
+                    };
                 if reusable {
                     window.push_back(Slot {
                         line: line_no,
@@ -613,6 +612,12 @@ pub async fn line_error(orch: &mut Orchestrator, line: usize, cmd: String, why: 
     };
     let err = LanserError::usage(format!("batch line {line}: {why}"));
     orch.error_bundle(echo, &err).await
+}
+
+/// Requests whose answer depends only on the request and the workspace: not `check`, whose
+/// patch file is read when it runs (the daemon does not memoize it either).
+fn memo_allowed(op: &Op) -> bool {
+    !matches!(op, Op::Check { .. })
 }
 
 /// Answers that may be served again: successes and errors a retry would not change.

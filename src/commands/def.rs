@@ -1,6 +1,6 @@
 //! `lanser def` and `lanser type-def`: where a symbol (or its type) is defined.
 
-use crate::error::Result;
+use crate::error::{ErrorCode, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
 use serde_json::json;
 
@@ -15,10 +15,14 @@ pub async fn run(o: &mut Orchestrator, selector: &str, method: &str, key: &str) 
         // the project is loaded and the file checked; before that it answers nothing, without
         // error. Waiting for the load and asking for the file's diagnostics first makes the
         // answer independent of timing and of what was asked before (daemon, batch). A server
-        // without pull diagnostics simply answers as it would.
+        // without pull diagnostics (an error answer) is then asked directly.
         complete = o.wait_ready().await?;
         let file = [target.doc.rel.clone()];
-        let _ = crate::speculate::pull(o, &file).await;
+        match crate::speculate::pull(o, &file).await {
+            // A server that hangs or dies here would do the same on the real request.
+            Err(e) if matches!(e.code, ErrorCode::LsTimeout | ErrorCode::LsCrash) => return Err(e),
+            _ => {}
+        }
     }
     let raw = o.ensure_session().await?.request(method, params).await?;
     let locations = o.normalizer().locations(&raw);

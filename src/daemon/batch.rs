@@ -106,9 +106,14 @@ pub async fn run(cli: &Cli) -> Option<Result<u8>> {
         argv,
         wait: (opts.timeout * 3 + Duration::from_secs(30)) * (*jobs).clamp(1, 8) as u32,
     };
-    let (source, output) = match (Source::open(input), Output::open(out)) {
-        (Err(e), _) | (_, Err(e)) => return Some(Err(e)),
-        (Ok(s), Ok(o)) => (s, o),
+    // The source first: a missing --in must leave --out untouched, as in-process.
+    let source = match Source::open(input) {
+        Ok(s) => s,
+        Err(e) => return Some(Err(e)),
+    };
+    let output = match Output::open(out) {
+        Ok(o) => o,
+        Err(e) => return Some(Err(e)),
     };
     let mut batch = Batch {
         remote: Arc::new(remote),

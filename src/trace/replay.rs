@@ -587,8 +587,20 @@ pub fn verify_op(recorded: &OpRec, replayed: Option<&Bundle>) -> Option<String> 
     let Some(replayed) = replayed else {
         return Some(format!("{what}: the replay produced no bundle"));
     };
-    let a = comparable(&recorded.bundle);
-    let b = comparable(&serde_json::to_value(replayed).expect("bundles serialize"));
+    let mut a = comparable(&recorded.bundle);
+    let mut b = comparable(&serde_json::to_value(replayed).expect("bundles serialize"));
+    if recorded.bundle["meta"].get("docVersions").is_none() {
+        // Recorded before bundles named their docVersions: compare everything else (the
+        // bundleId covers the new field, so it cannot match).
+        for v in [&mut a, &mut b] {
+            if let Some(m) = v.as_object_mut() {
+                m.remove("bundleId");
+            }
+            if let Some(meta) = v.get_mut("meta").and_then(Value::as_object_mut) {
+                meta.remove("docVersions");
+            }
+        }
+    }
     let (ja, jb) = (serde_jcs::to_vec(&a), serde_jcs::to_vec(&b));
     if ja.is_ok() && ja.ok() == jb.ok() {
         return None;
@@ -611,6 +623,32 @@ pub fn verify_op(recorded: &OpRec, replayed: Option<&Bundle>) -> Option<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn traces_recorded_before_doc_versions_still_verify() {
+        let mut b = crate::bundle::tests_sample();
+        b.meta.doc_versions.insert("a.py".into(), "sha256:1".into());
+        b.seal();
+        let mut old = serde_json::to_value(&b).unwrap();
+        old["meta"].as_object_mut().unwrap().remove("docVersions");
+        old["bundleId"] = json!("sha256:recorded-by-an-older-lanser");
+        let rec = |bundle: Value| OpRec {
+            n: 1,
+            line: 1,
+            input: String::new(),
+            memo: false,
+            bundle,
+        };
+        assert_eq!(verify_op(&rec(old.clone()), Some(&b)), None);
+        // Anything else still counts.
+        old["status"] = json!("error");
+        assert!(verify_op(&rec(old), Some(&b)).is_some());
+        // A trace that has the field compares it, and the id.
+        let mut new = serde_json::to_value(&b).unwrap();
+        new["meta"]["docVersions"]["a.py"] = json!("sha256:2");
+        let why = verify_op(&rec(new), Some(&b)).unwrap();
+        assert!(why.contains("meta.docVersions.a.py"), "{why}");
+    }
 
     #[test]
     fn first_difference_names_the_path() {

@@ -165,11 +165,14 @@ fn a_writing_line_is_answered_in_order_in_process() {
         r#"{"cmd":"rename","selector":"cli.py@L17:add_item","args":{"new_name":"add_entry","apply":true,"allow-dirty":true}}"#,
         r#"{"cmd":"def","selector":"cli.py@L17:add_entry"}"#,
         r#"{"cmd":"hover","selector":"cli.py@L17:add_entry"}"#,
+        // The first line again: after the write its answer no longer holds (never coalesced
+        // with the line still in flight before it).
+        r#"{"cmd":"def","selector":"cli.py@L17:add_item"}"#,
     ]
     .join("\n");
     let (warm, wo) = batch(&w, &text, "4", false, &[]);
-    assert!(wo.status.success(), "{}", stderr(&wo));
-    assert_eq!(requests(&w), 3, "all but the write went to the daemon");
+    assert_eq!(wo.status.code(), Some(3), "{}", stderr(&wo));
+    assert_eq!(requests(&w), 4, "all but the write went to the daemon");
     let renamed = std::fs::read_to_string(w.ws.join("cli.py")).unwrap();
     assert!(renamed.contains("store.add_entry("));
     let b = parsed(&warm);
@@ -178,6 +181,7 @@ fn a_writing_line_is_answered_in_order_in_process() {
         b[2]["facts"]["definitions"][0]["selector"],
         "inventory/store.py@L25:C9"
     );
+    assert_eq!(b[4]["error"]["code"], "E/NOT_FOUND", "{}", b[4]);
     copy_tree(pristine.path(), &w.ws);
     let (cold, _) = batch(&w, &text, "4", false, &["--no-daemon"]);
     assert_eq!(

@@ -123,6 +123,12 @@ fn preview_diff_is_exactly_what_apply_writes() {
     .concat());
     assert!(applied.status.success(), "{}", stderr(&applied));
     assert_eq!(bundle(&applied)["facts"]["applied"], true);
+    // docVersions name the text the edits were computed against, not what was written.
+    let b = bundle(&applied);
+    for f in b["edits"]["workspaceEdit"]["files"].as_array().unwrap() {
+        let path = f["path"].as_str().unwrap();
+        assert_eq!(b["meta"]["docVersions"][path], f["docVersion"], "{path}");
+    }
     assert_eq!(
         snapshot(&ws),
         snapshot(&other),
