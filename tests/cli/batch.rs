@@ -338,3 +338,61 @@ fn speculative_requests_never_overlap_with_others() {
         }
     }
 }
+
+/// `check --patch P` reads P when it runs: the same line again after P changed is answered for
+/// the new patch, never from the memo (the daemon does not memoize check either).
+#[test]
+fn a_repeated_check_reads_its_patch_again() {
+    let ws = fixture("srcpkg");
+    let dir = tempfile::tempdir().unwrap();
+    let rel = "src/shapes/broken.py";
+    let line = line_with(&ws, rel, "convert(\"x\"");
+    let old = read(&ws, rel)
+        .split('\n')
+        .nth(line as usize - 1)
+        .unwrap()
+        .to_string();
+    let patch = |added: &str| {
+        format!("--- a/{rel}\n+++ b/{rel}\n@@ -{line},1 +{line},2 @@\n {old}\n+{added}\n")
+    };
+    let p = dir.path().join("p.diff");
+    std::fs::write(&p, patch("len(1)")).unwrap();
+    let mut child = lanser()
+        .args([
+            "batch",
+            "--in",
+            "-",
+            "--out",
+            "-",
+            "--jobs",
+            "2",
+            "--workspace",
+        ])
+        .arg(&ws)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let line_text = format!(
+        "{{\"cmd\":\"check\",\"args\":{{\"patch\":\"{}\"}}}}\n",
+        p.display()
+    );
+    let mut ask = || {
+        stdin.write_all(line_text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        serde_json::from_str::<Value>(&answer).unwrap()
+    };
+    let added = |b: &Value| b["facts"]["after"].as_u64().unwrap();
+    let first = ask();
+    assert_eq!(added(&first), 4, "{first}");
+    std::fs::write(&p, patch("pass")).unwrap();
+    let second = ask();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(added(&second), 3, "{second}");
+    assert_ne!(first["bundleId"], second["bundleId"]);
+}
