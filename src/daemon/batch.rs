@@ -123,6 +123,7 @@ pub async fn run(cli: &Cli) -> Option<Result<u8>> {
         parser: LineParser::default(),
         output,
         exit: 0,
+        answered: false,
     };
     let outcome = batch.drive(source, *jobs).await;
     if let Some(orch) = batch.orch.take() {
@@ -145,6 +146,9 @@ struct Batch {
     output: Output,
     /// The first failing line's exit code.
     exit: u8,
+    /// The daemon has answered a line: until then one line is in flight, so that replacing a
+    /// daemon of another build (its first answer) happens once, not under several lines.
+    answered: bool,
 }
 
 /// What the window waits for next.
@@ -168,7 +172,8 @@ impl Batch {
                 self.answer_here(slot.line, &slot.text).await?;
                 continue;
             }
-            let read = !eof && window.len() < jobs && !window.back().is_some_and(|s| s.holds);
+            let limit = if self.answered { jobs } else { 1 };
+            let read = !eof && window.len() < limit && !window.back().is_some_and(|s| s.holds);
             if window.is_empty() && !read {
                 return Ok(());
             }
@@ -192,6 +197,7 @@ impl Batch {
                     let slot = window.pop_front().expect("answered the front slot");
                     match reply {
                         Reply::Bundle(jcs) => {
+                            self.answered = true;
                             let bundle: Bundle = serde_json::from_str(&jcs).map_err(|e| {
                                 LanserError::internal(format!("daemon bundle: {e}"))
                             })?;

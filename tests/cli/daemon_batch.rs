@@ -306,3 +306,36 @@ fn an_unreachable_daemon_is_said_once_and_the_batch_runs_in_process() {
             .exists()))
     );
 }
+
+/// A daemon of another environment is replaced once, by the batch's first line, before more
+/// lines are in flight: no line of a `--jobs 4` batch sees the old daemon go away.
+#[test]
+fn a_batch_replaces_a_daemon_of_another_environment_once() {
+    let w = Warm::new("demo");
+    let q = ["def", "cli.py@L17:add_item", "--json"];
+    let a = w
+        .cmd(&q)
+        .env("PYTHONPATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert!(a.status.success(), "{}", stderr(&a));
+    let old = w.status()["pid"].clone();
+    let text = [
+        r#"{"cmd":"def","selector":"cli.py@L17:add_item"}"#,
+        r#"{"cmd":"hover","selector":"cli.py@L17:add_item"}"#,
+        r#"{"cmd":"refs","selector":"cli.py@L17:add_item"}"#,
+        r#"{"cmd":"symbols","args":{"file":"cli.py"}}"#,
+        r#"{"cmd":"diag","args":{"targets":["cli.py"]}}"#,
+    ]
+    .join("\n");
+    let (warm, o) = batch(&w, &text, "4", true, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("daemon"), "{}", stderr(&o));
+    assert_ne!(w.status()["pid"], old);
+    assert_eq!(requests(&w), 5, "every line answered by the new daemon");
+    let (cold, _) = batch(&w, &text, "4", true, &["--no-daemon"]);
+    assert_eq!(
+        String::from_utf8_lossy(&warm),
+        String::from_utf8_lossy(&cold)
+    );
+}
