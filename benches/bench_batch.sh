@@ -52,6 +52,8 @@ print("requests:", sum(c.values()), dict(sorted(c.items())))
 PY
 
 echo "== 1. same bytes: batch from a file, batch through stdin/stdout --jobs 4, one process per request"
+# Fresh processes throughout (no daemon): each answer comes from its own Pyright session.
+export LANSER_NO_DAEMON=1
 "$L" batch --in "$OUT/requests-$ONE.jsonl" --out "$OUT/batch-a.jsonl" --workspace "$WS" 2>/dev/null || true
 "$L" batch --in - --out - --jobs 4 --workspace "$WS" < "$OUT/requests-$ONE.jsonl" > "$OUT/batch-b.jsonl" 2>/dev/null || true
 cmp "$OUT/batch-a.jsonl" "$OUT/batch-b.jsonl" && echo "batch twice: identical ($(wc -l < "$OUT/batch-a.jsonl") bundles)"
@@ -109,46 +111,68 @@ print(f"one by one: {len(singles)} processes in {time.time() - t:.0f} s; "
       f"differing lines: {len(diff)}{' ' + str(diff[:20]) if diff else ''}")
 sys.exit(1 if diff or len(singles) != len(batch) else 0)
 PY
+unset LANSER_NO_DAEMON
 
 echo "== 2. throughput on $N requests"
-measure() {  # label, command...: wall seconds, the process's own peak RSS, its most children
+measure() {  # label, command...: wall seconds, own CPU and peak RSS, its servers and their CPU
     python3 - "$@" <<'PY'
 import os, subprocess, sys, time
 label, cmd = sys.argv[1], sys.argv[2:]
+tick = os.sysconf("SC_CLK_TCK")
+
+def cpu(pid):  # utime + stime of one process, seconds
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / tick
+
 t = time.perf_counter()
 env = dict(os.environ, PATH=os.environ["BENCH_PATH"])
 p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-peak, servers = 0, 0
+peak, servers, own, server_cpu = 0, 0, 0.0, {}
 while p.poll() is None:
     try:
         for line in open(f"/proc/{p.pid}/status"):
             if line.startswith("VmHWM:"):
                 peak = max(peak, int(line.split()[1]))
+        own = cpu(p.pid)
         kids = set()
         for task in os.listdir(f"/proc/{p.pid}/task"):
             kids.update(open(f"/proc/{p.pid}/task/{task}/children").read().split())
         # Pyright's language server, not the interpreter probe.
-        servers = max(servers, sum(b"langserver" in open(f"/proc/{k}/cmdline", "rb").read()
-                                   for k in kids))
+        langservers = [k for k in kids if b"langserver" in open(f"/proc/{k}/cmdline", "rb").read()]
+        servers = max(servers, len(langservers))
+        for k in langservers:
+            server_cpu[k] = cpu(k)
     except OSError:
         pass
     time.sleep(0.02)
 out = p.stdout.read().decode().strip()
-print(f"{label:<34} {time.perf_counter() - t:7.2f} s   own peak RSS {peak / 1024:6.1f} MB"
-      f"   servers {servers}   {out[-90:]}")
+scpu = f"{sum(server_cpu.values()):5.1f} s" if server_cpu else "  n/a  "
+print(f"{label:<42} {time.perf_counter() - t:6.2f} s  own CPU {own:5.2f} s  peak RSS "
+      f"{peak / 1024:5.1f} MB  servers {servers} (CPU {scpu})  {out[-70:]}")
 PY
 }
 uptime
 measure "raw client (sequential)" python3 benches/raw_client.py "$WS" "$OUT/requests.jsonl"
+# One process, one session, like the raw client: no daemon.
+export LANSER_NO_DAEMON=1
 measure "lanser batch --jobs 1" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-j1.jsonl" --workspace "$WS"
 measure "lanser batch --jobs 4" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-j4.jsonl" --workspace "$WS" --jobs 4
-measure "lanser batch --jobs 4 --servers 1" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-j4s1.jsonl" --workspace "$WS" --jobs 4 --servers 1
+measure "lanser batch --jobs 4 --servers 2" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-j4s2.jsonl" --workspace "$WS" --jobs 4 --servers 2
 measure "lanser batch --jobs 4 +trace" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-tr.jsonl" --workspace "$WS" --jobs 4 --trace-file "$OUT/trace.jsonl"
+unset LANSER_NO_DAEMON
+# A warm daemon (started, then warmed with the first request line), its memo off so that every
+# line reaches Pyright; the server and its CPU are the daemon's, not the batch process's.
+"$L" daemon stop --workspace "$WS" >/dev/null 2>&1 || true
+trap '"$L" daemon stop --workspace "$WS" >/dev/null 2>&1 || true' EXIT
+env PATH="$BENCH_PATH" LANSER_DAEMON_MEMO=off "$L" daemon start --workspace "$WS" >/dev/null
+head -n1 "$OUT/requests.jsonl" | env PATH="$BENCH_PATH" "$L" batch --in - --out /dev/null --workspace "$WS" 2>/dev/null || true
+measure "lanser batch --jobs 1 through a warm daemon" "$L" batch --in "$OUT/requests.jsonl" --out "$OUT/bundles-d1.jsonl" --workspace "$WS"
+"$L" daemon stop --workspace "$WS" >/dev/null
 uptime
-for f in j4 j4s1 tr; do
+for f in j4 j4s2 tr d1; do
     cmp "$OUT/bundles-j1.jsonl" "$OUT/bundles-$f.jsonl" || exit 1
 done
-echo "--jobs 1, --jobs 4, --jobs 4 --servers 1, traced: identical bytes"
+echo "--jobs 1, --jobs 4, --jobs 4 --servers 2, traced, through the daemon: identical bytes"
 grep -c '"status":"error"' "$OUT/bundles-j1.jsonl" | sed 's/^/error bundles: /' || true
 
 echo "== 3. offline replay of the traced run (no server: empty PATH, --server-cmd /nonexistent)"
