@@ -386,6 +386,11 @@ impl Orchestrator {
         Ok(self.session.as_ref().expect("started above"))
     }
 
+    /// The parsed Python files of this orchestrator, reused across requests.
+    pub fn parse_cache(&self) -> &relocate::ParseCache {
+        &self.parses
+    }
+
     /// Resolve a selector string against the files on disk (any form; paper Algorithm 1).
     /// The target carries the relocation evidence that [`Orchestrator::resolution`] records.
     pub fn resolve(&self, selector: &str) -> Result<(PositionSpec, Target)> {
