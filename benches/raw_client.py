@@ -7,19 +7,31 @@ Starts Pyright (default: lanser's managed install) in WORKSPACE with the setting
 then issues the same requests as `lanser batch` would, strictly one at a time in one session:
 didOpen on first use of a file, then the request, then wait for its answer. `locate` needs no
 server and is skipped; refs, diag and workspace symbols first wait for Pyright's "Found N
-source files" (as lanser does). Prints one JSON line: requests sent, seconds, errors.
+source files" (as lanser does, since Pyright answers them partially before). type-def also waits
+for it and pulls the file's diagnostics first (as lanser does: before the file is checked,
+Pyright answers a module's type definition with nothing). Prints one JSON line: requests sent
+(the diagnostics pulled before a type-def included), seconds, errors. With RAW_STATS=1, per
+method counts and seconds waited for answers go to stderr.
 """
 import json
 import os
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from urllib.parse import quote
 
 ws = os.path.realpath(sys.argv[1])
 reqs = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
 cmd = sys.argv[3:] or ["node", os.path.expanduser(
     "~/.cache/lanser/pyright/1.1.407/node_modules/pyright/langserver.index.js"), "--stdio"]
+
+
+CAPS = {"workspace": {"configuration": True, "workspaceFolders": True},
+        "textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]},
+                         "documentSymbol": {"hierarchicalDocumentSymbolSupport": True}}}
+if os.environ.get("RAW_CAPS"):
+    CAPS = json.loads(os.environ["RAW_CAPS"])
 
 
 def uri(rel):
@@ -32,6 +44,7 @@ def main():
                          stderr=subprocess.DEVNULL)
     out, inp = p.stdout, p.stdin
     state = {"id": 0, "ready": False}
+    stats = defaultdict(lambda: [0, 0.0])
     python = subprocess.run(["sh", "-c", "command -v python3"], capture_output=True,
                             text=True).stdout.strip()
     settings = {"python": {"analysis": {"diagnosticMode": "openFilesOnly",
@@ -80,24 +93,26 @@ def main():
     def request(method, params):
         state["id"] += 1
         rid = state["id"]
+        t = time.perf_counter()
         send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
         while True:
             msg = read()
             if msg.get("id") == rid and "method" not in msg:
+                stats[method][0] += 1
+                stats[method][1] += time.perf_counter() - t
                 return msg
             handle(msg)
 
     def wait_ready():
+        t = time.perf_counter()
         while not state["ready"]:
             handle(read())
+        stats["(wait for the project load)"][1] += time.perf_counter() - t
 
     root = "file://" + quote(ws)
     request("initialize", {"processId": os.getpid(), "rootUri": root, "rootPath": ws,
                            "workspaceFolders": [{"uri": root, "name": "root"}],
-                           "capabilities": {"workspace": {"configuration": True,
-                                                          "workspaceFolders": True},
-                                            "textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]},
-                                                             "documentSymbol": {"hierarchicalDocumentSymbolSupport": True}}}})
+                           "capabilities": CAPS})
     send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     send({"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration",
           "params": {"settings": settings}})
@@ -134,8 +149,12 @@ def main():
         if c in ("def", "hover", "refs", "type-def"):
             rel, pos = position(r["selector"])
             open_doc(rel)
-            if c == "refs":
+            if c in ("refs", "type-def"):
                 wait_ready()
+            if c == "type-def":
+                msg = request("textDocument/diagnostic", {"textDocument": {"uri": uri(rel)}})
+                sent += 1
+                errors += "error" in msg
             method = {"def": "textDocument/definition", "hover": "textDocument/hover",
                       "refs": "textDocument/references",
                       "type-def": "textDocument/typeDefinition"}[c]
@@ -160,6 +179,9 @@ def main():
     request("shutdown", None)
     send({"jsonrpc": "2.0", "method": "exit"})
     p.wait(timeout=10)
+    if os.environ.get("RAW_STATS"):
+        for m, (n, secs) in sorted(stats.items()):
+            print(f"RAW {m:<40} {n:6} {secs:9.3f} s", file=sys.stderr)
     print(json.dumps({"requests": sent, "seconds": round(time.perf_counter() - t0, 3),
                       "errors": errors}))
 

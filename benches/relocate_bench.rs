@@ -86,6 +86,7 @@ fn main() {
 
     // Relocation, cold cache.
     let cache = ParseCache::default();
+    let docs = lanser::selector::resolve::DocCache::default();
     let cx = relocate::Context {
         ws: &ws,
         io: lanser::text::Encoding::Codepoint,
@@ -93,6 +94,7 @@ fn main() {
         config: Config::default(),
         store: relocate::snapshot::Store::open(),
         cache: &cache,
+        docs: &docs,
     };
     let mut tally = std::collections::BTreeMap::<String, usize>::new();
     let t1 = Instant::now();

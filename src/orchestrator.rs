@@ -20,13 +20,14 @@ use crate::lsp::session::{Connect, Session, SessionConfig};
 use crate::lsp::transport::Tap;
 use crate::relocate::{self, Evidence};
 use crate::reward::{self, Inputs, Measured, Weights};
-use crate::selector::resolve::{Document, Target};
+use crate::selector::resolve::{DocCache, Document, Target};
 use crate::selector::{self, PositionSpec};
 use crate::servers;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How lanser runs, independent of any one request.
@@ -139,6 +140,9 @@ pub struct Orchestrator {
     rejected: std::sync::Mutex<Option<Resolution>>,
     /// Parsed Python files, reused by every structural selector of this session.
     parses: relocate::ParseCache,
+    /// Files read to resolve selectors and normalize locations, reused while their bytes are
+    /// the same (shared with forks).
+    docs: Arc<DocCache>,
 }
 
 impl Orchestrator {
@@ -173,6 +177,7 @@ impl Orchestrator {
             connect: None,
             rejected: std::sync::Mutex::new(None),
             parses: relocate::ParseCache::default(),
+            docs: Arc::default(),
         })
     }
 
@@ -386,6 +391,11 @@ impl Orchestrator {
         Ok(self.session.as_ref().expect("started above"))
     }
 
+    /// The parsed Python files of this orchestrator, reused across requests.
+    pub fn parse_cache(&self) -> &relocate::ParseCache {
+        &self.parses
+    }
+
     /// Resolve a selector string against the files on disk (any form; paper Algorithm 1).
     /// The target carries the relocation evidence that [`Orchestrator::resolution`] records.
     pub fn resolve(&self, selector: &str) -> Result<(PositionSpec, Target)> {
@@ -397,6 +407,7 @@ impl Orchestrator {
             config: self.opts.relocate,
             store: relocate::snapshot::Store::open(),
             cache: &self.parses,
+            docs: &self.docs,
         };
         match relocate::relocate(&cx, &spec) {
             Ok(target) => Ok((spec, target)),
@@ -511,6 +522,7 @@ impl Orchestrator {
             self.opts.index_io,
             self.opts.verbose,
         )
+        .with_cache(&self.docs)
     }
 
     /// Talk to an in-process server instead of spawning one, with the server identity and
@@ -564,6 +576,7 @@ impl Orchestrator {
             rejected: std::sync::Mutex::new(None),
             // A cache: each orchestrator parses what it needs.
             parses: relocate::ParseCache::default(),
+            docs: self.docs.clone(),
         }
     }
 

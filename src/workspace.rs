@@ -6,7 +6,9 @@
 //! and anything else stays an absolute `file://` URI. Nothing here talks to a server.
 
 use crate::error::{LanserError, Result};
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 /// Files whose presence marks a workspace root, nearest ancestor first.
 pub const ROOT_MARKERS: &[&str] = &[
@@ -169,26 +171,83 @@ impl Workspace {
     /// Every Python source below the root (`.py`, `.pyi`), sorted, skipping hidden, vendored
     /// and virtual-environment directories.
     pub fn python_files(&self) -> Vec<String> {
+        self.python_files_with(&mut Listings::default())
+    }
+
+    /// [`Workspace::python_files`], reading again only the directories whose modification time
+    /// changed since `listings` saw them (or was too recent to trust then); a directory whose
+    /// subdirectory changed is checked again for `pyvenv.cfg`.
+    pub fn python_files_with(&self, listings: &mut Listings) -> Vec<String> {
+        let now = SystemTime::now();
+        let settled = |m: Option<SystemTime>| {
+            m.and_then(|m| now.duration_since(m).ok())
+                .is_some_and(|age| age >= RACY)
+        };
+        let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let mut kept = HashMap::new();
         let mut out = Vec::new();
         let mut stack = vec![self.root.clone()];
         while let Some(dir) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let Ok(ft) = entry.file_type() else { continue };
-                if ft.is_dir() {
-                    if walked(&name, &entry.path()) {
-                        stack.push(entry.path());
+            let modified = mtime(&dir);
+            let cached = listings
+                .dirs
+                .remove(&dir)
+                .filter(|l| settled(modified) && Some(l.mtime) == modified);
+            let listing = match cached {
+                Some(mut l) => {
+                    for sub in &mut l.subdirs {
+                        let m = mtime(&sub.path);
+                        if !(settled(m) && m == sub.mtime) {
+                            sub.mtime = m;
+                            sub.venv = sub.path.join("pyvenv.cfg").exists();
+                        }
                     }
-                } else if ft.is_file() && is_python(&name) {
-                    if let Some(rel) = self.relative(&entry.path()) {
-                        out.push(rel);
-                    }
+                    l
                 }
+                None => {
+                    let Ok(entries) = std::fs::read_dir(&dir) else {
+                        continue;
+                    };
+                    let mut l = Listing {
+                        mtime: modified.unwrap_or(SystemTime::UNIX_EPOCH),
+                        subdirs: Vec::new(),
+                        files: Vec::new(),
+                    };
+                    for entry in entries.flatten() {
+                        let name = entry.file_name().to_string_lossy().into_owned();
+                        let Ok(ft) = entry.file_type() else { continue };
+                        if ft.is_dir() {
+                            if !SKIP_DIRS.contains(&name.as_str()) && !name.starts_with('.') {
+                                let path = entry.path();
+                                l.subdirs.push(Subdir {
+                                    mtime: mtime(&path),
+                                    venv: path.join("pyvenv.cfg").exists(),
+                                    path,
+                                });
+                            }
+                        } else if ft.is_file() && (name.ends_with(".py") || name.ends_with(".pyi"))
+                        {
+                            if let Some(rel) = self.relative(&entry.path()) {
+                                l.files.push(rel);
+                            }
+                        }
+                    }
+                    l
+                }
+            };
+            stack.extend(
+                listing
+                    .subdirs
+                    .iter()
+                    .filter(|s| !s.venv)
+                    .map(|s| s.path.clone()),
+            );
+            out.extend(listing.files.iter().cloned());
+            if settled(modified) {
+                kept.insert(dir, listing);
             }
         }
+        listings.dirs = kept;
         out.sort();
         out
     }
@@ -228,6 +287,33 @@ fn is_python(name: &str) -> bool {
     name.ends_with(".py") || name.ends_with(".pyi")
 }
 
+/// A directory's modification time is trusted only once it is this old: a change within the
+/// same clock tick as the listing would leave it as it was.
+const RACY: Duration = Duration::from_secs(2);
+
+/// Directory listings kept between walks of the workspace ([`Workspace::python_files_with`]).
+#[derive(Debug, Default, Clone)]
+pub struct Listings {
+    dirs: HashMap<PathBuf, Listing>,
+}
+
+#[derive(Debug, Clone)]
+struct Listing {
+    mtime: SystemTime,
+    /// Subdirectories not skipped by name.
+    subdirs: Vec<Subdir>,
+    /// Python files, workspace-relative.
+    files: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+struct Subdir {
+    path: PathBuf,
+    mtime: Option<SystemTime>,
+    /// Holds `pyvenv.cfg` (a virtual environment, not walked).
+    venv: bool,
+}
+
 /// Percent-encode a path into a `file://` URI (RFC 3986 unreserved characters and `/` kept).
 pub fn path_to_uri(path: &Path) -> String {
     let s = path.to_string_lossy().replace('\\', "/");
@@ -257,6 +343,44 @@ pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Set a file's or directory's modification time an hour back (a settled listing).
+    fn age(p: &Path) {
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::open(p)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+    }
+
+    #[test]
+    fn kept_listings_see_what_changed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = Workspace {
+            root: tmp.path().canonicalize().unwrap(),
+        };
+        let (a, b) = (ws.root.join("a"), ws.root.join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        std::fs::write(a.join("x.py"), "").unwrap();
+        std::fs::write(b.join("y.py"), "").unwrap();
+        for d in [&a, &b, &ws.root] {
+            age(d);
+        }
+        let mut kept = Listings::default();
+        let want = vec!["a/x.py".to_string(), "b/y.py".to_string()];
+        assert_eq!(ws.python_files_with(&mut kept), want);
+        assert_eq!(ws.python_files_with(&mut kept), want);
+        // A new file changes its directory's mtime; a new pyvenv.cfg its directory's.
+        std::fs::write(a.join("z.pyi"), "").unwrap();
+        std::fs::write(b.join("pyvenv.cfg"), "").unwrap();
+        let now = ws.python_files_with(&mut kept);
+        assert_eq!(now, vec!["a/x.py".to_string(), "a/z.pyi".to_string()]);
+        assert_eq!(now, ws.python_files());
+        std::fs::remove_file(b.join("pyvenv.cfg")).unwrap();
+        std::fs::remove_dir_all(&a).unwrap();
+        assert_eq!(ws.python_files_with(&mut kept), vec!["b/y.py".to_string()]);
+    }
 
     #[test]
     fn snapshot_files_are_regular_sources_reached_without_symlinks() {

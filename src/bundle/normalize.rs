@@ -3,13 +3,14 @@
 //! (path, sL, sC, eL, eC) then name/message, duplicates removed (DESIGN §2, §5).
 
 use crate::selector::encode_path;
-use crate::selector::resolve::Document;
+use crate::selector::resolve::{DocCache, Document};
 use crate::text::Encoding;
 use crate::workspace::{uri_to_path, Place, Workspace};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One location as a fact.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -30,7 +31,9 @@ pub struct Normalizer<'a> {
     server: Encoding,
     io: Encoding,
     verbose: bool,
-    docs: HashMap<PathBuf, Option<Document>>,
+    docs: HashMap<PathBuf, Option<Arc<Document>>>,
+    /// Documents kept across requests, when the caller has them.
+    cache: Option<&'a DocCache>,
 }
 
 fn range_of(v: &Value) -> [u32; 4] {
@@ -96,15 +99,24 @@ impl<'a> Normalizer<'a> {
             io,
             verbose,
             docs: HashMap::new(),
+            cache: None,
         }
+    }
+
+    /// Read files through `cache` (documents kept across requests).
+    pub fn with_cache(mut self, cache: &'a DocCache) -> Self {
+        self.cache = Some(cache);
+        self
     }
 
     /// Remember a document already read, so it is not read again.
     pub fn add_document(&mut self, doc: &Document) {
-        self.docs.insert(doc.abs.clone(), Some(doc.clone()));
+        self.docs
+            .insert(doc.abs.clone(), Some(Arc::new(doc.clone())));
     }
 
     fn doc(&mut self, abs: &Path, place: &Place) -> Option<&Document> {
+        let cache = self.cache;
         self.docs
             .entry(abs.to_path_buf())
             .or_insert_with(|| {
@@ -112,9 +124,12 @@ impl<'a> Normalizer<'a> {
                     Place::Workspace(r) => r.clone(),
                     Place::External(e) => e.clone(),
                 };
-                Document::load(abs.to_path_buf(), rel).ok()
+                match cache {
+                    Some(c) => c.load(abs.to_path_buf(), rel).ok(),
+                    None => Document::load(abs.to_path_buf(), rel).ok().map(Arc::new),
+                }
             })
-            .as_ref()
+            .as_deref()
     }
 
     /// The io-unit (1-based) range of a server range in the file at `abs`, when readable.

@@ -15,9 +15,11 @@
 //! on every session (checking a file changes some later answers). With
 //! `--trace-file` there is one session: a trace records, and its replay serves, the frames of
 //! one server. A request identical to one in flight is coalesced with it
-//! (single-flight); a repeat of a finished one is served from a memo keyed by the request and
-//! the workspace digest (the content hashes of the files the server reads), so an edit between
-//! lines is never answered from the memo.
+//! (single-flight); a repeat of a finished one is served from the memo only when the workspace
+//! digest (the content hashes of the files the server reads) has not changed since the answer:
+//! the digest is taken once up front and again at each repeat, and any change it shows
+//! invalidates every answer given before it, so an edit between lines is never answered from
+//! the memo and lines that repeat nothing cost no scan.
 //!
 //! Unless `--no-daemon` or `--trace-file`, [`crate::daemon::batch`] answers the batch instead,
 //! through the workspace's warm daemon, which parses each line with the same [`LineParser`]
@@ -280,8 +282,32 @@ struct Slot {
 }
 
 struct MemoEntry {
-    digest: String,
+    /// [`Changes::seen`] when the request was taken.
+    epoch: u64,
     cell: Cell,
+}
+
+/// Changes of the workspace digest seen so far. The digest is taken only when asked (at a
+/// repeated request), so a change is seen at the first scan after it: an answer given before
+/// that scan counts as older than the change, which may send a request to the server again but
+/// never serves a stale answer.
+#[derive(Default)]
+struct Changes {
+    snapshot: Snapshot,
+    last: Option<String>,
+    seen: u64,
+}
+
+impl Changes {
+    /// Scan the workspace; a digest different from the last one (or the first) is a change.
+    fn scan(&mut self, ws: &crate::workspace::Workspace) -> u64 {
+        let digest = self.snapshot.digest(ws);
+        if self.last.as_deref() != Some(digest.as_str()) {
+            self.seen += u64::from(self.last.is_some());
+            self.last = Some(digest);
+        }
+        self.seen
+    }
 }
 
 /// Wait for every running request of the window (their answers stay in order in the window).
@@ -362,7 +388,7 @@ async fn run_pooled(
     mut sink: impl FnMut(Answer) -> Result<()>,
 ) -> Result<u8> {
     let mut parser = LineParser::default();
-    let mut snapshot = Snapshot::default();
+    let mut changes = Changes::default();
     let mut memo: HashMap<String, MemoEntry> = HashMap::new();
     let mut window: VecDeque<Slot> = VecDeque::new();
     let (mut line_no, mut eof, mut exit) = (0usize, false, 0u8);
@@ -400,14 +426,17 @@ async fn run_pooled(
                 }
             };
             let key = format!("{request:?}");
-            let digest = snapshot.digest(&orch.ws);
+            if changes.last.is_none() {
+                // The baseline the first repeat is compared with.
+                changes.scan(&orch.ws);
+            }
             // A write or reload since the entry was made (even one still waiting for an answer
             // ahead in the window) means its answer may no longer hold.
             if request.op.writes_files() || request.op == Op::Reload {
                 memo.clear();
             }
             if let Some(entry) = memo.get(&key).filter(|_| memo_allowed(&request.op)) {
-                let reusable = entry.digest == digest
+                let reusable = entry.epoch == changes.scan(&orch.ws)
                     && match &*entry.cell.lock().unwrap_or_else(|p| p.into_inner()) {
                         None => true,
                         Some(b) => memoizable(b),
@@ -426,7 +455,7 @@ async fn run_pooled(
             memo.insert(
                 key,
                 MemoEntry {
-                    digest,
+                    epoch: changes.seen,
                     cell: cell.clone(),
                 },
             );

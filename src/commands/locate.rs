@@ -23,7 +23,7 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
             })
         })
         .collect();
-    let at = durable::symbol_at(&o.ws, doc, target.start);
+    let at = durable::symbol_at(&o.ws, o.parse_cache(), doc, target.start);
     let symbol = target
         .evidence
         .as_ref()

@@ -10,10 +10,16 @@ use crate::workspace::Workspace;
 
 /// The definition named at `offset` (its name, or the start of its header, body or
 /// docstring), with its `py://` selector.
-pub fn symbol_at(ws: &Workspace, doc: &Document, offset: usize) -> Option<(SymbolInfo, String)> {
+/// `cache` keeps the parse for later requests on the same content.
+pub fn symbol_at(
+    ws: &Workspace,
+    cache: &structural::ParseCache,
+    doc: &Document,
+    offset: usize,
+) -> Option<(SymbolInfo, String)> {
     let roots = modules::search_roots(ws);
     let module = modules::module_of(&roots, &doc.abs)?;
-    let p = structural::parse_doc(doc.clone(), module.clone()).ok()?;
+    let p = cache.parsed(doc, module.clone()).ok()?;
     // The innermost definition whose name contains the offset or one of whose role spans
     // starts there (nested definitions come after their parents).
     let d = p.defs.iter().rev().find(|d| {

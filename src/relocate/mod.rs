@@ -23,7 +23,7 @@ use crate::selector::{is_ident_char, PositionSpec, Role, SegmentKind, DEFAULT_CT
 use crate::text::Encoding;
 use crate::workspace::Workspace;
 pub use score::{Candidate, Config, Evidence, Features, Rejected, SymbolInfo};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 pub use structural::ParseCache;
 
 /// Everything relocation needs besides the selector.
@@ -36,6 +36,16 @@ pub struct Context<'a> {
     pub store: snapshot::Store,
     /// Parsed files reused across selectors of one workspace.
     pub cache: &'a structural::ParseCache,
+    /// Files read before, reused while their bytes are the same.
+    pub docs: &'a resolve::DocCache,
+}
+
+impl Context<'_> {
+    /// The selector's file as it is on disk now.
+    fn load(&self, abs: PathBuf, rel: String) -> crate::error::Result<Document> {
+        let doc = self.docs.load(abs, rel)?;
+        Ok(Document::clone(&doc))
+    }
 }
 
 /// Resolve `spec`; the target carries its [`Evidence`] unless it was a plain cursor or range
@@ -52,7 +62,7 @@ pub fn relocate(cx: &Context, spec: &PositionSpec) -> Result<Target, Rejected> {
             doc_version,
         } => {
             let (abs, rel) = cx.ws.resolve_user_path(path, cx.cwd)?;
-            let doc = Document::load(abs, rel)?;
+            let doc = cx.load(abs, rel)?;
             let ctx = ctx.unwrap_or(DEFAULT_CTX) as usize;
             let old = doc_version
                 .as_deref()
@@ -156,7 +166,7 @@ fn target_of(ev: Evidence) -> Target {
 fn direct(cx: &Context, spec: &PositionSpec) -> Result<Target, Rejected> {
     let path = spec.path().unwrap_or_default();
     let (abs, rel) = cx.ws.resolve_user_path(path, cx.cwd)?;
-    let doc = Document::load(abs, rel)?;
+    let doc = cx.load(abs, rel)?;
     let io = spec.indexing().unwrap_or(cx.io);
     let Some(dv) = spec.doc_version().filter(|dv| *dv != doc.doc_version) else {
         let (start, end) = resolve::span(&doc, spec, io)?;

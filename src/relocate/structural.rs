@@ -76,6 +76,26 @@ impl ParseCache {
         self.roots.get_or_init(|| modules::search_roots(ws))
     }
 
+    /// `doc` parsed as `module`: the cached parse when the file's content and module are the
+    /// same, else a new parse (kept for the next caller).
+    pub fn parsed(&self, doc: &Document, module: String) -> Result<Arc<Parsed>> {
+        if let Some(p) = self
+            .files
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&doc.abs).cloned())
+        {
+            if p.doc.doc_version == doc.doc_version && p.module == module && p.doc.rel == doc.rel {
+                return Ok(p);
+            }
+        }
+        let parsed = Arc::new(parse_doc(doc.clone(), module)?);
+        if let Ok(mut m) = self.files.lock() {
+            m.insert(doc.abs.clone(), parsed.clone());
+        }
+        Ok(parsed)
+    }
+
     fn load(&self, ws: &Workspace, abs: &Path, module: String) -> Result<Arc<Parsed>> {
         let abs = abs.canonicalize().unwrap_or_else(|_| abs.to_path_buf());
         let rel = ws.relative(&abs).ok_or_else(|| {

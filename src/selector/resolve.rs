@@ -9,6 +9,7 @@ use crate::error::{ErrorCode, LanserError, Result};
 use crate::text::{Encoding, LineIndex, PosError};
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One workspace file as read from disk.
 #[derive(Debug, Clone)]
@@ -26,6 +27,11 @@ impl Document {
     pub fn load(abs: PathBuf, rel: String) -> Result<Document> {
         let bytes = std::fs::read(&abs)
             .map_err(|e| LanserError::not_found(format!("cannot read {rel}: {e}")))?;
+        Document::from_bytes(abs, rel, bytes)
+    }
+
+    /// A document from bytes already read from `abs`.
+    fn from_bytes(abs: PathBuf, rel: String, bytes: Vec<u8>) -> Result<Document> {
         let doc_version = sha256_tagged(&bytes);
         let text = String::from_utf8(bytes).map_err(|e| {
             LanserError::new(
@@ -60,6 +66,36 @@ impl Document {
     /// 0-based (line, column) of a byte offset in `enc`.
     pub fn position(&self, offset: usize, enc: Encoding) -> (usize, usize) {
         self.index.position(&self.text, offset, enc)
+    }
+}
+
+/// Documents read before, kept across requests: a file read again whose bytes are the ones kept
+/// (compared, not judged by its modification time) is not hashed or indexed again.
+#[derive(Debug, Default)]
+pub struct DocCache {
+    docs: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<Document>>>,
+}
+
+/// At most this many documents are kept; past it the cache starts over.
+const DOC_CACHE_MAX: usize = 1024;
+
+impl DocCache {
+    /// [`Document::load`], through the cache.
+    pub fn load(&self, abs: PathBuf, rel: String) -> Result<Arc<Document>> {
+        let bytes = std::fs::read(&abs)
+            .map_err(|e| LanserError::not_found(format!("cannot read {rel}: {e}")))?;
+        let mut docs = self.docs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(d) = docs.get(&abs) {
+            if d.rel == rel && d.text.as_bytes() == bytes.as_slice() {
+                return Ok(d.clone());
+            }
+        }
+        let doc = Arc::new(Document::from_bytes(abs.clone(), rel, bytes)?);
+        if docs.len() >= DOC_CACHE_MAX {
+            docs.clear();
+        }
+        docs.insert(abs, doc.clone());
+        Ok(doc)
     }
 }
 
@@ -214,6 +250,30 @@ mod tests {
             index: LineIndex::new(text),
             doc_version: sha256_tagged(text.as_bytes()),
         }
+    }
+
+    #[test]
+    fn kept_documents_follow_the_bytes_on_disk() {
+        let tmp = tempfile::tempdir().unwrap();
+        let abs = tmp.path().join("a.py");
+        std::fs::write(&abs, "x = 1\n").unwrap();
+        let cache = DocCache::default();
+        let first = cache.load(abs.clone(), "a.py".into()).unwrap();
+        let again = cache.load(abs.clone(), "a.py".into()).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        // Same length, same second: only the bytes tell.
+        std::fs::write(&abs, "x = 2\n").unwrap();
+        let changed = cache.load(abs.clone(), "a.py".into()).unwrap();
+        assert_eq!(changed.text, "x = 2\n");
+        assert_eq!(
+            changed.doc_version,
+            Document::load(abs.clone(), "a.py".into())
+                .unwrap()
+                .doc_version
+        );
+        assert_ne!(changed.doc_version, first.doc_version);
+        std::fs::write(&abs, b"\xff").unwrap();
+        assert!(cache.load(abs, "a.py".into()).is_err());
     }
 
     #[test]

@@ -293,15 +293,22 @@ pub fn workspace_digest<'a>(digests: impl IntoIterator<Item = (&'a str, &'a str)
 }
 
 /// The workspace digest, recomputing only files whose size or modification time changed since
-/// the last call (the batch memo asks for it before every request).
+/// the last call (the batch memo asks for it before every request), and listing again only the
+/// directories that changed.
 #[derive(Default)]
 pub struct Snapshot {
-    seen: BTreeMap<String, (u64, Option<SystemTime>, String)>,
+    /// rel → (size, mtime, digest, whether the mtime was too recent to trust when hashed).
+    seen: BTreeMap<String, (u64, Option<SystemTime>, String, bool)>,
+    listings: crate::workspace::Listings,
 }
+
+/// A modification time this recent may hide a later change in the same clock tick.
+const RACY: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Snapshot {
     pub fn digest(&mut self, ws: &Workspace) -> String {
-        let mut names = ws.python_files();
+        let now = SystemTime::now();
+        let mut names = ws.python_files_with(&mut self.listings);
         names.extend(
             crate::env::CONFIG_FILES
                 .iter()
@@ -310,27 +317,30 @@ impl Snapshot {
         );
         names.sort();
         names.dedup();
-        let mut now = BTreeMap::new();
+        let mut now_seen = BTreeMap::new();
         for rel in names {
             let path = ws.root.join(&rel);
             let Ok(md) = std::fs::metadata(&path) else {
                 continue;
             };
             let (len, mtime) = (md.len(), md.modified().ok());
+            let racy = mtime
+                .and_then(|m| now.duration_since(m).ok())
+                .is_none_or(|age| age < RACY);
             let digest = match self.seen.get(&rel) {
-                Some((l, m, d)) if *l == len && *m == mtime && mtime.is_some() => d.clone(),
+                Some((l, m, d, false)) if *l == len && *m == mtime && !racy => d.clone(),
                 _ => match std::fs::read(&path) {
                     Ok(bytes) => sha256_tagged(&bytes),
                     Err(_) => continue,
                 },
             };
-            now.insert(rel, (len, mtime, digest));
+            now_seen.insert(rel, (len, mtime, digest, racy));
         }
-        self.seen = now;
+        self.seen = now_seen;
         workspace_digest(
             self.seen
                 .iter()
-                .map(|(p, (_, _, d))| (p.as_str(), d.as_str())),
+                .map(|(p, (_, _, d, _))| (p.as_str(), d.as_str())),
         )
     }
 }
