@@ -139,7 +139,7 @@ pub struct Orchestrator {
     /// The evidence of a selector that failed to resolve (E/AMBIGUOUS), for the error bundle.
     rejected: std::sync::Mutex<Option<Resolution>>,
     /// Parsed Python files, reused by every structural selector of this session.
-    parses: relocate::ParseCache,
+    parses: std::sync::Arc<relocate::ParseCache>,
     /// Files read to resolve selectors and normalize locations, reused while their bytes are
     /// the same (shared with forks).
     docs: Arc<DocCache>,
@@ -176,7 +176,7 @@ impl Orchestrator {
             start_ms: None,
             connect: None,
             rejected: std::sync::Mutex::new(None),
-            parses: relocate::ParseCache::default(),
+            parses: Arc::default(),
             docs: Arc::default(),
         })
     }
@@ -574,8 +574,8 @@ impl Orchestrator {
             start_ms: None,
             connect: self.connect.clone(),
             rejected: std::sync::Mutex::new(None),
-            // A cache: each orchestrator parses what it needs.
-            parses: relocate::ParseCache::default(),
+            // Parses are shared (by content): forks and siblings keep one copy of each tree.
+            parses: self.parses.clone(),
             docs: self.docs.clone(),
         }
     }
