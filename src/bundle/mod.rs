@@ -123,11 +123,12 @@ pub struct Meta {
     pub cursor: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Value>,
-    /// The `docVersion` (sha256 of the bytes on disk when the answer was assembled) of every
-    /// workspace file the bundle names, keyed by its workspace-relative path: the text the
-    /// facts describe. A daemon brings its server in line with disk before answering, so these
-    /// are also the versions its server saw. Speculative layers (`check --patch`, previews)
-    /// are on top of these and described by `edits`.
+    /// The `docVersion` of every workspace file the bundle names, keyed by its
+    /// workspace-relative path: the text the facts describe — the bytes on disk when the
+    /// answer was assembled, or, for a file an edit was computed against, that edit's
+    /// `docVersion` (so an `--apply` bundle names the text before the write). A daemon brings
+    /// its server in line with disk before answering, so these are also the versions its
+    /// server saw. Speculative layers (`check --patch`, previews) are described by `edits`.
     #[serde(default, rename = "docVersions")]
     pub doc_versions: BTreeMap<String, String>,
 }
