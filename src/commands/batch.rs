@@ -287,10 +287,11 @@ struct MemoEntry {
     cell: Cell,
 }
 
-/// Changes of the workspace digest seen so far. The digest is taken only when asked (at a
-/// repeated request), so a change is seen at the first scan after it: an answer given before
-/// that scan counts as older than the change, which may send a request to the server again but
-/// never serves a stale answer.
+/// Changes of the workspace digest seen so far, scanned before each request is sent (the
+/// entry's epoch) and at each repeat. A repeat is served only when no scan in between saw a
+/// different digest — an edit undone between two lines included, since the entry's own scan
+/// saw the edit. An edit landing after an entry's scan makes its repeat run again: it may ask
+/// the server twice but never serves a stale answer.
 #[derive(Default)]
 struct Changes {
     snapshot: Snapshot,
@@ -426,10 +427,6 @@ async fn run_pooled(
                 }
             };
             let key = format!("{request:?}");
-            if changes.last.is_none() {
-                // The baseline the first repeat is compared with.
-                changes.scan(&orch.ws);
-            }
             // A write or reload since the entry was made (even one still waiting for an answer
             // ahead in the window) means its answer may no longer hold.
             if request.op.writes_files() || request.op == Op::Reload {
@@ -455,7 +452,7 @@ async fn run_pooled(
             memo.insert(
                 key,
                 MemoEntry {
-                    epoch: changes.seen,
+                    epoch: changes.scan(&orch.ws),
                     cell: cell.clone(),
                 },
             );

@@ -203,7 +203,10 @@ impl Batch {
                             })?;
                             self.emit(slot.line, &jcs, &bundle)?;
                         }
-                        Reply::Declined => self.answer_here(slot.line, &slot.text).await?,
+                        Reply::Declined => {
+                            self.answered = true;
+                            self.answer_here(slot.line, &slot.text).await?
+                        }
                         Reply::Lost(e) => {
                             if !self.lost {
                                 self.lost = true;

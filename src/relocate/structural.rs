@@ -71,6 +71,16 @@ pub struct ParseCache {
     roots: OnceLock<Vec<PathBuf>>,
 }
 
+/// At most this many parses are kept (a daemon lives long); past it the cache starts over.
+const PARSE_CACHE_MAX: usize = 512;
+
+fn keep(m: &mut HashMap<PathBuf, Arc<Parsed>>, abs: PathBuf, parsed: Arc<Parsed>) {
+    if m.len() >= PARSE_CACHE_MAX && !m.contains_key(&abs) {
+        m.clear();
+    }
+    m.insert(abs, parsed);
+}
+
 impl ParseCache {
     pub fn roots(&self, ws: &Workspace) -> &[PathBuf] {
         self.roots.get_or_init(|| modules::search_roots(ws))
@@ -91,7 +101,7 @@ impl ParseCache {
         }
         let parsed = Arc::new(parse_doc(doc.clone(), module)?);
         if let Ok(mut m) = self.files.lock() {
-            m.insert(doc.abs.clone(), parsed.clone());
+            keep(&mut m, doc.abs.clone(), parsed.clone());
         }
         Ok(parsed)
     }
@@ -112,7 +122,7 @@ impl ParseCache {
         }
         let parsed = Arc::new(parse_doc(doc, module)?);
         if let Ok(mut m) = self.files.lock() {
-            m.insert(abs, parsed.clone());
+            keep(&mut m, abs, parsed.clone());
         }
         Ok(parsed)
     }

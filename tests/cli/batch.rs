@@ -396,3 +396,53 @@ fn a_repeated_check_reads_its_patch_again() {
     assert_eq!(added(&second), 3, "{second}");
     assert_ne!(first["bundleId"], second["bundleId"]);
 }
+
+/// An edit undone between two lines: the repeat after the undo describes the text on disk, not
+/// the edited text the memo saw (the entry's own scan saw the edit).
+#[test]
+fn an_undone_edit_is_never_served_from_the_memo() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    copy_tree(&fixture("srcpkg"), &ws);
+    let mut child = lanser()
+        .args(["batch", "--in", "-", "--out", "-", "--workspace"])
+        .arg(&ws)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |file: &str| {
+        let line = format!("{{\"cmd\":\"symbols\",\"args\":{{\"file\":\"{file}\"}}}}\n");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        serde_json::from_str::<Value>(&answer).unwrap()
+    };
+    let circle = |b: &Value| {
+        b["facts"]["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "Circle")
+            .map(|s| s["range"][0].as_u64().unwrap())
+            .unwrap()
+    };
+    let g = "src/shapes/geometry.py";
+    ask("src/shapes/units.py");
+    let path = ws.join(g);
+    let original = std::fs::read(&path).unwrap();
+    let mut edited = b"# one more line\n".to_vec();
+    edited.extend_from_slice(&original);
+    std::fs::write(&path, &edited).unwrap();
+    let during = ask(g);
+    std::fs::write(&path, &original).unwrap();
+    let after = ask(g);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let want = line_with(&ws, g, "class Circle(") as u64 - 1;
+    assert_eq!(circle(&during), want + 1);
+    assert_eq!(circle(&after), want, "{after}");
+}
