@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::BufRead;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -298,7 +299,8 @@ pub fn workspace_digest<'a>(digests: impl IntoIterator<Item = (&'a str, &'a str)
 #[derive(Default)]
 pub struct Snapshot {
     /// rel → (size, mtime, digest, whether the mtime was too recent to trust when hashed).
-    seen: BTreeMap<String, (u64, Option<SystemTime>, String, bool)>,
+    /// Per file: size, (mtime, inode, ctime seconds, ctime nanoseconds), digest, racy.
+    seen: BTreeMap<String, (u64, Stamp, String, bool)>,
     listings: crate::workspace::Listings,
 }
 
@@ -323,18 +325,21 @@ impl Snapshot {
             let Ok(md) = std::fs::metadata(&path) else {
                 continue;
             };
-            let (len, mtime) = (md.len(), md.modified().ok());
+            let mtime = md.modified().ok();
+            // The inode and ctime too: a same-size rewrite whose mtime was put back (`cp -p`,
+            // `touch -r`) still changes its ctime, which nobody can set.
+            let (len, stamp) = (md.len(), (mtime, md.ino(), md.ctime(), md.ctime_nsec()));
             let racy = mtime
                 .and_then(|m| now.duration_since(m).ok())
                 .is_none_or(|age| age < RACY);
             let digest = match self.seen.get(&rel) {
-                Some((l, m, d, false)) if *l == len && *m == mtime && !racy => d.clone(),
+                Some((l, m, d, false)) if *l == len && *m == stamp && !racy => d.clone(),
                 _ => match std::fs::read(&path) {
                     Ok(bytes) => sha256_tagged(&bytes),
                     Err(_) => continue,
                 },
             };
-            now_seen.insert(rel, (len, mtime, digest, racy));
+            now_seen.insert(rel, (len, stamp, digest, racy));
         }
         self.seen = now_seen;
         workspace_digest(
@@ -344,6 +349,9 @@ impl Snapshot {
         )
     }
 }
+
+/// What identifies a file's metadata state: mtime, inode, ctime (seconds, nanoseconds).
+type Stamp = (Option<SystemTime>, u64, i64, i64);
 
 /// Replace the workspace root (as a `file://` URI, then as a path) with [`ROOT_TOKEN`].
 pub fn tokenize_root(text: &str, root: &Path) -> String {
@@ -392,6 +400,30 @@ pub fn replay_root(header: &Header, explicit: Option<&Path>) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_same_size_rewrite_with_its_mtime_put_back_changes_the_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let file = root.join("a.py");
+        let hour_ago = SystemTime::now() - std::time::Duration::from_secs(3600);
+        let write = |text: &str| {
+            std::fs::write(&file, text).unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&file)
+                .unwrap()
+                .set_modified(hour_ago)
+                .unwrap();
+        };
+        let ws = Workspace { root };
+        let mut snap = Snapshot::default();
+        write("x = 1\n");
+        let before = snap.digest(&ws);
+        assert_eq!(snap.digest(&ws), before, "unchanged");
+        write("x = 2\n");
+        assert_ne!(snap.digest(&ws), before, "same size, same mtime, new bytes");
+    }
 
     #[test]
     fn root_tokens_round_trip_to_another_root() {
