@@ -4,7 +4,7 @@
 
 use crate::support::*;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 
@@ -188,59 +188,36 @@ fn answers_stream_and_an_edit_is_never_served_from_the_memo() {
     let ws = dir.path().join("ws");
     copy_tree(&fixture("srcpkg"), &ws);
     let trace = dir.path().join("trace.jsonl");
-    let mut child = lanser()
-        // Several in flight: a harness that waits for each answer must still get it.
-        .args([
-            "batch",
-            "--in",
-            "-",
-            "--out",
-            "-",
-            "--jobs",
-            "4",
-            "--workspace",
-        ])
-        .arg(&ws)
-        .arg("--trace-file")
-        .arg(&trace)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut ask = || {
-        stdin
-            .write_all(b"{\"cmd\":\"symbols\",\"args\":{\"file\":\"src/shapes/geometry.py\"}}\n")
-            .unwrap();
-        stdin.flush().unwrap();
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        serde_json::from_str::<Value>(&line).unwrap()
-    };
-    let circle_line = |b: &Value| {
-        b["facts"]["symbols"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["name"] == "Circle")
-            .map(|s| s["range"][0].as_u64().unwrap())
-            .unwrap()
-    };
+    let mut cmd = lanser();
+    // Several in flight: a harness that waits for each answer must still get it.
+    cmd.args([
+        "batch",
+        "--in",
+        "-",
+        "--out",
+        "-",
+        "--jobs",
+        "4",
+        "--workspace",
+    ])
+    .arg(&ws)
+    .arg("--trace-file")
+    .arg(&trace);
+    let mut h = Harness::spawn(cmd);
+    let q = r#"{"cmd":"symbols","args":{"file":"src/shapes/geometry.py"}}"#;
     // Each answer arrives while stdin is still open.
-    let before = ask();
+    let before = h.ask(q);
     let geometry = ws.join("src/shapes/geometry.py");
     let text = std::fs::read_to_string(&geometry).unwrap();
     let edited = format!("# one more line\n{text}");
     std::fs::write(&geometry, &edited).unwrap();
-    let after = ask();
-    let again = ask();
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    let after = h.ask(q);
+    let again = h.ask(q);
+    assert!(h.finish().success());
 
     let expected_line = line_with(&ws, "src/shapes/geometry.py", "class Circle(") as u64 - 1;
-    assert_eq!(circle_line(&after), expected_line);
-    assert_eq!(circle_line(&before), expected_line - 1);
+    assert_eq!(circle_row(&after), expected_line);
+    assert_eq!(circle_row(&before), expected_line - 1);
     use sha2::{Digest, Sha256};
     let hex: String = Sha256::digest(edited.as_bytes())
         .iter()
@@ -357,42 +334,29 @@ fn a_repeated_check_reads_its_patch_again() {
     };
     let p = dir.path().join("p.diff");
     std::fs::write(&p, patch("len(1)")).unwrap();
-    let mut child = lanser()
-        .args([
-            "batch",
-            "--in",
-            "-",
-            "--out",
-            "-",
-            "--jobs",
-            "2",
-            "--workspace",
-        ])
-        .arg(&ws)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let line_text = format!(
-        "{{\"cmd\":\"check\",\"args\":{{\"patch\":\"{}\"}}}}\n",
+    let mut cmd = lanser();
+    cmd.args([
+        "batch",
+        "--in",
+        "-",
+        "--out",
+        "-",
+        "--jobs",
+        "2",
+        "--workspace",
+    ])
+    .arg(&ws);
+    let mut h = Harness::spawn(cmd);
+    let q = format!(
+        "{{\"cmd\":\"check\",\"args\":{{\"patch\":\"{}\"}}}}",
         p.display()
     );
-    let mut ask = || {
-        stdin.write_all(line_text.as_bytes()).unwrap();
-        stdin.flush().unwrap();
-        let mut answer = String::new();
-        stdout.read_line(&mut answer).unwrap();
-        serde_json::from_str::<Value>(&answer).unwrap()
-    };
     let added = |b: &Value| b["facts"]["after"].as_u64().unwrap();
-    let first = ask();
+    let first = h.ask(&q);
     assert_eq!(added(&first), 4, "{first}");
     std::fs::write(&p, patch("pass")).unwrap();
-    let second = ask();
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    let second = h.ask(&q);
+    assert!(h.finish().success());
     assert_eq!(added(&second), 3, "{second}");
     assert_ne!(first["bundleId"], second["bundleId"]);
 }
@@ -404,31 +368,14 @@ fn an_undone_edit_is_never_served_from_the_memo() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     copy_tree(&fixture("srcpkg"), &ws);
-    let mut child = lanser()
-        .args(["batch", "--in", "-", "--out", "-", "--workspace"])
-        .arg(&ws)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut cmd = lanser();
+    cmd.args(["batch", "--in", "-", "--out", "-", "--workspace"])
+        .arg(&ws);
+    let mut h = Harness::spawn(cmd);
     let mut ask = |file: &str| {
-        let line = format!("{{\"cmd\":\"symbols\",\"args\":{{\"file\":\"{file}\"}}}}\n");
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.flush().unwrap();
-        let mut answer = String::new();
-        stdout.read_line(&mut answer).unwrap();
-        serde_json::from_str::<Value>(&answer).unwrap()
-    };
-    let circle = |b: &Value| {
-        b["facts"]["symbols"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["name"] == "Circle")
-            .map(|s| s["range"][0].as_u64().unwrap())
-            .unwrap()
+        h.ask(&format!(
+            "{{\"cmd\":\"symbols\",\"args\":{{\"file\":\"{file}\"}}}}"
+        ))
     };
     let g = "src/shapes/geometry.py";
     ask("src/shapes/units.py");
@@ -440,9 +387,8 @@ fn an_undone_edit_is_never_served_from_the_memo() {
     let during = ask(g);
     std::fs::write(&path, &original).unwrap();
     let after = ask(g);
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    assert!(h.finish().success());
     let want = line_with(&ws, g, "class Circle(") as u64 - 1;
-    assert_eq!(circle(&during), want + 1);
-    assert_eq!(circle(&after), want, "{after}");
+    assert_eq!(circle_row(&during), want + 1);
+    assert_eq!(circle_row(&after), want, "{after}");
 }

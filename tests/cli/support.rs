@@ -228,3 +228,57 @@ pub fn copy_tree(src: &Path, dst: &Path) {
         }
     }
 }
+
+/// A `lanser batch --in - --out -` child driven one line at a time, as an agent harness drives
+/// it: [`Harness::ask`] writes a request line and reads its bundle while stdin stays open.
+pub struct Harness {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Harness {
+    /// Spawn `cmd` (a `batch --in - --out -` command) with piped stdin and stdout.
+    pub fn spawn(mut cmd: Command) -> Harness {
+        let mut child = cmd
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        Harness {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// Send one request line; its bundle.
+    pub fn ask(&mut self, line: &str) -> Value {
+        use std::io::{BufRead, Write};
+        let stdin = self.stdin.as_mut().expect("stdin is open until finish");
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let mut answer = String::new();
+        self.stdout.read_line(&mut answer).unwrap();
+        serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer:?}"))
+    }
+
+    /// Close stdin and wait for the batch to end.
+    pub fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().unwrap()
+    }
+}
+
+/// The 0-based line of the `Circle` class in a `symbols` bundle.
+pub fn circle_row(b: &Value) -> u64 {
+    b["facts"]["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Circle")
+        .map(|s| s["range"][0].as_u64().unwrap())
+        .unwrap()
+}

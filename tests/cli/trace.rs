@@ -440,6 +440,20 @@ fn a_server_crash_replays_from_its_eof_record() {
     );
 }
 
+/// A patch to srcpkg that passes `str(total)` where `convert` takes a number: one new
+/// diagnostic.
+fn str_total_patch(ws: &Path) -> String {
+    let rel = "src/shapes/intl.py";
+    let line = line_with(ws, rel, "result = convert(total,");
+    let old = read(ws, rel)
+        .split('\n')
+        .nth(line as usize - 1)
+        .unwrap()
+        .to_string();
+    let new = old.replace("convert(total,", "convert(str(total),");
+    format!("--- a/{rel}\n+++ b/{rel}\n@@ -{line},1 +{line},1 @@\n-{old}\n+{new}\n")
+}
+
 /// `check --patch P` and `--prev-bundle B` record what they read: a replay after P and B
 /// changed or are gone gives the recorded bytes; a trace without those records (as written
 /// before them) reads the disk again, and so differs.
@@ -450,15 +464,7 @@ fn files_named_on_the_command_line_replay_from_the_trace() {
     std::fs::create_dir_all(&home).unwrap();
     let ws = fixture("srcpkg");
     let w = ws.to_string_lossy().into_owned();
-    let rel = "src/shapes/intl.py";
-    let line = line_with(&ws, rel, "result = convert(total,");
-    let old = read(&ws, rel)
-        .split('\n')
-        .nth(line as usize - 1)
-        .unwrap()
-        .to_string();
-    let new = old.replace("convert(total,", "convert(str(total),");
-    let patch = format!("--- a/{rel}\n+++ b/{rel}\n@@ -{line},1 +{line},1 @@\n-{old}\n+{new}\n");
+    let patch = str_total_patch(&ws);
     let pf = dir.path().join("p.diff");
     std::fs::write(&pf, &patch).unwrap();
 
@@ -548,20 +554,8 @@ fn a_batch_replays_without_its_input_files() {
     std::fs::create_dir_all(&home).unwrap();
     let ws = fixture("srcpkg");
     let w = ws.to_string_lossy().into_owned();
-    let rel = "src/shapes/intl.py";
-    let line = line_with(&ws, rel, "result = convert(total,");
-    let old = read(&ws, rel)
-        .split('\n')
-        .nth(line as usize - 1)
-        .unwrap()
-        .to_string();
-    let new = old.replace("convert(total,", "convert(str(total),");
     let pf = dir.path().join("p.diff");
-    std::fs::write(
-        &pf,
-        format!("--- a/{rel}\n+++ b/{rel}\n@@ -{line},1 +{line},1 @@\n-{old}\n+{new}\n"),
-    )
-    .unwrap();
+    std::fs::write(&pf, str_total_patch(&ws)).unwrap();
     let input = dir.path().join("in.jsonl");
     let check = serde_json::json!({"cmd": "check", "args": {"patch": pf.to_string_lossy()}});
     std::fs::write(
