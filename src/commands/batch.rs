@@ -432,7 +432,7 @@ async fn run_pooled(
             if request.op.writes_files() || request.op == Op::Reload {
                 memo.clear();
             }
-            if let Some(entry) = memo.get(&key).filter(|_| memo_allowed(&request.op)) {
+            if let Some(entry) = memo.get(&key).filter(|_| request.op.memoizable()) {
                 let reusable = entry.epoch == changes.scan(&orch.ws)
                     && match &*entry.cell.lock().unwrap_or_else(|p| p.into_inner()) {
                         None => true,
@@ -638,12 +638,6 @@ pub async fn line_error(orch: &mut Orchestrator, line: usize, cmd: String, why: 
     };
     let err = LanserError::usage(format!("batch line {line}: {why}"));
     orch.error_bundle(echo, &err).await
-}
-
-/// Requests whose answer depends only on the request and the workspace: not `check`, whose
-/// patch file is read when it runs (the daemon does not memoize it either).
-fn memo_allowed(op: &Op) -> bool {
-    !matches!(op, Op::Check { .. })
 }
 
 /// Answers that may be served again: successes and errors a retry would not change.

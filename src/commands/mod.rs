@@ -190,6 +190,12 @@ impl Op {
         )
     }
 
+    /// Whether an answer may be served again for the same request over the same workspace (the
+    /// batch and daemon memos): not `check`, which reads its patch file when it runs.
+    pub fn memoizable(&self) -> bool {
+        !matches!(self, Op::Check { .. })
+    }
+
     /// Whether this operation writes files (`--apply`): every other server session must then
     /// be brought in line with the disk.
     pub fn writes_files(&self) -> bool {

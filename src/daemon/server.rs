@@ -17,7 +17,6 @@ use super::fresh::{self, Snapshot};
 use super::{FromDaemon, Paths, ToDaemon};
 use crate::cli::Cli;
 use crate::commands::batch::LineParser;
-use crate::commands::Op;
 use crate::error::{ErrorCode, LanserError};
 use crate::orchestrator::{Options, Orchestrator, Request};
 use crate::workspace::Workspace;
@@ -447,7 +446,7 @@ impl Daemon {
         let cacheable = self.memo
             && bundle.meta.complete
             && bundle.meta.timing.is_none()
-            && !matches!(request.op, Op::Check { .. });
+            && request.op.memoizable();
         if cacheable {
             if engine.memo.len() >= MEMO_CAP {
                 engine.memo.clear();
