@@ -27,7 +27,7 @@ fn main() {
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(500);
     let cwd = std::env::current_dir().expect("cwd");
     let ws = Workspace::discover(Some(&PathBuf::from(dir)), &cwd).expect("workspace");
-    let roots = relocate::modules::search_roots(&ws);
+    let roots = ws.import_roots();
 
     // Pick the selectors (not timed).
     let mut symbols = Vec::new();

@@ -185,15 +185,10 @@ fn python_settings() -> Value {
 }
 
 fn builtins() -> BTreeMap<String, ServerDef> {
-    let markers: Vec<String> = [
-        "pyrightconfig.json",
-        "pyproject.toml",
-        "setup.py",
-        "setup.cfg",
-        ".git",
-    ]
-    .map(String::from)
-    .to_vec();
+    let markers: Vec<String> = crate::workspace::ROOT_MARKERS
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
     let py = vec!["py".to_string(), "pyi".to_string()];
     let pyright = ServerDef {
         name: DEFAULT_SERVER.into(),

@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Files whose content feeds `configDigest`.
-pub const CONFIG_FILES: &[&str] = &["pyrightconfig.json", "pyproject.toml"];
+/// Files whose content feeds `configDigest`: the index's one list.
+pub use crate::workspace::index::SERVER_CONFIG as CONFIG_FILES;
 
 /// The interpreter lanser hands the server: a venv in the root, `$VIRTUAL_ENV`, else `python3`
 /// (then `python`) on PATH.

@@ -248,9 +248,7 @@ mod tests {
         let outside = tmp.path().join("secret.py");
         std::fs::write(&outside, "s").unwrap();
         std::os::unix::fs::symlink(&outside, root.join("src/link.py")).unwrap();
-        let ws = Workspace {
-            root: root.canonicalize().unwrap(),
-        };
+        let ws = Workspace::new(root.canonicalize().unwrap());
         let jail = Jail::new(&ws, &[], &["src/gen/*".into()]).unwrap();
         assert_eq!(
             jail.check_path(&ws.root.join("src/a.py")).unwrap().1,

@@ -382,9 +382,7 @@ mod tests {
 
     #[test]
     fn locations_are_sorted_and_deduplicated() {
-        let ws = Workspace {
-            root: PathBuf::from("/nonexistent-root"),
-        };
+        let ws = Workspace::new(PathBuf::from("/nonexistent-root"));
         let mut n = Normalizer::new(&ws, Encoding::Utf16, Encoding::Codepoint, false);
         let r = |l: u32, c: u32| json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c + 3}});
         let v = json!([
@@ -408,9 +406,7 @@ mod tests {
 
     #[test]
     fn hover_shapes() {
-        let ws = Workspace {
-            root: PathBuf::from("/r"),
-        };
+        let ws = Workspace::new(PathBuf::from("/r"));
         let n = Normalizer::new(&ws, Encoding::Utf16, Encoding::Codepoint, false);
         let h =
             n.hover(&json!({"contents": {"kind": "markdown", "value": "```python\nx: int\n```"}}));

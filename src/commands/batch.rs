@@ -32,7 +32,7 @@ use crate::commands::pool::{Pool, Worker};
 use crate::commands::Op;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Request};
-use crate::trace::Snapshot;
+use crate::workspace::watch::Watch;
 use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches};
 use serde_json::{Map, Value};
@@ -287,27 +287,27 @@ struct MemoEntry {
     cell: Cell,
 }
 
-/// Changes of the workspace digest seen so far, scanned before each request is sent (the
-/// entry's epoch) and at each repeat. A repeat is served only when no scan in between saw a
-/// different digest — an edit undone between two lines included, since the entry's own scan
-/// saw the edit. An edit landing after an entry's scan makes its repeat run again: it may ask
-/// the server twice but never serves a stale answer.
+/// The workspace index's generation, brought up to date before each request is sent (the
+/// entry's epoch) and at each repeat: file-system events name what changed, so neither costs a
+/// scan of the tree. A repeat is served only when the generation has not moved since its
+/// entry was taken — an edit undone between two lines included, since the index saw the edit.
+/// Without a watcher the index is rescanned instead.
 #[derive(Default)]
 struct Changes {
-    snapshot: Snapshot,
-    last: Option<String>,
-    seen: u64,
+    watch: Option<Watch>,
 }
 
 impl Changes {
-    /// Scan the workspace; a digest different from the last one (or the first) is a change.
+    /// The index's generation, everything written before now seen.
     fn scan(&mut self, ws: &crate::workspace::Workspace) -> u64 {
-        let digest = self.snapshot.digest(ws);
-        if self.last.as_deref() != Some(digest.as_str()) {
-            self.seen += u64::from(self.last.is_some());
-            self.last = Some(digest);
+        let mut index = ws.index();
+        match self.watch.as_mut() {
+            Some(w) => {
+                w.sync(&mut index);
+            }
+            None => self.watch = Some(Watch::start(&ws.root, &index)),
         }
-        self.seen
+        index.generation()
     }
 }
 
@@ -432,8 +432,10 @@ async fn run_pooled(
             if request.op.writes_files() || request.op == Op::Reload {
                 memo.clear();
             }
+            // Every line sees the index as it is now (`check` reads its importers from it).
+            let epoch = changes.scan(&orch.ws);
             if let Some(entry) = memo.get(&key).filter(|_| request.op.memoizable()) {
-                let reusable = entry.epoch == changes.scan(&orch.ws)
+                let reusable = entry.epoch == epoch
                     && match &*entry.cell.lock().unwrap_or_else(|p| p.into_inner()) {
                         None => true,
                         Some(b) => memoizable(b),
@@ -452,7 +454,7 @@ async fn run_pooled(
             memo.insert(
                 key,
                 MemoEntry {
-                    epoch: changes.scan(&orch.ws),
+                    epoch,
                     cell: cell.clone(),
                 },
             );

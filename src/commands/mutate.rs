@@ -14,6 +14,7 @@ use crate::selector::resolve::Document;
 use crate::speculate;
 use crate::workspace::path_to_uri;
 use serde_json::{json, Value};
+use std::path::PathBuf;
 
 /// The flags of a mutating command.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -126,6 +127,13 @@ pub fn maybe_apply(
     check_safety(o, m, complete, resolution)?;
     let mode = if m.git_mode { Mode::Git } else { Mode::Direct };
     apply::apply(&o.ws.root, plan, mode)?;
+    // The index follows lanser's own writes (a process without a watcher sees them too).
+    let written: Vec<PathBuf> = plan
+        .touched()
+        .iter()
+        .map(|rel| o.ws.root.join(rel))
+        .collect();
+    o.ws.wrote(written.iter().map(PathBuf::as_path));
     notify_server(o, plan);
     Ok(true)
 }

@@ -29,7 +29,7 @@
 
 use crate::bundle::Bundle;
 use crate::commands::Op;
-use crate::daemon::fresh::{self, Snapshot};
+use crate::daemon::fresh;
 use crate::orchestrator::{Orchestrator, Request};
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
@@ -142,13 +142,17 @@ impl Pool {
             // or miss a broadcast request.
             self.join_all().await;
         }
-        let before = (others && writes).then(|| Snapshot::scan(&orch.ws, &Snapshot::default()));
+        // What the write changes, for the other sessions: the index, hashed before, rescanned
+        // after.
+        if others && writes {
+            orch.ws.index().hashes();
+        }
         let mut bundle = match everywhere {
             true => self.everywhere(orch, request).await,
             false => orch.execute(request).await,
         };
-        if let Some(before) = before {
-            let changes = before.diff(&Snapshot::scan(&orch.ws, &before));
+        if others && writes {
+            let changes = orch.ws.index().rescan().sources();
             if !changes.is_empty() {
                 for lane in &self.lanes {
                     if let Some(session) = lane.owner.as_ref().and_then(|o| o.session.as_ref()) {

@@ -131,9 +131,7 @@ async fn run(cli: &Cli, action: &TraceCmd) -> Result<(u8, String, Option<String>
                 })?],
                 None => trace.ops.iter().filter(|o| filter.keeps(o)).collect(),
             };
-            let ws = Workspace {
-                root: PathBuf::from(&trace.header.root),
-            };
+            let ws = Workspace::new(PathBuf::from(&trace.header.root));
             let mut out = String::new();
             for op in picked {
                 if cli.global.json {

@@ -13,12 +13,14 @@
 //! timeout, on `stop`, or when a client of another build or environment asks (that client
 //! then starts a fresh one).
 
-use super::fresh::{self, Snapshot};
+use super::fresh;
 use super::{FromDaemon, Paths, ToDaemon};
 use crate::cli::Cli;
 use crate::commands::batch::LineParser;
 use crate::error::{ErrorCode, LanserError};
 use crate::orchestrator::{Options, Orchestrator, Request};
+use crate::workspace::index::Changes;
+use crate::workspace::watch::Watch;
 use crate::workspace::Workspace;
 use clap::Parser;
 use serde_json::json;
@@ -43,7 +45,8 @@ struct Engine {
     /// What the session depends on beyond the workspace: the server choice.
     key: String,
     config: String,
-    snapshot: Snapshot,
+    /// Keeps the workspace's index current (started with the first session).
+    watch: Option<Watch>,
     memo: HashMap<String, String>,
     /// Consecutive server crashes, for the restart backoff.
     crashes: u32,
@@ -417,7 +420,8 @@ impl Daemon {
         memo_key: &str,
     ) -> Result<Result<String, crate::bundle::Bundle>, LanserError> {
         let synced = self.prepare(engine, opts).await?;
-        let memo_key = format!("{memo_key}:{}", engine.snapshot.digest());
+        let generation = self.ws.index().generation();
+        let memo_key = format!("{memo_key}:{generation}");
         if let Some(jcs) = engine.memo.get(&memo_key) {
             return Ok(Ok(jcs.clone()));
         }
@@ -426,11 +430,13 @@ impl Daemon {
         if let Some(serde_json::Value::Object(timing)) = bundle.meta.timing.as_mut() {
             // Volatile and outside the hash domain, like the rest of meta.timing: which
             // snapshot of the workspace this answer saw, and what was synced before it.
+            let mut index = self.ws.index();
             timing.insert(
                 "daemon".into(),
                 json!({
-                    "contentDigest": format!("sha256:{}", engine.snapshot.digest()),
-                    "pythonFiles": engine.snapshot.len(),
+                    "contentDigest": index.digest(),
+                    "generation": index.generation(),
+                    "pythonFiles": index.sources().len(),
                     "synced": {
                         "created": synced.created,
                         "changed": synced.changed,
@@ -459,11 +465,7 @@ impl Daemon {
     /// Bring the engine in line with `opts` and the disk: a session for another server or
     /// configuration is replaced, every file changed since the last answer is synced (and the
     /// memo dropped), and the orchestrator takes `opts`. Returns what was synced.
-    async fn prepare(
-        &self,
-        engine: &mut Engine,
-        opts: &Options,
-    ) -> Result<fresh::Changes, LanserError> {
+    async fn prepare(&self, engine: &mut Engine, opts: &Options) -> Result<Changes, LanserError> {
         let key = format!("{:?}|{:?}|{}", opts.server_cmd, opts.server, opts.install);
         let config = fresh::config_digest(&self.ws);
         if engine.orch.is_some() && (engine.key != key || engine.config != config) {
@@ -471,24 +473,35 @@ impl Daemon {
                 o.close().await;
             }
         }
-        let mut synced = fresh::Changes::default();
+        // The index first: a new session reads the disk as it is now, a running one is told
+        // what changed since its last answer.
+        let changes = match engine.watch.as_mut() {
+            Some(w) => w.sync(&mut self.ws.index()),
+            None => {
+                let mut index = self.ws.index();
+                index.hashes();
+                engine.watch = Some(Watch::start(&self.ws.root, &index));
+                Changes::default()
+            }
+        };
+        if !changes.is_empty() {
+            self.ws.forget_roots();
+        }
+        let mut synced = Changes::default();
         if engine.orch.is_none() {
-            engine.snapshot = Snapshot::scan(&self.ws, &Snapshot::default());
-            engine.orch = Some(Orchestrator::new(opts.clone())?);
+            let mut orch = Orchestrator::new(opts.clone())?;
+            // The session reads the daemon's index (clones share it).
+            orch.ws = self.ws.clone();
+            engine.orch = Some(orch);
             engine.key = key;
             engine.config = config;
             engine.memo.clear();
-        } else {
-            let next = Snapshot::scan(&self.ws, &engine.snapshot);
-            let changes = engine.snapshot.diff(&next);
-            if !changes.is_empty() {
-                if let Some(session) = engine.orch.as_ref().and_then(|o| o.session.as_ref()) {
-                    fresh::apply(session, &self.ws, &changes);
-                }
-                engine.memo.clear();
+        } else if !changes.is_empty() {
+            synced = changes.sources();
+            if let Some(session) = engine.orch.as_ref().and_then(|o| o.session.as_ref()) {
+                fresh::apply(session, &self.ws, &synced);
             }
-            engine.snapshot = next;
-            synced = changes;
+            engine.memo.clear();
         }
         let orch = engine.orch.as_mut().expect("created above");
         orch.opts = Options {
@@ -532,7 +545,13 @@ impl Daemon {
             "requests": self.requests.get(),
             "memo": self.memo,
             "memoEntries": engine.memo.len(),
-            "pythonFiles": engine.snapshot.len(),
+            "pythonFiles": self.ws.index().sources().len(),
+            "index": engine.watch.as_ref().map(|w| {
+                let mut v = serde_json::to_value(w.status()).unwrap_or_default();
+                v["fullRescans"] = json!(self.ws.index().rescans);
+                v["generation"] = json!(self.ws.index().generation());
+                v
+            }),
             "rssKiB": super::rss_kib(std::process::id()),
             "serverName": server.as_ref().map(|s| s.name.clone()),
             "serverVersion": server.and_then(|s| s.version),

@@ -14,7 +14,6 @@
 
 use super::imports::{self, Import, Item};
 use std::collections::BTreeSet;
-use std::path::Path;
 
 /// One move: a file or a directory, by workspace-relative path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,69 +89,22 @@ impl Move {
     }
 }
 
-/// The import roots, workspace-relative (`""` is the root itself): the root, `src` when it
-/// exists, and `extraPaths` from pyrightconfig.json or `[tool.pyright]` in pyproject.toml.
-pub fn import_roots(root: &Path) -> Vec<String> {
+/// The import roots inside the workspace, workspace-relative (`""` is the root itself), as the
+/// workspace reads them ([`crate::workspace::pyconfig::import_roots`]): the root, then `src`,
+/// then the rest (`extraPaths`, `executionEnvironments`) in Pyright's order.
+pub fn import_roots(ws: &crate::workspace::Workspace) -> Vec<String> {
     let mut out = vec![String::new()];
-    if root.join("src").is_dir() {
+    let roots = ws.import_roots();
+    let rel: Vec<String> = roots.iter().filter_map(|r| ws.relative(r)).collect();
+    if rel.iter().any(|r| r == "src") {
         out.push("src".into());
     }
-    let mut extra = Vec::new();
-    if let Ok(text) = std::fs::read_to_string(root.join("pyrightconfig.json")) {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-            extra.extend(
-                v["extraPaths"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|p| p.as_str().map(str::to_string)),
-            );
-        }
-    } else if let Ok(text) = std::fs::read_to_string(root.join("pyproject.toml")) {
-        extra.extend(pyproject_extra_paths(&text));
-    }
-    for p in extra {
-        let p = p.trim_start_matches("./").trim_end_matches('/').to_string();
-        if !p.starts_with('/') && !p.contains("..") && !out.contains(&p) {
-            out.push(p);
+    for r in rel {
+        if !out.contains(&r) {
+            out.push(r);
         }
     }
     out
-}
-
-/// `extraPaths = ["a", "b"]` (one or several lines) in the `[tool.pyright]` table.
-fn pyproject_extra_paths(text: &str) -> Vec<String> {
-    let mut in_table = false;
-    let mut value: Option<String> = None;
-    for line in text.lines() {
-        let t = line.split('#').next().unwrap_or_default().trim();
-        if let Some(v) = value.as_mut() {
-            v.push_str(t);
-            if t.contains(']') {
-                break;
-            }
-            continue;
-        }
-        if t.starts_with('[') {
-            in_table = t == "[tool.pyright]";
-            continue;
-        }
-        if let Some(rest) = t.strip_prefix("extraPaths").map(str::trim_start) {
-            if in_table && rest.starts_with('=') {
-                value = Some(rest[1..].to_string());
-                if rest.contains(']') {
-                    break;
-                }
-            }
-        }
-    }
-    value
-        .unwrap_or_default()
-        .split(['"', '\''])
-        .skip(1)
-        .step_by(2)
-        .map(str::to_string)
-        .collect()
 }
 
 fn is_identifier(s: &str) -> bool {
@@ -488,10 +440,6 @@ mod tests {
         assert_eq!(d.map_stem("src/a/b").as_deref(), Some("src/z/b"));
         assert_eq!(d.map_stem("src/ab"), None);
         assert_eq!(d.map_file("src/a/x/y.py").as_deref(), Some("src/z/x/y.py"));
-        assert_eq!(
-            pyproject_extra_paths("[tool.pyright]\nextraPaths = [\n  \"lib\", # x\n 'vendor']\n"),
-            ["lib", "vendor"]
-        );
     }
 
     #[test]

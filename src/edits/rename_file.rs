@@ -81,7 +81,7 @@ pub fn build(ws: &Workspace, jail: &Jail, mv: &Move, enc: Encoding) -> Result<Bu
             )));
         }
     }
-    let roots = import_roots(root);
+    let roots = import_roots(ws);
     let r = Resolver { roots: &roots, mv };
     let (s, d) = (mv.src_stem(), mv.dst_stem());
     let mut modules = Vec::new();

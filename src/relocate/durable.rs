@@ -17,7 +17,7 @@ pub fn symbol_at(
     doc: &Document,
     offset: usize,
 ) -> Option<(SymbolInfo, String)> {
-    let roots = modules::search_roots(ws);
+    let roots = ws.import_roots();
     let module = modules::module_of(&roots, &doc.abs)?;
     let p = cache.parsed(doc, module.clone()).ok()?;
     // The innermost definition whose name contains the offset or one of whose role spans

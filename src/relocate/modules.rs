@@ -2,73 +2,9 @@
 //! the lookup `pkg.mod` → `pkg/mod.py` | `pkg/mod/__init__.py` | `.pyi` beside them (a stub
 //! wins only when there is no `.py`).
 //!
-//! Roots, first match wins: each `executionEnvironments[].root` and its `extraPaths`, the
-//! workspace root, the top-level `extraPaths`, then `<root>/src`. Settings come from
-//! `pyrightconfig.json` when it exists (Pyright ignores `[tool.pyright]` then), else from
-//! `[tool.pyright]` in `pyproject.toml`.
+//! The roots themselves come from the workspace ([`crate::workspace::pyconfig`]).
 
-use crate::workspace::Workspace;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-/// The import roots of a workspace, in lookup order, deduplicated, existing directories only.
-pub fn search_roots(ws: &Workspace) -> Vec<PathBuf> {
-    let config = pyright_config(&ws.root);
-    let rel = |v: &Value| v.as_str().map(|s| ws.root.join(s));
-    let list = |v: Option<&Value>| -> Vec<PathBuf> {
-        v.and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(rel).collect())
-            .unwrap_or_default()
-    };
-    let mut roots = Vec::new();
-    if let Some(envs) = config
-        .get("executionEnvironments")
-        .and_then(Value::as_array)
-    {
-        for env in envs {
-            roots.extend(env.get("root").and_then(rel));
-            roots.extend(list(env.get("extraPaths")));
-        }
-    }
-    roots.push(ws.root.clone());
-    roots.extend(list(config.get("extraPaths")));
-    roots.push(ws.root.join("src"));
-    let mut out: Vec<PathBuf> = Vec::new();
-    for r in roots {
-        let r = r.canonicalize().unwrap_or(r);
-        if r.is_dir() && !out.contains(&r) {
-            out.push(r);
-        }
-    }
-    out
-}
-
-/// Pyright's settings for the workspace as JSON (`{}` when there are none or they do not
-/// parse).
-pub fn pyright_config(root: &Path) -> Value {
-    let json = root.join("pyrightconfig.json");
-    if let Ok(text) = std::fs::read_to_string(&json) {
-        return serde_json::from_str(&strip_line_comments(&text)).unwrap_or(Value::Null);
-    }
-    let Ok(text) = std::fs::read_to_string(root.join("pyproject.toml")) else {
-        return Value::Null;
-    };
-    let Ok(doc) = text.parse::<toml::Table>() else {
-        return Value::Null;
-    };
-    doc.get("tool")
-        .and_then(|t| t.get("pyright"))
-        .and_then(|p| serde_json::to_value(p).ok())
-        .unwrap_or(Value::Null)
-}
-
-/// pyrightconfig.json allows `//` comments; drop whole-line ones.
-fn strip_line_comments(text: &str) -> String {
-    text.lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 /// The file that defines `module` under the first root that has it.
 pub fn module_file(roots: &[PathBuf], module: &str) -> Option<PathBuf> {
@@ -109,13 +45,11 @@ pub fn module_of(roots: &[PathBuf], abs: &Path) -> Option<String> {
         if stem != "__init__" {
             parts.push(stem.to_string());
         }
+        // Path-like parts (`0001_initial`) name a module file a selector can still reach.
         if parts.is_empty()
-            || !parts.iter().all(|p| {
-                p.chars()
-                    .next()
-                    .is_some_and(super::super::selector::is_ident_start)
-                    && p.chars().all(super::super::selector::is_ident_char)
-            })
+            || !parts
+                .iter()
+                .all(|p| !p.is_empty() && p.chars().all(crate::selector::is_module_char))
         {
             continue;
         }
@@ -128,10 +62,10 @@ pub fn module_of(roots: &[PathBuf], abs: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
+    use crate::workspace::Workspace;
+
     fn ws(root: &Path) -> Workspace {
-        Workspace {
-            root: root.canonicalize().unwrap(),
-        }
+        Workspace::new(root.canonicalize().unwrap())
     }
 
     fn touch(root: &Path, rel: &str) {
@@ -150,7 +84,7 @@ mod tests {
         touch(r, "src/pkg/only_stub.pyi");
         touch(r, "top.py");
         let w = ws(r);
-        let roots = search_roots(&w);
+        let roots = w.import_roots();
         let rel = |m: &str| {
             module_file(&roots, m).map(|p| w.relative(&p.canonicalize().unwrap()).unwrap())
         };
@@ -181,17 +115,49 @@ mod tests {
         )
         .unwrap();
         let w = ws(r);
-        assert!(module_file(&search_roots(&w), "alpha").is_some());
-        assert!(module_file(&search_roots(&w), "beta").is_none());
+        assert!(module_file(&w.import_roots(), "alpha").is_some());
+        assert!(module_file(&w.import_roots(), "beta").is_none());
         // pyrightconfig.json wins over pyproject.toml.
         std::fs::write(
             r.join("pyrightconfig.json"),
             "// comment\n{\"executionEnvironments\": [{\"root\": \"svc/app\", \"extraPaths\": [\"vendor\"]}]}",
         )
         .unwrap();
-        let roots = search_roots(&w);
+        w.forget_roots();
+        let roots = w.import_roots();
         assert!(module_file(&roots, "beta").is_some());
         assert!(module_file(&roots, "gamma").is_some());
         assert!(module_file(&roots, "alpha").is_none());
+    }
+
+    #[test]
+    fn path_like_module_names_reach_their_files() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        touch(r, "app/__init__.py");
+        touch(r, "app/migrations/__init__.py");
+        touch(r, "app/migrations/0001_initial.py");
+        touch(r, "tools/my-script.py");
+        let w = ws(r);
+        let roots = w.import_roots();
+        for (module, file) in [
+            (
+                "app.migrations.0001_initial",
+                "app/migrations/0001_initial.py",
+            ),
+            ("tools.my-script", "tools/my-script.py"),
+        ] {
+            let found = module_file(&roots, module).unwrap();
+            assert_eq!(w.relative(&found.canonicalize().unwrap()).unwrap(), file);
+            assert_eq!(
+                module_of(&roots, &w.root.join(file)).as_deref(),
+                Some(module)
+            );
+            let sel = format!("py://{module}#Migration");
+            let spec = crate::selector::parse(&sel).unwrap();
+            assert_eq!(spec.to_canonical(), sel);
+        }
+        assert!(crate::selector::parse("py://app.#X").is_err());
+        assert!(crate::selector::parse("py://app.a b#X").is_err());
     }
 }

@@ -17,7 +17,7 @@ use crate::selector::{NodePick, Role, SegmentKind};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use tree_sitter::{Node, Tree};
 
 /// What a structural selector asks for, with the `py://` and `ast://` forms made one.
@@ -68,7 +68,6 @@ pub fn parse_doc(doc: Document, module: String) -> Result<Parsed> {
 #[derive(Default)]
 pub struct ParseCache {
     files: Mutex<HashMap<PathBuf, Arc<Parsed>>>,
-    roots: OnceLock<Vec<PathBuf>>,
 }
 
 /// At most this many parses are kept (a daemon lives long); past it the cache starts over.
@@ -82,8 +81,9 @@ fn keep(m: &mut HashMap<PathBuf, Arc<Parsed>>, abs: PathBuf, parsed: Arc<Parsed>
 }
 
 impl ParseCache {
-    pub fn roots(&self, ws: &Workspace) -> &[PathBuf] {
-        self.roots.get_or_init(|| modules::search_roots(ws))
+    /// The workspace's import roots (read by the workspace, current with its index).
+    pub fn roots(&self, ws: &Workspace) -> Vec<PathBuf> {
+        ws.import_roots()
     }
 
     /// `doc` parsed as `module`: the cached parse when the file's content and module are the
@@ -274,7 +274,7 @@ pub fn candidates(
     original: impl Fn(&Parsed) -> Option<Original>,
 ) -> Result<(Vec<Document>, Vec<Candidate>)> {
     let roots = cache.roots(ws);
-    let Some(file) = modules::module_file(roots, &q.module) else {
+    let Some(file) = modules::module_file(&roots, &q.module) else {
         let shown: Vec<String> = roots
             .iter()
             .map(|r| {
@@ -362,7 +362,7 @@ pub fn candidates(
         if path.extension().is_some_and(|e| e == "pyi") && path.with_extension("py").is_file() {
             continue;
         }
-        let Some(module) = modules::module_of(roots, &path.canonicalize().unwrap_or(path.clone()))
+        let Some(module) = modules::module_of(&roots, &path.canonicalize().unwrap_or(path.clone()))
         else {
             continue;
         };
@@ -414,7 +414,7 @@ pub fn similar_names(p: &Parsed, last: &str) -> Vec<String> {
 
 /// Read `module` (for hints) without failing.
 pub fn try_load(ws: &Workspace, cache: &ParseCache, module: &str) -> Option<Arc<Parsed>> {
-    let file = modules::module_file(cache.roots(ws), module)?;
+    let file = modules::module_file(&cache.roots(ws), module)?;
     cache.load(ws, &file, module.to_string()).ok()
 }
 

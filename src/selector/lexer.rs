@@ -127,6 +127,21 @@ impl<'a> Lexer<'a> {
         Some(&rest[..end])
     }
 
+    /// One part of a module name: an identifier, or a path-like name a file can have that an
+    /// identifier cannot (`0001_initial`, `my-script`): letters, digits, `_`, `-`.
+    pub fn module_part(&mut self) -> Option<&'a str> {
+        let rest = self.rest();
+        let end = rest
+            .char_indices()
+            .find(|(_, c)| !crate::selector::is_module_char(*c))
+            .map_or(rest.len(), |(i, _)| i);
+        if end == 0 {
+            return None;
+        }
+        self.pos += end;
+        Some(&rest[..end])
+    }
+
     pub fn expect_ident(&mut self, what: &str) -> PResult<&'a str> {
         self.ident().ok_or_else(|| self.expected(what))
     }

@@ -10,15 +10,16 @@
 //! locator   := path "@" position query?
 //! position  := "L" INT ":" ( "C" INT | IDENT ( "#" INT )? )      cursor / line:name#N
 //!            | "R(" INT "," INT "->" INT "," INT ")"              range (end ≥ start)
-//! symbolic  := "py://" dotted "#" dotted ( ":" role )? query?    query keys: overload, docVersion
+//! symbolic  := "py://" modname "#" dotted ( ":" role )? query?    query keys: overload, docVersion
 //! role      := "def" | "sig" | "body" | "doc"
-//! astpath   := "ast://" "[module=" dotted "]" ( "/" segment )* ( "/" IDENT "[" INT "]" )? query?
+//! astpath   := "ast://" "[module=" modname "]" ( "/" segment )* ( "/" IDENT "[" INT "]" )? query?
 //! segment   := "[" ( "class" | "def" | "assign" ) "=" IDENT "]"
 //! anchor    := "anchor://" path "#" quoted query?                query keys: ctx, hash, docVersion
 //! quoted    := "\"" ( CHAR | "\\\"" | "\\/" | "\\\\" | "%" HEX HEX )+ "\""      CHAR: any but "\"", "\\", "%"
 //! query     := "?" param ( "&" param )*                          each key at most once
 //! param     := "overload=" INT | "ctx=" INT | "hash=sha1:" HEX{40} | "docVersion=sha256:" HEX{64}
 //! dotted    := IDENT ( "." IDENT )*
+//! modname   := PART ( "." PART )*                 PART: letters, digits, "_", "-" (0001_initial)
 //! path      := RELPATH | "/" ABSPATH | "file://" URI_PATH | DRIVE ":/" PATH
 //! ```
 //!
@@ -49,6 +50,12 @@ pub fn is_ident_start(c: char) -> bool {
 
 pub fn is_ident_char(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
+}
+
+/// A character of a module name part: an identifier's, or `-` (a path-like module name, for
+/// files such as `migrations/0001_initial.py` or `my-script.py`).
+pub fn is_module_char(c: char) -> bool {
+    is_ident_char(c) || c == '-'
 }
 
 /// Parse a selector given on the command line: the string form, or the JSON PositionSpec.

@@ -115,9 +115,24 @@ fn dotted(lx: &mut Lexer, what: &str) -> PResult<String> {
     Ok(s)
 }
 
-/// `symbolic := "py://" dotted "#" dotted (":" role)? query?`
+/// `modname := PART ("." PART)*`, a PART being an identifier or a path-like file name
+/// (letters, digits, `_`, `-`: `app.migrations.0001_initial`).
+fn module_name(lx: &mut Lexer, what: &str) -> PResult<String> {
+    let mut s = lx
+        .module_part()
+        .ok_or_else(|| lx.expected(what))?
+        .to_string();
+    while lx.eat(".") {
+        s.push('.');
+        let part = lx.module_part();
+        s.push_str(part.ok_or_else(|| lx.expected("a module name part after '.'"))?);
+    }
+    Ok(s)
+}
+
+/// `symbolic := "py://" modname "#" dotted (":" role)? query?`
 fn symbolic(lx: &mut Lexer) -> PResult<PositionSpec> {
-    let module = dotted(lx, "a module name")?;
+    let module = module_name(lx, "a module name")?;
     lx.expect("#", "'#' after the module name")?;
     let qualname = dotted(lx, "a qualified name")?;
     let role = if lx.eat(":") {
@@ -137,12 +152,12 @@ fn symbolic(lx: &mut Lexer) -> PResult<PositionSpec> {
     })
 }
 
-/// `astpath := "ast://" "[module=" dotted "]" ("/" segment)* ("/" nodekind "[" INT "]")? query?`
+/// `astpath := "ast://" "[module=" modname "]" ("/" segment)* ("/" nodekind "[" INT "]")? query?`
 fn astpath(lx: &mut Lexer) -> PResult<PositionSpec> {
     let mut path = vec![];
     let mut node = None;
     lx.expect("[module=", "'[module=' (an ast path starts at its module)")?;
-    let module = dotted(lx, "a module name")?;
+    let module = module_name(lx, "a module name")?;
     lx.expect("]", "']'")?;
     path.push(AstSegment(SegmentKind::Module, module));
     while lx.eat("/") {

@@ -37,11 +37,8 @@ use crate::error::{ErrorCode, LanserError};
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 use std::io::BufRead;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 /// Stands for the workspace root (its path, and inside `file://` URIs) in recorded frames.
 pub const ROOT_TOKEN: &str = "${LANSER_ROOT}";
@@ -266,21 +263,13 @@ impl Trace {
     }
 }
 
-/// The files of the snapshot a server reads: every Python source, then the configuration files
-/// present, as (relative path, bytes).
+/// The files of the snapshot a server reads, as the workspace index lists them: every Python
+/// source, then the configuration files present, as (relative path, bytes).
 pub fn snapshot_files(ws: &Workspace) -> Vec<(String, Vec<u8>)> {
-    let mut names = ws.python_files();
-    names.extend(
-        crate::env::CONFIG_FILES
-            .iter()
-            .filter(|f| ws.root.join(f).is_file())
-            .map(|f| f.to_string()),
-    );
-    names.sort();
-    names.dedup();
+    let names = ws.index().snapshot_digests();
     names
         .into_iter()
-        .filter_map(|rel| Some((rel.clone(), std::fs::read(ws.root.join(&rel)).ok()?)))
+        .filter_map(|(rel, _)| Some((rel.clone(), std::fs::read(ws.root.join(&rel)).ok()?)))
         .collect()
 }
 
@@ -292,66 +281,6 @@ pub fn workspace_digest<'a>(digests: impl IntoIterator<Item = (&'a str, &'a str)
         .collect();
     sha256_tagged(&serde_jcs::to_vec(&Value::Object(m)).expect("values canonicalize"))
 }
-
-/// The workspace digest, recomputing only files whose size or modification time changed since
-/// the last call (the batch memo asks for it before every request), and listing again only the
-/// directories that changed.
-#[derive(Default)]
-pub struct Snapshot {
-    /// rel → (size, mtime, digest, whether the mtime was too recent to trust when hashed).
-    /// Per file: size, (mtime, inode, ctime seconds, ctime nanoseconds), digest, racy.
-    seen: BTreeMap<String, (u64, Stamp, String, bool)>,
-    listings: crate::workspace::Listings,
-}
-
-/// A modification time this recent may hide a later change in the same clock tick.
-const RACY: std::time::Duration = std::time::Duration::from_secs(2);
-
-impl Snapshot {
-    pub fn digest(&mut self, ws: &Workspace) -> String {
-        let now = SystemTime::now();
-        let mut names = ws.python_files_with(&mut self.listings);
-        names.extend(
-            crate::env::CONFIG_FILES
-                .iter()
-                .filter(|f| ws.root.join(f).is_file())
-                .map(|f| f.to_string()),
-        );
-        names.sort();
-        names.dedup();
-        let mut now_seen = BTreeMap::new();
-        for rel in names {
-            let path = ws.root.join(&rel);
-            let Ok(md) = std::fs::metadata(&path) else {
-                continue;
-            };
-            let mtime = md.modified().ok();
-            // The inode and ctime too: a same-size rewrite whose mtime was put back (`cp -p`,
-            // `touch -r`) still changes its ctime, which nobody can set.
-            let (len, stamp) = (md.len(), (mtime, md.ino(), md.ctime(), md.ctime_nsec()));
-            let racy = mtime
-                .and_then(|m| now.duration_since(m).ok())
-                .is_none_or(|age| age < RACY);
-            let digest = match self.seen.get(&rel) {
-                Some((l, m, d, false)) if *l == len && *m == stamp && !racy => d.clone(),
-                _ => match std::fs::read(&path) {
-                    Ok(bytes) => sha256_tagged(&bytes),
-                    Err(_) => continue,
-                },
-            };
-            now_seen.insert(rel, (len, stamp, digest, racy));
-        }
-        self.seen = now_seen;
-        workspace_digest(
-            self.seen
-                .iter()
-                .map(|(p, (_, _, d, _))| (p.as_str(), d.as_str())),
-        )
-    }
-}
-
-/// What identifies a file's metadata state: mtime, inode, ctime (seconds, nanoseconds).
-type Stamp = (Option<SystemTime>, u64, i64, i64);
 
 /// Replace the workspace root (as a `file://` URI, then as a path) with [`ROOT_TOKEN`].
 pub fn tokenize_root(text: &str, root: &Path) -> String {
@@ -400,30 +329,6 @@ pub fn replay_root(header: &Header, explicit: Option<&Path>) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_same_size_rewrite_with_its_mtime_put_back_changes_the_digest() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let file = root.join("a.py");
-        let hour_ago = SystemTime::now() - std::time::Duration::from_secs(3600);
-        let write = |text: &str| {
-            std::fs::write(&file, text).unwrap();
-            std::fs::File::options()
-                .write(true)
-                .open(&file)
-                .unwrap()
-                .set_modified(hour_ago)
-                .unwrap();
-        };
-        let ws = Workspace { root };
-        let mut snap = Snapshot::default();
-        write("x = 1\n");
-        let before = snap.digest(&ws);
-        assert_eq!(snap.digest(&ws), before, "unchanged");
-        write("x = 2\n");
-        assert_ne!(snap.digest(&ws), before, "same size, same mtime, new bytes");
-    }
 
     #[test]
     fn root_tokens_round_trip_to_another_root() {

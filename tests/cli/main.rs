@@ -7,6 +7,7 @@ mod contract;
 mod daemon;
 mod daemon_batch;
 mod facts;
+mod freshness;
 mod mutations;
 mod relocation;
 mod rename_file;

@@ -273,9 +273,7 @@ fn the_envelope_refuses_bad_edits_before_writing() {
     std::fs::write(root.join("pkg/b.py"), "b = 2\n").unwrap();
     std::fs::write(root.join("latin1.py"), b"x = '\xe9'\n").unwrap();
     std::fs::write(tmp.path().join("secret.py"), "s = 0\n").unwrap();
-    let ws = Workspace {
-        root: root.canonicalize().unwrap(),
-    };
+    let ws = Workspace::new(root.canonicalize().unwrap());
     let jail = Jail::new(&ws, &[], &[]).unwrap();
     let a = path_to_uri(&ws.root.join("pkg/a.py"));
     let before = (

@@ -7,9 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 fn hashes(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let ws = lanser::workspace::Workspace {
-        root: dir.to_path_buf(),
-    };
+    let ws = lanser::workspace::Workspace::new(dir.to_path_buf());
     ws.python_files()
         .into_iter()
         .map(|f| {

@@ -4,11 +4,24 @@
 //! Inside the root a file is named by its POSIX path relative to the root. Outside it, the
 //! server's bundled typeshed becomes `typeshed://…`, installed packages `site-packages://…`,
 //! and anything else stays an absolute `file://` URI. Nothing here talks to a server.
+//!
+//! - `walk`: the rules of which directories and files are the workspace's sources.
+//! - `index`: the sources, their content digests and the configuration files, kept current.
+//! - `watch`: file-system events that keep an index current in a long-lived process.
+//! - `pyconfig`: Pyright's settings and the import roots they give.
+//!
+//! Clones of a [`Workspace`] share one index, so every reader in a process (a daemon's
+//! freshness step, its memo, `diag`, `check`, `rename-file`, traces) sees the same one.
+
+pub mod index;
+pub mod pyconfig;
+pub mod walk;
+pub mod watch;
 
 use crate::error::{LanserError, Result};
-use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use index::Index;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Files whose presence marks a workspace root, nearest ancestor first.
 pub const ROOT_MARKERS: &[&str] = &[
@@ -19,28 +32,22 @@ pub const ROOT_MARKERS: &[&str] = &[
     ".git",
 ];
 
-/// Directories never walked when lanser enumerates workspace sources.
-const SKIP_DIRS: &[&str] = &[
-    ".git",
-    ".hg",
-    ".svn",
-    "node_modules",
-    "__pycache__",
-    ".venv",
-    "venv",
-    ".tox",
-    ".nox",
-    ".mypy_cache",
-    ".pytest_cache",
-    "site-packages",
-    "build",
-    "dist",
-];
-
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Workspace {
     /// Canonical (symlink-free) absolute root.
     pub root: PathBuf,
+    /// The index, scanned on first need and shared by clones.
+    index: Arc<Mutex<Option<Index>>>,
+    /// The import roots, read on first need; dropped when the index sees a change.
+    roots: Arc<Mutex<Option<Vec<PathBuf>>>>,
+}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace")
+            .field("root", &self.root)
+            .finish()
+    }
 }
 
 /// Where a file the server names lives, as lanser prints it.
@@ -83,7 +90,50 @@ impl Workspace {
         let root = root
             .canonicalize()
             .map_err(|e| LanserError::not_found(format!("workspace {}: {e}", root.display())))?;
-        Ok(Workspace { root })
+        Ok(Workspace::new(root))
+    }
+
+    /// The workspace at `root` (canonical), with an index not yet scanned.
+    pub fn new(root: PathBuf) -> Workspace {
+        Workspace {
+            root,
+            index: Arc::default(),
+            roots: Arc::default(),
+        }
+    }
+
+    /// The index, scanned now when this is its first use.
+    pub fn index(&self) -> IndexGuard<'_> {
+        let mut g = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        if g.is_none() {
+            *g = Some(Index::scan(&self.root));
+        }
+        IndexGuard(g)
+    }
+
+    /// Bring the index up to date for paths lanser itself wrote, created or removed (an
+    /// index not yet scanned has nothing to update).
+    pub fn wrote<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) -> index::Changes {
+        let mut g = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        let changes = match g.as_mut() {
+            Some(i) => i.refresh(paths),
+            None => index::Changes::default(),
+        };
+        drop(g);
+        self.forget_roots();
+        changes
+    }
+
+    /// The import roots, in Pyright's lookup order ([`pyconfig::import_roots`]).
+    pub fn import_roots(&self) -> Vec<PathBuf> {
+        let mut g = self.roots.lock().unwrap_or_else(|p| p.into_inner());
+        g.get_or_insert_with(|| pyconfig::import_roots(&self.root))
+            .clone()
+    }
+
+    /// The import roots are read again on next use (a directory or configuration changed).
+    pub fn forget_roots(&self) {
+        *self.roots.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     /// Resolve a path given by the user: absolute, or relative to the root (falling back to
@@ -120,15 +170,7 @@ impl Workspace {
 
     /// Relative POSIX path of an absolute path inside the root; `None` outside it.
     pub fn relative(&self, abs: &Path) -> Option<String> {
-        let rel = abs.strip_prefix(&self.root).ok()?;
-        let parts: Vec<String> = rel
-            .components()
-            .map(|c| match c {
-                Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-                _ => None,
-            })
-            .collect::<Option<_>>()?;
-        Some(parts.join("/"))
+        walk::relative(&self.root, abs)
     }
 
     /// How a server `file://` URI is printed.
@@ -168,88 +210,25 @@ impl Workspace {
         path_to_uri(&self.root)
     }
 
-    /// Every Python source below the root (`.py`, `.pyi`), sorted, skipping hidden, vendored
-    /// and virtual-environment directories.
+    /// Every Python source of the index, sorted.
     pub fn python_files(&self) -> Vec<String> {
-        self.python_files_with(&mut Listings::default())
+        self.index().sources()
     }
+}
 
-    /// [`Workspace::python_files`], reading again only the directories whose modification time
-    /// changed since `listings` saw them (or was too recent to trust then); a directory whose
-    /// subdirectory changed is checked again for `pyvenv.cfg`.
-    pub fn python_files_with(&self, listings: &mut Listings) -> Vec<String> {
-        let now = SystemTime::now();
-        let settled = |m: Option<SystemTime>| {
-            m.and_then(|m| now.duration_since(m).ok())
-                .is_some_and(|age| age >= RACY)
-        };
-        let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-        let mut kept = HashMap::new();
-        let mut out = Vec::new();
-        let mut stack = vec![self.root.clone()];
-        while let Some(dir) = stack.pop() {
-            let modified = mtime(&dir);
-            let cached = listings
-                .dirs
-                .remove(&dir)
-                .filter(|l| settled(modified) && Some(l.mtime) == modified);
-            let listing = match cached {
-                Some(mut l) => {
-                    for sub in &mut l.subdirs {
-                        let m = mtime(&sub.path);
-                        if !(settled(m) && m == sub.mtime) {
-                            sub.mtime = m;
-                            sub.venv = sub.path.join("pyvenv.cfg").exists();
-                        }
-                    }
-                    l
-                }
-                None => {
-                    let Ok(entries) = std::fs::read_dir(&dir) else {
-                        continue;
-                    };
-                    let mut l = Listing {
-                        mtime: modified.unwrap_or(SystemTime::UNIX_EPOCH),
-                        subdirs: Vec::new(),
-                        files: Vec::new(),
-                    };
-                    for entry in entries.flatten() {
-                        let name = entry.file_name().to_string_lossy().into_owned();
-                        let Ok(ft) = entry.file_type() else { continue };
-                        if ft.is_dir() {
-                            if !SKIP_DIRS.contains(&name.as_str()) && !name.starts_with('.') {
-                                let path = entry.path();
-                                l.subdirs.push(Subdir {
-                                    mtime: mtime(&path),
-                                    venv: path.join("pyvenv.cfg").exists(),
-                                    path,
-                                });
-                            }
-                        } else if ft.is_file() && (name.ends_with(".py") || name.ends_with(".pyi"))
-                        {
-                            if let Some(rel) = self.relative(&entry.path()) {
-                                l.files.push(rel);
-                            }
-                        }
-                    }
-                    l
-                }
-            };
-            stack.extend(
-                listing
-                    .subdirs
-                    .iter()
-                    .filter(|s| !s.venv)
-                    .map(|s| s.path.clone()),
-            );
-            out.extend(listing.files.iter().cloned());
-            if settled(modified) {
-                kept.insert(dir, listing);
-            }
-        }
-        listings.dirs = kept;
-        out.sort();
-        out
+/// The locked index of a workspace.
+pub struct IndexGuard<'a>(MutexGuard<'a, Option<Index>>);
+
+impl std::ops::Deref for IndexGuard<'_> {
+    type Target = Index;
+    fn deref(&self) -> &Index {
+        self.0.as_ref().expect("scanned when locked")
+    }
+}
+
+impl std::ops::DerefMut for IndexGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Index {
+        self.0.as_mut().expect("scanned when locked")
     }
 }
 
@@ -264,54 +243,16 @@ impl Workspace {
         for dir in dirs {
             path.push(dir);
             let meta = std::fs::symlink_metadata(&path).ok()?;
-            if !meta.is_dir() || !walked(dir, &path) {
+            if !meta.is_dir() || !walk::walked_dir(dir, &path) {
                 return None;
             }
         }
         path.push(name);
-        let config = dirs.is_empty() && crate::env::CONFIG_FILES.contains(name);
+        let config = dirs.is_empty() && index::SERVER_CONFIG.contains(name);
         let meta = std::fs::symlink_metadata(&path).ok()?;
-        (meta.is_file() && (is_python(name) || config)).then_some(path)
+        (meta.is_file() && (walk::is_source(name) || config) && walk::admits(&self.root, &path))
+            .then_some(path)
     }
-}
-
-/// Whether source enumeration descends into directory `name` at `path`.
-fn walked(name: &str, path: &Path) -> bool {
-    !SKIP_DIRS.contains(&name)
-        && !name.starts_with('.')
-        && !name.is_empty()
-        && !path.join("pyvenv.cfg").exists()
-}
-
-fn is_python(name: &str) -> bool {
-    name.ends_with(".py") || name.ends_with(".pyi")
-}
-
-/// A directory's modification time is trusted only once it is this old: a change within the
-/// same clock tick as the listing would leave it as it was.
-const RACY: Duration = Duration::from_secs(2);
-
-/// Directory listings kept between walks of the workspace ([`Workspace::python_files_with`]).
-#[derive(Debug, Default, Clone)]
-pub struct Listings {
-    dirs: HashMap<PathBuf, Listing>,
-}
-
-#[derive(Debug, Clone)]
-struct Listing {
-    mtime: SystemTime,
-    /// Subdirectories not skipped by name.
-    subdirs: Vec<Subdir>,
-    /// Python files, workspace-relative.
-    files: Vec<String>,
-}
-
-#[derive(Debug, Clone)]
-struct Subdir {
-    path: PathBuf,
-    mtime: Option<SystemTime>,
-    /// Holds `pyvenv.cfg` (a virtual environment, not walked).
-    venv: bool,
 }
 
 /// Percent-encode a path into a `file://` URI (RFC 3986 unreserved characters and `/` kept).
@@ -344,44 +285,6 @@ pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
 mod tests {
     use super::*;
 
-    /// Set a file's or directory's modification time an hour back (a settled listing).
-    fn age(p: &Path) {
-        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
-        std::fs::File::open(p)
-            .unwrap()
-            .set_modified(hour_ago)
-            .unwrap();
-    }
-
-    #[test]
-    fn kept_listings_see_what_changed() {
-        let tmp = tempfile::tempdir().unwrap();
-        let ws = Workspace {
-            root: tmp.path().canonicalize().unwrap(),
-        };
-        let (a, b) = (ws.root.join("a"), ws.root.join("b"));
-        std::fs::create_dir_all(&a).unwrap();
-        std::fs::create_dir_all(&b).unwrap();
-        std::fs::write(a.join("x.py"), "").unwrap();
-        std::fs::write(b.join("y.py"), "").unwrap();
-        for d in [&a, &b, &ws.root] {
-            age(d);
-        }
-        let mut kept = Listings::default();
-        let want = vec!["a/x.py".to_string(), "b/y.py".to_string()];
-        assert_eq!(ws.python_files_with(&mut kept), want);
-        assert_eq!(ws.python_files_with(&mut kept), want);
-        // A new file changes its directory's mtime; a new pyvenv.cfg its directory's.
-        std::fs::write(a.join("z.pyi"), "").unwrap();
-        std::fs::write(b.join("pyvenv.cfg"), "").unwrap();
-        let now = ws.python_files_with(&mut kept);
-        assert_eq!(now, vec!["a/x.py".to_string(), "a/z.pyi".to_string()]);
-        assert_eq!(now, ws.python_files());
-        std::fs::remove_file(b.join("pyvenv.cfg")).unwrap();
-        std::fs::remove_dir_all(&a).unwrap();
-        assert_eq!(ws.python_files_with(&mut kept), vec!["b/y.py".to_string()]);
-    }
-
     #[test]
     fn snapshot_files_are_regular_sources_reached_without_symlinks() {
         let outside = tempfile::tempdir().unwrap();
@@ -405,7 +308,7 @@ mod tests {
         std::fs::write(root.join("env/z.py"), "").unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("lib")).unwrap();
         std::os::unix::fs::symlink(root.join("pkg/a.py"), root.join("pkg/link.py")).unwrap();
-        let ws = Workspace { root: root.clone() };
+        let ws = Workspace::new(root.clone());
         for rel in ["pkg/a.py", "pkg/a.pyi", "pyproject.toml"] {
             assert_eq!(ws.snapshot_file(rel), Some(root.join(rel)), "{rel}");
         }
@@ -437,9 +340,7 @@ mod tests {
 
     #[test]
     fn external_places() {
-        let ws = Workspace {
-            root: PathBuf::from("/w/proj"),
-        };
+        let ws = Workspace::new(PathBuf::from("/w/proj"));
         assert_eq!(
             ws.place_of_path(Path::new("/w/proj/src/a.py")),
             Place::Workspace("src/a.py".into())

@@ -1,0 +1,343 @@
+//! The walk rules: which directories of a workspace lanser descends into and which files are
+//! its sources. One set of rules for every reader (the index, `meta.docVersions`, traces):
+//! hidden directories, version-control and tool caches, virtual environments (a directory
+//! holding `pyvenv.cfg`), `node_modules`, build output, and whatever the workspace's own
+//! `.gitignore` files exclude are never walked.
+//!
+//! [`Walker`] keeps each directory's listing and reads it again only when the directory's
+//! modification time changed (or was too recent to trust when it was read).
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use ignore::Match;
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// Directories never walked, by name.
+pub const SKIP_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    "site-packages",
+    "build",
+    "dist",
+];
+
+/// The ignore files a walk honours, in each directory.
+pub const IGNORE_FILE: &str = ".gitignore";
+
+/// A modification time this recent may hide a later change within the same clock tick (git's
+/// "racily clean" rule): what carries it is read again.
+pub const RACY: Duration = Duration::from_secs(2);
+
+/// Whether a file named `name` is a Python source.
+pub fn is_source(name: &str) -> bool {
+    name.ends_with(".py") || name.ends_with(".pyi")
+}
+
+/// Whether the walk descends into directory `name` at `path` (its `.gitignore` rules aside).
+pub fn walked_dir(name: &str, path: &Path) -> bool {
+    !SKIP_DIRS.contains(&name)
+        && !name.starts_with('.')
+        && !name.is_empty()
+        && !path.join("pyvenv.cfg").exists()
+}
+
+/// Whether `time` is old enough to trust.
+pub fn settled(time: Option<SystemTime>, now: SystemTime) -> bool {
+    time.and_then(|m| now.duration_since(m).ok())
+        .is_some_and(|age| age >= RACY)
+}
+
+/// The `.gitignore` rules in force in one directory: its own and its ancestors' (inside the
+/// root), deepest last.
+#[derive(Clone, Default)]
+struct Rules(Vec<Arc<Gitignore>>);
+
+impl Rules {
+    /// Whether `path` is excluded (the deepest rule that matches decides; `!` re-includes).
+    fn ignored(&self, path: &Path, is_dir: bool) -> bool {
+        for g in self.0.iter().rev() {
+            match g.matched(path, is_dir) {
+                Match::Ignore(_) => return true,
+                Match::Whitelist(_) => return false,
+                Match::None => {}
+            }
+        }
+        false
+    }
+
+    fn with(&self, dir: &Path) -> Rules {
+        let file = dir.join(IGNORE_FILE);
+        if !file.is_file() {
+            return self.clone();
+        }
+        let mut b = GitignoreBuilder::new(dir);
+        // A malformed line is skipped, as git skips it.
+        let _ = b.add(&file);
+        match b.build() {
+            Ok(g) => {
+                let mut v = self.0.clone();
+                v.push(Arc::new(g));
+                Rules(v)
+            }
+            Err(_) => self.clone(),
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Listing {
+    mtime: SystemTime,
+    /// Subdirectories walked into.
+    subdirs: Vec<PathBuf>,
+    /// Sources, workspace-relative.
+    files: Vec<String>,
+}
+
+/// Directory listings kept between walks.
+#[derive(Clone, Default)]
+pub struct Walker {
+    dirs: HashMap<PathBuf, Listing>,
+}
+
+/// What a walk found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Sources, workspace-relative, sorted.
+    pub files: Vec<String>,
+    /// Every directory walked (absolute), sorted: what a watcher watches.
+    pub dirs: Vec<PathBuf>,
+}
+
+impl Walker {
+    /// Walk `start` (the root or a directory below it, whose own `.gitignore` ancestors are
+    /// honoured) and return its sources and directories.
+    pub fn walk(&mut self, root: &Path, start: &Path) -> Found {
+        let now = SystemTime::now();
+        let mut found = Found::default();
+        let mut rules = Rules::default();
+        // The ancestors' rules, root first.
+        if let Ok(rel) = start.strip_prefix(root) {
+            let mut dir = root.to_path_buf();
+            rules = rules.with(&dir);
+            for c in rel.components() {
+                let Component::Normal(name) = c else { break };
+                let name = name.to_string_lossy();
+                if !walked_dir(&name, &dir.join(&*name)) || rules.ignored(&dir.join(&*name), true) {
+                    return found;
+                }
+                dir.push(&*name);
+                if dir != start {
+                    rules = rules.with(&dir);
+                }
+            }
+        } else {
+            return found;
+        }
+        let mut stack = vec![(start.to_path_buf(), rules)];
+        while let Some((dir, parent_rules)) = stack.pop() {
+            let rules = if dir == root {
+                parent_rules
+            } else {
+                parent_rules.with(&dir)
+            };
+            let modified = std::fs::metadata(&dir).and_then(|m| m.modified()).ok();
+            let cached = self
+                .dirs
+                .get(&dir)
+                .filter(|l| settled(modified, now) && Some(l.mtime) == modified)
+                .cloned();
+            let listing = match cached {
+                Some(l) => l,
+                // A directory that became a virtual environment is no longer walked (creating
+                // its pyvenv.cfg changed its mtime).
+                None if dir != start && dir.join("pyvenv.cfg").exists() => {
+                    self.dirs.remove(&dir);
+                    continue;
+                }
+                None => match list(root, &dir, &rules, modified) {
+                    Some(l) => l,
+                    None => {
+                        self.dirs.remove(&dir);
+                        continue;
+                    }
+                },
+            };
+            if settled(modified, now) {
+                self.dirs.insert(dir.clone(), listing.clone());
+            } else {
+                self.dirs.remove(&dir);
+            }
+            for sub in &listing.subdirs {
+                stack.push((sub.clone(), rules.clone()));
+            }
+            found.files.extend(listing.files.iter().cloned());
+            found.dirs.push(dir);
+        }
+        found.files.sort();
+        found.dirs.sort();
+        found
+    }
+
+    /// Forget every listing at or below `dir` (it was removed, or its ignore rules changed).
+    pub fn forget(&mut self, dir: &Path) {
+        self.dirs.retain(|d, _| !d.starts_with(dir));
+    }
+}
+
+/// Whether the file at `abs` (below `root`) is one the walk would list: no skipped or ignored
+/// directory on its way, not ignored itself.
+pub fn admits(root: &Path, abs: &Path) -> bool {
+    let Ok(rel) = abs.strip_prefix(root) else {
+        return false;
+    };
+    let mut rules = Rules::default().with(root);
+    let mut dir = root.to_path_buf();
+    let comps: Vec<_> = rel.components().collect();
+    let Some((_, dirs)) = comps.split_last() else {
+        return false;
+    };
+    for c in dirs {
+        let Component::Normal(name) = c else {
+            return false;
+        };
+        let name = name.to_string_lossy();
+        let next = dir.join(&*name);
+        if !walked_dir(&name, &next) || rules.ignored(&next, true) {
+            return false;
+        }
+        rules = rules.with(&next);
+        dir = next;
+    }
+    !rules.ignored(abs, false)
+}
+
+/// Read one directory: its walked subdirectories (a virtual environment is not) and sources.
+fn list(root: &Path, dir: &Path, rules: &Rules, modified: Option<SystemTime>) -> Option<Listing> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    let mut l = Listing {
+        mtime: modified.unwrap_or(SystemTime::UNIX_EPOCH),
+        subdirs: Vec::new(),
+        files: Vec::new(),
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(ft) = entry.file_type() else { continue };
+        let path = entry.path();
+        if ft.is_dir() {
+            if walked_dir(&name, &path) && !rules.ignored(&path, true) {
+                l.subdirs.push(path);
+            }
+        } else if ft.is_file() && is_source(&name) && !rules.ignored(&path, false) {
+            if let Some(rel) = relative(root, &path) {
+                l.files.push(rel);
+            }
+        }
+    }
+    Some(l)
+}
+
+/// Relative POSIX path of `abs` under `root`; `None` outside it.
+pub fn relative(root: &Path, abs: &Path) -> Option<String> {
+    let rel = abs.strip_prefix(root).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| match c {
+            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    Some(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Set a file's or directory's modification time an hour back (a settled listing).
+    fn age(p: &Path) {
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::open(p)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+    }
+
+    fn touch(root: &Path, rel: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "").unwrap();
+    }
+
+    #[test]
+    fn kept_listings_see_what_changed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        let (a, b) = (root.join("a"), root.join("b"));
+        touch(&root, "a/x.py");
+        touch(&root, "b/y.py");
+        for d in [&a, &b, &root] {
+            age(d);
+        }
+        let mut w = Walker::default();
+        let want = vec!["a/x.py".to_string(), "b/y.py".to_string()];
+        assert_eq!(w.walk(&root, &root).files, want);
+        assert_eq!(w.walk(&root, &root).files, want);
+        // A new file changes its directory's mtime; a new pyvenv.cfg its directory's.
+        std::fs::write(a.join("z.pyi"), "").unwrap();
+        std::fs::write(b.join("pyvenv.cfg"), "").unwrap();
+        let now = w.walk(&root, &root).files;
+        assert_eq!(now, vec!["a/x.py".to_string(), "a/z.pyi".to_string()]);
+        assert_eq!(now, Walker::default().walk(&root, &root).files);
+        std::fs::remove_file(b.join("pyvenv.cfg")).unwrap();
+        std::fs::remove_dir_all(&a).unwrap();
+        assert_eq!(w.walk(&root, &root).files, vec!["b/y.py".to_string()]);
+    }
+
+    #[test]
+    fn gitignore_rules_nested_and_negated() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        for f in [
+            "keep.py",
+            "gen/out.py",
+            "pkg/a.py",
+            "pkg/scratch_1.py",
+            "pkg/scratch_keep.py",
+            "pkg/sub/b.py",
+            "node_modules/x/y.py",
+            "env/pyvenv.cfg",
+            "env/lib.py",
+        ] {
+            touch(&root, f);
+        }
+        std::fs::write(root.join(".gitignore"), "gen/\n*.log\n").unwrap();
+        std::fs::write(
+            root.join("pkg/.gitignore"),
+            "scratch_*.py\n!scratch_keep.py\nsub\n",
+        )
+        .unwrap();
+        let found = Walker::default().walk(&root, &root);
+        assert_eq!(found.files, ["keep.py", "pkg/a.py", "pkg/scratch_keep.py"]);
+        assert_eq!(found.dirs, [root.clone(), root.join("pkg")]);
+        // A walk started below the root honours the ancestors' rules.
+        assert!(Walker::default()
+            .walk(&root, &root.join("gen"))
+            .files
+            .is_empty());
+        assert_eq!(
+            Walker::default().walk(&root, &root.join("pkg")).files,
+            ["pkg/a.py", "pkg/scratch_keep.py"]
+        );
+    }
+}
