@@ -204,7 +204,7 @@ impl Index {
                 }
             } else if meta.is_err() {
                 self.walker.forget(path);
-                self.drop_below(path, &rel, &mut changes);
+                self.drop_below(path, &rel, &BTreeSet::new(), &mut changes);
                 if self.files.remove(&rel).is_some() {
                     changes.deleted.push(rel);
                 }
@@ -270,32 +270,29 @@ impl Index {
     fn rewalk(&mut self, dir: &Path, rel: &str, changes: &mut Changes) {
         let root = self.root.clone();
         let found = self.walker.walk(&root, dir);
-        let prefix = format!("{rel}/");
-        let now: BTreeSet<&String> = found.files.iter().collect();
-        let gone: Vec<String> = self
-            .files
-            .keys()
-            .filter(|k| (rel.is_empty() || k.starts_with(&prefix)) && walk::is_source(k))
-            .filter(|k| !now.contains(k))
-            .cloned()
-            .collect();
-        for k in gone {
-            self.files.remove(&k);
-            changes.deleted.push(k);
-        }
-        self.dirs.retain(|d| !d.starts_with(dir));
+        let now: BTreeSet<String> = found.files.iter().cloned().collect();
+        self.drop_below(dir, rel, &now, changes);
         self.dirs.extend(found.dirs.iter().cloned());
         for f in &found.files {
             self.update(f, changes);
         }
     }
 
-    fn drop_below(&mut self, dir: &Path, rel: &str, changes: &mut Changes) {
+    /// Drop the sources below `dir` (workspace-relative `rel`) but those in `keep`, and the
+    /// directories below it.
+    fn drop_below(
+        &mut self,
+        dir: &Path,
+        rel: &str,
+        keep: &BTreeSet<String>,
+        changes: &mut Changes,
+    ) {
         let prefix = format!("{rel}/");
         let below: Vec<String> = self
             .files
             .keys()
-            .filter(|k| rel.is_empty() || k.starts_with(&prefix))
+            .filter(|k| (rel.is_empty() || k.starts_with(&prefix)) && walk::is_source(k))
+            .filter(|k| !keep.contains(*k))
             .cloned()
             .collect();
         for k in below {
