@@ -64,7 +64,7 @@ def fetch_django() -> Path:
     with tarfile.open(archive) as t:
         t.extractall(tmp, filter="data")
     shutil.rmtree(ws, ignore_errors=True)
-    (tmp / "django-5.1.4").rename(ws)
+    (tmp / "Django-5.1.4").rename(ws)
     shutil.rmtree(tmp, ignore_errors=True)
     return ws
 

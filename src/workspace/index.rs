@@ -305,13 +305,13 @@ impl Index {
     /// Re-stat `rel`; rehash when its metadata changed or cannot be trusted.
     fn update(&mut self, rel: &str, changes: &mut Changes) {
         let abs = self.root.join(rel);
-        let Ok(meta) = std::fs::symlink_metadata(&abs).and_then(|m| {
-            if m.is_file() {
-                Ok(m)
-            } else {
-                std::fs::metadata(&abs)
-            }
-        }) else {
+        // A source is a regular file reached without a symlink (as the walk lists it); a
+        // configuration file may be a link.
+        let meta = match walk::is_source(rel) {
+            true => std::fs::symlink_metadata(&abs),
+            false => std::fs::metadata(&abs),
+        };
+        let Some(meta) = meta.ok().filter(std::fs::Metadata::is_file) else {
             if self.files.remove(rel).is_some() {
                 changes.deleted.push(rel.to_string());
             }
@@ -460,6 +460,11 @@ mod tests {
         assert_eq!(i.digest(), fresh.digest());
         assert_eq!(i.sources(), fresh.sources());
         assert!(i.dirs().any(|d| d == &root.join("src/new")));
+        // A symlinked source is not one, by event as by walk.
+        let link = root.join("src/new/link.py");
+        std::os::unix::fs::symlink(root.join("src/new/m.py"), &link).unwrap();
+        assert!(i.refresh([link.as_path()]).is_empty());
+        std::fs::remove_file(&link).unwrap();
         // A file named alone in directories the index has never seen.
         std::fs::create_dir_all(root.join("lib/a/b")).unwrap();
         std::fs::write(root.join("lib/a/b/z.py"), "").unwrap();
