@@ -298,12 +298,26 @@ struct Changes {
 }
 
 impl Changes {
-    /// The index's generation, everything written before now seen.
-    fn scan(&mut self, ws: &crate::workspace::Workspace) -> u64 {
+    /// The index's generation, everything written before now seen (a cookie round trip).
+    fn sync(&mut self, ws: &crate::workspace::Workspace) -> u64 {
         let mut index = ws.index();
         match self.watch.as_mut() {
             Some(w) => {
                 w.sync(&mut index);
+            }
+            None => self.watch = Some(Watch::start(&ws.root, &index)),
+        }
+        index.generation()
+    }
+
+    /// The index's generation as of the events received so far (no wait): an epoch for a
+    /// new entry, which can only be older than the truth, so a repeat runs again rather
+    /// than being served stale.
+    fn seen(&mut self, ws: &crate::workspace::Workspace) -> u64 {
+        let mut index = ws.index();
+        match self.watch.as_mut() {
+            Some(w) => {
+                w.poll(&mut index);
             }
             None => self.watch = Some(Watch::start(&ws.root, &index)),
         }
@@ -432,8 +446,18 @@ async fn run_pooled(
             if request.op.writes_files() || request.op == Op::Reload {
                 memo.clear();
             }
-            // Every line sees the index as it is now (`check` reads its importers from it).
-            let epoch = changes.scan(&orch.ws);
+            // A repeat, and a line that reads the file set (`check`'s importers, `diag`,
+            // `rename-file`), see the index as it is now; any other line takes the generation
+            // of the events seen so far as its entry's epoch (no wait).
+            let repeat = request.op.memoizable() && memo.contains_key(&key);
+            let reads_files = matches!(
+                request.op,
+                Op::Check { .. } | Op::Diag { .. } | Op::RenameFile { .. }
+            );
+            let epoch = match repeat || reads_files {
+                true => changes.sync(&orch.ws),
+                false => changes.seen(&orch.ws),
+            };
             if let Some(entry) = memo.get(&key).filter(|_| request.op.memoizable()) {
                 let reusable = entry.epoch == epoch
                     && match &*entry.cell.lock().unwrap_or_else(|p| p.into_inner()) {

@@ -224,7 +224,8 @@ fn errors_name_offset_and_expectation() {
         ("a.py@L1:C1?v=1", "byte 11: expected 'docVersion='"),
         ("a.py@L1:+", "byte 8: expected 'C<column>' or an identifier"),
         ("py://", "byte 5: expected a module name"),
-        ("py://a.", "byte 7: expected an identifier after '.'"),
+        ("py://a.", "byte 7: expected a module name part after '.'"),
+        ("py://a#b.", "byte 9: expected an identifier after '.'"),
         ("py://a", "byte 6: expected '#' after the module name"),
         ("py://a#1f", "byte 7: expected a qualified name"),
         (

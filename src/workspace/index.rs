@@ -106,6 +106,10 @@ pub struct Index {
     files: BTreeMap<String, Entry>,
     /// Directories walked (what a watcher watches).
     dirs: BTreeSet<PathBuf>,
+    /// Bumped whenever `dirs` may have changed.
+    dirs_version: u64,
+    /// Entries whose metadata was too recent to trust when taken (looked at on every refresh).
+    racy: BTreeSet<String>,
     generation: u64,
     /// Full rescans so far (the first scan included).
     pub rescans: u64,
@@ -119,6 +123,8 @@ impl Index {
             walker: Walker::default(),
             files: BTreeMap::new(),
             dirs: BTreeSet::new(),
+            dirs_version: 0,
+            racy: BTreeSet::new(),
             generation: 0,
             rescans: 0,
         };
@@ -130,6 +136,11 @@ impl Index {
     /// Bumped by every change seen.
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// Changes whenever the set of directories walked may have changed.
+    pub fn dirs_version(&self) -> u64 {
+        self.dirs_version
     }
 
     /// Directories walked, sorted.
@@ -165,6 +176,7 @@ impl Index {
                 .map(|f| f.to_string()),
         );
         self.dirs = found.dirs.into_iter().collect();
+        self.dirs_version += 1;
         let gone: Vec<String> = self
             .files
             .keys()
@@ -217,12 +229,7 @@ impl Index {
             }
         }
         // Entries hashed while racily fresh are looked at again.
-        let racy: Vec<String> = self
-            .files
-            .iter()
-            .filter(|(_, e)| e.racy)
-            .map(|(k, _)| k.clone())
-            .collect();
+        let racy: Vec<String> = self.racy.iter().cloned().collect();
         for rel in racy {
             self.update(&rel, &mut changes);
         }
@@ -299,7 +306,17 @@ impl Index {
             self.files.remove(&k);
             changes.deleted.push(k);
         }
-        self.dirs.retain(|d| !d.starts_with(dir));
+        // The directories at or below `dir`: a range of the sorted set.
+        let below: Vec<PathBuf> = self
+            .dirs
+            .range(dir.to_path_buf()..)
+            .take_while(|d| d.starts_with(dir))
+            .cloned()
+            .collect();
+        for d in below {
+            self.dirs.remove(&d);
+        }
+        self.dirs_version += 1;
     }
 
     /// Re-stat `rel`; rehash when its metadata changed or cannot be trusted.
@@ -319,6 +336,10 @@ impl Index {
         };
         let stat = Stat::of(&meta);
         let racy = !walk::settled(meta.modified().ok(), SystemTime::now());
+        match racy {
+            true => self.racy.insert(rel.to_string()),
+            false => self.racy.remove(rel),
+        };
         match self.files.get_mut(rel) {
             Some(e) if e.stat == stat && !e.racy && !racy => {}
             Some(e) => {
@@ -344,6 +365,9 @@ impl Index {
     }
 
     fn finish(&mut self, mut changes: Changes) -> Changes {
+        for gone in &changes.deleted {
+            self.racy.remove(gone);
+        }
         changes.sort();
         // A file both gone and back (a directory walked again) is a change, not two.
         let back: Vec<String> = changes

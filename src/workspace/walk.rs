@@ -46,10 +46,7 @@ pub fn is_source(name: &str) -> bool {
 
 /// Whether the walk descends into directory `name` at `path` (its `.gitignore` rules aside).
 pub fn walked_dir(name: &str, path: &Path) -> bool {
-    !SKIP_DIRS.contains(&name)
-        && !name.starts_with('.')
-        && !name.is_empty()
-        && !path.join("pyvenv.cfg").exists()
+    named_walkable(name) && !path.join("pyvenv.cfg").exists()
 }
 
 /// Whether `time` is old enough to trust.
@@ -98,10 +95,14 @@ impl Rules {
 #[derive(Clone)]
 struct Listing {
     mtime: SystemTime,
-    /// Subdirectories walked into.
+    /// Subdirectories not skipped by name or ignore rule.
     subdirs: Vec<PathBuf>,
     /// Sources, workspace-relative.
     files: Vec<String>,
+    /// Holds `pyvenv.cfg`: a virtual environment, not walked.
+    venv: bool,
+    /// Holds an ignore file of its own.
+    ignores: bool,
 }
 
 /// Directory listings kept between walks.
@@ -144,13 +145,8 @@ impl Walker {
         } else {
             return found;
         }
-        let mut stack = vec![(start.to_path_buf(), rules)];
-        while let Some((dir, parent_rules)) = stack.pop() {
-            let rules = if dir == root {
-                parent_rules
-            } else {
-                parent_rules.with(&dir)
-            };
+        let mut stack = vec![(start.to_path_buf(), rules, true)];
+        while let Some((dir, parent_rules, first)) = stack.pop() {
             let modified = std::fs::metadata(&dir).and_then(|m| m.modified()).ok();
             let cached = self
                 .dirs
@@ -159,13 +155,7 @@ impl Walker {
                 .cloned();
             let listing = match cached {
                 Some(l) => l,
-                // A directory that became a virtual environment is no longer walked (creating
-                // its pyvenv.cfg changed its mtime).
-                None if dir != start && dir.join("pyvenv.cfg").exists() => {
-                    self.dirs.remove(&dir);
-                    continue;
-                }
-                None => match list(root, &dir, &rules, modified) {
+                None => match list(root, &dir, modified) {
                     Some(l) => l,
                     None => {
                         self.dirs.remove(&dir);
@@ -178,10 +168,26 @@ impl Walker {
             } else {
                 self.dirs.remove(&dir);
             }
-            for sub in &listing.subdirs {
-                stack.push((sub.clone(), rules.clone()));
+            // A virtual environment is not walked (the start's ancestors were checked above).
+            if listing.venv && !first {
+                continue;
             }
-            found.files.extend(listing.files.iter().cloned());
+            let rules = match listing.ignores && dir != root {
+                true => parent_rules.with(&dir),
+                false => parent_rules,
+            };
+            for sub in &listing.subdirs {
+                if !rules.ignored(sub, true) {
+                    stack.push((sub.clone(), rules.clone(), false));
+                }
+            }
+            found.files.extend(
+                listing
+                    .files
+                    .iter()
+                    .filter(|f| rules.0.is_empty() || !rules.ignored(&root.join(f), false))
+                    .cloned(),
+            );
             found.dirs.push(dir);
         }
         found.files.sort();
@@ -222,29 +228,42 @@ pub fn admits(root: &Path, abs: &Path) -> bool {
     !rules.ignored(abs, false)
 }
 
-/// Read one directory: its walked subdirectories (a virtual environment is not) and sources.
-fn list(root: &Path, dir: &Path, rules: &Rules, modified: Option<SystemTime>) -> Option<Listing> {
+/// Read one directory: its subdirectories not skipped by name, its sources, and whether it is
+/// a virtual environment or has ignore rules of its own. (Ignore rules are applied by the
+/// walk, which knows them.)
+fn list(root: &Path, dir: &Path, modified: Option<SystemTime>) -> Option<Listing> {
     let entries = std::fs::read_dir(dir).ok()?;
     let mut l = Listing {
         mtime: modified.unwrap_or(SystemTime::UNIX_EPOCH),
         subdirs: Vec::new(),
         files: Vec::new(),
+        venv: false,
+        ignores: false,
     };
     for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
         let Ok(ft) = entry.file_type() else { continue };
-        let path = entry.path();
         if ft.is_dir() {
-            if walked_dir(&name, &path) && !rules.ignored(&path, true) {
-                l.subdirs.push(path);
+            if named_walkable(&name) {
+                l.subdirs.push(entry.path());
             }
-        } else if ft.is_file() && is_source(&name) && !rules.ignored(&path, false) {
-            if let Some(rel) = relative(root, &path) {
+        } else if name == "pyvenv.cfg" {
+            l.venv = true;
+        } else if name == IGNORE_FILE {
+            l.ignores = true;
+        } else if ft.is_file() && is_source(&name) {
+            if let Some(rel) = relative(root, &entry.path()) {
                 l.files.push(rel);
             }
         }
     }
     Some(l)
+}
+
+/// Whether a directory named `name` may be walked (its content aside).
+fn named_walkable(name: &str) -> bool {
+    !SKIP_DIRS.contains(&name) && !name.starts_with('.') && !name.is_empty()
 }
 
 /// Relative POSIX path of `abs` under `root`; `None` outside it.

@@ -16,6 +16,7 @@
 //! falls back to a full rescan, and [`Watch::status`] says so.
 
 use super::index::{Changes, Index};
+use notify::event::{AccessKind, AccessMode, EventKind};
 use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -39,6 +40,16 @@ pub enum Mode {
     Polling(String),
 }
 
+/// Whether an event may mean a change: reads (opens, closes after reading, accesses — lanser
+/// reading the tree causes them) do not.
+fn changes_something(ev: &Event) -> bool {
+    match ev.kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    }
+}
+
 /// A watcher feeding one index.
 pub struct Watch {
     root: PathBuf,
@@ -47,6 +58,8 @@ pub struct Watch {
     cookies: Option<tempfile::TempDir>,
     seq: u64,
     watched: BTreeSet<PathBuf>,
+    /// The index's [`Index::dirs_version`] when `watched` was last reconciled with it.
+    dirs_seen: Option<u64>,
     mode: Mode,
     /// Rescans because events may have been lost, and why the last one happened.
     fallbacks: u64,
@@ -74,6 +87,7 @@ impl Watch {
             cookies: None,
             seq: 0,
             watched: BTreeSet::new(),
+            dirs_seen: None,
             mode: Mode::Events,
             fallbacks: 0,
             last_fallback: None,
@@ -151,15 +165,46 @@ impl Watch {
         }
         match self.drain() {
             Ok(paths) => self.refresh(index, paths),
-            Err(why) => {
-                self.fallbacks += 1;
-                self.last_fallback = Some(why);
-                let changes = index.rescan();
-                let dirs: Vec<PathBuf> = index.dirs().cloned().collect();
-                self.watched.retain(|d| dirs.contains(d));
-                self.add(&dirs);
-                changes
+            Err(why) => self.fallback(index, why),
+        }
+    }
+
+    /// Events may have been lost: rescan the whole tree and watch what it holds now.
+    fn fallback(&mut self, index: &mut Index, why: String) -> Changes {
+        self.fallbacks += 1;
+        self.last_fallback = Some(why);
+        let changes = index.rescan();
+        let dirs: BTreeSet<PathBuf> = index.dirs().cloned().collect();
+        self.watched.retain(|d| dirs.contains(d));
+        let dirs: Vec<PathBuf> = dirs.into_iter().collect();
+        self.add(&dirs);
+        self.dirs_seen = Some(index.dirs_version());
+        changes
+    }
+
+    /// Apply the events already received, without waiting for any: cheap, and enough where an
+    /// answer only has to be no staler than the events seen so far (a memo entry's epoch,
+    /// which can only make a later repeat run again). Returns what changed.
+    pub fn poll(&mut self, index: &mut Index) -> Changes {
+        let Some(rx) = self.rx.as_ref() else {
+            return Changes::default();
+        };
+        let mut paths = BTreeSet::new();
+        let mut lost = None;
+        while let Ok(ev) = rx.try_recv() {
+            match ev {
+                Ok(ev) if ev.need_rescan() => lost = Some("the event queue overflowed"),
+                Ok(ev) if changes_something(&ev) => {
+                    paths.extend(ev.paths.into_iter().filter(|p| p.starts_with(&self.root)))
+                }
+                Ok(_) => {}
+                Err(_) => lost = Some("watcher error"),
             }
+        }
+        match lost {
+            Some(why) => self.fallback(index, why.to_string()),
+            None if paths.is_empty() => Changes::default(),
+            None => self.refresh(index, paths),
         }
     }
 
@@ -167,7 +212,8 @@ impl Watch {
     /// no new one appears (a file created between a walk and its watch is still found).
     fn refresh(&mut self, index: &mut Index, paths: BTreeSet<PathBuf>) -> Changes {
         let mut all = index.refresh(paths.iter().map(PathBuf::as_path));
-        loop {
+        while self.dirs_seen != Some(index.dirs_version()) {
+            self.dirs_seen = Some(index.dirs_version());
             let dirs: BTreeSet<PathBuf> = index.dirs().cloned().collect();
             self.watched.retain(|d| dirs.contains(d));
             let new: Vec<PathBuf> = dirs
@@ -211,7 +257,9 @@ impl Watch {
                         lost = Some("the event queue overflowed".to_string());
                     }
                     let seen = ev.paths.contains(&cookie);
-                    paths.extend(ev.paths.into_iter().filter(|p| p.starts_with(&self.root)));
+                    if changes_something(&ev) {
+                        paths.extend(ev.paths.into_iter().filter(|p| p.starts_with(&self.root)));
+                    }
                     if seen {
                         break;
                     }
