@@ -38,7 +38,6 @@ use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::io::BufRead;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -208,15 +207,23 @@ pub struct Trace {
 impl Trace {
     pub fn load(path: &Path) -> Result<Trace, TraceError> {
         let shown = path.display().to_string();
-        let io = |source| TraceError::Io {
+        let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
             path: shown.clone(),
             source,
+        })?;
+        Trace::from_reader(std::io::BufReader::new(file), &shown)
+    }
+
+    /// A trace from its JSONL text; `shown` names it in errors.
+    pub fn from_reader(reader: impl std::io::BufRead, shown: &str) -> Result<Trace, TraceError> {
+        let io = |source| TraceError::Io {
+            path: shown.to_string(),
+            source,
         };
-        let file = std::fs::File::open(path).map_err(io)?;
         let mut header = None;
         let (mut files, mut frames, mut ops) = (Vec::new(), Vec::new(), Vec::new());
         let (mut inputs, mut eof) = (Vec::new(), None);
-        for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        for (i, line) in reader.lines().enumerate() {
             let line = line.map_err(io)?;
             if line.trim().is_empty() {
                 continue;
@@ -254,7 +261,7 @@ impl Trace {
                 other => return Err(bad(format!("unknown type {other:?}"))),
             }
         }
-        let header = header.ok_or(TraceError::NoHeader(shown))?;
+        let header = header.ok_or_else(|| TraceError::NoHeader(shown.to_string()))?;
         Ok(Trace {
             header,
             files,
