@@ -17,7 +17,7 @@ for t in "${targets[@]}"; do
   # text checks every offset and column, patch diffs its two halves: longer inputs only
   # cost time there.
   case "$t" in
-    text) max_len=128 ;;
+    text) max_len=64 ;;
     patch) max_len=1024 ;;
     *) max_len=4096 ;;
   esac

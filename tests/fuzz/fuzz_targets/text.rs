@@ -15,7 +15,7 @@ use model::{lines as model_lines, units};
 const ENCODINGS: [Encoding; 3] = [Encoding::Utf8, Encoding::Utf16, Encoding::Codepoint];
 
 /// Longer texts add no coverage, only time: every offset and column is checked.
-const MAX_LEN: usize = 128;
+const MAX_LEN: usize = 64;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
