@@ -240,11 +240,7 @@ impl Config {
             layers.push((Origin::User, p));
         }
         layers.push((Origin::Workspace, root.join(FILE_NAME)));
-        let mut config = Config {
-            servers: builtins(),
-            default: DEFAULT_SERVER.into(),
-            files: Vec::new(),
-        };
+        let mut config = Config::builtin();
         for (origin, path) in layers {
             let bytes = match std::fs::read(&path) {
                 Ok(b) => b,
@@ -256,26 +252,46 @@ impl Config {
                     })
                 }
             };
-            let shown = match origin {
-                Origin::Workspace => FILE_NAME.to_string(),
-                _ => path.display().to_string(),
-            };
-            let text = String::from_utf8_lossy(&bytes);
-            let raw: RawFile = toml::from_str(&text).map_err(|e| ConfigError::Parse {
-                path: shown.clone(),
-                message: e.message().to_string(),
-            })?;
-            config.apply(origin, raw)?;
-            config.files.push(ConfigFile {
-                origin,
-                path,
-                digest: sha256_tagged(&bytes),
-            });
+            config.add_file(origin, path, &bytes)?;
         }
         if !config.servers.contains_key(&config.default) {
             return Err(config.unknown(&config.default.clone()));
         }
         Ok(config)
+    }
+
+    /// The built-in servers alone, with no file read.
+    pub fn builtin() -> Config {
+        Config {
+            servers: builtins(),
+            default: DEFAULT_SERVER.into(),
+            files: Vec::new(),
+        }
+    }
+
+    /// Layer one config file's bytes (read from `path`) over this configuration.
+    pub fn add_file(
+        &mut self,
+        origin: Origin,
+        path: PathBuf,
+        bytes: &[u8],
+    ) -> Result<(), ConfigError> {
+        let shown = match origin {
+            Origin::Workspace => FILE_NAME.to_string(),
+            _ => path.display().to_string(),
+        };
+        let text = String::from_utf8_lossy(bytes);
+        let raw: RawFile = toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            path: shown,
+            message: e.message().to_string(),
+        })?;
+        self.apply(origin, raw)?;
+        self.files.push(ConfigFile {
+            origin,
+            path,
+            digest: sha256_tagged(bytes),
+        });
+        Ok(())
     }
 
     fn apply(&mut self, origin: Origin, raw: RawFile) -> Result<(), ConfigError> {

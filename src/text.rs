@@ -191,7 +191,7 @@ impl LineIndex {
         let end = offset.min(self.ends[line]);
         let col = text[start..]
             .char_indices()
-            .take_while(|(i, _)| start + i < end)
+            .take_while(|(i, c)| start + i + c.len_utf8() <= end)
             .map(|(_, c)| enc.width(c))
             .sum();
         (line, col)
@@ -237,6 +237,25 @@ mod tests {
         assert_eq!(idx.offset(t, 0, 1, Utf16), Err(PosError::InsideChar));
         assert_eq!(idx.offset(t, 0, 2, Utf8), Err(PosError::InsideChar));
         assert_eq!(idx.offset(t, 0, 1, Codepoint), Ok(4));
+    }
+
+    /// Fuzz find (text): an offset inside a character counted that character, moving the
+    /// position forward past it instead of back to the boundary before it.
+    #[test]
+    fn offset_inside_a_character_moves_back() {
+        let t = "a\n😀é";
+        let idx = LineIndex::new(t);
+        // 😀 spans bytes 2..6 and é 6..8.
+        for (inside, boundary) in [(3, 2), (5, 2), (7, 6)] {
+            for enc in [Utf8, Utf16, Codepoint] {
+                let (l, c) = idx.position(t, inside, enc);
+                assert_eq!(
+                    idx.offset(t, l, c, enc),
+                    Ok(boundary),
+                    "offset {inside} {enc}"
+                );
+            }
+        }
     }
 
     #[test]

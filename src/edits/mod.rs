@@ -253,11 +253,28 @@ impl Builder<'_> {
                     .map_err(|_| {
                         LanserError::new(
                             ErrorCode::ApplyConflict,
-                            format!("edit position {}:{} is not in {}", l + 1, c + 1, doc.rel),
+                            format!(
+                                "edit position {}:{} is not in {}",
+                                u64::from(l) + 1,
+                                u64::from(c) + 1,
+                                doc.rel
+                            ),
                         )
                     })
             };
             let (start, end) = (pos(range[0], range[1])?, pos(range[2], range[3])?);
+            if end < start {
+                // Applied as given, the text between the two ends came out twice.
+                let [l1, c1, l2, c2] = range.map(|n| u64::from(n) + 1);
+                return Err(LanserError::new(
+                    ErrorCode::ApplyConflict,
+                    format!(
+                        "edit range {l1}:{c1}-{l2}:{c2} in {} ends before it starts; \
+                         nothing was applied",
+                        doc.rel
+                    ),
+                ));
+            }
             list.push(Edit {
                 range,
                 new_text: te.new_text,
@@ -417,6 +434,43 @@ mod tests {
         let err = apply_edits(&d, &mut e).unwrap_err();
         assert_eq!(err.code, ErrorCode::ApplyConflict);
         assert!(err.message.contains("overlapping"), "{}", err.message);
+    }
+
+    /// Plan one edit of `a.py` (holding `abcdef\n`) from `start` to `end` (line, character).
+    fn plan_one(start: (u32, u32), end: (u32, u32)) -> Result<Plan> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "abcdef\n").unwrap();
+        let ws = crate::workspace::Workspace::discover(Some(dir.path()), dir.path()).unwrap();
+        let jail = Jail::new(&ws, &[], &[]).unwrap();
+        let uri = format!("file://{}/a.py", ws.root.display());
+        let range = json!({"start": {"line": start.0, "character": start.1},
+                           "end": {"line": end.0, "character": end.1}});
+        let raw = json!({"changes": {uri: [{"range": range, "newText": "X"}]}});
+        Plan::from_workspace_edit(&jail, &raw, Encoding::Utf16)
+    }
+
+    /// Fuzz find (workspace_edit): a range whose end comes before its start was applied,
+    /// writing the text between the two ends twice; it is refused like an overlap.
+    #[test]
+    fn reversed_edit_range_is_refused() {
+        let err = plan_one((0, 4), (0, 2)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ApplyConflict);
+        assert_eq!(
+            err.message,
+            "edit range 1:5-1:3 in a.py ends before it starts; nothing was applied"
+        );
+        assert_eq!(plan_one((0, 2), (0, 4)).unwrap().edit_count(), 1);
+    }
+
+    /// Fuzz find (workspace_edit): a position at line or character 4294967295 overflowed
+    /// (a panic in debug builds) while its refusal was being worded.
+    #[test]
+    fn edit_position_at_u32_max_is_refused_without_overflow() {
+        let err = plan_one((u32::MAX, 0), (u32::MAX, 0)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ApplyConflict);
+        assert_eq!(err.message, "edit position 4294967296:1 is not in a.py");
+        let err = plan_one((0, u32::MAX), (0, u32::MAX)).unwrap_err();
+        assert_eq!(err.message, "edit position 1:4294967296 is not in a.py");
     }
 
     #[test]

@@ -82,8 +82,21 @@ pub async fn read_frame<R: AsyncBufRead + Unpin>(reader: &mut R) -> Result<Vec<u
         let text = text.trim_end_matches(['\r', '\n']);
         if text.is_empty() {
             if let Some(len) = length {
-                let mut body = vec![0; len];
-                reader.read_exact(&mut body).await?;
+                // Grown as the bytes arrive: a header claiming terabytes costs nothing until
+                // they come (a buffer of `len` zeros up front aborted lanser).
+                let mut body = Vec::new();
+                (&mut *reader)
+                    .take(len as u64)
+                    .read_to_end(&mut body)
+                    .await?;
+                if body.len() < len {
+                    // What `read_exact` said before: traces record this text.
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "early eof",
+                    )
+                    .into());
+                }
                 return Ok(body);
             }
             continue;
@@ -241,6 +254,21 @@ mod tests {
             read_frame(&mut r).await,
             Err(FrameError::BadLength(_))
         ));
+    }
+
+    /// Fuzz find (lsp_frame): a length far beyond the stream aborted the process while
+    /// allocating the body; now it is the same early-eof error as any short body.
+    #[tokio::test]
+    async fn huge_content_length_is_an_early_eof_not_an_abort() {
+        let input = b"Content-Length: 43777777777777\r\n\r\n{\"id\": 7}";
+        let mut r = BufReader::new(&input[..]);
+        match read_frame(&mut r).await {
+            Err(FrameError::Io(e)) => {
+                assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
+                assert_eq!(e.to_string(), "early eof");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[tokio::test]

@@ -323,7 +323,7 @@ fn push_escaped(out: &mut String, c: char) {
 }
 
 /// Percent-encode the characters the grammar reserves in paths (`# ? % " @`, space, control
-/// characters). A Windows drive path becomes a `file:///C:/…` URI with an uppercase drive.
+/// characters, a leading `{`). A Windows drive path becomes a `file:///C:/…` URI with an uppercase drive.
 pub fn encode_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len() + 8);
     let b = path.as_bytes();
@@ -339,6 +339,8 @@ pub fn encode_path(path: &str) -> String {
         match c {
             '#' | '?' | '%' | '"' | ' ' | '@' => push_escaped(&mut out, c),
             c if c.is_control() => push_escaped(&mut out, c),
+            // A selector whose first non-blank character is `{` is read as JSON.
+            '{' if out.trim().is_empty() => push_escaped(&mut out, c),
             _ => out.push(c),
         }
     }

@@ -519,3 +519,16 @@ fn property_parser_never_panics_and_prints_stably() {
         let _ = parse(&String::from_utf8_lossy(&bytes));
     }
 }
+
+/// Fuzz find (selector_json): a path starting with `{` (after blanks) printed a canonical
+/// form that the command line then read as JSON and refused.
+#[test]
+fn path_starting_with_a_brace_prints_a_selector_that_reads_back() {
+    for path in ["{x}.py", "\u{2003}{b.py", "a{b}.py"] {
+        let spec = cursor(path, 3, 4);
+        let printed = spec.to_canonical();
+        assert_eq!(parse(&printed).unwrap(), spec, "{printed}");
+    }
+    assert_eq!(cursor("{x}.py", 1, 1).to_canonical(), "%7Bx}.py@L1:C1");
+    assert_eq!(cursor("a{b}.py", 1, 1).to_canonical(), "a{b}.py@L1:C1");
+}

@@ -37,7 +37,6 @@ use crate::error::{ErrorCode, LanserError};
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// Stands for the workspace root (its path, and inside `file://` URIs) in recorded frames.
@@ -205,15 +204,23 @@ pub struct Trace {
 impl Trace {
     pub fn load(path: &Path) -> Result<Trace, TraceError> {
         let shown = path.display().to_string();
-        let io = |source| TraceError::Io {
+        let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
             path: shown.clone(),
             source,
+        })?;
+        Trace::from_reader(std::io::BufReader::new(file), &shown)
+    }
+
+    /// A trace from its JSONL text; `shown` names it in errors.
+    pub fn from_reader(reader: impl std::io::BufRead, shown: &str) -> Result<Trace, TraceError> {
+        let io = |source| TraceError::Io {
+            path: shown.to_string(),
+            source,
         };
-        let file = std::fs::File::open(path).map_err(io)?;
         let mut header = None;
         let (mut files, mut frames, mut ops) = (Vec::new(), Vec::new(), Vec::new());
         let (mut inputs, mut eof) = (Vec::new(), None);
-        for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        for (i, line) in reader.lines().enumerate() {
             let line = line.map_err(io)?;
             if line.trim().is_empty() {
                 continue;
@@ -251,7 +258,7 @@ impl Trace {
                 other => return Err(bad(format!("unknown type {other:?}"))),
             }
         }
-        let header = header.ok_or(TraceError::NoHeader(shown))?;
+        let header = header.ok_or_else(|| TraceError::NoHeader(shown.to_string()))?;
         Ok(Trace {
             header,
             files,
