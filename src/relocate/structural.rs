@@ -114,12 +114,15 @@ impl ParseCache {
                 abs.display()
             ))
         })?;
-        let doc = Document::load(abs.clone(), rel)?;
+        let bytes = std::fs::read(&abs)
+            .map_err(|e| LanserError::not_found(format!("cannot read {rel}: {e}")))?;
+        // The same bytes need no hash, line index or parse again.
         if let Some(p) = self.files.lock().ok().and_then(|m| m.get(&abs).cloned()) {
-            if p.doc.doc_version == doc.doc_version && p.module == module {
+            if p.module == module && p.doc.rel == rel && p.doc.text.as_bytes() == bytes {
                 return Ok(p);
             }
         }
+        let doc = Document::from_bytes(abs.clone(), rel, bytes)?;
         let parsed = Arc::new(parse_doc(doc, module)?);
         if let Ok(mut m) = self.files.lock() {
             keep(&mut m, abs, parsed.clone());

@@ -31,7 +31,7 @@ impl Document {
     }
 
     /// A document from bytes already read from `abs`.
-    fn from_bytes(abs: PathBuf, rel: String, bytes: Vec<u8>) -> Result<Document> {
+    pub fn from_bytes(abs: PathBuf, rel: String, bytes: Vec<u8>) -> Result<Document> {
         let doc_version = sha256_tagged(&bytes);
         let text = String::from_utf8(bytes).map_err(|e| {
             LanserError::new(
