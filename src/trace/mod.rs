@@ -32,11 +32,10 @@
 pub mod recorder;
 pub mod replay;
 
-use crate::digest::sha256_tagged;
 use crate::error::{ErrorCode, LanserError};
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Stands for the workspace root (its path, and inside `file://` URIs) in recorded frames.
@@ -280,14 +279,8 @@ pub fn snapshot_files(ws: &Workspace) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// sha256 over the JCS of `{path: digest}`.
-pub fn workspace_digest<'a>(digests: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
-    let m: Map<String, Value> = digests
-        .into_iter()
-        .map(|(p, d)| (p.to_string(), Value::String(d.to_string())))
-        .collect();
-    sha256_tagged(&serde_jcs::to_vec(&Value::Object(m)).expect("values canonicalize"))
-}
+/// The digest of a snapshot: the workspace index's.
+pub use crate::workspace::index::workspace_digest;
 
 /// Replace the workspace root (as a `file://` URI, then as a path) with [`ROOT_TOKEN`].
 pub fn tokenize_root(text: &str, root: &Path) -> String {

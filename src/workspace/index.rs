@@ -23,6 +23,16 @@ pub const SERVER_CONFIG: &[&str] = &["pyrightconfig.json", "pyproject.toml"];
 /// lanser's own configuration at the root (server choice and settings).
 pub const LANSER_CONFIG: &str = "lanser.toml";
 
+/// sha256 over the JCS of `{path: digest}` (the trace's workspace digest).
+pub fn workspace_digest<'a>(digests: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let m: serde_json::Map<String, serde_json::Value> = digests
+        .into_iter()
+        .map(|(p, d)| (p.to_string(), serde_json::Value::String(d.to_string())))
+        .collect();
+    let bytes = serde_jcs::to_vec(&serde_json::Value::Object(m)).expect("values canonicalize");
+    crate::digest::sha256_tagged(&bytes)
+}
+
 /// Whether root-level file `name` is one of the configuration files the index tracks.
 pub fn is_config(name: &str) -> bool {
     SERVER_CONFIG.contains(&name) || name == LANSER_CONFIG
@@ -421,7 +431,7 @@ impl Index {
     /// One digest of the whole snapshot (the trace's workspace digest).
     pub fn digest(&mut self) -> String {
         let d = self.snapshot_digests();
-        crate::trace::workspace_digest(d.iter().map(|(p, h)| (p.as_str(), h.as_str())))
+        workspace_digest(d.iter().map(|(p, h)| (p.as_str(), h.as_str())))
     }
 }
 
