@@ -13,14 +13,15 @@ use crate::bundle::{
 };
 use crate::commands::{self, Op};
 use crate::config::{deep_merge, Config, ServerDef};
+use crate::document::{DocCache, Document};
 use crate::env;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::provision::{self, ServerSpec};
 use crate::lsp::session::{Connect, Session, SessionConfig};
 use crate::lsp::transport::Tap;
+use crate::relocate::Target;
 use crate::relocate::{self, Evidence};
 use crate::reward::{self, Inputs, Measured, Weights};
-use crate::selector::resolve::{DocCache, Document, Target};
 use crate::selector::{self, PositionSpec};
 use crate::servers;
 use crate::text::Encoding;

@@ -8,8 +8,8 @@
 //! found."). [`Session::wait_ready`] waits for that line, bounded.
 
 use super::transport::{FrameError, Tap, Transport};
+use crate::document::Document;
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::selector::resolve::Document;
 use crate::text::Encoding;
 use serde_json::{json, Value};
 use std::collections::HashMap;

@@ -18,7 +18,7 @@ pub mod snapshot;
 pub mod structural;
 
 use crate::error::{ErrorCode, LanserError};
-use crate::selector::resolve::{self, Document, Target};
+use crate::selector::resolve::{self, Document};
 use crate::selector::{is_ident_char, PositionSpec, Role, SegmentKind, DEFAULT_CTX};
 use crate::text::Encoding;
 use crate::workspace::Workspace;
@@ -45,6 +45,27 @@ impl Context<'_> {
     fn load(&self, abs: PathBuf, rel: String) -> crate::error::Result<Document> {
         let doc = self.docs.load(abs, rel)?;
         Ok(Document::clone(&doc))
+    }
+}
+
+/// A resolved selector: a byte span in one document, and how it was found when that took
+/// more than arithmetic (structural forms, anchors, a stale `docVersion`).
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub doc: Document,
+    pub start: usize,
+    pub end: usize,
+    pub evidence: Option<Box<Evidence>>,
+}
+
+impl From<resolve::Span> for Target {
+    fn from(s: resolve::Span) -> Target {
+        Target {
+            doc: s.doc,
+            start: s.start,
+            end: s.end,
+            evidence: None,
+        }
     }
 }
 

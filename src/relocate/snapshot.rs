@@ -18,7 +18,7 @@ impl Store {
     /// The store under `lanser_home()`.
     pub fn open() -> Store {
         Store {
-            dir: crate::lsp::provision::lanser_home().join("snapshots"),
+            dir: crate::home::lanser_home().join("snapshots"),
         }
     }
 

@@ -4,115 +4,24 @@
 //! `docVersion`s, are `crate::relocate`'s.
 
 use super::{is_ident_char, PositionSpec};
-use crate::digest::sha256_tagged;
+pub use crate::document::{DocCache, Document};
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::text::{Encoding, LineIndex, PosError};
+use crate::text::{Encoding, PosError};
 use crate::workspace::Workspace;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
-/// One workspace file as read from disk.
+/// A resolved cursor or range selector: a byte span in one document.
 #[derive(Debug, Clone)]
-pub struct Document {
-    pub abs: PathBuf,
-    /// Relative POSIX path inside the root.
-    pub rel: String,
-    pub text: String,
-    pub index: LineIndex,
-    /// `sha256:<hex>` of the bytes.
-    pub doc_version: String,
-}
-
-impl Document {
-    pub fn load(abs: PathBuf, rel: String) -> Result<Document> {
-        let bytes = std::fs::read(&abs)
-            .map_err(|e| LanserError::not_found(format!("cannot read {rel}: {e}")))?;
-        Document::from_bytes(abs, rel, bytes)
-    }
-
-    /// A document from bytes already read from `abs`.
-    pub fn from_bytes(abs: PathBuf, rel: String, bytes: Vec<u8>) -> Result<Document> {
-        let doc_version = sha256_tagged(&bytes);
-        let text = String::from_utf8(bytes).map_err(|e| {
-            LanserError::new(
-                ErrorCode::IndexingUnsupported,
-                format!(
-                    "{rel} is not UTF-8 (invalid byte at offset {})",
-                    e.utf8_error().valid_up_to()
-                ),
-            )
-        })?;
-        let index = LineIndex::new(&text);
-        Ok(Document {
-            abs,
-            rel,
-            text,
-            index,
-            doc_version,
-        })
-    }
-
-    /// A document from text already in memory (a snapshot).
-    pub fn from_text(abs: PathBuf, rel: String, text: String) -> Document {
-        Document {
-            doc_version: sha256_tagged(text.as_bytes()),
-            index: LineIndex::new(&text),
-            abs,
-            rel,
-            text,
-        }
-    }
-
-    /// 0-based (line, column) of a byte offset in `enc`.
-    pub fn position(&self, offset: usize, enc: Encoding) -> (usize, usize) {
-        self.index.position(&self.text, offset, enc)
-    }
-}
-
-/// Documents read before, kept across requests: a file read again whose bytes are the ones kept
-/// (compared, not judged by its modification time) is not hashed or indexed again.
-#[derive(Debug, Default)]
-pub struct DocCache {
-    docs: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<Document>>>,
-}
-
-/// At most this many documents are kept; past it the cache starts over.
-const DOC_CACHE_MAX: usize = 1024;
-
-impl DocCache {
-    /// [`Document::load`], through the cache.
-    pub fn load(&self, abs: PathBuf, rel: String) -> Result<Arc<Document>> {
-        let bytes = std::fs::read(&abs)
-            .map_err(|e| LanserError::not_found(format!("cannot read {rel}: {e}")))?;
-        let mut docs = self.docs.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(d) = docs.get(&abs) {
-            if d.rel == rel && d.text.as_bytes() == bytes.as_slice() {
-                return Ok(d.clone());
-            }
-        }
-        let doc = Arc::new(Document::from_bytes(abs.clone(), rel, bytes)?);
-        if docs.len() >= DOC_CACHE_MAX {
-            docs.clear();
-        }
-        docs.insert(abs, doc.clone());
-        Ok(doc)
-    }
-}
-
-/// A resolved selector: a byte span in one document, and how it was found when that took
-/// more than arithmetic (structural forms, anchors, a stale `docVersion`).
-#[derive(Debug, Clone)]
-pub struct Target {
+pub struct Span {
     pub doc: Document,
     pub start: usize,
     pub end: usize,
-    pub evidence: Option<Box<crate::relocate::Evidence>>,
 }
 
 /// Resolve a cursor or range `spec` on an unchanged file with 1-based coordinates in `io`
 /// (unless the spec names its own unit). A changed `docVersion` is `E/VERSION_SKEW` here;
 /// `crate::relocate` maps it through a snapshot instead.
-pub fn resolve(ws: &Workspace, spec: &PositionSpec, io: Encoding, cwd: &Path) -> Result<Target> {
+pub fn resolve(ws: &Workspace, spec: &PositionSpec, io: Encoding, cwd: &Path) -> Result<Span> {
     let path = spec
         .path()
         .filter(|_| {
@@ -137,12 +46,7 @@ pub fn resolve(ws: &Workspace, spec: &PositionSpec, io: Encoding, cwd: &Path) ->
         }
     }
     let (start, end) = span(&doc, spec, io)?;
-    Ok(Target {
-        doc,
-        start,
-        end,
-        evidence: None,
-    })
+    Ok(Span { doc, start, end })
 }
 
 /// The byte span of a cursor or range `spec` in `doc`, coordinates in `io`.
@@ -241,6 +145,10 @@ fn name_span(doc: &Document, line: u32, name: &str, occurrence: u32) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::digest::sha256_tagged;
+    use crate::text::LineIndex;
+    use std::path::PathBuf;
+    use std::sync::Arc;
 
     fn doc(text: &str) -> Document {
         Document {

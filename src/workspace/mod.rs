@@ -273,11 +273,32 @@ pub fn path_to_uri(path: &Path) -> String {
     out
 }
 
+/// Decode `%XX` escapes; `None` on a malformed escape or a non-UTF-8 result.
+pub fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
+                return None;
+            }
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 /// Decode a `file://` URI into a path; `None` for other schemes or bad escapes.
 pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
     let rest = uri.strip_prefix("file://")?;
     let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    let decoded = crate::selector::percent_decode(rest)?;
+    let decoded = percent_decode(rest)?;
     Some(PathBuf::from(decoded))
 }
 

@@ -1,0 +1,18 @@
+//! Where lanser keeps what outlives a process: the managed servers, content snapshots,
+//! daemons' sockets and journals.
+
+use std::path::PathBuf;
+
+/// `$LANSER_HOME`, else `$XDG_CACHE_HOME/lanser`, else `~/.cache/lanser`.
+pub fn lanser_home() -> PathBuf {
+    if let Some(h) = std::env::var_os("LANSER_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(h);
+    }
+    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(x).join("lanser");
+    }
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    home.join(".cache").join("lanser")
+}
