@@ -31,6 +31,7 @@ use crate::bundle::Bundle;
 use crate::commands::Op;
 use crate::daemon::fresh;
 use crate::orchestrator::{Orchestrator, Request};
+use crate::workspace::index::Changes;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
@@ -142,17 +143,24 @@ impl Pool {
             // or miss a broadcast request.
             self.join_all().await;
         }
-        // What the write changes, for the other sessions: the index, hashed before, rescanned
-        // after.
-        if others && writes {
-            orch.ws.index().hashes();
-        }
+        // What the write changes, for the other sessions: the index's hashes before and after
+        // (the write itself brings the shared index up to date, so a rescan alone would find
+        // nothing to tell them).
+        let before = match others && writes {
+            true => orch.ws.index().hashes(),
+            false => Vec::new(),
+        };
         let mut bundle = match everywhere {
             true => self.everywhere(orch, request).await,
             false => orch.execute(request).await,
         };
         if others && writes {
-            let changes = orch.ws.index().rescan().sources();
+            let after = {
+                let mut index = orch.ws.index();
+                index.rescan();
+                index.hashes()
+            };
+            let changes = Changes::between(&before, &after).sources();
             if !changes.is_empty() {
                 for lane in &self.lanes {
                     if let Some(session) = lane.owner.as_ref().and_then(|o| o.session.as_ref()) {

@@ -99,6 +99,32 @@ impl Changes {
         }
     }
 
+    /// The differences between two [`Index::hashes`] listings (both sorted by path).
+    pub fn between(before: &[(String, String)], after: &[(String, String)]) -> Changes {
+        let old: BTreeMap<&str, &str> = before
+            .iter()
+            .map(|(p, h)| (p.as_str(), h.as_str()))
+            .collect();
+        let new: BTreeMap<&str, &str> = after
+            .iter()
+            .map(|(p, h)| (p.as_str(), h.as_str()))
+            .collect();
+        let mut c = Changes::default();
+        for (p, h) in &new {
+            match old.get(p) {
+                None => c.created.push(p.to_string()),
+                Some(o) if o != h => c.changed.push(p.to_string()),
+                Some(_) => {}
+            }
+        }
+        c.deleted = old
+            .keys()
+            .filter(|p| !new.contains_key(*p))
+            .map(|p| p.to_string())
+            .collect();
+        c
+    }
+
     fn sort(&mut self) {
         for l in [&mut self.created, &mut self.changed, &mut self.deleted] {
             l.sort();
@@ -438,6 +464,22 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changes_between_two_listings() {
+        let l = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        let before = l(&[("a.py", "1"), ("b.py", "2"), ("c.py", "3")]);
+        let after = l(&[("a.py", "1"), ("b.py", "9"), ("d.py", "4")]);
+        let c = Changes::between(&before, &after);
+        assert_eq!(c.created, ["d.py"]);
+        assert_eq!(c.changed, ["b.py"]);
+        assert_eq!(c.deleted, ["c.py"]);
+        assert!(Changes::between(&after, &after).is_empty());
+    }
 
     fn index_of(root: &Path) -> Index {
         let mut i = Index::scan(root);
