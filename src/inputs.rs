@@ -6,12 +6,30 @@
 //! Workspace files are not inputs in this sense: the trace's `file` records and workspace
 //! digest cover them.
 
-use crate::trace::InputRec;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::sync::{Arc, Mutex};
 
 /// Called with every read once a recorder is attached.
+/// An `input` record: what reading a file named on the command line gave.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct InputRec {
+    /// The flag that names the file (`--patch`, `--prev-bundle`).
+    pub arg: String,
+    /// The path as given (relative to the recorded `cwd`; `-` is stdin).
+    pub path: String,
+    /// sha256 of the bytes read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// The text read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Why the read failed (instead of `digest` and `content`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
 pub type OnRead = Arc<dyn Fn(&InputRec) + Send + Sync>;
 
 /// Recorded reads by (arg, path), in order.

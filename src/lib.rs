@@ -1,8 +1,9 @@
 //! lanser: a CLI orchestrator that pins a language server (Pyright) and turns its answers into
 //! deterministic Analysis Bundles for coding agents and CI.
 //!
-//! The library API is [`orchestrator::Orchestrator`]: requests in, bundles out, over one
-//! server session. [`run`] is the command line on top of it.
+//! The library API is [`orchestrator::Orchestrator`] (one workspace, one server session) with
+//! [`commands::Execute`]: `orch.execute(&request)` turns a [`request::Request`] into a sealed
+//! bundle. [`run`] is the command line on top of it. README "Architecture" maps the modules.
 
 pub mod bundle;
 pub mod cli;
@@ -19,6 +20,7 @@ pub mod inputs;
 pub mod lsp;
 pub mod orchestrator;
 pub mod relocate;
+pub mod request;
 pub mod reward;
 pub mod safety;
 pub mod schema;
@@ -30,6 +32,7 @@ pub mod tools;
 pub mod trace;
 pub mod workspace;
 
+use crate::commands::Execute;
 use clap::{CommandFactory, Parser};
 use error::LanserError;
 use std::io::Write;
@@ -56,7 +59,16 @@ pub fn run() -> ExitCode {
 
 async fn run_cli(cli: cli::Cli) -> ExitCode {
     match &cli.command {
-        cli::Command::Batch { .. } => return commands::batch::main(cli).await,
+        cli::Command::Batch { servers, .. } => {
+            // Through the workspace's warm daemon unless opted out, traced, or asked for
+            // several server sessions of its own (the daemon has one).
+            if servers.is_none_or(|k| k <= 1) {
+                if let Some(answered) = daemon::batch::run(&cli).await {
+                    return commands::batch::exit(answered);
+                }
+            }
+            return commands::batch::main(cli).await;
+        }
         cli::Command::Trace { .. } => return commands::trace::main(cli).await,
         cli::Command::Schema { action } => return schema_main(action),
         cli::Command::Completions { shell } => {
@@ -93,7 +105,7 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
             return code;
         }
     }
-    let recorder = match trace::recorder::begin(&cli.global, &mut opts) {
+    let recorder = match trace::recorder::begin(cli.global.trace_file.as_deref(), &mut opts) {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
@@ -106,7 +118,7 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
     }
     let bundle = orch.execute(&request).await;
     if let Some(r) = &recorder {
-        r.op(1, &trace::recorder::own_request_line(), false, &bundle);
+        r.op(1, &commands::batch::own_request_line(), false, &bundle);
     }
     let text = if cli.global.json {
         format!("{}\n", bundle.to_jcs())

@@ -1,27 +1,28 @@
-//! The orchestrator: the library API that turns requests into Analysis Bundles over one
-//! workspace and at most one server session, started on first need and reused for every
-//! later request (batch and a daemon build on this).
+//! The orchestrator (the engine): one workspace and at most one server session, started on
+//! first need and reused for every later request (batch and the daemon build on this).
 //!
 //! It owns what every command shares: selector resolution, the session, document sync,
-//! environment capture and bundle assembly. What a command asks and which facts it keeps lives
-//! in `commands/<name>.rs`.
+//! environment capture and the bundle's envelope. It never calls a command: what a command
+//! asks and which facts it keeps lives in `commands/<name>.rs`, and `commands::execute` runs
+//! one over it.
 
 use crate::bundle::normalize::Normalizer;
 use crate::bundle::{
     Bundle, Edits, Environment, Meta, Python, RequestEcho, Resolution, Resolved, ServerId, Status,
     BUNDLE_VERSION,
 };
-use crate::commands::{self, Op};
+
 use crate::config::{deep_merge, Config, ServerDef};
 use crate::document::{DocCache, Document};
 use crate::env;
-use crate::error::{ErrorCode, LanserError, Result};
+use crate::error::{LanserError, Result};
 use crate::lsp::provision::{self, ServerSpec};
 use crate::lsp::session::{Connect, Session, SessionConfig};
 use crate::lsp::transport::Tap;
 use crate::relocate::Target;
 use crate::relocate::{self, Evidence};
-use crate::reward::{self, Inputs, Measured, Weights};
+pub use crate::request::{Op, Outcome, Request};
+use crate::reward::Weights;
 use crate::selector::{self, PositionSpec};
 use crate::servers;
 use crate::text::Encoding;
@@ -101,25 +102,6 @@ const PAGED_LISTS: &[&str] = &[
     "highlights",
 ];
 
-/// One request: an operation and, for the operations that take one, a selector.
-#[derive(Debug, Clone)]
-pub struct Request {
-    pub op: Op,
-    pub selector: Option<String>,
-}
-
-/// What a command produced.
-pub struct Outcome {
-    pub facts: Value,
-    pub resolution: Option<Resolution>,
-    pub complete: bool,
-    /// The previewed (or applied) change, for mutations.
-    pub edits: Option<Edits>,
-    /// Diagnostics and safety this step measured for the process reward (read-only steps
-    /// leave it out: nothing changed, every check passes).
-    pub reward: Option<Measured>,
-}
-
 pub struct Orchestrator {
     pub ws: Workspace,
     pub opts: Options,
@@ -182,50 +164,27 @@ impl Orchestrator {
         })
     }
 
-    /// Run one request; failures become error bundles, never panics.
-    pub async fn execute(&mut self, req: &Request) -> Bundle {
-        let started = Instant::now();
+    /// Forget the evidence of an earlier rejected selector (a new request begins).
+    pub fn clear_rejected(&self) {
         if let Ok(mut r) = self.rejected.lock() {
             *r = None;
         }
-        let spec = req.selector.as_deref().map(selector::parse);
-        let echo = RequestEcho {
-            cmd: req.op.name().to_string(),
-            selector: spec.as_ref().and_then(|s| s.as_ref().ok().cloned()),
-            args: req.op.args(),
-            index_io: self.opts.index_io,
-        };
-        let outcome = match spec {
-            Some(Err(e)) => Err(e),
-            _ => commands::run(self, req).await,
-        };
-        let mut bundle = self.assemble(echo, outcome.as_ref().ok()).await;
-        let reached_server = match &outcome {
-            Ok(_) => req.op.uses_server(),
-            Err(e) => req.op.uses_server() && !failed_before_server(e.code),
-        };
-        if !reached_server {
-            // Whether an earlier request started a server must not change this bundle.
-            bundle.environment.server = None;
-            bundle.capabilities = json!({});
-        }
-        bundle.process_reward = Some(self.process_reward(&bundle, outcome.as_ref().ok()).await);
-        if let Err(e) = &outcome {
-            bundle.set_error(e);
-            bundle.resolution = self.rejected.lock().ok().and_then(|mut r| r.take());
-        }
-        if self.opts.timing {
-            bundle.meta.timing = Some(json!({
-                "totalMs": ms(started.elapsed()),
-                "serverStartMs": self.start_ms,
-            }));
-        }
-        bundle.record_doc_versions(&self.ws);
-        bundle.seal();
-        bundle
     }
 
-    async fn assemble(&mut self, request: RequestEcho, outcome: Option<&Outcome>) -> Bundle {
+    /// The evidence of the selector that failed to resolve in this request (E/AMBIGUOUS),
+    /// for its error bundle.
+    pub fn take_rejected(&self) -> Option<Resolution> {
+        self.rejected.lock().ok().and_then(|mut r| r.take())
+    }
+
+    /// Time spent starting the server, for `meta.timing`.
+    pub fn start_ms(&self) -> Option<f64> {
+        self.start_ms
+    }
+
+    /// The envelope of a bundle: environment, capabilities, the outcome's facts (paged),
+    /// resolution and edits. Not sealed.
+    pub async fn assemble(&mut self, request: RequestEcho, outcome: Option<&Outcome>) -> Bundle {
         let environment = self.environment().await;
         let capabilities = self
             .session
@@ -259,40 +218,6 @@ impl Orchestrator {
             error: None,
             meta,
         }
-    }
-
-    /// pr-v1 for this step: the command's measurements, `--prev-bundle`'s D_{t-1} (measuring
-    /// D_t on the target's file when the command did not), the resolution's confidence. A
-    /// failed step scores S = 0.
-    async fn process_reward(&mut self, bundle: &Bundle, outcome: Option<&Outcome>) -> Value {
-        let ok = outcome.is_some();
-        let mut m = outcome.and_then(|o| o.reward).unwrap_or(Measured {
-            d_prev: None,
-            d_now: None,
-            safety: u8::from(ok),
-        });
-        if let (Some(prev), None) = (self.opts.prev_d, m.d_prev) {
-            m.d_prev = Some(prev);
-            if let (None, Some(res), true) = (m.d_now, &bundle.resolution, ok) {
-                let file = [res.resolved.path.clone()];
-                if let Ok(map) = crate::speculate::pull(self, &file).await {
-                    m.d_now = Some(crate::speculate::count(&map));
-                }
-            }
-        }
-        let confidence = bundle
-            .resolution
-            .as_ref()
-            .map(|r| r.confidence)
-            .unwrap_or(if ok { 1.0 } else { 0.0 });
-        let inputs = Inputs {
-            d_prev: m.d_prev,
-            d_now: m.d_now,
-            safety: m.safety,
-            confidence,
-        };
-        serde_json::to_value(reward::compute(self.opts.reward_weights, inputs))
-            .expect("rewards serialize")
     }
 
     pub async fn environment(&mut self) -> Environment {
@@ -617,20 +542,6 @@ impl Orchestrator {
     }
 }
 
-/// Errors raised while reading the request and the files, before anything is asked.
-fn failed_before_server(code: ErrorCode) -> bool {
-    matches!(
-        code,
-        ErrorCode::BadSelectorSyntax
-            | ErrorCode::NotFound
-            | ErrorCode::Ambiguous
-            | ErrorCode::IndexingMismatch
-            | ErrorCode::VersionSkew
-            | ErrorCode::IndexingUnsupported
-            | ErrorCode::Usage
-    )
-}
-
 /// Keep `page_size` entries of the paged list from `cursor` on; the next cursor when more
 /// remain.
 fn paginate(facts: &mut Value, cursor: usize, page_size: usize) -> Option<usize> {
@@ -651,7 +562,8 @@ fn weights() -> Value {
     json!({"ast": W_AST, "module": W_MODULE, "token": W_TOKEN, "prox": W_PROX})
 }
 
-fn ms(d: Duration) -> f64 {
+/// A duration in milliseconds, to 0.1 ms (for `meta.timing`).
+pub fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 10_000.0).round() / 10.0
 }
 

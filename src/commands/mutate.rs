@@ -8,6 +8,7 @@ use crate::edits::apply::{self, Mode};
 use crate::edits::{FileChange, Plan};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::orchestrator::Orchestrator;
+pub use crate::request::MutationArgs;
 use crate::reward::Measured;
 use crate::safety::{self, Jail};
 use crate::selector::resolve::Document;
@@ -15,31 +16,6 @@ use crate::speculate;
 use crate::workspace::path_to_uri;
 use serde_json::{json, Value};
 use std::path::PathBuf;
-
-/// The flags of a mutating command.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct MutationArgs {
-    /// Write the change (default: preview only).
-    pub apply: bool,
-    pub git_mode: bool,
-    pub allow_dirty: bool,
-    pub allow: Vec<String>,
-    pub deny: Vec<String>,
-    pub deny_apply_on_ambiguous: bool,
-}
-
-impl MutationArgs {
-    pub fn to_json(&self) -> Value {
-        json!({
-            "apply": self.apply,
-            "apply-mode": if self.git_mode { "git" } else { "direct" },
-            "allow-dirty": self.allow_dirty,
-            "allow": self.allow,
-            "deny": self.deny,
-            "deny-apply-on-ambiguous": self.deny_apply_on_ambiguous,
-        })
-    }
-}
 
 /// A server WorkspaceEdit as a checked plan (jail and filters already applied).
 pub fn plan(o: &Orchestrator, m: &MutationArgs, raw: &Value) -> Result<Plan> {

@@ -17,7 +17,7 @@
 //!
 //! Requests that change what a server sees run alone on lane 0 (see `batch`). When one of them
 //! writes files (`--apply`), every other lane is then told what changed on disk, the way the
-//! daemon keeps its session fresh ([`fresh::apply`]); a `reload` hands its re-read
+//! daemon keeps its session fresh ([`crate::lsp::changes::apply`]); a `reload` hands its re-read
 //! configuration to every lane.
 //!
 //! A session's answers can depend on what it did before: Pyright finds the type definition of
@@ -28,8 +28,9 @@
 //! one lane they run on.
 
 use crate::bundle::Bundle;
+use crate::commands::Execute;
 use crate::commands::Op;
-use crate::daemon::fresh;
+use crate::lsp::changes;
 use crate::orchestrator::{Orchestrator, Request};
 use crate::workspace::index::Changes;
 use serde_json::{json, Value};
@@ -164,7 +165,7 @@ impl Pool {
             if !changes.is_empty() {
                 for lane in &self.lanes {
                     if let Some(session) = lane.owner.as_ref().and_then(|o| o.session.as_ref()) {
-                        fresh::apply(session, &orch.ws, &changes);
+                        changes::apply(session, &orch.ws, &changes);
                     }
                 }
             }

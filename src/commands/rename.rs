@@ -4,28 +4,10 @@
 //! server gave before the project was loaded.
 
 use super::mutate::{self, MutationArgs};
+use crate::edits::check_name;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
-use crate::selector::{is_ident_char, is_ident_start};
 use serde_json::{json, Value};
-
-const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
-
-pub(crate) fn check_name(name: &str) -> Result<()> {
-    let mut chars = name.chars();
-    let ok = chars.next().is_some_and(is_ident_start) && chars.all(is_ident_char);
-    if !ok || KEYWORDS.contains(&name) {
-        return Err(LanserError::usage(format!(
-            "{name:?} is not a valid Python identifier"
-        )));
-    }
-    Ok(())
-}
 
 /// prepareRename at the selector: the range that would be renamed, or NOT_FOUND.
 async fn prepare_range(o: &mut Orchestrator, params: Value, selector: &str) -> Result<[u32; 4]> {
@@ -115,10 +97,10 @@ mod tests {
     #[test]
     fn names_must_be_identifiers() {
         for ok in ["read_data", "_x", "面积", "A1"] {
-            assert!(super::check_name(ok).is_ok(), "{ok}");
+            assert!(crate::edits::check_name(ok).is_ok(), "{ok}");
         }
         for bad in ["", "1a", "a-b", "class", "a b"] {
-            assert!(super::check_name(bad).is_err(), "{bad}");
+            assert!(crate::edits::check_name(bad).is_err(), "{bad}");
         }
     }
 }

@@ -1,59 +1,17 @@
 //! `lanser trace list|show|replay --trace-file T` (DESIGN §9): read a trace back, filter its
 //! operations, and replay them offline (`--verify`: byte-compare, exit 76 on any difference).
 
+use super::replay::{self, verify_op};
 use crate::bundle::Bundle;
 use crate::cli::Cli;
+pub use crate::cli::{Filter, TraceCmd};
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::trace::replay::{self, verify_op};
 use crate::trace::{OpRec, Trace};
 use crate::workspace::Workspace;
-use clap::{Args, Subcommand};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-#[derive(Debug, Subcommand)]
-pub enum TraceCmd {
-    /// Rebuild the traced bundles from the recorded frames, without a server
-    Replay {
-        /// Compare each rebuilt bundle (and the workspace digest) with the trace; exit 76 on
-        /// the first difference
-        #[arg(long)]
-        verify: bool,
-        /// Print (and verify) only operation N; the others still run, as they shape the session
-        #[arg(long, value_name = "N")]
-        op: Option<usize>,
-    },
-    /// One line per operation: number, status, exit code, command, selector
-    List {
-        #[command(flatten)]
-        filter: Filter,
-    },
-    /// The bundles of operation N, or of every operation the filters select
-    Show {
-        /// The operation number (1-based, as `trace list` prints it)
-        n: Option<usize>,
-        #[command(flatten)]
-        filter: Filter,
-    },
-}
-
-#[derive(Debug, Args)]
-pub struct Filter {
-    /// Only this operation (`def`, `refs`, …)
-    #[arg(long, value_name = "CMD")]
-    pub operation: Option<String>,
-    /// Only operations whose selector contains TEXT
-    #[arg(long, value_name = "TEXT")]
-    pub selector: Option<String>,
-    /// Only operations that exited with CODE
-    #[arg(long, value_name = "CODE")]
-    pub exit_code: Option<u64>,
-    /// Only `ok` or `error` operations
-    #[arg(long, value_name = "STATUS", value_parser = ["ok", "error"])]
-    pub status: Option<String>,
-}
 
 impl Filter {
     fn keeps(&self, op: &OpRec) -> bool {

@@ -19,6 +19,7 @@ use super::{DaemonError, FromDaemon, Paths, ToDaemon};
 use crate::bundle::Bundle;
 use crate::cli::{Cli, Command};
 use crate::commands::batch::{line_error, LineParser, Output, Source};
+use crate::commands::Execute;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Options, Orchestrator};
 use crate::workspace::Workspace;

@@ -6,10 +6,8 @@
 //! shape the server (the index's, and the user's lanser.toml) restarts the session.
 
 use crate::digest::sha256_hex;
-use crate::lsp::session::Session;
-use crate::selector::resolve::Document;
-use crate::workspace::index::Changes;
-use crate::workspace::{path_to_uri, Workspace};
+pub use crate::lsp::changes::apply;
+use crate::workspace::Workspace;
 
 /// A digest of the configuration files that shape the server and the bundles' environment:
 /// the index's configuration files and the user's lanser.toml.
@@ -28,29 +26,4 @@ pub fn config_digest(ws: &Workspace) -> String {
         text.push_str(&format!("{}={h}\n", p.display()));
     }
     sha256_hex(text.as_bytes())
-}
-
-/// Tell the server about `changes`.
-pub fn apply(session: &Session, ws: &Workspace, changes: &Changes) {
-    let open: std::collections::HashSet<String> = session.open_documents().into_iter().collect();
-    let mut watched = Vec::new();
-    let kinds = [(&changes.created, 1u8), (&changes.changed, 2u8)];
-    for (list, kind) in kinds {
-        for rel in list {
-            let abs = ws.root.join(rel);
-            let uri = path_to_uri(&abs);
-            if open.contains(&uri) {
-                if let Ok(doc) = Document::load(abs, rel.clone()) {
-                    session.sync_document(&uri, &doc);
-                }
-            }
-            watched.push((uri, kind));
-        }
-    }
-    for rel in &changes.deleted {
-        let uri = path_to_uri(&ws.root.join(rel));
-        session.close_document(&uri);
-        watched.push((uri, 3));
-    }
-    session.files_changed(&watched);
 }

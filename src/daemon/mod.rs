@@ -22,11 +22,11 @@ pub mod client;
 pub mod fresh;
 pub mod server;
 
+pub use crate::cli::Action;
 use crate::cli::Global;
 use crate::error::LanserError;
 use crate::orchestrator::Options;
 use crate::workspace::Workspace;
-use clap::Subcommand;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -41,29 +41,6 @@ pub const IDLE_ENV: &str = "LANSER_DAEMON_IDLE";
 pub const MEMO_ENV: &str = "LANSER_DAEMON_MEMO";
 /// Set to anything but empty or `0` to answer in-process.
 pub const NO_DAEMON_ENV: &str = "LANSER_NO_DAEMON";
-
-/// `lanser daemon …`.
-#[derive(Debug, Clone, Subcommand)]
-pub enum Action {
-    /// Start the workspace's daemon (a no-op when one is running)
-    Start {
-        /// Shut down after this many seconds without a request (default 900; also
-        /// LANSER_DAEMON_IDLE)
-        #[arg(long, value_name = "SECS")]
-        idle_timeout: Option<u64>,
-    },
-    /// Stop the workspace's daemon and its server
-    Stop,
-    /// Pid, versions, uptime, memory and open documents of the workspace's daemon
-    Status,
-    /// Run the daemon in the foreground (what `start` spawns)
-    #[command(hide = true)]
-    Serve {
-        /// Exit after this many seconds without a request (default 900, or LANSER_DAEMON_IDLE)
-        #[arg(long, value_name = "SECS")]
-        idle_timeout: Option<u64>,
-    },
-}
 
 /// Why the daemon could not be used (the CLI then answers in-process).
 #[derive(Debug, thiserror::Error)]

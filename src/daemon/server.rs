@@ -17,6 +17,7 @@ use super::fresh;
 use super::{FromDaemon, Paths, ToDaemon};
 use crate::cli::Cli;
 use crate::commands::batch::LineParser;
+use crate::commands::Execute;
 use crate::error::{ErrorCode, LanserError};
 use crate::orchestrator::{Options, Orchestrator, Request};
 use crate::workspace::index::Changes;

@@ -108,7 +108,7 @@ pub fn import_roots(ws: &crate::workspace::Workspace) -> Vec<String> {
 }
 
 fn is_identifier(s: &str) -> bool {
-    crate::commands::rename::check_name(s).is_ok()
+    super::check_name(s).is_ok()
 }
 
 /// How imports are resolved in one workspace.

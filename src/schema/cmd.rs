@@ -4,60 +4,11 @@
 //! any usage error), 3 a file or directory that cannot be read, 1 a write failure.
 
 use super::{schema, Kind, Validator};
+pub use crate::cli::SchemaCmd;
 use crate::error::{LanserError, Result};
-use clap::Subcommand;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, Subcommand)]
-pub enum SchemaCmd {
-    /// Print the PositionSpec (JSON selector) schema
-    Selector {
-        /// Write it to FILE instead of stdout
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-    },
-    /// Print the Analysis Bundle schema
-    Bundle {
-        /// Write it to FILE instead of stdout
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-    },
-    /// Print the batch request line schema
-    Batch {
-        /// Write it to FILE instead of stdout
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-    },
-    /// Print the trace event schema
-    Trace {
-        /// Write it to FILE instead of stdout
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-    },
-    /// Write all four schemas (KIND.schema.json) into DIR, creating it if needed
-    Export {
-        /// The directory to write into
-        dir: PathBuf,
-    },
-    /// Validate a JSON or JSONL file; print every violation with its JSON pointer (exit 2)
-    Validate {
-        /// The contract to validate against
-        #[arg(long, value_enum, default_value = "bundle", value_name = "KIND")]
-        kind: Kind,
-        /// A JSON document, or JSONL (one document per line)
-        file: PathBuf,
-    },
-    /// Validate every file of DIR (JSON or JSONL); a summary, exit 2 if any is invalid
-    ValidateBatch {
-        /// The contract to validate against
-        #[arg(long, value_enum, default_value = "bundle", value_name = "KIND")]
-        kind: Kind,
-        /// The directory (its files, not subdirectories, in name order)
-        dir: PathBuf,
-    },
-}
 
 /// The schema as exported: pretty JSON with a final newline.
 pub fn render(kind: Kind) -> String {

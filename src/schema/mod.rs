@@ -20,36 +20,7 @@ use serde_json::{json, Map, Value};
 /// Base of every schema's `$id`.
 pub const ID_BASE: &str = "https://lanser.dev/schemas/";
 
-/// One of the four contracts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Kind {
-    /// A PositionSpec (JSON selector)
-    Selector,
-    /// An Analysis Bundle
-    Bundle,
-    /// A batch request line
-    Batch,
-    /// A trace event (one line of a --trace-file)
-    Trace,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Selector, Kind::Bundle, Kind::Batch, Kind::Trace];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Selector => "selector",
-            Kind::Bundle => "bundle",
-            Kind::Batch => "batch",
-            Kind::Trace => "trace",
-        }
-    }
-
-    /// The exported file name, e.g. `bundle.schema.json`.
-    pub fn file_name(self) -> String {
-        format!("{}.schema.json", self.name())
-    }
-}
+pub use crate::cli::SchemaKind as Kind;
 
 /// A batch request line: `{"id"?, "cmd", "selector"?, "args"?}` (commands/batch.rs).
 #[derive(JsonSchema)]

@@ -30,9 +30,9 @@
 //! `processId`, `clientInfo` and `pythonPath`: those are the volatile values.
 
 pub mod recorder;
-pub mod replay;
 
 use crate::error::{ErrorCode, LanserError};
+pub use crate::inputs::InputRec;
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -104,24 +104,6 @@ pub struct Frame {
     pub send: bool,
     pub seq: u64,
     pub body: Value,
-}
-
-/// An `input` record: what reading a file named on the command line gave.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct InputRec {
-    /// The flag that names the file (`--patch`, `--prev-bundle`).
-    pub arg: String,
-    /// The path as given (relative to the recorded `cwd`; `-` is stdin).
-    pub path: String,
-    /// sha256 of the bytes read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub digest: Option<String>,
-    /// The text read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<String>,
-    /// Why the read failed (instead of `digest` and `content`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
 }
 
 /// How a server's stream ended, when it was not a plain close.

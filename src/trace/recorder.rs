@@ -8,7 +8,6 @@ use super::{
     OpRec,
 };
 use crate::bundle::{Bundle, Environment};
-use crate::cli::{Cli, Global};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::transport::{Dir, FrameError, Tap, Tapped};
 use crate::orchestrator::{Options, Orchestrator};
@@ -28,24 +27,14 @@ struct State {
 }
 
 /// For `--trace-file`: a recorder for the workspace `opts` names, its tap installed in `opts`.
-pub fn begin(global: &Global, opts: &mut Options) -> Result<Option<Recorder>> {
-    let Some(path) = &global.trace_file else {
+pub fn begin(trace_file: Option<&Path>, opts: &mut Options) -> Result<Option<Recorder>> {
+    let Some(path) = trace_file else {
         return Ok(None);
     };
     let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
     let rec = Recorder::create(path, &ws.root)?;
     opts.tap = Some(rec.tap());
     Ok(Some(rec))
-}
-
-/// The request line of this process's own command (`lanser def SEL` → `{"cmd":"def",…}`).
-pub fn own_request_line() -> String {
-    use clap::CommandFactory;
-    Cli::command()
-        .try_get_matches_from(std::env::args_os())
-        .ok()
-        .and_then(|m| crate::commands::batch::request_line(&m))
-        .unwrap_or_default()
 }
 
 /// A trace being written. Cheap to clone; all clones write the same file.

@@ -4,7 +4,7 @@
 
 use crate::support::*;
 use lanser::bundle::Bundle;
-use lanser::commands::Op;
+use lanser::commands::{Execute, Op};
 use lanser::orchestrator::{Options, Orchestrator, Request};
 use lanser::text::Encoding;
 use std::collections::BTreeSet;

@@ -559,7 +559,7 @@ fn refused_moves_write_nothing() {
 #[tokio::test]
 async fn the_session_sees_the_move() {
     use lanser::commands::mutate::MutationArgs;
-    use lanser::commands::Op;
+    use lanser::commands::{Execute, Op};
     use lanser::orchestrator::{Orchestrator, Request};
     let (_t, ws) = workspace();
     let mut o = Orchestrator::new(crate::facts::options(&ws)).unwrap();

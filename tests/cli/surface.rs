@@ -4,7 +4,7 @@
 
 use crate::support::*;
 use lanser::bundle::Bundle;
-use lanser::commands::Op;
+use lanser::commands::{Execute, Op};
 use lanser::lsp::transport::{Dir, Tap, Tapped};
 use lanser::orchestrator::{Options, Orchestrator, Request};
 use serde_json::{json, Value};

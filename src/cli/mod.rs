@@ -1,15 +1,16 @@
 //! The command line: clap definitions, turned into an [`Options`] and a [`Request`].
 
-use crate::commands::mutate::MutationArgs;
-use crate::commands::Op;
+mod sub;
 use crate::error::{LanserError, Result};
 use crate::inputs::Inputs;
 use crate::orchestrator::{Options, Request, DEFAULT_PAGE_SIZE};
+use crate::request::{MutationArgs, Op};
 use crate::reward::Weights;
 use crate::text::Encoding;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
+pub use sub::{Action, Filter, SchemaCmd, SchemaKind, TraceCmd};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -191,7 +192,7 @@ pub enum Command {
     /// Read, filter and replay traces written with --trace-file
     Trace {
         #[command(subcommand)]
-        action: crate::commands::trace::TraceCmd,
+        action: TraceCmd,
     },
     /// Check that the symbol at SELECTOR can be renamed, and what range would change
     PrepareRename {
@@ -309,7 +310,7 @@ pub enum Command {
     /// Print, export and validate the JSON Schemas of selectors, bundles, batch lines, traces
     Schema {
         #[command(subcommand)]
-        action: crate::schema::cmd::SchemaCmd,
+        action: SchemaCmd,
     },
     /// Print a shell completion script (bash, elvish, fish, powershell, zsh)
     Completions {
@@ -320,7 +321,7 @@ pub enum Command {
     /// The workspace's warm daemon: start, stop or inspect it
     Daemon {
         #[command(subcommand)]
-        action: crate::daemon::Action,
+        action: Action,
     },
 }
 

@@ -17,15 +17,17 @@
 //! sees the same end and quotes the same stderr line. Files named on the command line are
 //! served from the trace's `input` records ([`crate::inputs::Inputs::recorded`]).
 
-use super::{snapshot_files, untokenize_root, workspace_digest, EndError, EofRec, OpRec, Trace};
+use super::batch::{self, Answer, Source};
 use crate::bundle::{Bundle, Python};
 use crate::cli::{Cli, Command};
-use crate::commands::batch::{self, Answer, Source};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::provision::{ServerSpec, Source as ServerSource};
 use crate::lsp::session::{Connect, Pipes};
 use crate::lsp::transport::{read_frame, write_frame};
 use crate::orchestrator::Orchestrator;
+use crate::trace::{
+    snapshot_files, untokenize_root, workspace_digest, EndError, EofRec, OpRec, Trace,
+};
 use clap::Parser;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
@@ -54,7 +56,7 @@ pub async fn replay(trace: &Trace, workspace: Option<&Path>) -> Result<Replay> {
     };
     let root = match &scratch {
         Some(s) => s.0.clone(),
-        None => super::replay_root(&trace.header, workspace),
+        None => crate::trace::replay_root(&trace.header, workspace),
     };
     let result = replay_in(trace, &root).await;
     drop(scratch);
@@ -334,7 +336,7 @@ impl Peer {
             return;
         }
         while let Ok(body) = read_frame(&mut reader).await {
-            let text = super::tokenize_root(&String::from_utf8_lossy(&body), &self.root);
+            let text = crate::trace::tokenize_root(&String::from_utf8_lossy(&body), &self.root);
             let Ok(mut msg) = serde_json::from_str::<Value>(&text) else {
                 continue;
             };

@@ -1,0 +1,106 @@
+//! Where a batch's request lines come from (`--in`: a file, or stdin read as it arrives) and
+//! where its bundles go (`--out`), one JCS line each, in input order.
+
+use crate::bundle::Bundle;
+use crate::error::{LanserError, Result};
+use std::collections::VecDeque;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+
+/// Where request lines come from.
+pub enum Source {
+    Reader(tokio::io::Lines<Box<dyn AsyncBufRead + Unpin + Send>>),
+    File(std::io::Lines<std::io::BufReader<std::fs::File>>),
+    List(VecDeque<String>),
+}
+
+impl Source {
+    /// Whether reading the next line may wait on a writer (stdin, a pipe).
+    pub(super) fn streams(&self) -> bool {
+        matches!(self, Source::Reader(_))
+    }
+
+    /// `--in`: a file, or `-` for stdin (read as it arrives).
+    pub fn open(input: &str) -> Result<Source> {
+        if input == "-" {
+            let stdin: Box<dyn AsyncBufRead + Unpin + Send> =
+                Box::new(tokio::io::BufReader::new(tokio::io::stdin()));
+            return Ok(Source::Reader(stdin.lines()));
+        }
+        let file = std::fs::File::open(input)
+            .map_err(|e| LanserError::not_found(format!("cannot read requests {input}: {e}")))?;
+        // A regular file: blocking reads are short.
+        Ok(Source::File(std::io::BufRead::lines(
+            std::io::BufReader::new(file),
+        )))
+    }
+
+    /// The next line; cancel-safe (a line is never half read).
+    pub async fn next(&mut self) -> Result<Option<String>> {
+        match self {
+            Source::Reader(lines) => lines
+                .next_line()
+                .await
+                .map_err(|e| LanserError::internal(format!("reading requests: {e}"))),
+            Source::File(lines) => lines
+                .next()
+                .transpose()
+                .map_err(|e| LanserError::internal(format!("reading requests: {e}"))),
+            Source::List(items) => Ok(items.pop_front()),
+        }
+    }
+}
+
+/// `--out` (a file, or `-` for stdout) and the tally of failed lines for the summary.
+pub struct Output {
+    writer: Box<dyn std::io::Write>,
+    out: String,
+    failed: usize,
+    first: Option<String>,
+}
+
+impl Output {
+    pub fn open(out: &str) -> Result<Output> {
+        let writer: Box<dyn std::io::Write> = if out == "-" {
+            Box::new(std::io::stdout())
+        } else {
+            let file = std::fs::File::create(out).map_err(|e| {
+                LanserError::new(
+                    crate::error::ErrorCode::FsPermissions,
+                    format!("cannot write bundles to {out}: {e}"),
+                )
+            })?;
+            Box::new(std::io::BufWriter::new(file))
+        };
+        Ok(Output {
+            writer,
+            out: out.to_string(),
+            failed: 0,
+            first: None,
+        })
+    }
+
+    /// Write line `line`'s bundle (`jcs`, the JCS of `bundle`) and flush it.
+    pub fn write(&mut self, line: usize, jcs: &str, bundle: &Bundle) -> Result<()> {
+        self.writer
+            .write_all(jcs.as_bytes())
+            .and_then(|_| self.writer.write_all(b"\n"))
+            .and_then(|_| self.writer.flush())
+            .map_err(|e| LanserError::internal(format!("writing bundles to {}: {e}", self.out)))?;
+        if let Some(e) = &bundle.error {
+            self.failed += 1;
+            self.first
+                .get_or_insert_with(|| format!("line {line}: {}: {}", e.code, e.message));
+        }
+        Ok(())
+    }
+
+    /// `lanser: N request(s) failed; first at line …` on stderr, when one did.
+    pub fn report(&self) {
+        if let Some(first) = &self.first {
+            eprintln!(
+                "lanser: {} request(s) failed; first at {first}",
+                self.failed
+            );
+        }
+    }
+}
