@@ -18,6 +18,7 @@ pub mod error;
 pub mod home;
 pub mod inputs;
 pub mod lsp;
+pub mod mcp;
 pub mod orchestrator;
 pub mod relocate;
 pub mod request;
@@ -70,6 +71,12 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
             return commands::batch::main(cli).await;
         }
         cli::Command::Trace { .. } => return commands::trace::main(cli).await,
+        cli::Command::Mcp => {
+            return match mcp::serve(&cli.global).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(&e),
+            }
+        }
         cli::Command::Schema { action } => return schema_main(action),
         cli::Command::Completions { shell } => {
             let mut out = Vec::new();

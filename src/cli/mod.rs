@@ -318,6 +318,18 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Serve every lanser action as an MCP tool on stdin/stdout (for Claude Code, Codex,
+    /// Cursor, OpenHands, ...); answers go through the workspace's warm daemon
+    #[command(
+        long_about = "Serve every lanser action as an MCP tool on stdin/stdout, for agents \
+                      (Claude Code, Codex, Cursor, OpenHands, ...). Each result carries the \
+                      Analysis Bundle that `lanser <cmd> --json` prints as structuredContent and \
+                      a compact, paged rendering as text. Calls go through the workspace's warm \
+                      daemon (shared with CLI calls); writes (apply: true) run in this process \
+                      inside the same safety envelope as the CLI.\n\nExample: claude mcp add \
+                      lanser -- lanser mcp --workspace /path/to/project"
+    )]
+    Mcp,
     /// The workspace's warm daemon: start, stop or inspect it
     Daemon {
         #[command(subcommand)]
@@ -485,6 +497,7 @@ impl Command {
             | Command::Trace { .. }
             | Command::Schema { .. }
             | Command::Completions { .. }
+            | Command::Mcp
             | Command::Daemon { .. } => return None,
             Command::Impl { selector } => (Op::Impl, Some(selector)),
             Command::Calls {

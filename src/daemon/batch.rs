@@ -290,6 +290,43 @@ async fn wait_for(front: Option<&mut Pending>) -> Reply {
 
 /// One line's exchange. A daemon of another build is replaced once, as for a command line;
 /// a daemon that is gone is not restarted (the batch goes on in-process).
+/// One request line answered by the workspace's daemon at `root` (started when needed), as
+/// `lanser batch` with the command line `argv` (whose global options apply) would write it:
+/// `Ok(Some(jcs))`, or `Ok(None)` when the daemon declined the line (this process answers
+/// it). Another client of the same daemon (`lanser mcp`) uses this.
+pub fn answer_line(
+    root: &std::path::Path,
+    cwd: &std::path::Path,
+    argv: Vec<String>,
+    line: String,
+    wait: Duration,
+) -> std::result::Result<Option<String>, DaemonError> {
+    let paths = Paths::for_root(root);
+    ensure_started(root, &paths, None)?;
+    let remote = Remote {
+        root: root.to_path_buf(),
+        paths,
+        build: super::build_id(),
+        env: super::env_fingerprint(),
+        cwd: cwd.to_path_buf(),
+        argv,
+        wait,
+    };
+    let msg = ToDaemon::Line {
+        build: remote.build.clone(),
+        env: remote.env.clone(),
+        cwd: remote.cwd.clone(),
+        argv: remote.argv.clone(),
+        line_no: 1,
+        line,
+    };
+    match ask(&remote, &msg) {
+        Reply::Bundle(jcs) => Ok(Some(jcs)),
+        Reply::Declined => Ok(None),
+        Reply::Lost(e) => Err(e),
+    }
+}
+
 fn ask(remote: &Remote, msg: &ToDaemon) -> Reply {
     let mut reply = exchange(&remote.paths, msg, remote.wait);
     if let Ok(FromDaemon::Mismatch { .. }) = reply {

@@ -51,6 +51,11 @@ pub fn managed_dir() -> PathBuf {
     lanser_home().join("pyright").join(PYRIGHT_VERSION)
 }
 
+/// Whether the pinned Pyright is installed in lanser's cache.
+pub fn managed_installed() -> bool {
+    managed_entry(&managed_dir()).is_file()
+}
+
 fn managed_entry(dir: &Path) -> PathBuf {
     dir.join("node_modules/pyright/langserver.index.js")
 }

@@ -1,0 +1,181 @@
+//! Answering one tool call as `lanser batch` answers a request line, so the bundle is the one
+//! the CLI prints: through the workspace's warm daemon (shared with every CLI call on the
+//! workspace) when the line may go there, else in this process — writes (`apply`), a patch
+//! given as text (`check --patch -`), and every line once the daemon cannot be used. Then the
+//! compact text a model reads, paged.
+
+use super::tools::Call;
+use crate::bundle::{Bundle, Status};
+use crate::cli::Cli;
+use crate::commands::batch::{line_error, LineParser};
+use crate::commands::Execute;
+use crate::daemon::client::routable_line;
+use crate::error::{LanserError, Result};
+use crate::inputs::{InputRec, Inputs};
+use crate::orchestrator::Orchestrator;
+use crate::workspace::Workspace;
+use clap::Parser;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What answers calls for one workspace.
+pub struct Answerer {
+    pub ws: Workspace,
+    cwd: PathBuf,
+    /// The `lanser mcp` command line without its subcommand: the global options every call
+    /// runs under unless the call sets its own.
+    base: Vec<String>,
+    use_daemon: bool,
+    /// The in-process orchestrator for lines the daemon does not take (calls with the base
+    /// options; others get their own for the call).
+    local: tokio::sync::Mutex<Option<Orchestrator>>,
+}
+
+impl Answerer {
+    pub fn new(ws: Workspace, cwd: PathBuf, base: Vec<String>, use_daemon: bool) -> Answerer {
+        Answerer {
+            ws,
+            cwd,
+            base,
+            use_daemon,
+            local: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// The `lanser batch` command line a call runs under.
+    fn argv(&self, call: &Call) -> Vec<String> {
+        let mut argv = vec!["lanser".to_string()];
+        let set: Vec<&str> = call.globals.iter().step_by(2).map(String::as_str).collect();
+        let mut skip = false;
+        for a in &self.base {
+            if std::mem::take(&mut skip) {
+                continue;
+            }
+            let name = a.split('=').next().unwrap_or(a);
+            if set.contains(&name) {
+                skip = !a.contains('=');
+                continue;
+            }
+            argv.push(a.clone());
+        }
+        argv.extend(call.globals.iter().cloned());
+        argv.extend(["batch", "--in", "-", "--out", "-"].map(String::from));
+        argv
+    }
+
+    /// The bundle for `call`, as one line of JCS.
+    pub async fn answer(&self, call: &Call) -> Result<String> {
+        let line = call.line.to_string();
+        let argv = self.argv(call);
+        let request = LineParser::default().parse(&line);
+        let remote = self.use_daemon
+            && call.stdin_patch.is_none()
+            && request.as_ref().is_ok_and(|r| routable_line(&r.op));
+        if remote {
+            let timeout = call_timeout(&argv);
+            let (root, cwd, argv2, line2) = (
+                self.ws.root.clone(),
+                self.cwd.clone(),
+                argv.clone(),
+                line.clone(),
+            );
+            let asked = tokio::task::spawn_blocking(move || {
+                crate::daemon::batch::answer_line(&root, &cwd, argv2, line2, timeout)
+            })
+            .await;
+            if let Ok(Ok(Some(jcs))) = asked {
+                return Ok(jcs);
+            }
+        }
+        self.answer_here(call, &argv, request).await
+    }
+
+    async fn answer_here(
+        &self,
+        call: &Call,
+        argv: &[String],
+        request: std::result::Result<crate::request::Request, (String, String)>,
+    ) -> Result<String> {
+        let cli = Cli::try_parse_from(argv).map_err(|e| LanserError::usage(e.to_string()))?;
+        let own = !call.globals.is_empty() || call.stdin_patch.is_some();
+        let mut guard = self.local.lock().await;
+        let mut fresh = None;
+        let orch = match own {
+            false => {
+                if guard.is_none() {
+                    *guard = Some(Orchestrator::new(cli.global.options()?)?);
+                }
+                guard.as_mut().expect("made above")
+            }
+            true => {
+                let mut opts = cli.global.options()?;
+                if let Some(patch) = &call.stdin_patch {
+                    opts.inputs = Inputs::recorded(&[InputRec {
+                        arg: "--patch".into(),
+                        path: "-".into(),
+                        digest: Some(crate::digest::sha256_tagged(patch.as_bytes())),
+                        content: Some(patch.clone()),
+                        error: None,
+                    }]);
+                }
+                fresh.insert(Orchestrator::new(opts)?)
+            }
+        };
+        let bundle = match request {
+            Ok(request) => orch.execute(&request).await,
+            Err((cmd, why)) => line_error(orch, 1, cmd, &why).await,
+        };
+        if let Some(o) = fresh {
+            o.close().await;
+        }
+        Ok(bundle.to_jcs())
+    }
+
+    /// Close the in-process session, if one was started.
+    pub async fn close(&self) {
+        if let Some(o) = self.local.lock().await.take() {
+            o.close().await;
+        }
+    }
+}
+
+/// How long a call may wait for the daemon: the request timeout, thrice, plus the time a cold
+/// start takes.
+fn call_timeout(argv: &[String]) -> Duration {
+    let secs = Cli::try_parse_from(argv)
+        .map(|c| c.global.timeout)
+        .unwrap_or(60.0);
+    Duration::from_secs_f64(secs.max(1.0)) * 3 + Duration::from_secs(30)
+}
+
+/// The text a model reads: an error's one line, else the human rendering, `limit` lines from
+/// `offset`, with the count and how to see more when it is cut.
+pub fn text_of(bundle: &Bundle, ws: &Workspace, offset: usize, limit: usize) -> String {
+    if bundle.status == Status::Error {
+        return match &bundle.error {
+            Some(e) => format!("{}: {}", e.code, e.message),
+            None => "error".into(),
+        };
+    }
+    let full = crate::commands::render::render(bundle, ws);
+    let lines: Vec<&str> = full.lines().collect();
+    let total = lines.len();
+    if offset == 0 && total <= limit {
+        return full;
+    }
+    let start = offset.min(total);
+    let end = start.saturating_add(limit).min(total);
+    let mut out = lines[start..end].join("\n");
+    out.push('\n');
+    let rest = total - end;
+    out.push_str(&format!(
+        "[lines {}-{} of {total}{}; structuredContent has the whole bundle]\n",
+        start + 1,
+        end,
+        match rest {
+            0 => String::new(),
+            n => format!("; {n} more: call again with offset={end}"),
+        }
+    ));
+    out
+}

@@ -1,0 +1,212 @@
+//! `lanser mcp`: every lanser fact as an MCP tool, over stdio, on `rmcp` (the official Rust
+//! SDK). A call becomes a `lanser batch` request line and is answered as the CLI answers it
+//! (through the workspace's warm daemon, or in this process for writes), so its
+//! `structuredContent` is the bundle `lanser <cmd> --json` prints — same bytes, same
+//! `bundleId` — and its text the human rendering, paged. An error bundle is an `isError`
+//! result with the one-line message; nothing a client sends stops the server.
+//!
+//! Long waits are visible: with a `progressToken`, a call reports every second what it is
+//! waiting for (the daemon starting, Pyright installing or loading the project). A cancelled
+//! call returns at once; the answer the daemon was computing is dropped.
+
+mod answer;
+mod tools;
+
+use crate::bundle::{Bundle, Status};
+use crate::error::{LanserError, Result};
+use crate::workspace::Workspace;
+use answer::Answerer;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The MCP server of one workspace.
+#[derive(Clone)]
+pub struct Server {
+    answerer: Arc<Answerer>,
+    tools: Arc<Vec<tools::Spec>>,
+    listed: Arc<Vec<Tool>>,
+}
+
+impl Server {
+    pub fn new(answerer: Answerer) -> Server {
+        let specs = tools::all();
+        let output = Arc::new(
+            crate::schema::schema(crate::schema::Kind::Bundle)
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        let listed = specs
+            .iter()
+            .map(|s| {
+                let input = (s.schema)().as_object().cloned().unwrap_or_default();
+                let mut t = Tool::new(s.name, s.description.clone(), Arc::new(input));
+                t.title = Some(s.title.to_string());
+                t.output_schema = Some(output.clone());
+                t.annotations = Some(
+                    ToolAnnotations::with_title(s.title)
+                        .read_only(s.read_only)
+                        .destructive(s.destructive)
+                        .idempotent(s.idempotent)
+                        .open_world(false),
+                );
+                t
+            })
+            .collect();
+        Server {
+            answerer: Arc::new(answerer),
+            tools: Arc::new(specs),
+            listed: Arc::new(listed),
+        }
+    }
+
+    /// Answer one call: the bundle, or a result saying why the arguments are not a request.
+    async fn run(
+        &self,
+        params: CallToolRequestParams,
+        cx: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let Some(spec) = self.tools.iter().find(|s| s.name == params.name) else {
+            return failure(&format!("unknown tool {:?}", params.name.as_ref()));
+        };
+        let arguments = params.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let call = match spec.call(arguments, &self.answerer.ws.root) {
+            Ok(c) => c,
+            Err(why) => return failure(&format!("E/USAGE: {}: {why}", spec.name)),
+        };
+        let answer = self.answerer.answer(&call);
+        let jcs = tokio::select! {
+            r = answer => r,
+            _ = cx.ct.cancelled() => return failure("cancelled"),
+            _ = progress(cx, &self.answerer.ws) => unreachable!("progress reports until the answer"),
+        };
+        match jcs {
+            Ok(jcs) => result_of(&jcs, &self.answerer.ws, call.offset, call.limit),
+            Err(e) => failure(&format!("{}: {}", e.code, e.message)),
+        }
+    }
+}
+
+/// A result for a call that never became a bundle.
+fn failure(message: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message.to_string())])
+}
+
+/// The bundle as a result: structured content, the text a model reads, `isError` for errors.
+fn result_of(jcs: &str, ws: &Workspace, offset: usize, limit: usize) -> CallToolResult {
+    let (Ok(value), Ok(bundle)) = (
+        serde_json::from_str::<Value>(jcs),
+        serde_json::from_str::<Bundle>(jcs),
+    ) else {
+        return failure("E/INTERNAL: the bundle did not parse");
+    };
+    let text = answer::text_of(&bundle, ws, offset, limit);
+    let mut r = match bundle.status {
+        Status::Ok => CallToolResult::structured(value),
+        Status::Error => CallToolResult::structured_error(value),
+    };
+    r.content = vec![ContentBlock::text(text)];
+    r
+}
+
+/// With a progress token: what the call is waiting for, every second, until dropped.
+async fn progress(cx: &RequestContext<RoleServer>, ws: &Workspace) {
+    let Some(token) = cx.meta.get_progress_token() else {
+        return std::future::pending().await;
+    };
+    let started = Instant::now();
+    let paths = crate::daemon::Paths::for_root(&ws.root);
+    let mut tick = 0.0;
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        tick += 1.0;
+        let secs = started.elapsed().as_secs();
+        let installed = crate::lsp::provision::managed_installed();
+        let message = match (paths.live_pid(), installed) {
+            (_, false) => format!(
+                "installing pyright {} ({secs} s)",
+                crate::lsp::provision::PYRIGHT_VERSION
+            ),
+            (None, true) => format!("starting the lanser daemon for this workspace ({secs} s)"),
+            (Some(_), true) => format!(
+                "Pyright is loading the project ({} Python files; {secs} s)",
+                ws.python_files().len()
+            ),
+        };
+        let mut p = ProgressNotificationParam::new(token.clone(), tick);
+        p.message = Some(message);
+        if cx.peer.notify_progress(p).await.is_err() {
+            return std::future::pending().await;
+        }
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = Implementation::from_build_env();
+        info.name = "lanser".into();
+        info.title = Some("lanser: language-server facts as Analysis Bundles".into());
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(info)
+            .with_instructions(
+                "Facts from a pinned Pyright about this workspace: definitions, references, \
+                 types, diagnostics, renames. Every answer is an Analysis Bundle (JSON, in \
+                 structuredContent) computed on the files as they are on disk now; positions \
+                 are lanser selectors (see each tool). Writes happen only with apply: true.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.listed.as_ref().clone(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.listed.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResponse, ErrorData> {
+        Ok(self.run(request, &cx).await.into())
+    }
+}
+
+/// `lanser mcp`: serve the workspace on stdin/stdout until the client closes.
+pub async fn serve(global: &crate::cli::Global) -> Result<()> {
+    let opts = global.options()?;
+    let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
+    if let Ok(Some(n)) = crate::edits::apply::recover(&ws.root) {
+        eprintln!("lanser: rolled back an interrupted apply ({n} paths restored)");
+    }
+    // The command line without its subcommand: the global options every call runs under.
+    let mut base: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(i) = base.iter().position(|a| a == "mcp") {
+        base.remove(i);
+    }
+    let answerer = Answerer::new(ws, opts.cwd.clone(), base, !crate::daemon::disabled(global));
+    let server = Server::new(answerer);
+    let running = server
+        .clone()
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| LanserError::internal(format!("mcp: {e}")))?;
+    let _ = running.waiting().await;
+    server.answerer.close().await;
+    Ok(())
+}

@@ -1,0 +1,474 @@
+//! The MCP tool table: one tool per lanser action, its description for a model, its
+//! annotations, its arguments (typed: the same struct deserializes a call and generates the
+//! tool's input schema), and how a call becomes a `lanser batch` request line plus the global
+//! options it runs under.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::path::Path;
+
+/// How to address code, shared by every tool description that takes a position.
+const ADDRESSING: &str = "Address code with `selector` (any lanser selector; lines and columns 1-based): \
+`src/app.py@L42:C7` (line 42, column 7), `src/app.py@L42:load#2` (the 2nd `load` on line 42), \
+`src/app.py@R(42,7->44,1)` (a range), `py://pkg.mod#Class.method` (a definition by module and \
+qualified name; `:sig`, `:body`, `:doc` for its parts), `ast://[module=pkg.mod]/[class=C]/[def=f]/call[1]` \
+(a syntax node), `anchor://src/app.py#\"def load(\"` (a text snippet), or a JSON PositionSpec object. \
+Or give `file` + `line` (1-based) + `symbol` (`name`, or `name#N` for its Nth occurrence on the \
+line; omitted = the line's first non-blank column). An ambiguous selector is an error that \
+lists every candidate; it is never guessed.";
+
+/// A position, as a selector or as seed 002's file/line/symbol.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct Position {
+    /// Any lanser selector string, or a PositionSpec object.
+    pub selector: Option<Value>,
+    /// The file (workspace-relative), with `line` and optionally `symbol`, instead of `selector`.
+    pub file: Option<String>,
+    /// 1-based line in `file`.
+    pub line: Option<u64>,
+    /// `name` or `name#N` on that line; omitted = the first non-blank column.
+    pub symbol: Option<String>,
+}
+
+/// Options every tool takes, with the CLI's defaults.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct Common {
+    /// Per-request timeout in seconds (default 60).
+    pub timeout: Option<u64>,
+    /// Column unit of selectors and text output: `utf-8`, `utf-16` or `codepoint` (default).
+    pub index_io: Option<String>,
+    /// `best`: take the best of several tied selector candidates instead of failing.
+    pub pick: Option<String>,
+    /// Fuzzy-match acceptance threshold for selectors (default 0.75).
+    pub tau: Option<f64>,
+    /// First line of the text answer to show (paging; `structuredContent` is always whole).
+    pub offset: Option<usize>,
+    /// How many lines of the text answer to show (default 50).
+    pub limit: Option<usize>,
+}
+
+/// Flags of the tools that write.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct Write {
+    /// Write the change (transactionally, inside the safety envelope). Default false: a preview.
+    #[serde(default)]
+    pub apply: bool,
+    /// Apply even when the git worktree has uncommitted changes.
+    #[serde(default)]
+    pub allow_dirty: bool,
+}
+
+macro_rules! args {
+    ($name:ident { $($(#[$m:meta])* $f:ident : $t:ty),* $(,)? }) => {
+        #[derive(Debug, Default, Deserialize, JsonSchema)]
+        pub struct $name {
+            $($(#[$m])* pub $f: $t,)*
+            #[serde(flatten)]
+            pub common: Common,
+        }
+    };
+}
+
+args!(At {
+    #[serde(flatten)]
+    pos: Position
+});
+args!(Refs {
+    #[serde(flatten)]
+    pos: Position,
+    /// Leave the declaration itself out.
+    #[serde(default)]
+    exclude_declaration: bool,
+});
+args!(Symbols {
+    /// A file to outline (workspace-relative).
+    file: Option<String>,
+    /// Workspace symbol search (filters the outline when `file` is given).
+    query: Option<String>,
+});
+args!(Diagnostics {
+    /// Files or globs (workspace-relative); none = every Python file of the workspace.
+    #[serde(default)] files: Vec<String>,
+});
+args!(Calls {
+    #[serde(flatten)] pos: Position,
+    /// `incoming` (callers), `outgoing` (callees) or `both` (default).
+    direction: Option<String>,
+});
+args!(Locate {
+    #[serde(flatten)]
+    pos: Position,
+    /// Show the lines the range covers.
+    #[serde(default)]
+    preview: bool,
+});
+args!(Rename {
+    #[serde(flatten)]
+    pos: Position,
+    /// The new identifier.
+    new_name: String,
+    #[serde(flatten)]
+    write: Write,
+});
+args!(RenameFile {
+    /// The module file (`src/pkg/mod.py`) or package directory to move.
+    path: String,
+    /// Its new path (must not exist).
+    new_path: String,
+    #[serde(flatten)]
+    write: Write,
+});
+args!(CodeActions {
+    #[serde(flatten)] pos: Position,
+    /// Only actions of this kind (`quickfix`, `source.organizeImports`, ...).
+    kind: Option<String>,
+    /// The action to apply, by index (as listed) or exact title; omitted = list them.
+    apply: Option<Value>,
+    /// With `apply`: preview that action instead of writing it.
+    #[serde(default)] dry_run: bool,
+    /// Apply even when the git worktree has uncommitted changes.
+    #[serde(default)] allow_dirty: bool,
+});
+args!(CheckPatch {
+    /// A unified diff (as `git diff` prints it).
+    patch: String,
+});
+args!(Nothing {});
+args!(Raw {
+    /// The LSP method, e.g. `textDocument/documentSymbol`.
+    method: String,
+    /// The params, sent verbatim.
+    payload: Option<Value>,
+    /// Or a selector (TextDocumentPositionParams) or file path (TextDocumentIdentifier).
+    target: Option<String>,
+});
+
+/// One tool call, ready to answer.
+#[derive(Debug)]
+pub struct Call {
+    /// The `lanser batch` request line.
+    pub line: Value,
+    /// Global options (`--timeout 30`, ...) for the batch command line it runs under.
+    pub globals: Vec<String>,
+    /// `check_patch`: the diff, read as `--patch -` reads stdin.
+    pub stdin_patch: Option<String>,
+    pub offset: usize,
+    pub limit: usize,
+}
+
+/// What the client sees of a tool.
+pub struct Spec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: String,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub schema: fn() -> Value,
+    build: fn(Value, &Path) -> Result<Call, String>,
+}
+
+impl Spec {
+    /// The request line (and options) for a call with `arguments`, or why it is not one.
+    pub fn call(&self, arguments: Value, root: &Path) -> Result<Call, String> {
+        (self.build)(arguments, root)
+    }
+}
+
+fn schema_of<T: JsonSchema>() -> Value {
+    let mut s = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_else(|_| json!({}));
+    if let Some(o) = s.as_object_mut() {
+        o.remove("$schema");
+        o.remove("title");
+        o.entry("type").or_insert(json!("object"));
+    }
+    s
+}
+
+fn parse<T: DeserializeOwned>(arguments: Value) -> Result<T, String> {
+    let arguments = match arguments {
+        Value::Null => json!({}),
+        other => other,
+    };
+    serde_json::from_value(arguments).map_err(|e| format!("bad arguments: {e}"))
+}
+
+/// The selector a position names.
+fn selector(pos: &Position, root: &Path) -> Result<Value, String> {
+    if let Some(s) = &pos.selector {
+        if pos.file.is_some() || pos.line.is_some() || pos.symbol.is_some() {
+            return Err("give either `selector` or `file`/`line`/`symbol`, not both".into());
+        }
+        return Ok(s.clone());
+    }
+    let (Some(file), Some(line)) = (&pos.file, pos.line) else {
+        return Err("a position is needed: `selector`, or `file` and `line`".into());
+    };
+    if line == 0 {
+        return Err("`line` is 1-based: 0 is not a line".into());
+    }
+    let path = crate::selector::spec::encode_path(file);
+    Ok(json!(match &pos.symbol {
+        Some(symbol) => format!("{path}@L{line}:{symbol}"),
+        None => format!("{path}@L{line}:C{}", first_column(root, file, line)),
+    }))
+}
+
+/// The 1-based column of the first non-blank character of `line` (1 when the file or line
+/// cannot be read: the selector then fails as the CLI's would).
+fn first_column(root: &Path, file: &str, line: u64) -> usize {
+    std::fs::read_to_string(root.join(file))
+        .ok()
+        .and_then(|t| {
+            let l = t.lines().nth(usize::try_from(line).ok()? - 1)?;
+            Some(l.chars().take_while(|c| c.is_whitespace()).count() + 1)
+        })
+        .unwrap_or(1)
+}
+
+fn call(cmd: &str, selector: Option<Value>, args: Value, common: &Common) -> Call {
+    let mut line = Map::new();
+    line.insert("cmd".into(), json!(cmd));
+    if let Some(s) = selector {
+        line.insert("selector".into(), s);
+    }
+    let args: Map<String, Value> = match args {
+        Value::Object(m) => m.into_iter().filter(|(_, v)| !v.is_null()).collect(),
+        _ => Map::new(),
+    };
+    if !args.is_empty() {
+        line.insert("args".into(), Value::Object(args));
+    }
+    let mut globals = Vec::new();
+    if let Some(t) = common.timeout {
+        globals.extend(["--timeout".to_string(), t.to_string()]);
+    }
+    if let Some(i) = &common.index_io {
+        globals.extend(["--index-io".to_string(), i.clone()]);
+    }
+    if let Some(p) = &common.pick {
+        globals.extend(["--pick".to_string(), p.clone()]);
+    }
+    if let Some(t) = common.tau {
+        globals.extend(["--tau".to_string(), t.to_string()]);
+    }
+    Call {
+        line: Value::Object(line),
+        globals,
+        stdin_patch: None,
+        offset: common.offset.unwrap_or(0),
+        limit: common.limit.unwrap_or(50).max(1),
+    }
+}
+
+fn at(cmd: &'static str) -> impl Fn(Value, &Path) -> Result<Call, String> {
+    move |a, root| {
+        let a: At = parse(a)?;
+        Ok(call(
+            cmd,
+            Some(selector(&a.pos, root)?),
+            json!({}),
+            &a.common,
+        ))
+    }
+}
+
+fn write_flags(w: &Write) -> Value {
+    json!({"apply": w.apply, "allow-dirty": w.allow_dirty})
+}
+
+macro_rules! position_tool {
+    ($fn:ident, $cmd:literal) => {
+        fn $fn(a: Value, root: &Path) -> Result<Call, String> {
+            at($cmd)(a, root)
+        }
+    };
+}
+position_tool!(def, "def");
+position_tool!(type_def, "type-def");
+position_tool!(hover, "hover");
+position_tool!(implementation, "impl");
+position_tool!(highlight, "highlight");
+position_tool!(signature, "signature");
+
+fn refs(a: Value, root: &Path) -> Result<Call, String> {
+    let a: Refs = parse(a)?;
+    let flags = json!({"exclude-declaration": a.exclude_declaration});
+    Ok(call(
+        "refs",
+        Some(selector(&a.pos, root)?),
+        flags,
+        &a.common,
+    ))
+}
+
+fn symbols(a: Value, _: &Path) -> Result<Call, String> {
+    let a: Symbols = parse(a)?;
+    if a.file.is_none() && a.query.is_none() {
+        return Err("give `file` (an outline) or `query` (a workspace search)".into());
+    }
+    let flags = json!({"file": a.file, "query": a.query});
+    Ok(call("symbols", None, flags, &a.common))
+}
+
+fn diagnostics(a: Value, _: &Path) -> Result<Call, String> {
+    let a: Diagnostics = parse(a)?;
+    let flags = match a.files.is_empty() {
+        true => json!({}),
+        false => json!({"targets": a.files}),
+    };
+    Ok(call("diag", None, flags, &a.common))
+}
+
+fn calls(a: Value, root: &Path) -> Result<Call, String> {
+    let a: Calls = parse(a)?;
+    let flags = match a.direction.as_deref().unwrap_or("both") {
+        "both" => json!({}),
+        "incoming" => json!({"incoming": true}),
+        "outgoing" => json!({"outgoing": true}),
+        other => {
+            return Err(format!(
+                "direction {other:?}: use incoming, outgoing or both"
+            ))
+        }
+    };
+    Ok(call(
+        "calls",
+        Some(selector(&a.pos, root)?),
+        flags,
+        &a.common,
+    ))
+}
+
+fn locate(a: Value, root: &Path) -> Result<Call, String> {
+    let a: Locate = parse(a)?;
+    let flags = json!({"preview": a.preview});
+    Ok(call(
+        "locate",
+        Some(selector(&a.pos, root)?),
+        flags,
+        &a.common,
+    ))
+}
+
+fn rename(a: Value, root: &Path) -> Result<Call, String> {
+    let a: Rename = parse(a)?;
+    let mut flags = write_flags(&a.write);
+    flags["new_name"] = json!(a.new_name);
+    Ok(call(
+        "rename",
+        Some(selector(&a.pos, root)?),
+        flags,
+        &a.common,
+    ))
+}
+
+fn rename_file(a: Value, _: &Path) -> Result<Call, String> {
+    let a: RenameFile = parse(a)?;
+    let mut flags = write_flags(&a.write);
+    flags["src"] = json!(a.path);
+    flags["dst"] = json!(a.new_path);
+    Ok(call("rename-file", None, flags, &a.common))
+}
+
+fn code_actions(a: Value, root: &Path) -> Result<Call, String> {
+    let a: CodeActions = parse(a)?;
+    let pick = match &a.apply {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(other) => return Err(format!("apply {other}: an index or a title")),
+    };
+    let flags = json!({
+        "kind": a.kind,
+        "apply": pick,
+        "dry-run": a.dry_run && pick.is_some(),
+        "allow-dirty": a.allow_dirty,
+    });
+    Ok(call(
+        "code-actions",
+        Some(selector(&a.pos, root)?),
+        flags,
+        &a.common,
+    ))
+}
+
+fn check_patch(a: Value, _: &Path) -> Result<Call, String> {
+    let a: CheckPatch = parse(a)?;
+    let mut c = call("check", None, json!({"patch": "-"}), &a.common);
+    c.stdin_patch = Some(a.patch);
+    Ok(c)
+}
+
+fn bare(cmd: &'static str) -> impl Fn(Value, &Path) -> Result<Call, String> {
+    move |a, _| {
+        let a: Nothing = parse(a)?;
+        Ok(call(cmd, None, json!({}), &a.common))
+    }
+}
+
+fn status(a: Value, r: &Path) -> Result<Call, String> {
+    bare("status")(a, r)
+}
+
+fn capabilities(a: Value, r: &Path) -> Result<Call, String> {
+    bare("capabilities")(a, r)
+}
+
+fn reload(a: Value, r: &Path) -> Result<Call, String> {
+    bare("reload")(a, r)
+}
+
+fn raw(a: Value, _: &Path) -> Result<Call, String> {
+    let a: Raw = parse(a)?;
+    let payload = a.payload.map(|p| p.to_string());
+    let flags = json!({"method": a.method, "payload": payload, "target": a.target});
+    Ok(call("request", None, flags, &a.common))
+}
+
+/// Every tool, in the order `tools/list` gives them.
+pub fn all() -> Vec<Spec> {
+    let read = |name, title, what: &str, schema, build| Spec {
+        name,
+        title,
+        description: format!("{what} {ADDRESSING}"),
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        schema,
+        build,
+    };
+    let plain = |name, title, what: &str, schema, build| Spec {
+        description: what.to_string(),
+        ..read(name, title, "", schema, build)
+    };
+    let writes = |name, title, what: &str, schema, build| Spec {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        ..read(name, title, what, schema, build)
+    };
+    vec![
+        read("definition", "Go to definition", "Where the symbol at a position is defined (Pyright's answer, as an Analysis Bundle).", schema_of::<At>, def),
+        read("type_definition", "Go to type definition", "Where the type of the symbol at a position is defined.", schema_of::<At>, type_def),
+        read("references", "Find references", "Every reference to the symbol at a position, across the workspace (declaration included unless `exclude_declaration`). The text lists the first `limit` lines; `structuredContent` has them all.", schema_of::<Refs>, refs),
+        read("hover", "Hover", "The type, signature and documentation of the symbol at a position.", schema_of::<At>, hover),
+        plain("symbols", "Symbols", "A file's outline (`file`), or the workspace symbols matching `query`.", schema_of::<Symbols>, symbols),
+        plain("diagnostics", "Diagnostics", "Pyright's diagnostics for `files` (paths or globs, workspace-relative), or for every Python file of the workspace when none are given. Always current with the files on disk.", schema_of::<Diagnostics>, diagnostics),
+        read("implementation", "Go to implementation", "Where the symbol at a position is implemented (textDocument/implementation).", schema_of::<At>, implementation),
+        read("call_hierarchy", "Call hierarchy", "The callers (`direction: incoming`), callees (`outgoing`) or both of the function at a position.", schema_of::<Calls>, calls),
+        read("highlight", "Highlight", "Every occurrence of the symbol at a position in its file, read or write.", schema_of::<At>, highlight),
+        read("signature", "Signature help", "Signature help for the call a position is inside.", schema_of::<At>, signature),
+        read("locate", "Locate", "Where a selector lands, without asking the language server: the range, the symbol there, and durable selectors for it that survive later edits.", schema_of::<Locate>, locate),
+        writes("rename", "Rename symbol", "Rename the symbol at a position everywhere. By default a preview (a diff and the WorkspaceEdit; nothing is written); with `apply: true` it is written as one transaction (all files or none), refused on a dirty git worktree unless `allow_dirty`.", schema_of::<Rename>, rename),
+        writes("rename_file", "Move module", "Move a module file or package directory (`path` -> `new_path`) and rewrite every import of it. A preview unless `apply: true` (one transaction; refused on a dirty git worktree unless `allow_dirty`).", schema_of::<RenameFile>, rename_file),
+        writes("code_actions", "Code actions", "List the code actions at a position (optionally of one `kind`); with `apply` (an index or title from the list) write that action as one transaction, or preview it with `dry_run`.", schema_of::<CodeActions>, code_actions),
+        Spec { destructive: false, read_only: true, ..plain("check_patch", "Check a patch", "The diagnostics a unified diff would add or remove, measured in memory: the files on disk are not touched. The bundle carries the process reward of the step.", schema_of::<CheckPatch>, check_patch) },
+        plain("status", "Status", "The configured servers, their resolved commands and versions (starts nothing).", schema_of::<Nothing>, status),
+        plain("capabilities", "Capabilities", "The language server's capabilities.", schema_of::<Nothing>, capabilities),
+        Spec { read_only: false, idempotent: true, ..plain("reload", "Reload configuration", "Re-read lanser.toml and reconfigure the running sessions.", schema_of::<Nothing>, reload) },
+        Spec { read_only: false, idempotent: false, ..plain("request", "Raw LSP request", "Send a raw LSP request (`method`, params from `payload`, or a selector/file as `target`) and get the server's answer with workspace paths made relative.", schema_of::<Raw>, raw) },
+    ]
+}
