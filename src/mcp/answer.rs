@@ -148,8 +148,22 @@ fn call_timeout(argv: &[String]) -> Duration {
     Duration::from_secs_f64(secs.max(1.0)) * 3 + Duration::from_secs(30)
 }
 
-/// The text a model reads: an error's one line, else the human rendering, `limit` lines from
-/// `offset`, with the count and how to see more when it is cut.
+/// The fact lists a text answer pages through (those a bundle pages, DESIGN §5).
+const LISTS: &[&str] = &[
+    "definitions",
+    "typeDefinitions",
+    "references",
+    "symbols",
+    "diagnostics",
+    "implementations",
+    "highlights",
+];
+
+/// The most lines a text answer shows of anything that is not a paged list.
+const MAX_LINES: usize = 200;
+
+/// The text a model reads: an error's one line, else the human rendering with the bundle's
+/// list cut to `limit` entries from `offset`, and the count and how to see more when cut.
 pub fn text_of(bundle: &Bundle, ws: &Workspace, offset: usize, limit: usize) -> String {
     if bundle.status == Status::Error {
         return match &bundle.error {
@@ -157,25 +171,37 @@ pub fn text_of(bundle: &Bundle, ws: &Workspace, offset: usize, limit: usize) -> 
             None => "error".into(),
         };
     }
-    let full = crate::commands::render::render(bundle, ws);
-    let lines: Vec<&str> = full.lines().collect();
-    let total = lines.len();
-    if offset == 0 && total <= limit {
-        return full;
-    }
-    let start = offset.min(total);
-    let end = start.saturating_add(limit).min(total);
-    let mut out = lines[start..end].join("\n");
-    out.push('\n');
-    let rest = total - end;
-    out.push_str(&format!(
-        "[lines {}-{} of {total}{}; structuredContent has the whole bundle]\n",
-        start + 1,
-        end,
-        match rest {
-            0 => String::new(),
-            n => format!("; {n} more: call again with offset={end}"),
+    let list = LISTS.iter().find_map(|k| {
+        let n = bundle.facts.get(*k)?.as_array()?.len();
+        Some((*k, n))
+    });
+    let mut footer = String::new();
+    let mut shown = bundle.clone();
+    if let Some((key, total)) = list.filter(|(_, n)| offset > 0 || *n > limit) {
+        let start = offset.min(total);
+        let end = start.saturating_add(limit).min(total);
+        if let Some(items) = shown.facts.get_mut(key).and_then(|v| v.as_array_mut()) {
+            *items = items[start..end].to_vec();
         }
-    ));
+        footer = format!(
+            "[{key} {}-{end} of {total}{}; structuredContent has all {total}]\n",
+            start + 1,
+            match total - end {
+                0 => String::new(),
+                n => format!("; {n} more: call again with offset={end}"),
+            }
+        );
+    }
+    let full = crate::commands::render::render(&shown, ws);
+    let lines: Vec<&str> = full.lines().collect();
+    let mut out = match lines.len() > MAX_LINES {
+        true => format!(
+            "{}\n[{} more lines; structuredContent has the whole bundle]\n",
+            lines[..MAX_LINES].join("\n"),
+            lines.len() - MAX_LINES
+        ),
+        false => full,
+    };
+    out.push_str(&footer);
     out
 }

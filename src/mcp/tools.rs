@@ -467,7 +467,7 @@ pub fn all() -> Vec<Spec> {
         writes("code_actions", "Code actions", "List the code actions at a position (optionally of one `kind`); with `apply` (an index or title from the list) write that action as one transaction, or preview it with `dry_run`.", schema_of::<CodeActions>, code_actions),
         Spec { destructive: false, read_only: true, ..plain("check_patch", "Check a patch", "The diagnostics a unified diff would add or remove, measured in memory: the files on disk are not touched. The bundle carries the process reward of the step.", schema_of::<CheckPatch>, check_patch) },
         plain("status", "Status", "The configured servers, their resolved commands and versions (starts nothing).", schema_of::<Nothing>, status),
-        plain("capabilities", "Capabilities", "The language server's capabilities.", schema_of::<Nothing>, capabilities),
+        plain("capabilities", "Capabilities", "Which LSP features the language server offers (definitions, references, rename, ...), as booleans, with the server's name and version.", schema_of::<Nothing>, capabilities),
         Spec { read_only: false, idempotent: true, ..plain("reload", "Reload configuration", "Re-read lanser.toml and reconfigure the running sessions.", schema_of::<Nothing>, reload) },
         Spec { read_only: false, idempotent: false, ..plain("request", "Raw LSP request", "Send a raw LSP request (`method`, params from `payload`, or a selector/file as `target`) and get the server's answer with workspace paths made relative.", schema_of::<Raw>, raw) },
     ]

@@ -8,6 +8,7 @@ mod daemon;
 mod daemon_batch;
 mod facts;
 mod freshness;
+mod mcp;
 mod mutations;
 mod relocation;
 mod rename_file;

@@ -18,9 +18,10 @@ pub struct LineParser {
 
 impl Default for LineParser {
     fn default() -> Self {
-        LineParser {
-            cli: Cli::command(),
-        }
+        let mut cli = Cli::command();
+        // Built, so positionals know their index (`src` before `dst`, whatever the key order).
+        cli.build();
+        LineParser { cli }
     }
 }
 

@@ -442,6 +442,18 @@ mod tests {
     }
 
     #[test]
+    fn positionals_go_in_their_order_whatever_the_key_order() {
+        // `dst` sorts before `src` in a JSON object: the CLI's order must win.
+        let r = parse(r#"{"cmd":"rename-file","args":{"src":"a/x.py","dst":"b/y.py"}}"#).unwrap();
+        match r.op {
+            Op::RenameFile { src, dst, .. } => {
+                assert_eq!((src.as_str(), dst.as_str()), ("a/x.py", "b/y.py"))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn lines_become_requests_through_the_cli() {
         let r = parse(
             r#"{"id":7,"cmd":"refs","selector":"a.py@L1:x","args":{"exclude-declaration":true}}"#,

@@ -1,0 +1,103 @@
+"""Fixtures for driving `lanser mcp` with the official MCP Python SDK.
+
+Each test gets a git-committed copy of a fixture project, its own LANSER_HOME (the pinned
+Pyright linked in, as tests/cli/daemon.rs does) and a daemon that is stopped at the end.
+LANSER_BIN names the binary (tests/cli/mcp.rs sets it to the one cargo built).
+"""
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = os.environ.get("LANSER_BIN", str(REPO / "target" / "debug" / "lanser"))
+
+
+def real_home() -> Path:
+    if os.environ.get("LANSER_HOME"):
+        return Path(os.environ["LANSER_HOME"])
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "lanser"
+    return Path.home() / ".cache" / "lanser"
+
+
+class Workspace:
+    def __init__(self, root: Path, home: Path):
+        self.root = root
+        self.home = home
+        self.env = {k: v for k, v in os.environ.items() if k not in ("LANSER_NO_DAEMON", "LANSER_SERVER_CMD")}
+        self.env["LANSER_HOME"] = str(home)
+        self.env["LANSER_DAEMON_IDLE"] = "300"
+
+    def cli(self, *args, stdin=None, daemon=False):
+        """`lanser ARGS --workspace ROOT`, in-process unless `daemon`."""
+        env = dict(self.env)
+        if not daemon:
+            env["LANSER_NO_DAEMON"] = "1"
+        return subprocess.run([BIN, *args, "--workspace", str(self.root)], input=stdin,
+                              capture_output=True, text=True, env=env, timeout=300)
+
+    def bundle(self, *args, stdin=None) -> dict:
+        out = self.cli(*args, "--json", stdin=stdin)
+        return json.loads(out.stdout)
+
+    def files(self) -> dict:
+        snap = {}
+        for p in sorted(self.root.rglob("*")):
+            if ".git" in p.parts or not p.is_file():
+                continue
+            snap[p.relative_to(self.root).as_posix()] = p.read_bytes()
+        return snap
+
+    def line_of(self, rel: str, needle: str) -> int:
+        for i, l in enumerate((self.root / rel).read_text().split("\n")):
+            if needle in l:
+                return i + 1
+        raise AssertionError(f"{needle!r} not in {rel}")
+
+    @asynccontextmanager
+    async def session(self, *extra):
+        params = StdioServerParameters(command=BIN, args=["mcp", "--workspace", str(self.root), *extra],
+                                       env=self.env)
+        async with stdio_client(params) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                yield s
+
+    def run(self, coro_fn):
+        return asyncio.run(coro_fn())
+
+
+def git(root: Path, *args):
+    subprocess.run(["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args], cwd=root,
+                   check=True, capture_output=True)
+
+
+@pytest.fixture
+def make_ws(tmp_path):
+    made = []
+
+    def make(name: str) -> Workspace:
+        home = tmp_path / f"home-{len(made)}"
+        home.mkdir()
+        (real_home() / "pyright").mkdir(parents=True, exist_ok=True)
+        os.symlink(real_home() / "pyright", home / "pyright")
+        root = tmp_path / f"ws-{len(made)}" / name
+        shutil.copytree(REPO / "fixtures" / name, root)
+        git(root, "init", "-q")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", "fixture")
+        ws = Workspace(root.resolve(), home)
+        made.append(ws)
+        return ws
+
+    yield make
+    for ws in made:
+        ws.cli("daemon", "stop", daemon=True)

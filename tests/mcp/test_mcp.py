@@ -1,0 +1,311 @@
+"""`lanser mcp` driven by the official MCP Python SDK over stdio, on fixture projects with the
+real pinned Pyright: every result's structuredContent is the bundle `lanser <cmd> --json`
+prints for the same request."""
+import asyncio
+import json
+import os
+import subprocess
+import time
+
+import anyio
+
+from conftest import BIN, git
+
+TOOLS = ["definition", "type_definition", "references", "hover", "symbols", "diagnostics",
+         "implementation", "call_hierarchy", "highlight", "signature", "locate", "rename",
+         "rename_file", "code_actions", "check_patch", "status", "capabilities", "reload",
+         "request"]
+
+UNITS = "src/shapes/units.py"
+
+
+def test_tools_are_listed_in_order_with_schemas_and_annotations(make_ws):
+    ws = make_ws("demo")
+
+    async def go():
+        async with ws.session() as s:
+            return (await s.list_tools()).tools
+
+    tools = ws.run(go)
+    assert [t.name for t in tools] == TOOLS
+    by = {t.name: t for t in tools}
+    for t in tools:
+        assert t.input_schema["type"] == "object", t.name
+        assert "bundleId" in json.dumps(t.output_schema), t.name
+        assert t.description and len(t.description) > 40, t.name
+    for name in ["definition", "references", "hover", "locate", "check_patch", "diagnostics"]:
+        assert by[name].annotations.read_only_hint is True, name
+        assert by[name].annotations.destructive_hint is False, name
+    for name in ["rename", "rename_file", "code_actions"]:
+        assert by[name].annotations.read_only_hint is False, name
+        assert by[name].annotations.destructive_hint is True, name
+    props = by["definition"].input_schema["properties"]
+    assert {"selector", "file", "line", "symbol", "timeout", "index_io"} <= set(props)
+    assert "py://" in by["definition"].description and "anchor://" in by["definition"].description
+
+
+def test_structured_content_is_the_cli_bundle(make_ws):
+    ws = make_ws("srcpkg")
+    conv = ws.line_of(UNITS, "def convert(")
+    intl = ws.line_of("src/shapes/intl.py", "result = convert(")
+    (ws.root / UNITS).write_text((ws.root / UNITS).read_text().replace("return round(value, PRECISION)", "return round(value, PRECISION) + undefined_name"))
+    patch = subprocess.run(["git", "diff"], cwd=ws.root, capture_output=True, text=True).stdout
+    git(ws.root, "checkout", "-q", "--", ".")
+    assert "undefined_name" in patch
+    cases = [
+        ("definition", {"selector": f"src/shapes/intl.py@L{intl}:convert"}, ["def", f"src/shapes/intl.py@L{intl}:convert"]),
+        ("references", {"selector": f"{UNITS}@L{conv}:convert"}, ["refs", f"{UNITS}@L{conv}:convert"]),
+        ("references", {"selector": f"{UNITS}@L{conv}:convert", "exclude_declaration": True},
+         ["refs", f"{UNITS}@L{conv}:convert", "--exclude-declaration"]),
+        ("hover", {"selector": f"src/shapes/intl.py@L{intl}:convert"}, ["hover", f"src/shapes/intl.py@L{intl}:convert"]),
+        ("symbols", {"file": UNITS}, ["symbols", UNITS]),
+        ("symbols", {"query": "convert"}, ["symbols", "--query", "convert"]),
+        ("diagnostics", {"files": ["src/shapes/*.py"]}, ["diag", "src/shapes/*.py"]),
+        ("locate", {"selector": "py://shapes.units#convert:sig"}, ["locate", "py://shapes.units#convert:sig"]),
+        ("highlight", {"selector": f"{UNITS}@L{conv}:convert"}, ["highlight", f"{UNITS}@L{conv}:convert"]),
+        ("call_hierarchy", {"selector": f"{UNITS}@L{conv}:convert", "direction": "incoming"},
+         ["calls", f"{UNITS}@L{conv}:convert", "--incoming"]),
+        ("rename", {"selector": f"{UNITS}@L{conv}:convert", "new_name": "to_unit"},
+         ["rename", f"{UNITS}@L{conv}:convert", "to_unit"]),
+        ("rename_file", {"path": UNITS, "new_path": "src/shapes/measure.py"},
+         ["rename-file", UNITS, "src/shapes/measure.py"]),
+    ]
+
+    async def go():
+        out = []
+        async with ws.session() as s:
+            for tool, args, _ in cases:
+                out.append(await s.call_tool(tool, args))
+            out.append(await s.call_tool("check_patch", {"patch": patch}))
+        return out
+
+    results = ws.run(go)
+    for (tool, args, argv), r in zip(cases, results):
+        want = ws.bundle(*argv)
+        assert r.is_error is False, (tool, r.content)
+        assert r.structured_content == want, (tool, args)
+        assert r.content[0].text.strip(), tool
+    check = ws.bundle("check", "--patch", "-", stdin=patch)
+    assert results[-1].structured_content == check
+    assert check["facts"]["after"] == check["facts"]["before"] + 1, check["facts"]
+
+
+def test_file_line_symbol_lands_where_the_selector_does(make_ws):
+    ws = make_ws("srcpkg")
+    intl = ws.line_of("src/shapes/intl.py", "result = convert(")
+    conv = ws.line_of(UNITS, "def convert(")
+
+    async def go():
+        async with ws.session() as s:
+            a = await s.call_tool("definition", {"file": "src/shapes/intl.py", "line": intl, "symbol": "convert"})
+            b = await s.call_tool("definition", {"selector": f"src/shapes/intl.py@L{intl}:convert"})
+            # No symbol: the first non-blank column (`def` of `def convert(`).
+            c = await s.call_tool("locate", {"file": UNITS, "line": conv + 1})
+            d = await s.call_tool("locate", {"selector": f"{UNITS}@L{conv + 1}:C5"})
+            return a, b, c, d
+
+    a, b, c, d = ws.run(go)
+    assert a.structured_content["bundleId"] == b.structured_content["bundleId"]
+    assert a.structured_content["facts"]["definitions"][0]["path"] == UNITS
+    assert c.structured_content["resolution"]["resolved"] == d.structured_content["resolution"]["resolved"]
+
+
+def test_previews_write_nothing_and_apply_is_transactional_and_guarded(make_ws):
+    ws = make_ws("srcpkg")
+    conv = ws.line_of(UNITS, "def convert(")
+    sel = f"{UNITS}@L{conv}:convert"
+    before = ws.files()
+
+    async def preview():
+        async with ws.session() as s:
+            r = await s.call_tool("rename", {"selector": sel, "new_name": "to_unit"})
+            m = await s.call_tool("rename_file", {"path": UNITS, "new_path": "src/shapes/measure.py"})
+            return r, m
+
+    r, m = ws.run(preview)
+    assert r.structured_content["edits"]["diff"] and m.structured_content["edits"]["diff"]
+    assert ws.files() == before
+    # A dirty tree refuses the write, and nothing changes.
+    (ws.root / "notes.txt").write_text("uncommitted\n")
+    before = ws.files()
+
+    async def apply():
+        async with ws.session() as s:
+            return await s.call_tool("rename", {"selector": sel, "new_name": "to_unit", "apply": True})
+
+    refused = ws.run(apply)
+    assert refused.is_error is True
+    assert "uncommitted" in refused.content[0].text
+    assert ws.files() == before
+    # Refused exactly as the CLI refuses it.
+    assert refused.structured_content == ws.bundle("rename", sel, "to_unit", "--apply")
+    assert ws.files() == before
+    os.remove(ws.root / "notes.txt")
+    done = ws.run(apply)
+    assert done.is_error is False, done.content
+    assert done.structured_content["facts"]["applied"] is True
+    after = ws.files()
+    changed = {p for p in after if after[p] != before.get(p)}
+    assert UNITS in changed and "src/shapes/intl.py" in changed
+    assert b"to_unit" in after[UNITS] and b"def convert(" not in after[UNITS]
+
+
+def test_bad_input_is_an_error_result_and_the_next_call_works(make_ws):
+    ws = make_ws("demo")
+
+    async def go():
+        async with ws.session() as s:
+            out = [
+                await s.call_tool("definition", {"selector": "cli.py@L17:"}),
+                await s.call_tool("definition", {"selector": "missing.py@L1:C1"}),
+                await s.call_tool("definition", {"file": "cli.py", "line": 100000, "symbol": "x"}),
+                await s.call_tool("definition", {"file": "cli.py"}),
+                await s.call_tool("definition", {"selector": 42}),
+                await s.call_tool("call_hierarchy", {"selector": "cli.py@L17:add_item", "direction": "sideways"}),
+                await s.call_tool("no_such_tool", {}),
+            ]
+            out.append(await s.call_tool("definition", {"selector": "cli.py@L17:add_item"}))
+            return out
+
+    *bad, good = ws.run(go)
+    for r in bad:
+        assert r.is_error is True, r
+        text = r.content[0].text
+        assert text and "\n" not in text.strip(), text
+    assert bad[1].structured_content["error"]["code"] == "E/NOT_FOUND"
+    assert "E/USAGE" in bad[3].content[0].text
+    assert good.is_error is False
+    assert good.structured_content == ws.bundle("def", "cli.py@L17:add_item")
+
+
+def test_six_concurrent_calls_are_all_answered(make_ws):
+    ws = make_ws("srcpkg")
+    conv = ws.line_of(UNITS, "def convert(")
+    calls = [
+        ("references", {"selector": f"{UNITS}@L{conv}:convert"}),
+        ("hover", {"selector": f"{UNITS}@L{conv}:convert"}),
+        ("symbols", {"file": UNITS}),
+        ("locate", {"selector": "py://shapes.units#convert"}),
+        ("diagnostics", {"files": [UNITS]}),
+        ("definition", {"selector": f"{UNITS}@L{conv + 3}:factor"}),
+    ]
+
+    async def go():
+        async with ws.session() as s:
+            together = await asyncio.gather(*(s.call_tool(t, a) for t, a in calls))
+            alone = [await s.call_tool(t, a) for t, a in calls]
+            return together, alone
+
+    together, alone = ws.run(go)
+    for (t, _), x, y in zip(calls, together, alone):
+        assert x.is_error is False, (t, x.content)
+        assert x.structured_content == y.structured_content, t
+
+
+def test_reference_text_is_bounded_and_paged_while_the_bundle_has_all(make_ws):
+    ws = make_ws("srcpkg")
+    uses = "".join(f'v{i} = convert({i}.0, "cm")\n' for i in range(300))
+    (ws.root / "src/shapes/many.py").write_text("from .units import convert\n\n" + uses)
+    git(ws.root, "add", "-A")
+    git(ws.root, "commit", "-qm", "many uses")
+    conv = ws.line_of(UNITS, "def convert(")
+    sel = f"{UNITS}@L{conv}:convert"
+
+    async def go():
+        async with ws.session() as s:
+            first = await s.call_tool("references", {"selector": sel})
+            second = await s.call_tool("references", {"selector": sel, "offset": 50, "limit": 50})
+            return first, second
+
+    first, second = ws.run(go)
+    refs = first.structured_content["facts"]["references"]
+    assert len(refs) >= 300
+    text = first.content[0].text
+    assert len(text.splitlines()) <= 52
+    assert f"1-50 of {len(refs)}" in text and "offset=50" in text
+    jcs = json.dumps(first.structured_content, separators=(",", ":"))
+    assert len(text) * 5 < len(jcs), (len(text), len(jcs))
+    page2 = second.content[0].text
+    assert f"51-100 of {len(refs)}" in page2 and "offset=100" in page2
+    assert page2.splitlines()[0] != text.splitlines()[0]
+    assert second.structured_content == first.structured_content
+
+
+def test_a_cold_call_reports_progress(make_ws):
+    ws = make_ws("srcpkg")
+    for i in range(300):
+        (ws.root / f"src/shapes/gen_{i:03}.py").write_text(
+            f"from .units import convert\n\ndef f{i}(x: float) -> float:\n    return convert(x, 'cm') + {i}\n")
+    git(ws.root, "add", "-A")
+    git(ws.root, "commit", "-qm", "more modules")
+    seen = []
+
+    async def on_progress(progress, total, message):
+        seen.append((progress, message))
+
+    async def go():
+        async with ws.session() as s:
+            return await s.call_tool("diagnostics", {}, progress_callback=on_progress)
+
+    r = ws.run(go)
+    assert r.is_error is False, r.content
+    assert seen, "no progress notification during a cold whole-workspace diagnostics call"
+    assert all(m for _, m in seen)
+    assert [p for p, _ in seen] == sorted(p for p, _ in seen)
+
+
+def test_a_cancelled_call_gives_no_bundle_and_the_session_goes_on(make_ws):
+    ws = make_ws("srcpkg")
+    for i in range(300):
+        (ws.root / f"src/shapes/gen_{i:03}.py").write_text(f"def f{i}() -> int:\n    return {i}\n")
+    git(ws.root, "add", "-A")
+    git(ws.root, "commit", "-qm", "more modules")
+
+    async def go():
+        async with ws.session() as s:
+            started = time.monotonic()
+            with anyio.move_on_after(0.5) as scope:
+                await s.call_tool("diagnostics", {})
+            gave_up = time.monotonic() - started
+            after = await s.call_tool("locate", {"selector": "py://shapes.units#convert"})
+            return scope.cancelled_caught, gave_up, after
+
+    cancelled, gave_up, after = ws.run(go)
+    assert cancelled and gave_up < 5
+    assert after.is_error is False
+    assert after.structured_content == ws.bundle("locate", "py://shapes.units#convert")
+
+
+def test_the_server_answers_a_raw_cancel_without_the_bundle(make_ws):
+    """Over raw JSON-RPC: `notifications/cancelled` for a call in flight means no bundle for
+    it, and the next request is answered."""
+    ws = make_ws("srcpkg")
+    for i in range(300):
+        (ws.root / f"src/shapes/gen_{i:03}.py").write_text(f"def f{i}() -> int:\n    return {i}\n")
+    p = subprocess.Popen([BIN, "mcp", "--workspace", str(ws.root)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ws.env)
+
+    def send(msg):
+        p.stdin.write(json.dumps(msg) + "\n")
+        p.stdin.flush()
+
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+    init = json.loads(p.stdout.readline())
+    assert init["result"]["protocolVersion"] == "2025-06-18"
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "diagnostics", "arguments": {}}})
+    time.sleep(0.3)
+    send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "test"}})
+    send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "locate", "arguments": {"selector": "py://shapes.units#convert"}}})
+    answered = {}
+    while 3 not in answered:
+        msg = json.loads(p.stdout.readline())
+        if "id" in msg:
+            answered[msg["id"]] = msg
+    p.stdin.close()
+    p.wait(timeout=60)
+    assert answered[3]["result"]["structuredContent"]["status"] == "ok"
+    if 2 in answered:
+        assert "structuredContent" not in answered[2].get("result", {}), answered[2]
