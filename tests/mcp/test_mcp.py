@@ -69,6 +69,14 @@ def test_structured_content_is_the_cli_bundle(make_ws):
          ["rename", f"{UNITS}@L{conv}:convert", "to_unit"]),
         ("rename_file", {"path": UNITS, "new_path": "src/shapes/measure.py"},
          ["rename-file", UNITS, "src/shapes/measure.py"]),
+        ("type_definition", {"selector": "src/shapes/broken.py@L6:circle"}, ["type-def", "src/shapes/broken.py@L6:circle"]),
+        ("signature", {"selector": f"src/shapes/intl.py@L{intl}:C33"}, ["signature", f"src/shapes/intl.py@L{intl}:C33"]),
+        ("code_actions", {"selector": f"{UNITS}@L{conv}:convert"}, ["code-actions", f"{UNITS}@L{conv}:convert"]),
+        ("capabilities", {}, ["capabilities"]),
+        ("request", {"method": "textDocument/documentSymbol", "target": UNITS},
+         ["request", "textDocument/documentSymbol", UNITS]),
+        ("request", {"method": "workspace/symbol", "payload": {"query": "convert"}},
+         ["request", "workspace/symbol", "--payload", '{"query":"convert"}']),
     ]
 
     async def go():
@@ -77,6 +85,8 @@ def test_structured_content_is_the_cli_bundle(make_ws):
             for tool, args, _ in cases:
                 out.append(await s.call_tool(tool, args))
             out.append(await s.call_tool("check_patch", {"patch": patch}))
+            out.append(await s.call_tool("implementation", {"selector": f"{UNITS}@L{conv}:convert"}))
+            out.append(await s.call_tool("status", {}))
         return out
 
     results = ws.run(go)
@@ -85,8 +95,17 @@ def test_structured_content_is_the_cli_bundle(make_ws):
         assert r.is_error is False, (tool, r.content)
         assert r.structured_content == want, (tool, args)
         assert r.content[0].text.strip(), tool
+    implementation, status = results[-2:]
+    # Pyright 1.1.407 offers no textDocument/implementation: an error bundle, as in the CLI.
+    assert implementation.structured_content == ws.bundle("impl", f"{UNITS}@L{conv}:convert")
+    assert implementation.is_error == (implementation.structured_content["status"] == "error")
+    # `status` describes whoever answers: here the workspace's warm daemon and its session,
+    # as for a `lanser batch` status line through that daemon.
+    via_daemon = ws.cli("batch", "--in", "-", "--out", "-", stdin='{"cmd":"status"}\n', daemon=True)
+    assert status.structured_content == json.loads(via_daemon.stdout)
+    assert status.structured_content["facts"]["sessions"], status.structured_content["facts"]
     check = ws.bundle("check", "--patch", "-", stdin=patch)
-    assert results[-1].structured_content == check
+    assert results[-3].structured_content == check
     assert check["facts"]["after"] == check["facts"]["before"] + 1, check["facts"]
 
 
