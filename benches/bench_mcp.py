@@ -61,6 +61,35 @@ async def mcp_figures(lanser, ws, sel, refs_sel, runs):
             return statistics.median(times), len(text.encode()), len(jcs.encode()), n
 
 
+def raw_ms(lanser, ws, sel, runs):
+    """The same call from a minimal JSON-RPC client (no SDK validation): lanser's own cost."""
+    env = {k: v for k, v in os.environ.items() if k != "LANSER_NO_DAEMON"}
+    p = subprocess.Popen([lanser, "mcp", "--workspace", str(ws)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, env=env)
+
+    def rpc(i, method, params):
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
+        p.stdin.flush()
+        while True:
+            m = json.loads(p.stdout.readline())
+            if m.get("id") == i:
+                return m
+
+    rpc(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                          "clientInfo": {"name": "bench", "version": "0"}})
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    p.stdin.flush()
+    times = []
+    for i in range(runs + 3):
+        t = time.perf_counter()
+        rpc(i + 1, "tools/call", {"name": "definition", "arguments": {"selector": sel}})
+        if i >= 3:
+            times.append((time.perf_counter() - t) * 1000)
+    p.stdin.close()
+    p.wait()
+    return statistics.median(times)
+
+
 def cli_ms(lanser, ws, sel, runs):
     env = {k: v for k, v in os.environ.items() if k != "LANSER_NO_DAEMON"}
     argv = [lanser, "def", sel, "--json", "--workspace", str(ws)]
@@ -86,10 +115,12 @@ def main():
     refs_sel = f"src/requests/compat.py@L{line_of(compat, 'builtin_str = str')}:builtin_str"
     cli = cli_ms(a.lanser, ws, sel, a.runs)
     mcp, text, jcs, n = asyncio.run(mcp_figures(a.lanser, ws, sel, refs_sel, a.runs))
+    raw = raw_ms(a.lanser, ws, sel, a.runs)
     subprocess.run([a.lanser, "daemon", "stop", "--workspace", str(ws)], capture_output=True)
     print(f"warm definition, requests 2.32.3, median of {a.runs}:")
-    print(f"  MCP call in one session: {mcp:.1f} ms   lanser def process (daemon): {cli:.1f} ms   "
-          f"ratio {cli / mcp:.1f}x")
+    print(f"  lanser def process (daemon): {cli:.1f} ms")
+    print(f"  MCP call, official Python SDK client: {mcp:.1f} ms ({cli / mcp:.2f}x the process's speed)")
+    print(f"  MCP call, minimal JSON-RPC client:    {raw:.1f} ms ({cli / raw:.2f}x)")
     print(f"references ({n} of them): text {text} bytes vs JSON bundle {jcs} bytes: "
           f"{jcs / text:.1f}x smaller")
 

@@ -26,6 +26,8 @@ pub struct Answerer {
     /// runs under unless the call sets its own.
     base: Vec<String>,
     use_daemon: bool,
+    /// Built once: building clap's command tree costs more than answering a warm request.
+    parser: std::sync::Mutex<LineParser>,
     /// The in-process orchestrator for lines the daemon does not take (calls with the base
     /// options; others get their own for the call).
     local: tokio::sync::Mutex<Option<Orchestrator>>,
@@ -38,6 +40,7 @@ impl Answerer {
             cwd,
             base,
             use_daemon,
+            parser: std::sync::Mutex::new(LineParser::default()),
             local: tokio::sync::Mutex::new(None),
         }
     }
@@ -67,7 +70,11 @@ impl Answerer {
     pub async fn answer(&self, call: &Call) -> Result<String> {
         let line = call.line.to_string();
         let argv = self.argv(call);
-        let request = LineParser::default().parse(&line);
+        let request = self
+            .parser
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .parse(&line);
         let remote = self.use_daemon
             && call.stdin_patch.is_none()
             && request.as_ref().is_ok_and(|r| routable_line(&r.op));
@@ -139,13 +146,21 @@ impl Answerer {
     }
 }
 
-/// How long a call may wait for the daemon: the request timeout, thrice, plus the time a cold
-/// start takes.
+/// How long a call may wait for the daemon: the request timeout (the last `--timeout` of the
+/// command line, else 60 s), thrice, plus the time a cold start takes.
 fn call_timeout(argv: &[String]) -> Duration {
-    let secs = Cli::try_parse_from(argv)
-        .map(|c| c.global.timeout)
-        .unwrap_or(60.0);
-    Duration::from_secs_f64(secs.max(1.0)) * 3 + Duration::from_secs(30)
+    let mut secs = 60.0;
+    for (i, a) in argv.iter().enumerate() {
+        let v = match a.strip_prefix("--timeout") {
+            Some("") => argv.get(i + 1).map(String::as_str),
+            Some(rest) => rest.strip_prefix('='),
+            None => None,
+        };
+        if let Some(s) = v.and_then(|v| v.parse::<f64>().ok()) {
+            secs = s;
+        }
+    }
+    Duration::from_secs_f64(secs.clamp(1.0, 86_400.0)) * 3 + Duration::from_secs(30)
 }
 
 /// The fact lists a text answer pages through (those a bundle pages, DESIGN §5).
