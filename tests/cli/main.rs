@@ -14,6 +14,7 @@ mod relocation;
 mod rename_file;
 mod reward;
 mod schemas;
+mod sdk;
 mod selectors;
 mod servers;
 mod support;

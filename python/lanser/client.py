@@ -1,0 +1,456 @@
+"""The client: one long-lived `lanser batch --in - --out -` process per workspace (through
+the workspace's warm daemon unless `daemon=False`), one request line in, one bundle line out,
+in order. Every method returns the bundle `lanser <cmd> --json` prints for the same request.
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterable, Iterator, Optional, Union
+
+from ._bin import child_env, find_lanser_bin
+
+Request = Union[dict, str]
+
+
+class Bundle:
+    """An Analysis Bundle. `raw` is the bundle as a dict; `line` the exact JCS line lanser
+    printed (the bytes `bundle_id` hashes)."""
+
+    __slots__ = ("raw", "line")
+
+    def __init__(self, line: str):
+        self.line = line.rstrip("\n")
+        self.raw: dict = json.loads(self.line)
+
+    @property
+    def ok(self) -> bool:
+        return self.raw.get("status") == "ok"
+
+    @property
+    def bundle_id(self) -> str:
+        return self.raw["bundleId"]
+
+    @property
+    def facts(self) -> Any:
+        return self.raw.get("facts")
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.raw.get("error")
+
+    @property
+    def exit_code(self) -> int:
+        return self.raw["meta"]["exit_code"]
+
+    @property
+    def resolution(self) -> Optional[dict]:
+        return self.raw.get("resolution")
+
+    @property
+    def edits(self) -> dict:
+        return self.raw.get("edits") or {}
+
+    @property
+    def process_reward(self) -> Optional[dict]:
+        return self.raw.get("processReward")
+
+    def __repr__(self) -> str:
+        what = self.raw.get("request", {}).get("cmd")
+        return f"<Bundle {what} {self.raw.get('status')} {self.bundle_id[:19]}>"
+
+
+class LanserError(Exception):
+    """A bundle whose status is `error` (or a lanser process that stopped answering):
+    `code` (E/NOT_FOUND, ...), `exit_code` (lanser's documented exit code), `message`, and
+    the error `bundle` (None when there is none)."""
+
+    def __init__(self, code: str, exit_code: int, message: str, bundle: Optional[Bundle] = None):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.exit_code = exit_code
+        self.message = message
+        self.bundle = bundle
+
+    @classmethod
+    def of(cls, bundle: Bundle) -> "LanserError":
+        e = bundle.error or {}
+        return cls(e.get("code", "E/INTERNAL"), bundle.exit_code, e.get("message", ""), bundle)
+
+
+def _req(cmd: str, selector: Any = None, **args) -> dict:
+    line: dict = {"cmd": cmd}
+    if selector is not None:
+        line["selector"] = selector
+    args = {k: v for k, v in args.items() if v is not None and v is not False}
+    if args:
+        line["args"] = args
+    return line
+
+
+def _text(request: Request) -> str:
+    if isinstance(request, str):
+        return request.strip()
+    return json.dumps(request, separators=(",", ":"), ensure_ascii=False)
+
+
+def patch_file(diff: str) -> str:
+    """A file holding `diff`, named by its content (the same diff, the same path: the path is
+    part of the bundle's request, so the same patch gives the same bundleId)."""
+    d = Path(tempfile.gettempdir()) / "lanser-patches"
+    d.mkdir(parents=True, exist_ok=True)
+    p = d / (hashlib.sha256(diff.encode()).hexdigest() + ".diff")
+    if not p.exists():
+        tmp = p.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(diff)
+        os.replace(tmp, p)
+    return str(p)
+
+
+class _Requests:
+    """The request line of each method (shared by the sync and async clients)."""
+
+    @staticmethod
+    def _definition(sel):
+        return _req("def", sel)
+
+    @staticmethod
+    def _references(sel, exclude_declaration=False):
+        return _req("refs", sel, **{"exclude-declaration": exclude_declaration})
+
+    @staticmethod
+    def _calls(sel, incoming=False, outgoing=False):
+        return _req("calls", sel, incoming=incoming, outgoing=outgoing)
+
+    @staticmethod
+    def _symbols(file=None, query=None):
+        return _req("symbols", file=file, query=query)
+
+    @staticmethod
+    def _diagnostics(targets):
+        return _req("diag", targets=list(targets) or None)
+
+    @staticmethod
+    def _request(method, payload=None, target=None):
+        p = None if payload is None else json.dumps(payload, separators=(",", ":"))
+        return _req("request", method=method, payload=p, target=target)
+
+    @staticmethod
+    def _rename(sel, new_name, apply=False, allow_dirty=False):
+        return _req("rename", sel, new_name=new_name, apply=apply, **{"allow-dirty": allow_dirty})
+
+    @staticmethod
+    def _rename_file(src, dst, apply=False, allow_dirty=False):
+        return _req("rename-file", src=src, dst=dst, apply=apply, **{"allow-dirty": allow_dirty})
+
+    @staticmethod
+    def _code_actions(sel, kind=None, apply=None, dry_run=False, allow_dirty=False):
+        pick = None if apply is None else str(apply)
+        return _req("code-actions", sel, kind=kind, apply=pick,
+                    **{"dry-run": dry_run and pick is not None, "allow-dirty": allow_dirty})
+
+    @staticmethod
+    def _check_patch(diff):
+        return _req("check", patch=patch_file(diff))
+
+
+def _argv(workspace, lanser_bin, daemon, jobs, args) -> list:
+    argv = [lanser_bin or find_lanser_bin(), "batch", "--in", "-", "--out", "-",
+            "--workspace", str(workspace)]
+    if not daemon:
+        argv.append("--no-daemon")
+    if jobs and jobs > 1:
+        argv += ["--jobs", str(jobs)]
+    return argv + list(args)
+
+
+class Lanser(_Requests):
+    """A warm lanser session over `workspace` (a context manager). Methods return a
+    :class:`Bundle`; an error bundle raises :class:`LanserError` unless `check=False`.
+
+    `daemon=False` answers in the batch process itself; `jobs` > 1 runs that many requests
+    at once (in-process); `args` adds global flags (`["--timeout", "30"]`)."""
+
+    def __init__(self, workspace, *, lanser_bin: Optional[str] = None, daemon: bool = True,
+                 jobs: int = 1, args: Iterable[str] = (), env: Optional[dict] = None):
+        self.workspace = Path(workspace)
+        self._argv = _argv(workspace, lanser_bin, daemon, jobs, args)
+        self._env = child_env(env)
+        self._lock = threading.Lock()
+        self._stderr: collections.deque = collections.deque(maxlen=40)
+        self._proc: Optional[subprocess.Popen] = None
+
+    def _start(self) -> subprocess.Popen:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = subprocess.Popen(self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                                          bufsize=1, env=self._env)
+            threading.Thread(target=self._drain, args=(self._proc,), daemon=True).start()
+        return self._proc
+
+    def _drain(self, proc):
+        for line in proc.stderr:
+            self._stderr.append(line.rstrip("\n"))
+
+    def _lost(self) -> LanserError:
+        tail = "; ".join(list(self._stderr)[-3:]) or "no message"
+        return LanserError("E/INTERNAL", 1, f"the lanser process stopped answering ({tail})")
+
+    def ask(self, request: Request, check: bool = True) -> Bundle:
+        """Any `lanser batch` request line (a dict or its JSON text)."""
+        with self._lock:
+            proc = self._start()
+            try:
+                proc.stdin.write(_text(request) + "\n")
+                proc.stdin.flush()
+                out = proc.stdout.readline()
+            except (BrokenPipeError, OSError):
+                out = ""
+            if not out:
+                self._proc = None
+                raise self._lost()
+        b = Bundle(out)
+        if check and not b.ok:
+            raise LanserError.of(b)
+        return b
+
+    def batch(self, requests: Iterable[Request]) -> Iterator[Bundle]:
+        """Every request's bundle, streamed in order (errors are bundles here, not raised)."""
+        with self._lock:
+            proc = self._start()
+            sent = [0]
+            finished = threading.Event()
+
+            def feed():
+                try:
+                    for r in requests:
+                        proc.stdin.write(_text(r) + "\n")
+                        proc.stdin.flush()
+                        sent[0] += 1
+                except (BrokenPipeError, OSError):
+                    pass
+                finally:
+                    finished.set()
+
+            writer = threading.Thread(target=feed, daemon=True)
+            writer.start()
+            got = 0
+            while not (finished.is_set() and got == sent[0]):
+                if got == sent[0]:
+                    finished.wait(0.005)
+                    continue
+                out = proc.stdout.readline()
+                if not out:
+                    self._proc = None
+                    raise self._lost()
+                got += 1
+                yield Bundle(out)
+            writer.join()
+
+    # The actions. `sel` is any lanser selector (see lanser.sel) or PositionSpec dict.
+    def definition(self, sel, check=True):
+        return self.ask(self._definition(sel), check)
+
+    def type_definition(self, sel, check=True):
+        return self.ask(_req("type-def", sel), check)
+
+    def references(self, sel, exclude_declaration=False, check=True):
+        return self.ask(self._references(sel, exclude_declaration), check)
+
+    def hover(self, sel, check=True):
+        return self.ask(_req("hover", sel), check)
+
+    def implementation(self, sel, check=True):
+        return self.ask(_req("impl", sel), check)
+
+    def highlight(self, sel, check=True):
+        return self.ask(_req("highlight", sel), check)
+
+    def signature(self, sel, check=True):
+        return self.ask(_req("signature", sel), check)
+
+    def calls(self, sel, incoming=False, outgoing=False, check=True):
+        return self.ask(self._calls(sel, incoming, outgoing), check)
+
+    def locate(self, sel, preview=False, check=True):
+        return self.ask(_req("locate", sel, preview=preview), check)
+
+    def symbols(self, file=None, query=None, check=True):
+        return self.ask(self._symbols(file, query), check)
+
+    def diagnostics(self, *targets, check=True):
+        return self.ask(self._diagnostics(targets), check)
+
+    def capabilities(self, check=True):
+        return self.ask(_req("capabilities"), check)
+
+    def request(self, method, payload=None, target=None, check=True):
+        return self.ask(self._request(method, payload, target), check)
+
+    def rename(self, sel, new_name, apply=False, allow_dirty=False, check=True):
+        return self.ask(self._rename(sel, new_name, apply, allow_dirty), check)
+
+    def rename_file(self, src, dst, apply=False, allow_dirty=False, check=True):
+        return self.ask(self._rename_file(src, dst, apply, allow_dirty), check)
+
+    def code_actions(self, sel, kind=None, apply=None, dry_run=False, allow_dirty=False, check=True):
+        return self.ask(self._code_actions(sel, kind, apply, dry_run, allow_dirty), check)
+
+    def check_patch(self, diff: str, check=True):
+        """The diagnostics a unified diff would add or remove, measured in memory (nothing is
+        written), with the step's process reward."""
+        return self.ask(self._check_patch(diff), check)
+
+    def close(self):
+        with self._lock:
+            if self._proc is not None:
+                try:
+                    self._proc.stdin.close()
+                    self._proc.wait(timeout=60)
+                except Exception:
+                    self._proc.kill()
+                self._proc = None
+
+    def __enter__(self):
+        self._start()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class AsyncLanser(_Requests):
+    """:class:`Lanser` for asyncio: the same methods, awaitable; concurrent calls are
+    pipelined over the one process (answers come back in order; `jobs` > 1 computes several
+    at once, in-process)."""
+
+    def __init__(self, workspace, *, lanser_bin: Optional[str] = None, daemon: bool = True,
+                 jobs: int = 1, args: Iterable[str] = (), env: Optional[dict] = None):
+        self.workspace = Path(workspace)
+        self._argv = _argv(workspace, lanser_bin, daemon, jobs, args)
+        self._env = child_env(env)
+        self._proc = None
+        self._pending: collections.deque = collections.deque()
+        self._write = asyncio.Lock()
+        self._reader = None
+        self._stderr: collections.deque = collections.deque(maxlen=40)
+
+    async def _start(self):
+        if self._proc is None or self._proc.returncode is not None:
+            self._proc = await asyncio.create_subprocess_exec(
+                *self._argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, env=self._env, limit=1 << 30)
+            self._reader = asyncio.create_task(self._read(self._proc))
+            asyncio.create_task(self._drain(self._proc))
+        return self._proc
+
+    async def _drain(self, proc):
+        async for line in proc.stderr:
+            self._stderr.append(line.decode(errors="replace").rstrip("\n"))
+
+    async def _read(self, proc):
+        while True:
+            out = await proc.stdout.readline()
+            if not out:
+                break
+            fut = self._pending.popleft()
+            if not fut.done():
+                fut.set_result(out.decode())
+        tail = "; ".join(list(self._stderr)[-3:]) or "no message"
+        while self._pending:
+            fut = self._pending.popleft()
+            if not fut.done():
+                fut.set_exception(LanserError("E/INTERNAL", 1, f"the lanser process stopped answering ({tail})"))
+
+    async def ask(self, request: Request, check: bool = True) -> Bundle:
+        fut = asyncio.get_running_loop().create_future()
+        async with self._write:
+            proc = await self._start()
+            self._pending.append(fut)
+            proc.stdin.write((_text(request) + "\n").encode())
+            await proc.stdin.drain()
+        b = Bundle(await fut)
+        if check and not b.ok:
+            raise LanserError.of(b)
+        return b
+
+    async def batch(self, requests: Iterable[Request]) -> AsyncIterator[Bundle]:
+        futs = [asyncio.ensure_future(self.ask(r, check=False)) for r in requests]
+        for f in futs:
+            yield await f
+
+    async def definition(self, sel, check=True):
+        return await self.ask(self._definition(sel), check)
+
+    async def type_definition(self, sel, check=True):
+        return await self.ask(_req("type-def", sel), check)
+
+    async def references(self, sel, exclude_declaration=False, check=True):
+        return await self.ask(self._references(sel, exclude_declaration), check)
+
+    async def hover(self, sel, check=True):
+        return await self.ask(_req("hover", sel), check)
+
+    async def implementation(self, sel, check=True):
+        return await self.ask(_req("impl", sel), check)
+
+    async def highlight(self, sel, check=True):
+        return await self.ask(_req("highlight", sel), check)
+
+    async def signature(self, sel, check=True):
+        return await self.ask(_req("signature", sel), check)
+
+    async def calls(self, sel, incoming=False, outgoing=False, check=True):
+        return await self.ask(self._calls(sel, incoming, outgoing), check)
+
+    async def locate(self, sel, preview=False, check=True):
+        return await self.ask(_req("locate", sel, preview=preview), check)
+
+    async def symbols(self, file=None, query=None, check=True):
+        return await self.ask(self._symbols(file, query), check)
+
+    async def diagnostics(self, *targets, check=True):
+        return await self.ask(self._diagnostics(targets), check)
+
+    async def capabilities(self, check=True):
+        return await self.ask(_req("capabilities"), check)
+
+    async def request(self, method, payload=None, target=None, check=True):
+        return await self.ask(self._request(method, payload, target), check)
+
+    async def rename(self, sel, new_name, apply=False, allow_dirty=False, check=True):
+        return await self.ask(self._rename(sel, new_name, apply, allow_dirty), check)
+
+    async def rename_file(self, src, dst, apply=False, allow_dirty=False, check=True):
+        return await self.ask(self._rename_file(src, dst, apply, allow_dirty), check)
+
+    async def code_actions(self, sel, kind=None, apply=None, dry_run=False, allow_dirty=False, check=True):
+        return await self.ask(self._code_actions(sel, kind, apply, dry_run, allow_dirty), check)
+
+    async def check_patch(self, diff: str, check=True):
+        return await self.ask(self._check_patch(diff), check)
+
+    async def close(self):
+        if self._proc is not None and self._proc.returncode is None:
+            self._proc.stdin.close()
+            try:
+                await asyncio.wait_for(self._proc.wait(), 60)
+            except asyncio.TimeoutError:
+                self._proc.kill()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)
+        self._proc = None
+
+    async def __aenter__(self):
+        await self._start()
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.close()

@@ -1,0 +1,184 @@
+"""The Python SDK against the CLI, on fixture projects with the real pinned Pyright."""
+import asyncio
+import json
+import subprocess
+import threading
+
+import pytest
+
+import lanser
+from lanser import sel
+from lanser.client import patch_file
+from conftest import REPO, git
+
+UNITS = "src/shapes/units.py"
+
+
+def a_patch(ws) -> str:
+    p = ws.root / UNITS
+    old = p.read_text()
+    p.write_text(old.replace("return round(value, PRECISION)", "return round(value, PRECISION) + undefined_name"))
+    diff = subprocess.run(["git", "diff"], cwd=ws.root, capture_output=True, text=True).stdout
+    p.write_text(old)
+    assert "undefined_name" in diff
+    return diff
+
+
+def test_every_method_returns_the_cli_bundle(make_ws):
+    ws = make_ws("srcpkg")
+    conv = ws.line_of(UNITS, "def convert(")
+    intl = ws.line_of("src/shapes/intl.py", "result = convert(")
+    at = f"{UNITS}@L{conv}:convert"
+    call = f"src/shapes/intl.py@L{intl}:convert"
+    diff = a_patch(ws)
+    cases = [
+        (lambda s: s.definition(call), ["def", call]),
+        (lambda s: s.type_definition("src/shapes/broken.py@L6:circle"), ["type-def", "src/shapes/broken.py@L6:circle"]),
+        (lambda s: s.references(at), ["refs", at]),
+        (lambda s: s.references(at, exclude_declaration=True), ["refs", at, "--exclude-declaration"]),
+        (lambda s: s.hover(call), ["hover", call]),
+        (lambda s: s.highlight(at), ["highlight", at]),
+        (lambda s: s.signature(f"src/shapes/intl.py@L{intl}:C33"), ["signature", f"src/shapes/intl.py@L{intl}:C33"]),
+        (lambda s: s.calls(at, incoming=True), ["calls", at, "--incoming"]),
+        (lambda s: s.locate("py://shapes.units#convert:sig", preview=True), ["locate", "py://shapes.units#convert:sig", "--preview"]),
+        (lambda s: s.symbols(file=UNITS), ["symbols", UNITS]),
+        (lambda s: s.symbols(query="convert"), ["symbols", "--query", "convert"]),
+        (lambda s: s.diagnostics("src/shapes/*.py"), ["diag", "src/shapes/*.py"]),
+        (lambda s: s.capabilities(), ["capabilities"]),
+        (lambda s: s.request("textDocument/documentSymbol", target=UNITS), ["request", "textDocument/documentSymbol", UNITS]),
+        (lambda s: s.request("workspace/symbol", {"query": "convert"}), ["request", "workspace/symbol", "--payload", '{"query":"convert"}']),
+        (lambda s: s.rename(at, "to_unit"), ["rename", at, "to_unit"]),
+        (lambda s: s.rename_file(UNITS, "src/shapes/measure.py"), ["rename-file", UNITS, "src/shapes/measure.py"]),
+        (lambda s: s.code_actions(at), ["code-actions", at]),
+        (lambda s: s.check_patch(diff), ["check", "--patch", patch_file(diff)]),
+        (lambda s: s.implementation(at, check=False), ["impl", at]),
+    ]
+    before = ws.files()
+    with lanser.Lanser(ws.root) as s:
+        got = [f(s) for f, _ in cases]
+    for (_, argv), b in zip(cases, got):
+        want = ws.bundle(*argv)
+        assert b.raw == want, argv
+        assert b.bundle_id == want["bundleId"]
+        assert json.loads(b.line) == want
+    assert got[-2].facts["after"] == got[-2].facts["before"] + 1
+    assert ws.files() == before  # previews and check write nothing
+
+
+def test_errors_raise_with_the_documented_exit_code(make_ws):
+    ws = make_ws("demo")
+    with lanser.Lanser(ws.root) as s:
+        with pytest.raises(lanser.LanserError) as e:
+            s.definition("missing.py@L1:C1")
+        assert (e.value.code, e.value.exit_code) == ("E/NOT_FOUND", 3)
+        assert e.value.bundle.raw == ws.bundle("def", "missing.py@L1:C1")
+        with pytest.raises(lanser.LanserError) as e:
+            s.definition("cli.py@L17:")
+        assert e.value.exit_code == 2 and e.value.code == "E/BAD_SELECTOR_SYNTAX"
+        b = s.definition("missing.py@L1:C1", check=False)
+        assert not b.ok and b.exit_code == 3
+        assert s.definition("cli.py@L17:add_item").ok
+
+
+def test_batch_streams_in_order(make_ws):
+    ws = make_ws("demo")
+    got_first = threading.Event()
+    lines = [{"cmd": "locate", "selector": f"cli.py@L{n}:C1"} for n in range(1, 8)]
+    lines.insert(3, {"cmd": "def", "selector": "nope.py@L1:C1"})
+
+    def requests():
+        yield lines[0]
+        # The second request is written only once the first answer came back: a batch that
+        # waited for its whole input would stall here.
+        assert got_first.wait(120), "the first bundle did not stream back"
+        yield from lines[1:]
+
+    with lanser.Lanser(ws.root) as s:
+        out = []
+        for b in s.batch(requests()):
+            got_first.set()
+            out.append(b)
+        assert len(out) == len(lines)
+        for req, b in zip(lines, out):
+            assert b.raw["request"]["cmd"] == req["cmd"]
+            assert b.raw["resolution"] is None or b.raw["resolution"]["original"] == req["selector"]
+        assert out[3].error["code"] == "E/NOT_FOUND"
+        alone = [s.ask(l, check=False) for l in lines]
+    assert [b.line for b in out] == [b.line for b in alone]
+
+
+def test_async_client_answers_concurrent_calls(make_ws):
+    ws = make_ws("srcpkg")
+    conv = ws.line_of(UNITS, "def convert(")
+    at = f"{UNITS}@L{conv}:convert"
+
+    async def go():
+        async with lanser.AsyncLanser(ws.root) as s:
+            together = await asyncio.gather(
+                s.references(at), s.hover(at), s.symbols(file=UNITS), s.locate("py://shapes.units#convert"),
+                s.diagnostics(UNITS), s.definition(f"{UNITS}@L{conv + 3}:factor"))
+            alone = [await s.references(at), await s.hover(at), await s.symbols(file=UNITS),
+                     await s.locate("py://shapes.units#convert"), await s.diagnostics(UNITS),
+                     await s.definition(f"{UNITS}@L{conv + 3}:factor")]
+            with pytest.raises(lanser.LanserError):
+                await s.definition("nope.py@L1:C1")
+            streamed = [b async for b in s.batch([{"cmd": "hover", "selector": at}, {"cmd": "locate", "selector": at}])]
+            return together, alone, streamed
+
+    together, alone, streamed = asyncio.run(go())
+    assert [b.line for b in together] == [b.line for b in alone]
+    assert together[0].raw == ws.bundle("refs", at)
+    assert [b.raw["request"]["cmd"] for b in streamed] == ["hover", "locate"]
+
+
+def test_a_crashing_server_is_an_error_and_the_session_goes_on(make_ws):
+    ws = make_ws("srcpkg")
+    fake = f"python3 {REPO / 'tests' / 'fake_lsp.py'} crash"
+    with lanser.Lanser(ws.root, args=["--server-cmd", fake, "--timeout", "5"]) as s:
+        for _ in range(2):
+            with pytest.raises(lanser.LanserError) as e:
+                s.definition(f"{UNITS}@L13:convert")
+            assert (e.value.code, e.value.exit_code) == ("E/LS_CRASH", 65), e.value
+        assert s.locate("py://shapes.units#convert").ok
+
+
+def test_selector_helpers_print_the_canonical_form(make_ws):
+    ws = make_ws("srcpkg")
+    conv = ws.line_of(UNITS, "def convert(")
+    forms = [
+        sel.cursor(UNITS, conv, 5),
+        sel.name(UNITS, conv, "convert"),
+        sel.name(UNITS, conv + 2, "unit", 1),
+        sel.span(UNITS, (conv, 5), (conv, 12)),
+        sel.symbol("shapes.units", "convert", "sig"),
+        sel.symbol("shapes.units", "convert"),
+        sel.ast("shapes.units", [("def", "convert")], ("call", 1)),
+        sel.anchor(UNITS, "def convert("),
+    ]
+    with lanser.Lanser(ws.root) as s:
+        for f in forms:
+            b = s.locate(f)
+            assert b.resolution["original"] == f, (f, b.resolution["original"])
+
+
+def test_score_patch_and_the_trainer_tool_agree_with_check(make_ws):
+    ws = make_ws("srcpkg")
+    diff = a_patch(ws)
+    want = ws.bundle("check", "--patch", patch_file(diff))
+    score = lanser.reward.score_patch(ws.root, diff)
+    assert score["bundleId"] == want["bundleId"]
+    assert score["r"] == want["processReward"]["r"] and score["r"] < 0.4
+    tool = lanser.reward.LanserRewardTool({"workspace": str(ws.root)})
+
+    async def go():
+        iid = await tool.create()
+        text, r, meta = await tool.execute(iid, {"patch": diff})
+        return text, r, meta, await tool.calc_reward(iid)
+
+    try:
+        text, r, meta, final = asyncio.run(go())
+    finally:
+        tool.close()
+    assert r == final == score["r"] and meta["bundleId"] == want["bundleId"]
+    assert "after" in text
+    assert tool.get_openai_tool_schema()["function"]["parameters"]["required"] == ["patch"]
