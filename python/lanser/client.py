@@ -62,6 +62,24 @@ class Bundle:
     def process_reward(self) -> Optional[dict]:
         return self.raw.get("processReward")
 
+    def typed(self):
+        """The bundle as the generated pydantic model (`lanser._facts`, from
+        schemas/bundle.schema.json; needs pydantic: `pip install lanser[types]`)."""
+        from ._facts import LanserAnalysisBundle
+
+        return LanserAnalysisBundle.model_validate(self.raw)
+
+    def typed_facts(self):
+        """The facts as their command's generated model (`DefFacts`, `RefsFacts`, ...);
+        None for an error bundle."""
+        from . import _facts
+
+        if self.raw.get("facts") is None:
+            return None
+        cmd = self.raw["request"]["cmd"]
+        cls = getattr(_facts, "".join(w.capitalize() for w in cmd.split("-")) + "Facts")
+        return cls.model_validate(self.raw["facts"])
+
     def __repr__(self) -> str:
         what = self.raw.get("request", {}).get("cmd")
         return f"<Bundle {what} {self.raw.get('status')} {self.bundle_id[:19]}>"
