@@ -12,6 +12,14 @@ the first textDocument/* request, misbehaves according to MODE:
   garbage   write a frame with a malformed Content-Length header, then wait
   noisy     print stray text on stdout before every frame, and answer null
 
+  diagfail  say the project is loaded and answer pull diagnostics with no items, except for a
+            file whose name contains "deep": an internal error (-32603) "Maximum call stack
+            size exceeded", as a parser overflowing on deep nesting answers
+
+  slow      say the project is loaded; hold every textDocument/definition for 10 s, unless a
+            $/cancelRequest names it first: then answer RequestCancelled at once and append
+            "cancelled <id>" to the file $FAKE_LSP_LOG
+
 and one cooperative mode, for the path Pyright does not take:
 
   willrename  advertise workspace.fileOperations.willRename/didRename, say the project is
@@ -19,6 +27,7 @@ and one cooperative mode, for the path Pyright does not take:
               tests/test_units.py (line 3 becomes "import shapes.sub.units  # by the server")
 """
 import json
+import os
 import sys
 import time
 
@@ -48,6 +57,57 @@ def read():
     return json.loads(sys.stdin.buffer.read(length))
 
 
+def slow_mode():
+    """Messages come from a reader thread, so a held request can be answered later."""
+    import queue
+    import threading
+
+    inbox = queue.Queue()
+
+    def reader():
+        while True:
+            inbox.put(read())
+
+    threading.Thread(target=reader, daemon=True).start()
+    held = {}
+    while True:
+        now = time.time()
+        for mid, due in list(held.items()):
+            if due <= now:
+                del held[mid]
+                send({"jsonrpc": "2.0", "id": mid, "result": None})
+        try:
+            msg = inbox.get(timeout=0.05)
+        except queue.Empty:
+            continue
+        method, mid = msg.get("method"), msg.get("id")
+        if method == "initialize":
+            send({"jsonrpc": "2.0", "id": mid, "result": {
+                "capabilities": {"definitionProvider": True},
+                "serverInfo": {"name": "fake-lsp", "version": "0.0.1"}}})
+        elif method == "initialized":
+            send({"jsonrpc": "2.0", "method": "window/logMessage",
+                  "params": {"type": 3, "message": "Found 1 source file"}})
+        elif method == "$/cancelRequest":
+            cid = msg["params"]["id"]
+            if cid in held:
+                del held[cid]
+                send({"jsonrpc": "2.0", "id": cid, "error": {"code": -32800, "message": "cancelled"}})
+                with open(os.environ["FAKE_LSP_LOG"], "a") as f:
+                    f.write(f"cancelled {cid}\n")
+        elif method == "textDocument/definition":
+            held[mid] = time.time() + 10
+        elif method == "shutdown":
+            send({"jsonrpc": "2.0", "id": mid, "result": None})
+        elif method == "exit":
+            sys.exit(0)
+        elif mid is not None:
+            send({"jsonrpc": "2.0", "id": mid, "result": None})
+
+
+if MODE == "slow":
+    slow_mode()
+
 while True:
     msg = read()
     method, mid = msg.get("method"), msg.get("id")
@@ -60,7 +120,7 @@ while True:
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "capabilities": caps,
             "serverInfo": {"name": "fake-lsp", "version": "0.0.1"}}})
-    elif method == "initialized" and MODE == "willrename":
+    elif method == "initialized" and MODE in ("willrename", "diagfail"):
         send({"jsonrpc": "2.0", "method": "window/logMessage",
               "params": {"type": 3, "message": "Found 1 source file"}})
     elif method == "workspace/willRenameFiles":
@@ -72,6 +132,12 @@ while True:
         send({"jsonrpc": "2.0", "id": mid, "result": None})
     elif method == "exit":
         sys.exit(0)
+    elif mid is not None and method == "textDocument/diagnostic" and MODE == "diagfail":
+        if "deep" in msg["params"]["textDocument"]["uri"]:
+            send({"jsonrpc": "2.0", "id": mid, "error": {
+                "code": -32603, "message": "RangeError: Maximum call stack size exceeded\n    at parse"}})
+        else:
+            send({"jsonrpc": "2.0", "id": mid, "result": {"kind": "full", "items": []}})
     elif mid is not None and method.startswith("textDocument/"):
         if MODE == "crash":
             sys.stderr.write("fake-lsp: simulated crash\n")

@@ -27,6 +27,14 @@ class DiagCounts(BaseModel):
     warning: conint(ge=0)
 
 
+class DiagFailure(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    message: str = Field(..., description='What the server answered, on one line.')
+    path: str
+
+
 class DurableSelectors(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -453,6 +461,10 @@ class DiagFacts(BaseModel):
     )
     counts: DiagCounts
     diagnostics: list[dict[str, Any]]
+    failed: list[DiagFailure] | None = Field(
+        None,
+        description='Files the server refused to check (its error answer), when any: every other file is\nreported, and `meta.complete` is false.',
+    )
     files: list[Any]
     provenance: Provenance
 

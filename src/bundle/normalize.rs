@@ -308,6 +308,32 @@ impl<'a> Normalizer<'a> {
     }
 
     /// Diagnostics of one file, sorted.
+    /// A diagnostic's message with this machine's paths taken out, so a copy of the workspace
+    /// elsewhere gives the same bytes: workspace files relative to the root (as Pyright names
+    /// them in import cycles and internal errors), and a server's own install from
+    /// `node_modules/` on. The JavaScript stack frames of an internal error go too: where a
+    /// stack overflows varies from run to run.
+    fn message(&self, text: &str) -> String {
+        if !text.contains('/') {
+            return text.to_string();
+        }
+        let mut out = match text.contains("\n    at ") {
+            true => text
+                .split('\n')
+                .filter(|l| !l.starts_with("    at "))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            false => text.to_string(),
+        };
+        let root = self.ws.root.to_string_lossy();
+        if !root.is_empty() && out.contains(root.as_ref()) {
+            out = out
+                .replace(&format!("{root}/"), "")
+                .replace(root.as_ref(), ".");
+        }
+        strip_install_prefixes(&out)
+    }
+
     pub fn diagnostics(&mut self, uri: &str, items: &[Value]) -> Vec<Value> {
         let mut out: Vec<Value> = items
             .iter()
@@ -325,7 +351,7 @@ impl<'a> Normalizer<'a> {
                     "severity": severity(d.get("severity").and_then(Value::as_u64)),
                     "code": code,
                     "source": d.get("source").and_then(Value::as_str),
-                    "message": d.get("message").and_then(Value::as_str).unwrap_or_default(),
+                    "message": self.message(d.get("message").and_then(Value::as_str).unwrap_or_default()),
                     "selector": loc.selector,
                 });
                 if let Some(io) = loc.io_range {
@@ -338,6 +364,33 @@ impl<'a> Normalizer<'a> {
         out.dedup();
         out
     }
+}
+
+/// `… (/any/where/node_modules/pyright/x.js:1:2)` → `… (node_modules/pyright/x.js:1:2)`.
+fn strip_install_prefixes(text: &str) -> String {
+    const MARK: &str = "/node_modules/";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(MARK) {
+        let head = &rest[..at];
+        let start = head
+            .rfind(|c: char| c.is_whitespace() || matches!(c, '(' | '"' | '\'' | '`'))
+            .map_or(0, |i| i + 1);
+        match head[start..].starts_with('/') {
+            // An absolute path: keep it from `node_modules/` on.
+            true => {
+                out.push_str(&head[..start]);
+                out.push_str(&MARK[1..]);
+            }
+            false => {
+                out.push_str(head);
+                out.push_str(MARK);
+            }
+        }
+        rest = &rest[at + MARK.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn marked_string(language: Option<&Value>, value: Option<&Value>) -> String {
@@ -379,6 +432,16 @@ pub fn sort_by_location(items: &mut [Value]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn install_prefixes_are_stripped_from_messages() {
+        let t = "RangeError: x\n    at k.f (/root/.cache/lanser/pyright/1.1.407/node_modules/pyright/dist/p.js:3:1)\n    at g (/opt/node_modules/a/node_modules/b.js:1:1)";
+        assert_eq!(
+            strip_install_prefixes(t),
+            "RangeError: x\n    at k.f (node_modules/pyright/dist/p.js:3:1)\n    at g (node_modules/a/node_modules/b.js:1:1)"
+        );
+        assert_eq!(strip_install_prefixes("no paths here"), "no paths here");
+    }
 
     #[test]
     fn locations_are_sorted_and_deduplicated() {

@@ -1,7 +1,7 @@
 //! `lanser diag [FILE|GLOB …]`: diagnostics per file, pulled (`textDocument/diagnostic`)
 //! after the project has loaded; no target means every Python file of the workspace.
 
-use crate::error::{LanserError, Result};
+use crate::error::{ErrorCode, LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -39,12 +39,21 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
 
 pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
     let files = files(o, targets)?;
-    let complete = o.wait_ready().await?;
-    let mut diagnostics: Vec<Value> = crate::speculate::pull(o, &files)
-        .await?
-        .into_values()
-        .flatten()
-        .collect();
+    let ready = o.wait_ready().await?;
+    // A file the server refuses to check (its own error answer, e.g. a parser's stack
+    // overflow) is named in `failed`; every other file is still reported. A crash or a
+    // timeout ends the request as before.
+    let (mut diagnostics, mut failed) = (Vec::new(), Vec::new());
+    for rel in &files {
+        match crate::speculate::pull(o, std::slice::from_ref(rel)).await {
+            Ok(map) => diagnostics.extend(map.into_values().flatten()),
+            Err(e) if e.code == ErrorCode::Internal => {
+                failed.push(json!({"path": rel, "message": e.message}))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let complete = ready && failed.is_empty();
     crate::bundle::normalize::sort_by_location(&mut diagnostics);
     let count = |sev: &str| diagnostics.iter().filter(|d| d["severity"] == sev).count();
     let counts = json!({
@@ -53,13 +62,17 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
         "information": count("information"),
         "hint": count("hint"),
     });
+    let mut facts = json!({
+        "files": files,
+        "diagnostics": diagnostics,
+        "counts": counts,
+        "provenance": "lsp",
+    });
+    if !failed.is_empty() {
+        facts["failed"] = Value::Array(failed);
+    }
     Ok(Outcome {
-        facts: json!({
-            "files": files,
-            "diagnostics": diagnostics,
-            "counts": counts,
-            "provenance": "lsp",
-        }),
+        facts,
         resolution: None,
         complete,
         edits: None,

@@ -120,6 +120,11 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
             }
         }
         "diag" => {
+            for f in array(facts, "failed") {
+                let path = f.get("path").and_then(Value::as_str).unwrap_or_default();
+                let msg = f.get("message").and_then(Value::as_str).unwrap_or_default();
+                writeln!(out, "{path}: not checked: {msg}").ok();
+            }
             for d in array(facts, "diagnostics") {
                 if let Some((path, line, col)) = place(d) {
                     let sev = d.get("severity").and_then(Value::as_str).unwrap_or("error");

@@ -300,6 +300,7 @@ pub fn answer_line(
     argv: Vec<String>,
     line: String,
     wait: Duration,
+    held: Option<&client::Held>,
 ) -> std::result::Result<Option<String>, DaemonError> {
     let paths = Paths::for_root(root);
     ensure_started(root, &paths, None)?;
@@ -320,10 +321,15 @@ pub fn answer_line(
         line_no: 1,
         line,
     };
-    match ask(&remote, &msg) {
-        Reply::Bundle(jcs) => Ok(Some(jcs)),
-        Reply::Declined => Ok(None),
-        Reply::Lost(e) => Err(e),
+    let mut reply = client::exchange_held(&remote.paths, &msg, remote.wait, held);
+    if let Ok(FromDaemon::Mismatch { .. }) = reply {
+        client::wait_gone(&remote.paths);
+        reply = ensure_started(&remote.root, &remote.paths, None)
+            .and_then(|_| client::exchange_held(&remote.paths, &msg, remote.wait, held));
+    }
+    match reply? {
+        FromDaemon::Bundle { jcs } => Ok(Some(jcs)),
+        _ => Ok(None),
     }
 }
 

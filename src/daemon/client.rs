@@ -150,14 +150,36 @@ fn print_reply(reply: FromDaemon, json: bool, ws: &Workspace) -> ExitCode {
 
 /// Send one message and read the one answer.
 pub fn exchange(paths: &Paths, msg: &ToDaemon, wait: Duration) -> Result<FromDaemon, DaemonError> {
+    exchange_held(paths, msg, wait, None)
+}
+
+/// A connection another thread may shut down while [`exchange_held`] waits on it.
+pub type Held = std::sync::Mutex<Option<UnixStream>>;
+
+/// [`exchange`], with the connection in `held` while it waits, so that another thread can
+/// shut it down when the caller gives up: the daemon then drops the request (and cancels it
+/// at the server) if it only reads.
+pub fn exchange_held(
+    paths: &Paths,
+    msg: &ToDaemon,
+    wait: Duration,
+    held: Option<&Held>,
+) -> Result<FromDaemon, DaemonError> {
     let io = |e| DaemonError::io(&paths.sock, e);
     let mut stream = UnixStream::connect(&paths.sock).map_err(io)?;
     stream.set_read_timeout(Some(wait)).map_err(io)?;
+    if let Some(h) = held {
+        *h.lock().unwrap_or_else(|p| p.into_inner()) = stream.try_clone().ok();
+    }
     let mut line = serde_json::to_string(msg).map_err(|e| DaemonError::Protocol(e.to_string()))?;
     line.push('\n');
     stream.write_all(line.as_bytes()).map_err(io)?;
     let mut answer = String::new();
-    BufReader::new(&stream).read_line(&mut answer).map_err(io)?;
+    let read = BufReader::new(&stream).read_line(&mut answer);
+    if let Some(h) = held {
+        *h.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+    read.map_err(io)?;
     serde_json::from_str(&answer).map_err(|e| {
         DaemonError::Protocol(format!(
             "{e} in {:?}",

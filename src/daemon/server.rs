@@ -19,7 +19,7 @@ use crate::cli::Cli;
 use crate::commands::batch::LineParser;
 use crate::commands::Execute;
 use crate::error::{ErrorCode, LanserError};
-use crate::orchestrator::{Options, Orchestrator, Request};
+use crate::orchestrator::{Op, Options, Orchestrator, Request};
 use crate::workspace::index::Changes;
 use crate::workspace::watch::Watch;
 use crate::workspace::Workspace;
@@ -69,6 +69,19 @@ struct Daemon {
     /// Batch request lines are parsed with the CLI's definitions, built once.
     parser: RefCell<LineParser>,
     stop: Notify,
+}
+
+tokio::task_local! {
+    /// Whether the client of the connection being answered has hung up.
+    static GONE: tokio::sync::watch::Receiver<bool>;
+}
+
+/// Requests that may be dropped midway when their client hangs up: those that only read (a
+/// speculative edit, a write, a reload or a raw request may leave state behind).
+fn cancellable(op: &Op) -> bool {
+    !op.changes_server_view()
+        && !op.writes_files()
+        && !matches!(op, Op::Reload | Op::RawRequest { .. })
 }
 
 /// Run the daemon for `ws` until idle, stopped or replaced.
@@ -243,15 +256,26 @@ impl Daemon {
     async fn connection(&self, stream: UnixStream) -> std::io::Result<()> {
         let (read, mut write) = stream.into_split();
         let mut line = String::new();
-        BufReader::new(read).read_line(&mut line).await?;
+        let mut reader = BufReader::new(read);
+        reader.read_line(&mut line).await?;
         self.last.set(Instant::now());
+        // A client sends one line and waits: the end of its stream before the answer means it
+        // gave up (a cancelled MCP call, a CLI interrupted), and a read-only request still
+        // running is dropped, its server request cancelled.
+        let (hung_up, gone) = tokio::sync::watch::channel(false);
+        let watcher = tokio::task::spawn_local(async move {
+            let mut byte = [0u8; 1];
+            let _ = tokio::io::AsyncReadExt::read(&mut reader, &mut byte).await;
+            let _ = hung_up.send(true);
+        });
         let reply = match serde_json::from_str::<ToDaemon>(&line) {
-            Ok(msg) => self.handle(msg).await,
+            Ok(msg) => GONE.scope(gone, self.handle(msg)).await,
             Err(e) => FromDaemon::Failed {
                 exit: 1,
                 line: format!("lanser: daemon: unreadable request: {e}"),
             },
         };
+        watcher.abort();
         let mut text = serde_json::to_string(&reply).unwrap_or_default();
         text.push('\n');
         write.write_all(text.as_bytes()).await?;
@@ -427,7 +451,19 @@ impl Daemon {
             return Ok(Ok(jcs.clone()));
         }
         let orch = engine.orch.as_mut().expect("prepared");
-        let mut bundle = orch.execute(request).await;
+        let mut gone = GONE.try_with(|g| g.clone()).ok();
+        let mut bundle = match gone.as_mut().filter(|_| cancellable(&request.op)) {
+            Some(gone) => tokio::select! {
+                b = orch.execute(request) => b,
+                _ = gone.wait_for(|g| *g) => {
+                    return Err(LanserError::new(
+                        ErrorCode::RequestCancelled,
+                        "the client hung up before the answer",
+                    ))
+                }
+            },
+            None => orch.execute(request).await,
+        };
         if let Some(serde_json::Value::Object(timing)) = bundle.meta.timing.as_mut() {
             // Volatile and outside the hash domain, like the rest of meta.timing: which
             // snapshot of the workspace this answer saw, and what was synced before it.

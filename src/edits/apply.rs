@@ -7,8 +7,9 @@
 //! a directory fsync; on any failure roll back from the journal. A journal left behind by a
 //! killed process is rolled back by the next lanser command on that root ([`recover`]).
 //!
-//! `LANSER_TEST_KILL_AT=N` SIGKILLs the process at the Nth step boundary, for the fault
-//! injection tests.
+//! Fault injection, in debug builds only (the tests'): `LANSER_TEST_KILL_AT=N` SIGKILLs the
+//! process at the Nth step boundary, `LANSER_TEST_FAIL_AT=N` fails it there as a full disk
+//! would (ENOSPC).
 
 use super::{unified, FileChange, Plan};
 use crate::digest::sha256_tagged;
@@ -60,27 +61,42 @@ struct Intent {
 
 static STEP: AtomicUsize = AtomicUsize::new(0);
 
-/// A step boundary: where the fault-injection tests may kill the process.
-fn fault_point() {
+/// A step boundary: where the fault-injection tests may kill the process or fail the step.
+fn fault_point() -> Result<()> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
     let n = STEP.fetch_add(1, Ordering::SeqCst) + 1;
-    let target = std::env::var("LANSER_TEST_KILL_AT")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok());
-    if target == Some(n) {
+    let at = |var: &str| {
+        std::env::var(var)
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            == Some(n)
+    };
+    if at("LANSER_TEST_KILL_AT") {
         let _ = Command::new("kill")
             .args(["-9", &std::process::id().to_string()])
             .status();
         std::thread::sleep(std::time::Duration::from_secs(10));
     }
+    if at("LANSER_TEST_FAIL_AT") {
+        let e = std::io::Error::from_raw_os_error(28);
+        return Err(io(
+            &format!("injected fault at step {n}:"),
+            Path::new("(write)"),
+            e,
+        ));
+    }
+    Ok(())
 }
 
+/// The file system refused a step of an apply (permissions, a full disk, an I/O error): the
+/// documented E/FS_PERMISSIONS (71), after the rollback.
 fn io(what: &str, path: &Path, e: std::io::Error) -> LanserError {
-    let code = if e.kind() == std::io::ErrorKind::PermissionDenied {
-        ErrorCode::FsPermissions
-    } else {
-        ErrorCode::Internal
-    };
-    LanserError::new(code, format!("{what} {}: {e}", path.display()))
+    LanserError::new(
+        ErrorCode::FsPermissions,
+        format!("{what} {}: {e}", path.display()),
+    )
 }
 
 fn fsync_dir(dir: &Path) {
@@ -89,28 +105,39 @@ fn fsync_dir(dir: &Path) {
     }
 }
 
-/// Write `bytes` to `path` through a temp file in the same directory: permissions `mode`,
-/// fsync, rename(2), directory fsync.
-pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
+/// The temp file process `pid` writes `path` through, beside it.
+fn temp_path(path: &Path, pid: u32) -> PathBuf {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.lanser-tmp-{}", std::process::id()));
+    dir.join(format!(".{name}.lanser-tmp-{pid}"))
+}
+
+/// Write `bytes` to `path` through a temp file in the same directory: permissions `mode`,
+/// fsync, rename(2), directory fsync.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = temp_path(path, std::process::id());
     let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        let mut f = fs::File::create(&tmp).map_err(|e| io("cannot write", path, e))?;
+        f.write_all(bytes)
+            .map_err(|e| io("cannot write", path, e))?;
+        fault_point()?; // the temp file written
         if let Some(m) = mode {
-            f.set_permissions(fs::Permissions::from_mode(m))?;
+            f.set_permissions(fs::Permissions::from_mode(m))
+                .map_err(|e| io("cannot write", path, e))?;
         }
-        f.sync_all()?;
-        fs::rename(&tmp, path)
+        f.sync_all().map_err(|e| io("cannot write", path, e))?;
+        fault_point()?; // fsynced, not yet renamed
+        fs::rename(&tmp, path).map_err(|e| io("cannot write", path, e))
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);
-        return Err(io("cannot write", path, e));
+        return Err(e);
     }
+    fault_point()?; // renamed, the directory not yet fsynced
     fsync_dir(dir);
     Ok(())
 }
@@ -130,6 +157,31 @@ impl Journal {
         let dir = Self::path(root);
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).map_err(|e| io("cannot create journal", &dir, e))?;
+        let entries = match Self::back_up(&dir, paths) {
+            Ok(e) => e,
+            Err(e) => {
+                // Nothing was touched yet: no journal to leave behind.
+                let _ = fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        };
+        let mut j = Journal {
+            dir,
+            intent: Intent {
+                root: root.to_path_buf(),
+                pid: std::process::id(),
+                entries,
+            },
+        };
+        if let Err(e) = j.save() {
+            let _ = fs::remove_dir_all(&j.dir);
+            return Err(e);
+        }
+        Ok(j)
+    }
+
+    /// A copy of every existing file of `paths` in the journal, fsynced.
+    fn back_up(dir: &Path, paths: &[PathBuf]) -> Result<Vec<Entry>> {
         let mut entries = Vec::new();
         for (i, p) in paths.iter().enumerate() {
             match fs::metadata(p) {
@@ -154,18 +206,9 @@ impl Journal {
                     mode: None,
                 }),
             }
-            fault_point();
+            fault_point()?;
         }
-        let mut j = Journal {
-            dir,
-            intent: Intent {
-                root: root.to_path_buf(),
-                pid: std::process::id(),
-                entries,
-            },
-        };
-        j.save()?;
-        Ok(j)
+        Ok(entries)
     }
 
     fn save(&mut self) -> Result<()> {
@@ -257,6 +300,13 @@ pub fn recover(root: &Path) -> Result<Option<usize>> {
     match intent {
         Some(i) if pid_alive(i.pid) && i.pid != std::process::id() => Ok(None),
         Some(i) => {
+            // A temp file the killed process was writing, not yet renamed into place (first:
+            // it may sit in a directory the rollback removes).
+            for e in &i.entries {
+                if let Entry::Restore { path, .. } = e {
+                    let _ = fs::remove_file(temp_path(path, i.pid));
+                }
+            }
             let n = rollback_entries(&dir, &i.entries)?;
             let _ = fs::remove_dir_all(&dir);
             Ok(Some(n))
@@ -339,14 +389,12 @@ pub fn apply(root: &Path, plan: &Plan, mode: Mode) -> Result<Applied> {
         })
         .collect();
     let mut journal = Journal::begin(root, &touched)?;
-    fault_point();
-    let result = match mode {
+    let result = fault_point().and_then(|_| match mode {
         Mode::Direct => execute(plan, &mut journal),
         Mode::Git => git_apply(root, plan),
-    };
-    match result {
+    });
+    match result.and_then(|_| fault_point()) {
         Ok(()) => {
-            fault_point();
             journal.commit();
             Ok(Applied {
                 paths: plan.touched(),
@@ -410,7 +458,7 @@ fn execute(plan: &Plan, journal: &mut Journal) -> Result<()> {
                     from: from.clone(),
                     to: to.clone(),
                 })?;
-                fault_point();
+                fault_point()?;
                 fs::rename(from, to).map_err(|e| io("cannot rename", from, e))?;
                 if let Some(p) = to.parent() {
                     fsync_dir(p);
@@ -444,7 +492,7 @@ fn execute(plan: &Plan, journal: &mut Journal) -> Result<()> {
                 trash(abs, journal)?;
             }
         }
-        fault_point();
+        fault_point()?;
     }
     Ok(())
 }
@@ -460,7 +508,7 @@ fn trash(path: &Path, journal: &mut Journal) -> Result<()> {
         path: path.to_path_buf(),
         trash: trash.clone(),
     })?;
-    fault_point();
+    fault_point()?;
     fs::rename(path, &trash).map_err(|e| io("cannot move aside", path, e))
 }
 

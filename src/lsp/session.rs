@@ -268,23 +268,29 @@ impl Session {
         };
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let _ = self.transport.outgoing.send(body.to_string());
-        match tokio::time::timeout(timeout, rx).await {
+        // Until the answer comes, giving up on it (a timeout, or this future dropped: a
+        // client that cancelled) tells the server with `$/cancelRequest`.
+        let mut waiting = Waiting {
+            session: self,
+            id,
+            answered: false,
+        };
+        let answer = tokio::time::timeout(timeout, rx).await;
+        waiting.answered = answer.is_ok();
+        drop(waiting);
+        match answer {
             Ok(Ok(Ok(v))) => Ok(v),
             Ok(Ok(Err(RpcError::Server { code, message }))) => {
                 Err(server_error(method, code, &message))
             }
             Ok(Ok(Err(RpcError::Closed))) | Ok(Err(_)) => Err(self.crash_error(method)),
-            Err(_) => {
-                self.shared.lock().pending.remove(&id);
-                self.notify("$/cancelRequest", json!({ "id": id }));
-                Err(LanserError::new(
-                    ErrorCode::LsTimeout,
-                    format!(
-                        "language server did not answer {method} within {:.1} s",
-                        timeout.as_secs_f64()
-                    ),
-                ))
-            }
+            Err(_) => Err(LanserError::new(
+                ErrorCode::LsTimeout,
+                format!(
+                    "language server did not answer {method} within {:.1} s",
+                    timeout.as_secs_f64()
+                ),
+            )),
         }
     }
 
@@ -424,6 +430,24 @@ impl Session {
             .is_err()
         {
             let _ = child.kill().await;
+        }
+    }
+}
+
+/// A request sent and not yet answered: dropped unanswered, it is withdrawn from the pending
+/// table and cancelled at the server.
+struct Waiting<'a> {
+    session: &'a Session,
+    id: i64,
+    answered: bool,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.session.shared.lock().pending.remove(&self.id);
+            self.session
+                .notify("$/cancelRequest", json!({ "id": self.id }));
         }
     }
 }

@@ -9,14 +9,27 @@ use crate::bundle::{Bundle, Status};
 use crate::cli::Cli;
 use crate::commands::batch::{line_error, LineParser};
 use crate::commands::Execute;
-use crate::daemon::client::routable_line;
+use crate::daemon::client::{routable_line, Held};
 use crate::error::{LanserError, Result};
 use crate::inputs::{InputRec, Inputs};
 use crate::orchestrator::Orchestrator;
 use crate::workspace::Workspace;
 use clap::Parser;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+/// Shuts the daemon connection in it down when dropped (a no-op once the answer is read).
+struct Hangup(Arc<Held>);
+
+impl Drop for Hangup {
+    fn drop(&mut self) {
+        let stream = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(s) = stream {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
 
 /// What answers calls for one workspace.
 pub struct Answerer {
@@ -86,10 +99,15 @@ impl Answerer {
                 argv.clone(),
                 line.clone(),
             );
+            // Dropped before the answer (a cancelled call), this hangs up on the daemon, which
+            // then drops the request and cancels it at the server.
+            let hangup = Hangup(Arc::new(Held::default()));
+            let held = hangup.0.clone();
             let asked = tokio::task::spawn_blocking(move || {
-                crate::daemon::batch::answer_line(&root, &cwd, argv2, line2, timeout)
+                crate::daemon::batch::answer_line(&root, &cwd, argv2, line2, timeout, Some(&held))
             })
             .await;
+            drop(hangup);
             if let Ok(Ok(Some(jcs))) = asked {
                 return Ok(jcs);
             }

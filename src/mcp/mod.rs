@@ -83,9 +83,17 @@ impl Server {
             Err(why) => return failure(&format!("E/USAGE: {}: {why}", spec.name)),
         };
         let answer = self.answerer.answer(&call);
+        // A call that only reads stops at once when cancelled (the daemon drops it and cancels
+        // it at the server); a write finishes, so that no apply is cut in half.
+        let cancel = async {
+            match spec.read_only {
+                true => cx.ct.cancelled().await,
+                false => std::future::pending().await,
+            }
+        };
         let jcs = tokio::select! {
             r = answer => r,
-            _ = cx.ct.cancelled() => return failure("cancelled"),
+            _ = cancel => return failure("cancelled"),
             _ = progress(cx, &self.answerer.ws) => unreachable!("progress reports until the answer"),
         };
         match jcs {

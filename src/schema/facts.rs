@@ -104,6 +104,17 @@ pub struct DiagFacts {
     pub diagnostics: Vec<serde_json::Map<String, Value>>,
     pub counts: DiagCounts,
     pub provenance: Provenance,
+    /// Files the server refused to check (its error answer), when any: every other file is
+    /// reported, and `meta.complete` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<Vec<DiagFailure>>,
+}
+
+#[derive(JsonSchema)]
+pub struct DiagFailure {
+    pub path: String,
+    /// What the server answered, on one line.
+    pub message: String,
 }
 
 #[derive(JsonSchema)]

@@ -345,3 +345,98 @@ fn type_def_of_a_module_is_answered_by_a_fresh_process() {
     assert_eq!(paths, ["typeshed://stdlib/asyncio/__init__.pyi"], "{b}");
     assert_eq!(b["meta"]["complete"], true);
 }
+
+/// A file the server refuses to check (an error answer to its diagnostics pull, as Pyright's
+/// parser gives on a stack overflow) is named in `facts.failed`; every other file is reported,
+/// the bundle says it is incomplete, and nothing else changes.
+#[test]
+fn diag_reports_every_other_file_when_the_server_refuses_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    copy_tree(&fixture("srcpkg"), &ws);
+    std::fs::write(ws.join("src/shapes/deep.py"), "x = 1\n").unwrap();
+    let fake = format!(
+        "python3 {} diagfail",
+        repo().join("tests/fake_lsp.py").display()
+    );
+    let ws_s = ws.to_string_lossy().to_string();
+    let o = run(&[
+        "diag",
+        "--workspace",
+        &ws_s,
+        "--server-cmd",
+        &fake,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let b = bundle(&o);
+    assert_eq!(b["status"], "ok");
+    assert_eq!(b["meta"]["complete"], false);
+    let failed = b["facts"]["failed"].as_array().expect("failed files");
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["path"], "src/shapes/deep.py");
+    let msg = failed[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("Maximum call stack size exceeded") && !msg.contains('\n'),
+        "{msg}"
+    );
+    let files = b["facts"]["files"].as_array().unwrap();
+    assert!(files.len() > 5 && files.iter().any(|f| f == "src/shapes/units.py"));
+    // The human output names it too.
+    let o = run(&["diag", "--workspace", &ws_s, "--server-cmd", &fake]);
+    assert!(
+        stdout(&o).contains("src/shapes/deep.py: not checked: "),
+        "{}",
+        stdout(&o)
+    );
+    // Without a refused file there is no `failed` key and the answer is complete.
+    std::fs::remove_file(ws.join("src/shapes/deep.py")).unwrap();
+    let b = bundle(&run(&[
+        "diag",
+        "--workspace",
+        &ws_s,
+        "--server-cmd",
+        &fake,
+        "--json",
+    ]));
+    assert!(b["facts"].get("failed").is_none(), "{}", b["facts"]);
+    assert_eq!(b["meta"]["complete"], true);
+}
+
+/// Pyright names files by absolute path in some messages (here: its parser overflowing on
+/// 50,000 nested parentheses): the bundle names them relative to the root, and lanser's cache
+/// as `$LANSER_HOME`, so two copies of a workspace give the same bytes.
+#[test]
+fn diagnostic_messages_name_no_machine_path() {
+    let mut ids = Vec::new();
+    let mut dirs = Vec::new();
+    for _ in 0..2 {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        copy_tree(&fixture("srcpkg"), &ws);
+        let deep = format!("x = {}1{}\n", "(".repeat(50_000), ")".repeat(50_000));
+        std::fs::write(ws.join("src/shapes/deep.py"), deep).unwrap();
+        let ws_s = ws.to_string_lossy().to_string();
+        let b = bundle(&run(&[
+            "diag",
+            "src/shapes/deep.py",
+            "--workspace",
+            &ws_s,
+            "--json",
+        ]));
+        let msgs: Vec<&str> = b["facts"]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|d| d["message"].as_str())
+            .collect();
+        assert!(
+            msgs.iter().any(|m| m.contains("\"src/shapes/deep.py\"")),
+            "{msgs:?}"
+        );
+        assert!(msgs.iter().all(|m| !m.contains(&ws_s)), "{msgs:?}");
+        ids.push(b["bundleId"].clone());
+        dirs.push(dir);
+    }
+    assert_eq!(ids[0], ids[1]);
+}

@@ -436,6 +436,60 @@ fn a_kill_anywhere_inside_apply_leaves_files_wholly_old_or_wholly_new() {
     eprintln!("fault injection: {kills} kill points, each recovered to the old state");
 }
 
+/// A write that fails (ENOSPC, injected) at every step of a 4-file rename — each backup,
+/// every journal write, each temp write, fsync and rename, the commit — is rolled back by the
+/// same process: exit 71 with one line, every file wholly old, no temp file or journal left;
+/// then the uninterrupted apply writes them all.
+#[test]
+fn a_failed_write_anywhere_inside_apply_rolls_back_whole() {
+    let (_t, ws) = repo_copy("srcpkg");
+    let w = ws.to_string_lossy().into_owned();
+    let line = line_with(&ws, "src/shapes/units.py", "def convert(");
+    let sel = format!("src/shapes/units.py@L{line}:convert");
+    let old = snapshot(&ws);
+    let args = [
+        &rename_args(&w, &sel, "to_unit")[..],
+        &["--apply", "--allow-dirty"],
+    ]
+    .concat();
+    let mut failures = 0;
+    for k in 1..400 {
+        let o = lanser()
+            .args(&args)
+            .env("LANSER_TEST_FAIL_AT", k.to_string())
+            .output()
+            .unwrap();
+        let now = snapshot(&ws);
+        if o.status.success() {
+            let changed = old.keys().filter(|p| now[*p] != old[*p]).count();
+            assert_eq!(changed, 4, "the uninterrupted apply writes all four files");
+            break;
+        }
+        failures += 1;
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(71), "step {k}: {err}");
+        assert!(
+            err.contains("injected fault") && err.trim_end().lines().count() == 1,
+            "{err}"
+        );
+        assert_eq!(now, old, "step {k}: not wholly old");
+        // Nothing left for the next command to recover.
+        let l = run(&["locate", &sel, "--workspace", &w]);
+        assert!(
+            !stderr(&l).contains("rolled back"),
+            "step {k}: {}",
+            stderr(&l)
+        );
+    }
+    assert!(
+        failures >= 20,
+        "only {failures} failure points were exercised"
+    );
+    eprintln!(
+        "write-failure injection: {failures} steps, each rolled back in-process to the old state"
+    );
+}
+
 /// A selector that resolves only fuzzily (below τ) is flagged ambiguous; with
 /// `--deny-apply-on-ambiguous` the apply is refused (exit 4) and nothing is written, without it
 /// the rename goes ahead at the name the anchored header defines.

@@ -654,7 +654,7 @@ fn a_kill_anywhere_inside_a_move_rolls_back_whole() {
         "--allow-dirty",
     ];
     let mut kills = 0;
-    for k in 1..60 {
+    for k in 1..300 {
         let o = lanser()
             .args(args)
             .env("LANSER_TEST_KILL_AT", k.to_string())
@@ -676,6 +676,52 @@ fn a_kill_anywhere_inside_a_move_rolls_back_whole() {
     }
     assert!(kills >= 10, "only {kills} kill points");
     eprintln!("rename-file fault injection: {kills} kill points, each rolled back");
+}
+
+/// A write that fails (ENOSPC, injected) at every step of a move — backups, journal writes,
+/// temp writes, fsyncs, renames, directory creation, the commit — rolls back in-process: exit
+/// 71, the old tree, no created directory, nothing for the next command to recover.
+#[test]
+fn a_failed_write_anywhere_inside_a_move_rolls_back_whole() {
+    let (_t, ws) = workspace();
+    let w = ws.to_string_lossy().into_owned();
+    let old = snapshot(&ws);
+    let args = [
+        "rename-file",
+        "src/shapes/units.py",
+        "src/shapes/sub/units.py",
+        "--workspace",
+        &w,
+        "--apply",
+        "--allow-dirty",
+    ];
+    let mut failures = 0;
+    for k in 1..300 {
+        let o = lanser()
+            .args(args)
+            .env("LANSER_TEST_FAIL_AT", k.to_string())
+            .output()
+            .unwrap();
+        if o.status.success() {
+            assert!(ws.join("src/shapes/sub/units.py").is_file());
+            break;
+        }
+        failures += 1;
+        assert_eq!(o.status.code(), Some(71), "step {k}: {}", stderr(&o));
+        assert_eq!(snapshot(&ws), old, "step {k}: rolled back");
+        assert!(
+            !ws.join("src/shapes/sub").exists(),
+            "step {k}: created dir left"
+        );
+        let l = run(&["locate", "src/shapes/geometry.py@L1:C1", "--workspace", &w]);
+        assert!(
+            !stderr(&l).contains("rolled back"),
+            "step {k}: {}",
+            stderr(&l)
+        );
+    }
+    assert!(failures >= 10, "only {failures} failure points");
+    eprintln!("rename-file write-failure injection: {failures} steps, each rolled back in-process");
 }
 
 /// A server that advertises `workspace/willRenameFiles` is asked first; its edits win for the

@@ -9,12 +9,15 @@ use std::process::Command;
 #[test]
 fn the_python_sdk_suite_passes() {
     let probe = Command::new("python3")
-        .args(["-c", "import pytest, ray, pydantic"])
+        .args([
+            "-c",
+            "import pytest, ray, pydantic, datamodel_code_generator",
+        ])
         .output()
         .expect("python3 runs");
     assert!(
         probe.status.success(),
-        "the SDK tests need: python3 -m pip install pytest==8.4.2 'ray[data]==2.60.0' pydantic\n{}",
+        "the SDK tests need: python3 -m pip install pytest==8.4.2 'ray[data]==2.60.0' pydantic==2.13.4 datamodel-code-generator==0.89.0\n{}",
         String::from_utf8_lossy(&probe.stderr)
     );
     let out = Command::new("python3")

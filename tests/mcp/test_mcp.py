@@ -9,7 +9,7 @@ import time
 
 import anyio
 
-from conftest import BIN, git
+from conftest import BIN, REPO, git
 
 TOOLS = ["definition", "type_definition", "references", "hover", "symbols", "diagnostics",
          "implementation", "call_hierarchy", "highlight", "signature", "locate", "rename",
@@ -328,3 +328,29 @@ def test_the_server_answers_a_raw_cancel_without_the_bundle(make_ws):
     assert answered[3]["result"]["structuredContent"]["status"] == "ok"
     if 2 in answered:
         assert "structuredContent" not in answered[2].get("result", {}), answered[2]
+
+
+def test_a_cancelled_call_is_cancelled_at_the_language_server(make_ws, tmp_path):
+    """notifications/cancelled reaches the server as $/cancelRequest (a fake server that
+    holds definitions for 10 s and logs the cancellations it gets)."""
+    ws = make_ws("srcpkg")
+    log = tmp_path / "fake.log"
+    ws.env["FAKE_LSP_LOG"] = str(log)
+    fake = f"python3 {REPO / 'tests' / 'fake_lsp.py'} slow"
+
+    async def go():
+        async with ws.session("--server-cmd", fake) as s:
+            started = time.monotonic()
+            with anyio.move_on_after(4) as scope:
+                await s.call_tool("definition", {"selector": f"{UNITS}@L13:convert"})
+            for _ in range(100):
+                if log.exists():
+                    break
+                await anyio.sleep(0.1)
+            after = await s.call_tool("locate", {"selector": "py://shapes.units#convert"})
+            return scope.cancelled_caught, time.monotonic() - started, after
+
+    cancelled, took, after = ws.run(go)
+    assert cancelled and took < 10
+    assert log.exists() and log.read_text().startswith("cancelled "), "the server was not told"
+    assert after.is_error is False

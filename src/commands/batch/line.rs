@@ -71,6 +71,7 @@ impl LineParser {
         for (key, value) in fields {
             let arg = sub
                 .get_arguments()
+                .filter(|a| !a.is_global_set())
                 .find(|a| a.get_long() == Some(key.as_str()) || a.get_id() == key.as_str())
                 .ok_or_else(|| fail(format!("{cmd} has no argument {key:?}")))?;
             let values: Vec<String> = match &value {
