@@ -52,6 +52,8 @@ pub enum DaemonError {
     },
     #[error("daemon socket path {0} is too long for a Unix socket")]
     PathTooLong(PathBuf),
+    #[error("refusing {path}: {why} (remove it to let lanser make a private one)")]
+    Insecure { path: PathBuf, why: String },
     #[error("daemon did not come up within {0:?} (see {1})")]
     StartTimeout(Duration, PathBuf),
     #[error("daemon sent an unreadable answer: {0}")]
@@ -91,12 +93,21 @@ impl Paths {
         }
     }
 
-    /// Create the directory, owner-only (0700).
+    /// Create the directory, owner-only (0700). One that already exists must be ours and
+    /// private: a directory (or socket) another user owns, or that others may write, could
+    /// be someone else's daemon answering in our name.
     pub fn ensure_dir(&self) -> Result<(), DaemonError> {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::create_dir_all(&self.dir).map_err(|e| DaemonError::io(&self.dir, e))?;
-        std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| DaemonError::io(&self.dir, e))?;
+        if self.dir.exists() {
+            private(&self.dir)?;
+        } else {
+            std::fs::create_dir_all(&self.dir).map_err(|e| DaemonError::io(&self.dir, e))?;
+            std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| DaemonError::io(&self.dir, e))?;
+        }
+        if self.sock.exists() {
+            private(&self.sock)?;
+        }
         // sun_path holds 108 bytes including the terminating NUL.
         if self.sock.as_os_str().len() >= 108 {
             return Err(DaemonError::PathTooLong(self.sock.clone()));
@@ -112,6 +123,30 @@ impl Paths {
             .parse()
             .ok()?;
         crate::safety::pid_alive(pid).then_some(pid)
+    }
+}
+
+/// `path` is owned by this process's user and neither group nor others may use it.
+pub fn private(path: &Path) -> Result<(), DaemonError> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).map_err(|e| DaemonError::io(path, e))?;
+    let me = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
+    let why = if me.is_some_and(|uid| meta.uid() != uid) {
+        Some(format!("owned by uid {}, not this user", meta.uid()))
+    } else if meta.mode() & 0o077 != 0 {
+        Some(format!(
+            "mode {:o} lets other users in",
+            meta.mode() & 0o777
+        ))
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Err(DaemonError::Insecure {
+            path: path.to_path_buf(),
+            why,
+        }),
+        None => Ok(()),
     }
 }
 

@@ -8,6 +8,7 @@ mod daemon;
 mod daemon_batch;
 mod facts;
 mod freshness;
+mod hostile;
 mod mcp;
 mod mutations;
 mod relocation;
