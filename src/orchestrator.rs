@@ -92,7 +92,7 @@ impl Options {
 pub const DEFAULT_PAGE_SIZE: usize = 100_000;
 
 /// The fact lists that are paged.
-const PAGED_LISTS: &[&str] = &[
+pub const PAGED_LISTS: &[&str] = &[
     "definitions",
     "typeDefinitions",
     "references",

@@ -181,17 +181,6 @@ fn call_timeout(argv: &[String]) -> Duration {
     Duration::from_secs_f64(secs.clamp(1.0, 86_400.0)) * 3 + Duration::from_secs(30)
 }
 
-/// The fact lists a text answer pages through (those a bundle pages, DESIGN §5).
-const LISTS: &[&str] = &[
-    "definitions",
-    "typeDefinitions",
-    "references",
-    "symbols",
-    "diagnostics",
-    "implementations",
-    "highlights",
-];
-
 /// The most lines a text answer shows of anything that is not a paged list.
 const MAX_LINES: usize = 200;
 
@@ -204,7 +193,7 @@ pub fn text_of(bundle: &Bundle, ws: &Workspace, offset: usize, limit: usize) -> 
             None => "error".into(),
         };
     }
-    let list = LISTS.iter().find_map(|k| {
+    let list = crate::orchestrator::PAGED_LISTS.iter().find_map(|k| {
         let n = bundle.facts.get(*k)?.as_array()?.len();
         Some((*k, n))
     });

@@ -282,3 +282,30 @@ pub fn circle_row(b: &Value) -> u64 {
         .map(|s| s["range"][0].as_u64().unwrap())
         .unwrap()
 }
+
+/// Run a pytest suite of this repository (`dir`) against the binary cargo built; `probe`
+/// imports what it needs, `install` says how to get it when that fails.
+pub fn pytest(dir: &str, probe: &str, install: &str) {
+    let p = Command::new("python3")
+        .args(["-c", probe])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        p.status.success(),
+        "{dir} needs: {install}\n{}",
+        String::from_utf8_lossy(&p.stderr)
+    );
+    let out = Command::new("python3")
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", dir])
+        .current_dir(repo())
+        .env("LANSER_BIN", env!("CARGO_BIN_EXE_lanser"))
+        .env_remove("LANSER_NO_DAEMON")
+        .output()
+        .expect("pytest runs");
+    assert!(
+        out.status.success(),
+        "{dir} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
