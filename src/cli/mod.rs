@@ -429,7 +429,16 @@ impl Global {
 impl Command {
     /// The orchestrator request, for the commands that are one.
     pub fn request(&self) -> Option<Request> {
-        let (op, selector) = match self {
+        let (op, selector) = self.query().or_else(|| self.change())?;
+        Some(Request {
+            op,
+            selector: selector.cloned(),
+        })
+    }
+
+    /// The commands that only ask.
+    fn query(&self) -> Option<(Op, Option<&String>)> {
+        Some(match self {
             Command::Def { selector } => (Op::Def, Some(selector)),
             Command::TypeDef { selector } => (Op::TypeDef, Some(selector)),
             Command::Refs {
@@ -459,6 +468,30 @@ impl Command {
                 (Op::Locate { preview: *preview }, Some(selector))
             }
             Command::PrepareRename { selector } => (Op::PrepareRename, Some(selector)),
+            Command::Impl { selector } => (Op::Impl, Some(selector)),
+            Command::Calls {
+                selector,
+                incoming,
+                outgoing,
+            } => (
+                Op::Calls {
+                    incoming: *incoming,
+                    outgoing: *outgoing,
+                },
+                Some(selector),
+            ),
+            Command::Highlight { selector } => (Op::Highlight, Some(selector)),
+            Command::Signature { selector } => (Op::Signature, Some(selector)),
+            Command::Capabilities => (Op::Capabilities, None),
+            Command::Status => (Op::Status, None),
+            Command::Reload => (Op::Reload, None),
+            _ => return None,
+        })
+    }
+
+    /// The commands that change something (or may: a raw request), or read a patch.
+    fn change(&self) -> Option<(Op, Option<&String>)> {
+        Some(match self {
             Command::Rename {
                 selector,
                 new_name,
@@ -490,32 +523,6 @@ impl Command {
                 },
                 None,
             ),
-            Command::Setup
-            | Command::Doctor
-            | Command::Reward { .. }
-            | Command::Batch { .. }
-            | Command::Trace { .. }
-            | Command::Schema { .. }
-            | Command::Completions { .. }
-            | Command::Mcp
-            | Command::Daemon { .. } => return None,
-            Command::Impl { selector } => (Op::Impl, Some(selector)),
-            Command::Calls {
-                selector,
-                incoming,
-                outgoing,
-            } => (
-                Op::Calls {
-                    incoming: *incoming,
-                    outgoing: *outgoing,
-                },
-                Some(selector),
-            ),
-            Command::Highlight { selector } => (Op::Highlight, Some(selector)),
-            Command::Signature { selector } => (Op::Signature, Some(selector)),
-            Command::Capabilities => (Op::Capabilities, None),
-            Command::Status => (Op::Status, None),
-            Command::Reload => (Op::Reload, None),
             Command::Request {
                 method,
                 target,
@@ -545,10 +552,7 @@ impl Command {
                 },
                 None,
             ),
-        };
-        Some(Request {
-            op,
-            selector: selector.cloned(),
+            _ => return None,
         })
     }
 }

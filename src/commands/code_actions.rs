@@ -5,6 +5,7 @@
 
 use super::mutate::{self, MutationArgs};
 use crate::error::{ErrorCode, LanserError, Result};
+use crate::lsp::session::Session;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::workspace::path_to_uri;
 use serde_json::{json, Value};
@@ -48,19 +49,15 @@ fn summary(index: usize, a: &Value) -> Value {
     })
 }
 
-pub async fn run(
+/// The code actions the server offers over range `r` of `uri` (with the diagnostics there),
+/// plus Pyright's organize-imports command as an action.
+async fn offered(
     o: &mut Orchestrator,
-    selector: &str,
+    params: &Value,
+    r: [u32; 4],
+    uri: &str,
     kind: Option<&str>,
-    pick: Option<&str>,
-    m: &MutationArgs,
-) -> Result<Outcome> {
-    let (spec, target) = o.resolve(selector)?;
-    let params = o.position_params(&target).await?;
-    let complete = o.wait_ready().await?;
-    let resolution = o.resolution(&spec, &target);
-    let uri = path_to_uri(&target.doc.abs);
-    let r = resolution.resolved.range;
+) -> Result<Vec<Value>> {
     let session = o.ensure_session().await?;
     let pulled = session
         .request(
@@ -99,22 +96,12 @@ pub async fn run(
             "command": {"title": "Organize imports", "command": "pyright.organizeimports", "arguments": [uri]},
         }));
     }
-    let session = o.ensure_session().await?;
-    let listed: Vec<Value> = actions
-        .iter()
-        .enumerate()
-        .map(|(i, a)| summary(i, a))
-        .collect();
-    let Some(pick) = pick else {
-        return Ok(Outcome {
-            facts: json!({ "actions": listed, "provenance": "lsp" }),
-            resolution: Some(resolution),
-            complete,
-            edits: None,
-            reward: None,
-        });
-    };
-    let index = match pick.parse::<usize>() {
+    Ok(actions)
+}
+
+/// The index of the action `pick` names (an index or an exact title).
+fn choose(actions: &[Value], pick: &str, selector: &str) -> Result<usize> {
+    Ok(match pick.parse::<usize>() {
         Ok(i) if i < actions.len() => i,
         _ => actions
             .iter()
@@ -125,8 +112,11 @@ pub async fn run(
                     actions.len()
                 ))
             })?,
-    };
-    let mut action = actions[index].clone();
+    })
+}
+
+/// The one WorkspaceEdit `action` makes: its own, resolved, or what its command sends.
+async fn edit_of(session: &Session, mut action: Value, pick: &str) -> Result<Value> {
     let has_edit = action.get("edit").is_some();
     let resolvable = session
         .capabilities()
@@ -176,6 +166,39 @@ pub async fn run(
             "code action {pick:?} changes nothing"
         )));
     };
+    Ok(edit)
+}
+
+pub async fn run(
+    o: &mut Orchestrator,
+    selector: &str,
+    kind: Option<&str>,
+    pick: Option<&str>,
+    m: &MutationArgs,
+) -> Result<Outcome> {
+    let (spec, target) = o.resolve(selector)?;
+    let params = o.position_params(&target).await?;
+    let complete = o.wait_ready().await?;
+    let resolution = o.resolution(&spec, &target);
+    let uri = path_to_uri(&target.doc.abs);
+    let actions = offered(o, &params, resolution.resolved.range, &uri, kind).await?;
+    let session = o.ensure_session().await?;
+    let listed: Vec<Value> = actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| summary(i, a))
+        .collect();
+    let Some(pick) = pick else {
+        return Ok(Outcome {
+            facts: json!({ "actions": listed, "provenance": "lsp" }),
+            resolution: Some(resolution),
+            complete,
+            edits: None,
+            reward: None,
+        });
+    };
+    let index = choose(&actions, pick, selector)?;
+    let edit = edit_of(session, actions[index].clone(), pick).await?;
     let plan = mutate::plan(o, m, &edit)?;
     let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;

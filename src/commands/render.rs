@@ -67,6 +67,160 @@ fn array<'v>(facts: &'v Value, key: &str) -> &'v [Value] {
         .unwrap_or(&[])
 }
 
+/// A file's outline or a workspace symbol search, indented by nesting.
+fn symbols(out: &mut String, facts: &Value) {
+    for s in array(facts, "symbols") {
+        let name = s
+            .get("qualname")
+            .or_else(|| s.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let kind = s.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let depth = name.matches('.').count();
+        if let Some((path, line, col)) = place(s) {
+            writeln!(
+                out,
+                "{}{kind} {name}  {path}:{line}:{col}",
+                "  ".repeat(depth)
+            )
+            .ok();
+        }
+    }
+}
+
+/// Diagnostics, the files the server refused, and the counts.
+fn diag(out: &mut String, facts: &Value) {
+    for f in array(facts, "failed") {
+        let path = f.get("path").and_then(Value::as_str).unwrap_or_default();
+        let msg = f.get("message").and_then(Value::as_str).unwrap_or_default();
+        writeln!(out, "{path}: not checked: {msg}").ok();
+    }
+    for d in array(facts, "diagnostics") {
+        if let Some((path, line, col)) = place(d) {
+            let sev = d.get("severity").and_then(Value::as_str).unwrap_or("error");
+            let code = d
+                .get("code")
+                .and_then(Value::as_str)
+                .map(|c| format!("[{c}]"));
+            let msg = d.get("message").and_then(Value::as_str).unwrap_or_default();
+            let msg = msg.lines().next().unwrap_or_default();
+            writeln!(
+                out,
+                "{path}:{line}:{col}: {sev}{}: {msg}",
+                code.unwrap_or_default()
+            )
+            .ok();
+        }
+    }
+    let c = |k: &str| {
+        facts
+            .pointer(&format!("/counts/{k}"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    writeln!(
+        out,
+        "{} errors, {} warnings in {} files",
+        c("error"),
+        c("warning"),
+        array(facts, "files").len()
+    )
+    .ok();
+}
+
+/// Where a selector landed, with the lines it covers.
+fn locate(out: &mut String, facts: &Value) {
+    let t = &facts["target"];
+    if let Some((path, line, col)) = place(t) {
+        writeln!(out, "{path}:{line}:{col}").ok();
+    }
+    for l in t
+        .get("preview")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        writeln!(
+            out,
+            "{:>6} | {}",
+            l["line"],
+            l["text"].as_str().unwrap_or_default()
+        )
+        .ok();
+    }
+}
+
+/// What a patch adds and removes, per file.
+fn check(out: &mut String, facts: &Value) {
+    for f in array(facts, "files") {
+        let (added, removed) = (array(f, "added"), array(f, "removed"));
+        writeln!(
+            out,
+            "{}: {} → {} diagnostics (+{} −{})",
+            f["path"].as_str().unwrap_or_default(),
+            f["before"],
+            f["after"],
+            added.len(),
+            removed.len()
+        )
+        .ok();
+        for d in added {
+            if let Some((path, line, col)) = place(d) {
+                let msg = d["message"].as_str().unwrap_or_default();
+                writeln!(
+                    out,
+                    "  + {path}:{line}:{col}: {}",
+                    msg.lines().next().unwrap_or_default()
+                )
+                .ok();
+            }
+        }
+        for d in removed {
+            let msg = d["message"].as_str().unwrap_or_default();
+            writeln!(out, "  - {}", msg.lines().next().unwrap_or_default()).ok();
+        }
+    }
+}
+
+/// A mutation: the code actions to choose from, then the diff and what was written.
+fn edits(out: &mut String, bundle: &Bundle) {
+    let facts = &bundle.facts;
+    if let Some(actions) = facts.get("actions").and_then(Value::as_array) {
+        if facts.get("chosen").is_none() {
+            for a in actions {
+                let kind = a["kind"]
+                    .as_str()
+                    .map(|k| format!(" [{k}]"))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "{}: {}{kind}",
+                    a["index"],
+                    a["title"].as_str().unwrap_or_default()
+                )
+                .ok();
+            }
+            if actions.is_empty() {
+                out.push_str("no code actions\n");
+            }
+        }
+    }
+    if let Some(diff) = &bundle.edits.diff {
+        out.push_str(diff);
+        let files = array(facts, "files").len();
+        let edits = facts["editCount"].as_u64().unwrap_or(0);
+        if facts["applied"] == true {
+            writeln!(out, "applied {edits} edits in {files} files").ok();
+        } else {
+            writeln!(
+                out,
+                "preview: {edits} edits in {files} files (nothing written; pass --apply to write)"
+            )
+            .ok();
+        }
+    }
+}
+
 /// The human rendering of a successful bundle.
 pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
     let mut out = String::new();
@@ -100,150 +254,16 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
             Some(v) => writeln!(out, "{}", v.trim_end()).unwrap_or(()),
             None => out.push_str("no hover information\n"),
         },
-        "symbols" => {
-            for s in array(facts, "symbols") {
-                let name = s
-                    .get("qualname")
-                    .or_else(|| s.get("name"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let kind = s.get("kind").and_then(Value::as_str).unwrap_or_default();
-                let depth = name.matches('.').count();
-                if let Some((path, line, col)) = place(s) {
-                    writeln!(
-                        out,
-                        "{}{kind} {name}  {path}:{line}:{col}",
-                        "  ".repeat(depth)
-                    )
-                    .ok();
-                }
-            }
-        }
-        "diag" => {
-            for f in array(facts, "failed") {
-                let path = f.get("path").and_then(Value::as_str).unwrap_or_default();
-                let msg = f.get("message").and_then(Value::as_str).unwrap_or_default();
-                writeln!(out, "{path}: not checked: {msg}").ok();
-            }
-            for d in array(facts, "diagnostics") {
-                if let Some((path, line, col)) = place(d) {
-                    let sev = d.get("severity").and_then(Value::as_str).unwrap_or("error");
-                    let code = d
-                        .get("code")
-                        .and_then(Value::as_str)
-                        .map(|c| format!("[{c}]"));
-                    let msg = d.get("message").and_then(Value::as_str).unwrap_or_default();
-                    let msg = msg.lines().next().unwrap_or_default();
-                    writeln!(
-                        out,
-                        "{path}:{line}:{col}: {sev}{}: {msg}",
-                        code.unwrap_or_default()
-                    )
-                    .ok();
-                }
-            }
-            let c = |k: &str| {
-                facts
-                    .pointer(&format!("/counts/{k}"))
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0)
-            };
-            writeln!(
-                out,
-                "{} errors, {} warnings in {} files",
-                c("error"),
-                c("warning"),
-                array(facts, "files").len()
-            )
-            .ok();
-        }
-        "locate" => {
-            let t = &facts["target"];
-            if let Some((path, line, col)) = place(t) {
-                writeln!(out, "{path}:{line}:{col}").ok();
-            }
-            for l in t
-                .get("preview")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                writeln!(
-                    out,
-                    "{:>6} | {}",
-                    l["line"],
-                    l["text"].as_str().unwrap_or_default()
-                )
-                .ok();
-            }
-        }
-        "check" => {
-            for f in array(facts, "files") {
-                let (added, removed) = (array(f, "added"), array(f, "removed"));
-                writeln!(
-                    out,
-                    "{}: {} → {} diagnostics (+{} −{})",
-                    f["path"].as_str().unwrap_or_default(),
-                    f["before"],
-                    f["after"],
-                    added.len(),
-                    removed.len()
-                )
-                .ok();
-                for d in added {
-                    if let Some((path, line, col)) = place(d) {
-                        let msg = d["message"].as_str().unwrap_or_default();
-                        writeln!(
-                            out,
-                            "  + {path}:{line}:{col}: {}",
-                            msg.lines().next().unwrap_or_default()
-                        )
-                        .ok();
-                    }
-                }
-                for d in removed {
-                    let msg = d["message"].as_str().unwrap_or_default();
-                    writeln!(out, "  - {}", msg.lines().next().unwrap_or_default()).ok();
-                }
-            }
-        }
+        "symbols" => symbols(&mut out, facts),
+        "diag" => diag(&mut out, facts),
+        "locate" => locate(&mut out, facts),
+        "check" => check(&mut out, facts),
         "prepare-rename" => {
             if let Some((path, line, col)) = place(facts) {
                 writeln!(out, "renameable at {path}:{line}:{col}").ok();
             }
         }
-        "rename" | "code-actions" | "rename-file" => {
-            if let Some(actions) = facts.get("actions").and_then(Value::as_array) {
-                if facts.get("chosen").is_none() {
-                    for a in actions {
-                        let kind = a["kind"]
-                            .as_str()
-                            .map(|k| format!(" [{k}]"))
-                            .unwrap_or_default();
-                        writeln!(
-                            out,
-                            "{}: {}{kind}",
-                            a["index"],
-                            a["title"].as_str().unwrap_or_default()
-                        )
-                        .ok();
-                    }
-                    if actions.is_empty() {
-                        out.push_str("no code actions\n");
-                    }
-                }
-            }
-            if let Some(diff) = &bundle.edits.diff {
-                out.push_str(diff);
-                let files = array(facts, "files").len();
-                let edits = facts["editCount"].as_u64().unwrap_or(0);
-                if facts["applied"] == true {
-                    writeln!(out, "applied {edits} edits in {files} files").ok();
-                } else {
-                    writeln!(out, "preview: {edits} edits in {files} files (nothing written; pass --apply to write)").ok();
-                }
-            }
-        }
+        "rename" | "code-actions" | "rename-file" => edits(&mut out, bundle),
         "impl" => {
             let items = array(facts, "implementations");
             if items.is_empty() {
@@ -263,7 +283,10 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
         .ok();
     }
     if !bundle.meta.complete {
-        out.push_str("(incomplete: the server had not finished loading the project)\n");
+        match array(facts, "failed").len() {
+            0 => out.push_str("(incomplete: the server had not finished loading the project)\n"),
+            n => writeln!(out, "(incomplete: {n} files not checked)").unwrap_or(()),
+        }
     }
     out
 }
