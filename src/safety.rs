@@ -182,6 +182,22 @@ pub struct WorkspaceLock {
 
 impl WorkspaceLock {
     pub fn acquire(root: &Path) -> Result<WorkspaceLock> {
+        Self::acquire_within(root, LOCK_WAIT)?.ok_or_else(|| {
+            refuse(format!(
+                "another lanser apply holds the lock on {}",
+                root.display()
+            ))
+        })
+    }
+
+    /// The lock if no live process holds it now (a stale one is taken over), without waiting
+    /// for another apply to finish.
+    pub fn try_acquire(root: &Path) -> Result<Option<WorkspaceLock>> {
+        Self::acquire_within(root, Duration::ZERO)
+    }
+
+    /// The lock, waiting up to `wait` for a live holder; `None` when it still holds it.
+    fn acquire_within(root: &Path, wait: Duration) -> Result<Option<WorkspaceLock>> {
         let path = state_dir(root, "locks").with_extension("lock");
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
@@ -197,7 +213,7 @@ impl WorkspaceLock {
                 Ok(mut f) => {
                     use std::io::Write;
                     let _ = write!(f, "{}", std::process::id());
-                    return Ok(WorkspaceLock { path });
+                    return Ok(Some(WorkspaceLock { path }));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     let holder = std::fs::read_to_string(&path)
@@ -205,7 +221,10 @@ impl WorkspaceLock {
                         .and_then(|s| s.trim().parse::<u32>().ok());
                     match holder {
                         Some(pid) if pid_alive(pid) => {
-                            if started.elapsed() > LOCK_WAIT {
+                            if wait.is_zero() {
+                                return Ok(None);
+                            }
+                            if started.elapsed() > wait {
                                 return Err(refuse(format!(
                                     "another lanser apply (pid {pid}) holds the lock on {}",
                                     root.display()

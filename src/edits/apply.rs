@@ -5,11 +5,15 @@
 //! of every file about to change, then an intent list, both fsynced) in the cache; perform each
 //! change with a temp file in the target's directory, permissions kept, fsync, rename(2), and
 //! a directory fsync; on any failure roll back from the journal. A journal left behind by a
-//! killed process is rolled back by the next lanser command on that root ([`recover`]).
+//! killed process is rolled back by the next lanser command on that root ([`recover`]), under
+//! the workspace lock. The commit point is one rename(2) of the intent to `committed.json`:
+//! a journal past it is finished (deletes made final), not rolled back.
 //!
 //! Fault injection, in debug builds only (the tests'): `LANSER_TEST_KILL_AT=N` SIGKILLs the
 //! process at the Nth step boundary, `LANSER_TEST_FAIL_AT=N` fails it there as a full disk
-//! would (ENOSPC).
+//! would (ENOSPC), `LANSER_TEST_EACCES=<path suffix>` refuses writing that file (EACCES).
+//! The steps: each backup, every journal write, each temp write, its fsync, each rename into
+//! place, each move aside, each directory created, the commit, each delete made final.
 
 use super::{unified, FileChange, Plan};
 use crate::digest::sha256_tagged;
@@ -90,6 +94,22 @@ fn fault_point() -> Result<()> {
     Ok(())
 }
 
+/// Debug builds only: `LANSER_TEST_EACCES=<suffix>` refuses writing any path ending so, as a
+/// directory without write permission would (EACCES) for a user other than root.
+fn denied(path: &Path) -> Result<()> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
+    match std::env::var_os("LANSER_TEST_EACCES") {
+        Some(s) if !s.is_empty() && path.ends_with(&s) => Err(io(
+            "cannot write",
+            path,
+            std::io::Error::from_raw_os_error(13),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The file system refused a step of an apply (permissions, a full disk, an I/O error): the
 /// documented E/FS_PERMISSIONS (71), after the rollback.
 fn io(what: &str, path: &Path, e: std::io::Error) -> LanserError {
@@ -121,6 +141,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> 
     let dir = path.parent().unwrap_or(Path::new("."));
     let tmp = temp_path(path, std::process::id());
     let result = (|| {
+        denied(path)?;
         let mut f = fs::File::create(&tmp).map_err(|e| io("cannot write", path, e))?;
         f.write_all(bytes)
             .map_err(|e| io("cannot write", path, e))?;
@@ -213,7 +234,7 @@ impl Journal {
 
     fn save(&mut self) -> Result<()> {
         let bytes = serde_json::to_vec(&self.intent).expect("intent serializes");
-        write_atomic(&self.dir.join("intent.json"), &bytes, None)
+        write_atomic(&self.dir.join(INTENT), &bytes, None)
     }
 
     fn record(&mut self, e: Entry) -> Result<()> {
@@ -224,21 +245,54 @@ impl Journal {
     /// Undo every entry, newest first; then forget the journal.
     fn rollback(self) -> Result<usize> {
         let n = rollback_entries(&self.dir, &self.intent.entries)?;
-        let _ = fs::remove_dir_all(&self.dir);
+        // The intent first: a journal directory without it holds nothing to act on.
+        if fs::remove_file(self.dir.join(INTENT)).is_ok() {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
         Ok(n)
     }
 
-    /// Make deletes final and forget the journal.
-    fn commit(self) {
-        for e in &self.intent.entries {
+    /// The commit point: the intent becomes `committed.json` (one rename(2), then a directory
+    /// fsync). Before it, a crash rolls the apply back; after it, the next command finishes
+    /// it ([`finish`]) instead.
+    fn mark_committed(&self) -> Result<()> {
+        let (intent, done) = (self.dir.join(INTENT), self.dir.join(COMMITTED));
+        fs::rename(&intent, &done).map_err(|e| io("cannot commit", &intent, e))?;
+        fsync_dir(&self.dir);
+        Ok(())
+    }
+}
+
+const INTENT: &str = "intent.json";
+const COMMITTED: &str = "committed.json";
+
+/// After the commit point: make deletes final and forget the journal. An interruption (a
+/// kill, a failed removal) leaves the committed journal for the next command to finish; the
+/// apply has happened either way.
+fn finish(dir: &Path, entries: &[Entry]) {
+    let done = (|| -> Result<()> {
+        fault_point()?; // committed, nothing cleaned up
+        for e in entries {
             if let Entry::Trashed { trash, .. } = e {
-                let _ = fs::remove_dir_all(trash).or_else(|_| fs::remove_file(trash));
+                if trash.exists() {
+                    fs::remove_dir_all(trash)
+                        .or_else(|_| fs::remove_file(trash))
+                        .map_err(|e| io("cannot delete", trash, e))?;
+                    fault_point()?; // one delete made final
+                }
             }
         }
-        let _ = fs::remove_dir_all(&self.dir);
-        if let Some(parent) = self.dir.parent() {
-            fsync_dir(parent);
-        }
+        Ok(())
+    })();
+    if done.is_err() {
+        return;
+    }
+    // The record goes first, so a journal directory without it holds nothing to act on.
+    if fs::remove_file(dir.join(COMMITTED)).is_ok() {
+        let _ = fs::remove_dir_all(dir);
+    }
+    if let Some(parent) = dir.parent() {
+        fsync_dir(parent);
     }
 }
 
@@ -289,17 +343,42 @@ fn rollback_entries(dir: &Path, entries: &[Entry]) -> Result<usize> {
 
 /// Roll back a journal left by a process that died mid-apply. Returns how many paths were
 /// restored, if there was such a journal.
+///
+/// A journal past its commit point is finished instead (its deletes made final), silently:
+/// `None`, as the apply did happen. Recovery runs under the workspace lock, and not at all
+/// while another process holds it (that apply recovers first itself).
 pub fn recover(root: &Path) -> Result<Option<usize>> {
+    if !Journal::path(root).exists() {
+        return Ok(None);
+    }
+    match WorkspaceLock::try_acquire(root)? {
+        Some(_lock) => recover_locked(root),
+        None => Ok(None),
+    }
+}
+
+fn read_intent(path: &Path) -> Option<Intent> {
+    fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+}
+
+/// [`recover`], the lock held.
+fn recover_locked(root: &Path) -> Result<Option<usize>> {
     let dir = Journal::path(root);
     if !dir.exists() {
         return Ok(None);
     }
-    let intent: Option<Intent> = fs::read(dir.join("intent.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok());
-    match intent {
+    if let Some(i) = read_intent(&dir.join(COMMITTED)) {
+        if pid_alive(i.pid) && i.pid != std::process::id() {
+            return Ok(None);
+        }
+        finish(&dir, &i.entries);
+        return Ok(None);
+    }
+    match read_intent(&dir.join(INTENT)) {
         Some(i) if pid_alive(i.pid) && i.pid != std::process::id() => Ok(None),
-        Some(i) => {
+        Some(mut i) => {
             // A temp file the killed process was writing, not yet renamed into place (first:
             // it may sit in a directory the rollback removes).
             for e in &i.entries {
@@ -307,9 +386,18 @@ pub fn recover(root: &Path) -> Result<Option<usize>> {
                     let _ = fs::remove_file(temp_path(path, i.pid));
                 }
             }
-            let n = rollback_entries(&dir, &i.entries)?;
-            let _ = fs::remove_dir_all(&dir);
-            Ok(Some(n))
+            // This process takes the journal over: if it dies rolling back, the next one
+            // removes its temp files.
+            let mut j = Journal {
+                dir: dir.clone(),
+                intent: Intent {
+                    pid: std::process::id(),
+                    entries: std::mem::take(&mut i.entries),
+                    ..i
+                },
+            };
+            j.save()?;
+            Ok(Some(j.rollback()?))
         }
         // Killed before the intent was written: nothing had been touched yet.
         None => {
@@ -372,7 +460,7 @@ fn verify(plan: &Plan) -> Result<()> {
 /// Apply `plan` under the workspace lock, all or nothing.
 pub fn apply(root: &Path, plan: &Plan, mode: Mode) -> Result<Applied> {
     let _lock = WorkspaceLock::acquire(root)?;
-    recover(root)?;
+    recover_locked(root)?;
     verify(plan)?;
     for c in &plan.changes {
         if let FileChange::Rename { from, to, .. } = c {
@@ -393,9 +481,12 @@ pub fn apply(root: &Path, plan: &Plan, mode: Mode) -> Result<Applied> {
         Mode::Direct => execute(plan, &mut journal),
         Mode::Git => git_apply(root, plan),
     });
-    match result.and_then(|_| fault_point()) {
+    match result
+        .and_then(|_| fault_point())
+        .and_then(|_| journal.mark_committed())
+    {
         Ok(()) => {
-            journal.commit();
+            finish(&journal.dir, &journal.intent.entries);
             Ok(Applied {
                 paths: plan.touched(),
             })

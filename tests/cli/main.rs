@@ -7,6 +7,7 @@ mod contract;
 mod daemon;
 mod daemon_batch;
 mod facts;
+mod faults;
 mod freshness;
 mod hostile;
 mod mcp;

@@ -79,7 +79,7 @@ pub fn git_apply(dir: &Path, diff: &str) -> bool {
     child.wait().unwrap().success()
 }
 
-fn rename_args<'a>(ws: &'a str, sel: &'a str, new: &'a str) -> Vec<&'a str> {
+pub fn rename_args<'a>(ws: &'a str, sel: &'a str, new: &'a str) -> Vec<&'a str> {
     vec!["rename", sel, new, "--workspace", ws]
 }
 

@@ -1,0 +1,329 @@
+//! The fault-injection matrix over real multi-file changes (issue 19): every write-path step
+//! of a 4-file rename and of a module move × {SIGKILL, ENOSPC}, a kill at every step of the
+//! recovery itself, EACCES on one target, and two applies racing. After each, the next lanser
+//! command recovers and the whole tree is either the old one or the new one, byte for byte.
+//!
+//! The hooks (debug builds only, `src/edits/apply.rs`): `LANSER_TEST_KILL_AT=N`,
+//! `LANSER_TEST_FAIL_AT=N`, `LANSER_TEST_EACCES=<path suffix>`.
+
+use crate::mutations::{git, rename_args, repo_copy, snapshot};
+use crate::support::{copy_tree, fixture, lanser, line_with, run, stderr};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+type Tree = BTreeMap<String, Vec<u8>>;
+
+/// A multi-file change on a git copy of a fixture, with the tree before and after it.
+struct Case {
+    _tmp: tempfile::TempDir,
+    ws: PathBuf,
+    args: Vec<String>,
+    old: Tree,
+    new: Tree,
+}
+
+impl Case {
+    /// `make` builds a fresh workspace; `args(ws)` is the applying command.
+    fn new(make: fn() -> (tempfile::TempDir, PathBuf), args: fn(&str) -> Vec<String>) -> Case {
+        let (tmp, ws) = make();
+        let (_t2, other) = make();
+        let o = lanser()
+            .args(args(&other.to_string_lossy()))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let args = args(&ws.to_string_lossy());
+        Case {
+            old: snapshot(&ws),
+            new: snapshot(&other),
+            _tmp: tmp,
+            ws,
+            args,
+        }
+    }
+
+    fn apply(&self, env: (&str, String)) -> std::process::Output {
+        lanser()
+            .args(&self.args)
+            .env(env.0, env.1)
+            .output()
+            .unwrap()
+    }
+
+    /// The next lanser command on the root (it recovers what a killed one left).
+    fn next_command(&self, kill_at: Option<usize>) -> std::process::Output {
+        let mut c = lanser();
+        let w = self.ws.to_string_lossy().into_owned();
+        c.args(["locate", "src/shapes/geometry.py@L1:C1", "--workspace", &w]);
+        if let Some(j) = kill_at {
+            c.env("LANSER_TEST_KILL_AT", j.to_string());
+        }
+        c.output().unwrap()
+    }
+
+    fn journal_left(&self) -> bool {
+        let root = self.ws.canonicalize().unwrap();
+        lanser::safety::state_dir(&root, "journal").exists()
+    }
+
+    /// Old, new, or (a failed test) neither.
+    fn state(&self, what: &str) -> &'static str {
+        let now = snapshot(&self.ws);
+        if now == self.old {
+            "old"
+        } else if now == self.new {
+            "new"
+        } else {
+            let torn: Vec<&String> = now
+                .keys()
+                .chain(self.old.keys())
+                .chain(self.new.keys())
+                .filter(|p| {
+                    now.get(*p) != self.old.get(*p) && now.get(*p) != self.new.get(*p)
+                })
+                .collect();
+            panic!("{what}: the tree is neither old nor new: torn or stray {torn:?}")
+        }
+    }
+
+    /// Back to the old tree for the next injection.
+    fn reset(&self) {
+        git(&self.ws, &["checkout", "-q", "--", "."]);
+        git(&self.ws, &["clean", "-qfdx"]);
+        assert_eq!(snapshot(&self.ws), self.old);
+    }
+}
+
+/// What one matrix run saw.
+#[derive(Default, Debug)]
+struct Tally {
+    points: usize,
+    old: usize,
+    new: usize,
+    recovery_kills: usize,
+}
+
+/// SIGKILL at every step N of the change; at each, the recovery is itself killed at every one
+/// of its steps first, then let finish. Every outcome wholly old or wholly new.
+fn kill_matrix(case: &Case) -> Tally {
+    let mut t = Tally::default();
+    for k in 1..400 {
+        case.reset();
+        let o = case.apply(("LANSER_TEST_KILL_AT", k.to_string()));
+        if o.status.code().is_some() {
+            assert!(o.status.success(), "{}", stderr(&o));
+            assert_eq!(case.state("uninterrupted"), "new");
+            assert!(!case.journal_left());
+            break;
+        }
+        t.points += 1;
+        // Kill the recovery at each of its steps: the journal survives to the next one.
+        for j in 1..100 {
+            let r = case.next_command(Some(j));
+            if r.status.code().is_some() {
+                break;
+            }
+            t.recovery_kills += 1;
+        }
+        let r = case.next_command(None);
+        assert!(r.status.success(), "kill point {k}: {}", stderr(&r));
+        match case.state(&format!("kill point {k}")) {
+            "old" => t.old += 1,
+            _ => t.new += 1,
+        }
+        assert!(!case.journal_left(), "kill point {k}: journal left");
+    }
+    t
+}
+
+/// ENOSPC at every step N: before the commit point the same process rolls back (exit 71, one
+/// line, old tree, no journal); after it the apply has happened (exit 0, new tree) and the
+/// next command finishes the journal.
+fn fail_matrix(case: &Case) -> Tally {
+    let mut t = Tally::default();
+    for k in 1..400 {
+        case.reset();
+        let o = case.apply(("LANSER_TEST_FAIL_AT", k.to_string()));
+        if o.status.success() {
+            assert_eq!(case.state(&format!("step {k}")), "new");
+            if !case.journal_left() {
+                break; // beyond the last step: uninterrupted
+            }
+            t.points += 1;
+            t.new += 1;
+            let r = case.next_command(None);
+            assert!(r.status.success(), "{}", stderr(&r));
+            assert_eq!(case.state(&format!("step {k}, finished")), "new");
+            assert!(!case.journal_left(), "step {k}: journal not finished");
+            continue;
+        }
+        t.points += 1;
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(71), "step {k}: {err}");
+        assert!(
+            err.contains("injected fault") && err.trim_end().lines().count() == 1,
+            "step {k}: {err}"
+        );
+        assert_eq!(case.state(&format!("step {k}")), "old");
+        assert!(!case.journal_left(), "step {k}: journal left");
+        t.old += 1;
+    }
+    t
+}
+
+fn strings(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+fn rename_case() -> Case {
+    fn args(w: &str) -> Vec<String> {
+        let ws = Path::new(w);
+        let line = line_with(ws, "src/shapes/units.py", "def convert(");
+        let sel = format!("src/shapes/units.py@L{line}:convert");
+        let mut a = strings(&rename_args(w, &sel, "to_unit"));
+        a.extend(["--apply".into(), "--allow-dirty".into()]);
+        a
+    }
+    let c = Case::new(|| repo_copy("srcpkg"), args);
+    let changed = c.old.keys().filter(|p| c.old[*p] != c.new[*p]).count();
+    assert_eq!(changed, 4);
+    c
+}
+
+fn move_case() -> Case {
+    fn make() -> (tempfile::TempDir, PathBuf) {
+        let (t, ws) = repo_copy("srcpkg");
+        copy_tree(&fixture("srcpkg_imports"), &ws);
+        git(&ws, &["add", "-A"]);
+        git(&ws, &["commit", "-qm", "overlay"]);
+        (t, ws)
+    }
+    fn args(w: &str) -> Vec<String> {
+        [
+            "rename-file",
+            "src/shapes/units.py",
+            "src/shapes/sub/units.py",
+            "--workspace",
+            w,
+            "--apply",
+            "--allow-dirty",
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+    Case::new(make, args)
+}
+
+/// The whole matrix; its counts go to RELIABILITY.md.
+#[test]
+fn every_injected_fault_leaves_the_tree_wholly_old_or_wholly_new() {
+    let mut total = 0;
+    for (name, case) in [("rename", rename_case()), ("move", move_case())] {
+        let kill = kill_matrix(&case);
+        let fail = fail_matrix(&case);
+        eprintln!("fault matrix {name}: SIGKILL {kill:?}; ENOSPC {fail:?}");
+        assert!(kill.points >= 20 && fail.points >= 20, "{kill:?} {fail:?}");
+        // Both sides of the commit point are exercised.
+        assert!(kill.old > 0 && kill.new > 0, "{kill:?}");
+        assert!(fail.old > 0 && fail.new > 0, "{fail:?}");
+        assert!(kill.recovery_kills > 0, "{kill:?}");
+        total += kill.points + fail.points + kill.recovery_kills;
+    }
+    eprintln!("fault matrix: {total} injected faults, 0 torn, 0 mixed, 0 lost");
+}
+
+/// One target the file system refuses (EACCES): exit 71 naming it, one line, every file old.
+/// As root a directory's mode refuses nothing, so the hook plays the refusal there.
+#[test]
+fn a_target_that_cannot_be_written_fails_the_whole_apply() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let case = rename_case();
+    // The last of the four files written (plans go in path order): three are written first.
+    let target = case
+        .old
+        .keys()
+        .filter(|p| case.old[*p] != case.new[*p])
+        .last()
+        .unwrap()
+        .clone();
+    let dir = case.ws.join(&target).parent().unwrap().to_path_buf();
+    let root = std::fs::metadata("/proc/self").unwrap().uid() == 0;
+    let o = if root {
+        case.apply(("LANSER_TEST_EACCES", target.clone()))
+    } else {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let o = case.apply(("LANSER_TEST_EACCES", String::new()));
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        o
+    };
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(71), "{err}");
+    assert!(
+        err.contains(&target) && err.contains("ermission denied"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert_eq!(case.state("EACCES"), "old");
+    assert!(!case.journal_left());
+}
+
+/// Two applies of conflicting renames of the same symbol, started together: the workspace lock
+/// serializes them, the second finds its preview stale (70) or its symbol gone (3), and the
+/// tree is exactly one of the two renames.
+#[test]
+fn two_applies_racing_leave_one_of_them_whole() {
+    let case = rename_case();
+    let w = case.ws.to_string_lossy().into_owned();
+    let line = line_with(&case.ws, "src/shapes/units.py", "def convert(");
+    let sel = format!("src/shapes/units.py@L{line}:convert");
+    let args = |name: &str| {
+        let mut a = strings(&rename_args(&w, &sel, name));
+        a.extend(["--apply".into(), "--allow-dirty".into()]);
+        a
+    };
+    // The tree each rename alone gives.
+    let alone = |name: &str| {
+        case.reset();
+        let o = lanser().args(args(name)).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        snapshot(&case.ws)
+    };
+    let (a, b) = (alone("to_unit"), alone("to_units"));
+    let mut outcomes = BTreeMap::new();
+    for round in 0..3 {
+        case.reset();
+        let pa = lanser().args(args("to_unit")).spawn().unwrap();
+        let pb = lanser().args(args("to_units")).spawn().unwrap();
+        let (oa, ob) = (
+            pa.wait_with_output().unwrap(),
+            pb.wait_with_output().unwrap(),
+        );
+        let codes = (oa.status.code(), ob.status.code());
+        let now = snapshot(&case.ws);
+        let winner = if now == a {
+            "to_unit"
+        } else if now == b {
+            "to_units"
+        } else {
+            panic!("round {round}: the tree is neither rename alone ({codes:?})")
+        };
+        let (win, lose) = if winner == "to_unit" {
+            (&oa, &ob)
+        } else {
+            (&ob, &oa)
+        };
+        assert!(win.status.success(), "{}", stderr(win));
+        // The loser either refused (stale preview, symbol gone) or ran wholly after the winner
+        // and found nothing left to rename: never a partial write.
+        assert!(
+            matches!(lose.status.code(), Some(0 | 3 | 70)),
+            "round {round}: {}",
+            stderr(lose)
+        );
+        assert!(!case.journal_left());
+        *outcomes.entry(format!("{codes:?}")).or_insert(0) += 1;
+    }
+    eprintln!("racing applies: {outcomes:?}");
+    let r = run(&["locate", "src/shapes/geometry.py@L1:C1", "--workspace", &w]);
+    assert!(r.status.success(), "{}", stderr(&r));
+}
