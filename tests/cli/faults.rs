@@ -78,9 +78,7 @@ impl Case {
                 .keys()
                 .chain(self.old.keys())
                 .chain(self.new.keys())
-                .filter(|p| {
-                    now.get(*p) != self.old.get(*p) && now.get(*p) != self.new.get(*p)
-                })
+                .filter(|p| now.get(*p) != self.old.get(*p) && now.get(*p) != self.new.get(*p))
                 .collect();
             panic!("{what}: the tree is neither old nor new: torn or stray {torn:?}")
         }
@@ -242,8 +240,7 @@ fn a_target_that_cannot_be_written_fails_the_whole_apply() {
     let target = case
         .old
         .keys()
-        .filter(|p| case.old[*p] != case.new[*p])
-        .last()
+        .rfind(|p| case.old[*p] != case.new[*p])
         .unwrap()
         .clone();
     let dir = case.ws.join(&target).parent().unwrap().to_path_buf();

@@ -290,3 +290,55 @@ fn a_daemon_directory_others_can_use_is_refused_and_the_answer_comes_in_process(
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
     stop();
 }
+
+/// Deep nesting (50,000 parentheses) in a whole-workspace `diag` with real Pyright: exit 0,
+/// every other file checked, the overflow named as that file's diagnostic, no file touched.
+/// (A server that answers such a file's pull with an error instead is named in
+/// `facts.failed`: `contract::diag_reports_every_other_file_when_the_server_refuses_one`.)
+#[test]
+fn deep_nesting_is_one_files_diagnostic_in_a_whole_workspace_diag() {
+    let (_d, ws) = copy("srcpkg");
+    let deep = format!("x = {}1{}\n", "(".repeat(50_000), ")".repeat(50_000));
+    std::fs::write(ws.join("src/shapes/deep.py"), deep).unwrap();
+    let before = snapshot(&ws);
+    let w = ws.to_string_lossy().into_owned();
+    let mut c = lanser();
+    c.args(["diag", "--workspace", &w, "--json"]);
+    let o = bounded(c, Duration::from_secs(120));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let b = bundle(&o);
+    let files: Vec<&str> = b["facts"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    for f in [
+        "src/shapes/units.py",
+        "src/shapes/geometry.py",
+        "tests/test_geometry.py",
+    ] {
+        assert!(files.contains(&f), "{files:?}");
+    }
+    let on_deep: Vec<&str> = b["facts"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == "src/shapes/deep.py")
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    let named = on_deep
+        .iter()
+        .any(|m| m.contains("Maximum call stack size exceeded"));
+    let failed = b["facts"]["failed"]
+        .as_array()
+        .is_some_and(|f| f.iter().any(|x| x["path"] == "src/shapes/deep.py"));
+    assert!(named || failed, "{on_deep:?} {}", b["facts"]);
+    // Other files' own diagnostics are still there (broken.py has errors).
+    assert!(b["facts"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["path"] == "src/shapes/broken.py"));
+    assert_eq!(snapshot(&ws), before);
+}
