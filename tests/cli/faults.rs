@@ -324,3 +324,90 @@ fn two_applies_racing_leave_one_of_them_whole() {
     let r = run(&["locate", "src/shapes/geometry.py@L1:C1", "--workspace", &w]);
     assert!(r.status.success(), "{}", stderr(&r));
 }
+
+/// A tmpfs mounted for one test, unmounted when dropped.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    /// A `size` tmpfs at `dir`, if this process may mount one (root, a mount namespace that
+    /// allows it); `None` otherwise.
+    fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Tmpfs(dir.to_path_buf()))
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// A real full disk (a 1 MiB tmpfs), not the hook: the rename's last file (padded to 100 KB)
+/// finds no room after the first three were written. Exit 71 naming it, one line, and every
+/// file as before. Needs the right to mount a tmpfs (root): skipped, saying so, without it.
+#[test]
+fn a_full_disk_fails_the_whole_apply() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(fs) = Tmpfs::mount(&tmp.path().join("disk"), "1m") else {
+        eprintln!("skipped: cannot mount a tmpfs here (not root?)");
+        return;
+    };
+    let ws = fs.0.join("ws");
+    copy_tree(&fixture("srcpkg"), &ws);
+    let units = ws.join("src/shapes/units.py");
+    let mut text = std::fs::read_to_string(&units).unwrap();
+    text.push_str(&"# padding for the full-disk test\n".repeat(3000));
+    std::fs::write(&units, text).unwrap();
+    git(&ws, &["init", "-q"]);
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "fixture"]);
+    // Fill the disk but for 24 KiB: room for the small files' temp copies, not units.py's.
+    let free = |p: &Path| {
+        let o = std::process::Command::new("df")
+            .args(["-k", "--output=avail"])
+            .arg(p)
+            .output()
+            .unwrap();
+        let s = String::from_utf8_lossy(&o.stdout).into_owned();
+        s.lines().last().unwrap().trim().parse::<usize>().unwrap()
+    };
+    let fill = vec![0u8; (free(&fs.0) - 24) * 1024];
+    std::fs::write(fs.0.join("fill"), fill).unwrap();
+    let before = snapshot(&ws);
+    let w = ws.to_string_lossy().into_owned();
+    let line = line_with(&ws, "src/shapes/units.py", "def convert(");
+    let sel = format!("src/shapes/units.py@L{line}:convert");
+    let o = lanser()
+        .args(rename_args(&w, &sel, "to_unit"))
+        .arg("--apply")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(71), "{err}");
+    assert!(
+        err.contains("src/shapes/units.py") && err.contains("No space left on device"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert_eq!(snapshot(&ws), before);
+    // With room again, the same apply goes through.
+    std::fs::remove_file(fs.0.join("fill")).unwrap();
+    let o = lanser()
+        .args(rename_args(&w, &sel, "to_unit"))
+        .arg("--apply")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let changed = before
+        .keys()
+        .filter(|p| std::fs::read(ws.join(p)).unwrap() != before[*p])
+        .count();
+    assert_eq!(changed, 4);
+}
