@@ -167,7 +167,7 @@ pub fn exchange_held(
 ) -> Result<FromDaemon, DaemonError> {
     let io = |e| DaemonError::io(&paths.sock, e);
     super::private(&paths.dir)?;
-    super::private(&paths.sock)?;
+    super::owned(&paths.sock)?;
     let mut stream = UnixStream::connect(&paths.sock).map_err(io)?;
     stream.set_read_timeout(Some(wait)).map_err(io)?;
     if let Some(h) = held {

@@ -97,16 +97,18 @@ impl Paths {
     /// private: a directory (or socket) another user owns, or that others may write, could
     /// be someone else's daemon answering in our name.
     pub fn ensure_dir(&self) -> Result<(), DaemonError> {
-        use std::os::unix::fs::PermissionsExt;
-        if self.dir.exists() {
-            private(&self.dir)?;
-        } else {
-            std::fs::create_dir_all(&self.dir).map_err(|e| DaemonError::io(&self.dir, e))?;
-            std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700))
-                .map_err(|e| DaemonError::io(&self.dir, e))?;
+        use std::os::unix::fs::DirBuilderExt;
+        if let Some(parent) = self.dir.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| DaemonError::io(parent, e))?;
+        }
+        // Made 0700 by mkdir itself: a client racing the start never sees it open.
+        match std::fs::DirBuilder::new().mode(0o700).create(&self.dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => private(&self.dir)?,
+            Err(e) => return Err(DaemonError::io(&self.dir, e)),
         }
         if self.sock.exists() {
-            private(&self.sock)?;
+            owned(&self.sock)?;
         }
         // sun_path holds 108 bytes including the terminating NUL.
         if self.sock.as_os_str().len() >= 108 {
@@ -128,12 +130,23 @@ impl Paths {
 
 /// `path` is owned by this process's user and neither group nor others may use it.
 pub fn private(path: &Path) -> Result<(), DaemonError> {
+    check_owner(path, true)
+}
+
+/// `path` is owned by this process's user. (The socket: the private directory around it is
+/// what keeps others out, and its own mode is set just after it is bound, so a client racing
+/// the daemon's start may see it before.)
+pub fn owned(path: &Path) -> Result<(), DaemonError> {
+    check_owner(path, false)
+}
+
+fn check_owner(path: &Path, private_mode: bool) -> Result<(), DaemonError> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(path).map_err(|e| DaemonError::io(path, e))?;
     let me = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
     let why = if me.is_some_and(|uid| meta.uid() != uid) {
         Some(format!("owned by uid {}, not this user", meta.uid()))
-    } else if meta.mode() & 0o077 != 0 {
+    } else if private_mode && meta.mode() & 0o077 != 0 {
         Some(format!(
             "mode {:o} lets other users in",
             meta.mode() & 0o777
