@@ -22,7 +22,7 @@ use crate::lsp::transport::Tap;
 use crate::relocate::Target;
 use crate::relocate::{self, Evidence};
 pub use crate::request::{Op, Outcome, Request};
-use crate::reward::Weights;
+use crate::reward::Scheme;
 use crate::selector::{self, PositionSpec};
 use crate::servers;
 use crate::text::Encoding;
@@ -52,7 +52,8 @@ pub struct Options {
     pub cursor: usize,
     /// Longest list a bundle carries before it is cut (`--page-size`, default 10⁵).
     pub page_size: usize,
-    pub reward_weights: Weights,
+    /// The process-reward formula and weights (`--reward`, `--reward-weights`).
+    pub reward: Scheme,
     /// D_{t-1} from `--prev-bundle`.
     pub prev_d: Option<u64>,
     /// Where files named on the command line (`--patch`) are read from.
@@ -79,7 +80,7 @@ impl Options {
             tap: None,
             cursor: 0,
             page_size: DEFAULT_PAGE_SIZE,
-            reward_weights: Weights::default(),
+            reward: Scheme::default(),
             prev_d: None,
             inputs: crate::inputs::Inputs::disk(),
             server: None,

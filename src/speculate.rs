@@ -5,6 +5,7 @@
 
 use crate::error::Result;
 use crate::orchestrator::Orchestrator;
+use crate::reward::v2::Tally;
 use crate::selector::resolve::Document;
 use crate::workspace::{path_to_uri, Workspace};
 use serde_json::{json, Value};
@@ -41,6 +42,57 @@ pub fn count(map: &DiagMap) -> u64 {
     map.values()
         .flatten()
         .filter(|d| matches!(d["severity"].as_str(), Some("error" | "warning")))
+        .count() as u64
+}
+
+/// Pyright rules whose errors break at run time: a name or module that is not there, an
+/// attribute that is not there, a call that does not fit the callee, unbound variables.
+const RUNTIME_RULES: &[&str] = &[
+    "reportUndefinedVariable",
+    "reportMissingImports",
+    "reportAttributeAccessIssue",
+    "reportCallIssue",
+    "reportIndexIssue",
+    "reportUnboundVariable",
+    "reportPossiblyUnbound",
+    "reportAbstractUsage",
+    "reportOptionalMemberAccess",
+    "reportOptionalCall",
+    "reportOptionalSubscript",
+    "reportOptionalIterable",
+    "reportNoOverloadImplementation",
+];
+
+/// Whether a diagnostic fact is an error that breaks at run time (a syntax error has no rule).
+pub fn breaks_at_run_time(d: &Value) -> bool {
+    match d["code"].as_str() {
+        Some(code) => RUNTIME_RULES.contains(&code) && d["severity"] != "hint",
+        None => d["severity"] == "error",
+    }
+}
+
+/// pr-v2's diagnostics by kind in `map` (run-time breakers of any severity count as such).
+pub fn tally(map: &DiagMap) -> Tally {
+    let mut t = Tally::default();
+    for d in map.values().flatten() {
+        if breaks_at_run_time(d) {
+            t.runtime += 1;
+        } else if d["severity"] == "error" {
+            t.error += 1;
+        } else if d["severity"] == "warning" {
+            t.warning += 1;
+        }
+    }
+    t
+}
+
+/// Run-time breakers in `files` of `map`.
+pub fn runtime_in(map: &DiagMap, files: &[String]) -> u64 {
+    files
+        .iter()
+        .filter_map(|f| map.get(f))
+        .flatten()
+        .filter(|d| breaks_at_run_time(d))
         .count() as u64
 }
 
@@ -94,6 +146,9 @@ pub fn importers(ws: &Workspace, files: &[String]) -> Vec<String> {
 
 /// Diagnostics before and after a change, over the same files.
 pub struct Speculation {
+    /// The files the change edits.
+    pub touched: Vec<String>,
+    /// Those and their importers: where diagnostics were pulled.
     pub files: Vec<String>,
     pub before: DiagMap,
     pub after: DiagMap,
@@ -133,10 +188,21 @@ pub async fn speculate(
     let after = pull(o, &files).await;
     swap(o, false);
     Ok(Speculation {
+        touched,
         files,
         before,
         after: after?,
     })
+}
+
+impl Speculation {
+    /// pr-v2's diagnostics inputs: tallies before and after, run-time errors left in the
+    /// touched files.
+    pub fn measure_v2(&self, m: &mut crate::reward::v2::Measured) {
+        m.before = Some(tally(&self.before));
+        m.after = Some(tally(&self.after));
+        m.remaining = Some(runtime_in(&self.after, &self.touched));
+    }
 }
 
 /// `doc` with other text (same path), for the server's in-memory copy.

@@ -101,8 +101,7 @@ pub fn doctor(opts: &Options) -> Result<String> {
 /// other weights were asked for.
 pub fn reward(files: &[std::path::PathBuf], weights: Option<&str>, json: bool) -> Result<String> {
     use crate::error::ErrorCode;
-    use crate::reward::{recompute, Weights};
-    let w = weights.map(Weights::parse).transpose()?;
+    use crate::reward::recompute;
     let mut out = String::new();
     let mut total = 0.0;
     let mut mismatch = None;
@@ -118,11 +117,12 @@ pub fn reward(files: &[std::path::PathBuf], weights: Option<&str>, json: bool) -
             let bundle: serde_json::Value = serde_json::from_str(line).map_err(|e| {
                 LanserError::usage(format!("{}:{}: not a bundle: {e}", f.display(), i + 1))
             })?;
-            let (recorded, again) = recompute(&bundle, w)?;
+            let again = recompute(&bundle, weights)?;
+            let recorded = again.recorded;
             step += 1;
             total += again.r;
             let same = recorded == again.r;
-            if !same && w.is_none() && mismatch.is_none() {
+            if !same && weights.is_none() && mismatch.is_none() {
                 mismatch = Some(format!(
                     "{}:{}: recorded r {recorded} but the recorded inputs give {}",
                     f.display(),

@@ -145,7 +145,7 @@ pub struct Bundle {
     pub facts: Value,
     pub edits: Edits,
     #[serde(rename = "processReward")]
-    #[schemars(with = "Option<crate::reward::Reward>")]
+    #[schemars(with = "Option<crate::reward::AnyReward>")]
     pub process_reward: Option<Value>,
     pub environment: Environment,
     /// Which features the server advertised, by name (`{}` when no server was asked).

@@ -5,7 +5,7 @@ use crate::error::{LanserError, Result};
 use crate::inputs::Inputs;
 use crate::orchestrator::{Options, Request, DEFAULT_PAGE_SIZE};
 use crate::request::{MutationArgs, Op};
-use crate::reward::Weights;
+use crate::reward::Scheme;
 use crate::text::Encoding;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -67,14 +67,14 @@ pub struct Global {
     /// With --trace-file: also record the content of every workspace file
     #[arg(long, global = true)]
     pub trace_sources: bool,
-    /// Process-reward weights alpha,beta,gamma (Eq. 5.1)
-    #[arg(
-        long,
-        global = true,
-        default_value = "0.5,0.4,0.1",
-        value_name = "A,B,G"
-    )]
-    pub reward_weights: String,
+    /// Process reward: pr-v1 (Eq. 5.1, the default) or pr-v2 (diagnostics by kind, structural
+    /// facts, optionally the impacted tests)
+    #[arg(long, global = true, default_value = "pr-v1", value_name = "VERSION")]
+    pub reward: String,
+    /// Process-reward weights: alpha,beta,gamma for pr-v1 (default 0.5,0.4,0.1); name=value
+    /// pairs for pr-v2 (runtime, error, warning, remaining, structural, tests, safety, ambiguity)
+    #[arg(long, global = true, value_name = "W")]
+    pub reward_weights: Option<String>,
     /// The previous step's bundle: its D_t is this step's D_{t-1}
     #[arg(long, global = true, value_name = "FILE")]
     pub prev_bundle: Option<PathBuf>,
@@ -238,7 +238,8 @@ pub enum Command {
         /// Bundle files (JSON or JSONL), in episode order
         #[arg(long, num_args = 1.., required = true, value_name = "FILE")]
         from_bundles: Vec<PathBuf>,
-        /// Recompute with other weights (counterfactual), alpha,beta,gamma
+        /// Recompute with other weights (counterfactual), in the recorded version's syntax:
+        /// alpha,beta,gamma for pr-v1, name=value pairs for pr-v2
         #[arg(long, value_name = "A,B,G")]
         weights: Option<String>,
     },
@@ -411,7 +412,7 @@ impl Global {
             tap: None,
             cursor: self.cursor,
             page_size: self.page_size,
-            reward_weights: Weights::parse(&self.reward_weights)?,
+            reward: Scheme::parse(&self.reward, self.reward_weights.as_deref())?,
             prev_d: match &self.prev_bundle {
                 Some(p) => Some(prev_d(p, &inputs)?),
                 None => None,

@@ -45,6 +45,15 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
         speculate::count(&spec.before),
         speculate::count(&spec.after),
     );
+    let mut measured = Measured {
+        d_prev: Some(before),
+        d_now: Some(after),
+        safety: 1,
+        ..Default::default()
+    };
+    if o.opts.reward.is_v2() {
+        spec.measure_v2(&mut measured.v2);
+    }
     Ok(Outcome {
         facts: json!({
             "patched": changes.iter().map(|(d, _)| d.rel.clone()).collect::<Vec<_>>(),
@@ -56,10 +65,6 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
         resolution: None,
         complete,
         edits: None,
-        reward: Some(Measured {
-            d_prev: Some(before),
-            d_now: Some(after),
-            safety: 1,
-        }),
+        reward: Some(measured),
     })
 }

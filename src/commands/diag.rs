@@ -80,6 +80,7 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
             d_prev: None,
             d_now: Some((count("error") + count("warning")) as u64),
             safety: 1,
+            ..Default::default()
         }),
     })
 }

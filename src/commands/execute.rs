@@ -7,7 +7,7 @@ use crate::bundle::Bundle;
 use crate::bundle::RequestEcho;
 use crate::error::ErrorCode;
 use crate::orchestrator::{ms, Orchestrator, Outcome, Request};
-use crate::reward::{self, Inputs, Measured};
+use crate::reward::Measured;
 use crate::selector;
 use serde_json::{json, Value};
 use std::future::Future;
@@ -66,7 +66,7 @@ pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
     bundle
 }
 
-/// pr-v1 for this step: the command's measurements, `--prev-bundle`'s D_{t-1} (measuring
+/// The process reward for this step: the command's measurements, `--prev-bundle`'s D_{t-1} (measuring
 /// D_t on the target's file when the command did not), the resolution's confidence. A
 /// failed step scores S = 0.
 async fn process_reward(o: &mut Orchestrator, bundle: &Bundle, outcome: Option<&Outcome>) -> Value {
@@ -75,6 +75,7 @@ async fn process_reward(o: &mut Orchestrator, bundle: &Bundle, outcome: Option<&
         d_prev: None,
         d_now: None,
         safety: u8::from(ok),
+        ..Default::default()
     });
     if let (Some(prev), None) = (o.opts.prev_d, m.d_prev) {
         m.d_prev = Some(prev);
@@ -90,13 +91,7 @@ async fn process_reward(o: &mut Orchestrator, bundle: &Bundle, outcome: Option<&
         .as_ref()
         .map(|r| r.confidence)
         .unwrap_or(if ok { 1.0 } else { 0.0 });
-    let inputs = Inputs {
-        d_prev: m.d_prev,
-        d_now: m.d_now,
-        safety: m.safety,
-        confidence,
-    };
-    serde_json::to_value(reward::compute(o.opts.reward_weights, inputs)).expect("rewards serialize")
+    o.opts.reward.score(&m, confidence)
 }
 
 /// Errors raised while reading the request and the files, before anything is asked.

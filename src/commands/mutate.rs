@@ -71,6 +71,7 @@ pub async fn speculate(
         d_prev: None,
         d_now: None,
         safety: u8::from(safe),
+        ..Default::default()
     };
     let changes: Option<Vec<(Document, String)>> = plan
         .changes
@@ -86,6 +87,9 @@ pub async fn speculate(
     let spec = speculate::speculate(o, &changes).await?;
     measured.d_prev = Some(speculate::count(&spec.before));
     measured.d_now = Some(speculate::count(&spec.after));
+    if o.opts.reward.is_v2() {
+        spec.measure_v2(&mut measured.v2);
+    }
     Ok((measured, Some(json!(speculate::delta(&spec)))))
 }
 

@@ -1,4 +1,4 @@
-//! The process reward pr-v1 (paper Eq. 5.1, DESIGN §8):
+//! The process reward pr-v1 (paper Eq. 5.1, DESIGN §8), the default:
 //! `r = α·(D_{t-1} − D_t) + β·S_t − γ·(1 − α_t)`.
 //!
 //! D counts error and warning diagnostics in the files a step touches and the workspace files
@@ -9,7 +9,6 @@
 
 use crate::error::{LanserError, Result};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 pub const VERSION: &str = "pr-v1";
 
@@ -64,14 +63,6 @@ pub struct Inputs {
     pub safety: u8,
     /// α_t ∈ [0, 1].
     pub confidence: f64,
-}
-
-/// What a command measured for its step; the confidence comes from the resolution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Measured {
-    pub d_prev: Option<u64>,
-    pub d_now: Option<u64>,
-    pub safety: u8,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -131,19 +122,6 @@ pub fn compute(w: Weights, inputs: Inputs) -> Reward {
             round(inputs.confidence)
         ),
     }
-}
-
-/// Recompute a recorded bundle's reward from its own recorded inputs (optionally with other
-/// weights): `(recorded r, recomputed reward)`.
-pub fn recompute(bundle: &Value, weights: Option<Weights>) -> Result<(f64, Reward)> {
-    let pr = bundle
-        .get("processReward")
-        .filter(|v| !v.is_null())
-        .ok_or_else(|| LanserError::usage("bundle has no processReward"))?;
-    let recorded: Reward = serde_json::from_value(pr.clone())
-        .map_err(|e| LanserError::usage(format!("bad processReward: {e}")))?;
-    let w = weights.unwrap_or(recorded.weights);
-    Ok((recorded.r, compute(w, recorded.inputs)))
 }
 
 #[cfg(test)]
