@@ -32,6 +32,11 @@ pub enum Op {
     Check {
         patch: String,
     },
+    /// What a change can affect: callers, references and tests, from a selector or a patch.
+    Impact {
+        patch: Option<String>,
+        depth: u32,
+    },
     Rename {
         new_name: String,
         mutation: MutationArgs,
@@ -81,6 +86,7 @@ impl Op {
             Op::Locate { .. } => "locate",
             Op::PrepareRename => "prepare-rename",
             Op::Check { .. } => "check",
+            Op::Impact { .. } => "impact",
             Op::Rename { .. } => "rename",
             Op::CodeActions { .. } => "code-actions",
             Op::Impl => "impl",
@@ -126,6 +132,7 @@ impl Op {
                 v
             }
             Op::Check { patch } => json!({ "patch": patch }),
+            Op::Impact { patch, depth } => json!({ "patch": patch, "depth": depth }),
             Op::Calls { incoming, outgoing } => {
                 json!({"incoming": incoming, "outgoing": outgoing})
             }
@@ -170,9 +177,10 @@ impl Op {
     }
 
     /// Whether an answer may be served again for the same request over the same workspace (the
-    /// batch and daemon memos): not `check`, which reads its patch file when it runs.
+    /// batch and daemon memos): not `check` or `impact --patch`, which read their patch file
+    /// when they run.
     pub fn memoizable(&self) -> bool {
-        !matches!(self, Op::Check { .. })
+        !matches!(self, Op::Check { .. } | Op::Impact { patch: Some(_), .. })
     }
 
     /// Whether this operation writes files (`--apply`): every other server session must then

@@ -233,6 +233,18 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         patch: String,
     },
+    /// What a change can affect: the definitions it touches, their callers and references
+    /// (transitively), and the tests that reach them
+    Impact {
+        /// The changed symbol (path@L42:C7, py://…, …); or give --patch
+        selector: Option<String>,
+        /// A unified diff: its changed lines seed the analysis (`-` for stdin)
+        #[arg(long, value_name = "FILE", conflicts_with = "selector")]
+        patch: Option<String>,
+        /// Levels of callers to follow
+        #[arg(long, default_value_t = 3, value_name = "N")]
+        depth: u32,
+    },
     /// Recompute the process rewards of recorded bundles, without a server
     Reward {
         /// Bundle files (JSON or JSONL), in episode order
@@ -523,6 +535,17 @@ impl Command {
                     patch: patch.clone(),
                 },
                 None,
+            ),
+            Command::Impact {
+                selector,
+                patch,
+                depth,
+            } => (
+                Op::Impact {
+                    patch: patch.clone(),
+                    depth: *depth,
+                },
+                selector.as_ref(),
             ),
             Command::Request {
                 method,

@@ -13,7 +13,7 @@ use serde_json::json;
 use std::io::Read;
 
 /// The patch text: from the file (or stdin), or at replay from the trace.
-fn read_patch(o: &Orchestrator, path: &str) -> Result<String> {
+pub(crate) fn read_patch(o: &Orchestrator, path: &str) -> Result<String> {
     let abs = o.opts.cwd.join(path);
     let text = o.opts.inputs.read_to_string("--patch", path, || {
         if path == "-" {

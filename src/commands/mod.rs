@@ -9,6 +9,7 @@ pub mod def;
 pub mod diag;
 pub mod execute;
 pub mod hover;
+pub mod impact;
 pub mod locate;
 pub mod meta;
 pub mod mutate;
@@ -56,6 +57,9 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
         Op::Locate { preview } => locate::run(o, selector()?, *preview),
         Op::PrepareRename => rename::prepare(o, selector()?).await,
         Op::Check { patch } => check::run(o, patch).await,
+        Op::Impact { patch, depth } => {
+            impact::run(o, req.selector.as_deref(), patch.as_deref(), *depth).await
+        }
         Op::Rename { new_name, mutation } => {
             rename::rename(o, selector()?, new_name, mutation).await
         }

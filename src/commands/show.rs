@@ -1,4 +1,4 @@
-//! Human rendering of the commands of `nav`, `calls`, `meta` and `raw` (`render` handles the
+//! Human rendering of the commands of `nav`, `calls`, `impact`, `meta` and `raw` (`render` handles the
 //! rest): `path:line:col` (1-based, `--index-io` unit) as everywhere, JSON where the answer is
 //! a structure (capabilities, raw results).
 
@@ -49,6 +49,45 @@ fn calls(out: &mut String, facts: &Value) {
             )
             .ok();
         }
+    }
+}
+
+fn impact(out: &mut String, facts: &Value) {
+    let line = |f: &Value| {
+        format!(
+            "  {} {}  {}  (depth {})",
+            f["kind"].as_str().unwrap_or_default(),
+            f["name"].as_str().unwrap_or_default(),
+            at(f),
+            f["depth"]
+        )
+    };
+    let seeds: Vec<String> = list(facts, "seeds")
+        .iter()
+        .map(|s| format!("{} ({})", s["name"].as_str().unwrap_or_default(), at(s)))
+        .collect();
+    writeln!(out, "changed: {}", seeds.join(", ")).ok();
+    writeln!(
+        out,
+        "library code reached: {}",
+        list(facts, "library").len()
+    )
+    .ok();
+    for f in list(facts, "library") {
+        writeln!(out, "{}", line(f)).ok();
+    }
+    writeln!(out, "tests reached: {}", list(facts, "tests").len()).ok();
+    for t in list(facts, "tests") {
+        writeln!(
+            out,
+            "  {}  (depth {})",
+            t["id"].as_str().unwrap_or_default(),
+            t["depth"]
+        )
+        .ok();
+    }
+    if facts["truncated"] == true {
+        out.push_str("(cut: too many definitions reached; the answer is incomplete)\n");
     }
 }
 
@@ -117,6 +156,7 @@ pub fn render(cmd: &str, facts: &Value, out: &mut String) {
             writeln!(out, "{} highlights", list(facts, "highlights").len()).ok();
         }
         "calls" => calls(out, facts),
+        "impact" => impact(out, facts),
         "signature" => signature(out, facts),
         "capabilities" => {
             writeln!(out, "{}", pretty(&facts["capabilities"])).ok();

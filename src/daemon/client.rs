@@ -32,6 +32,7 @@ pub fn routable(op: &Op) -> bool {
         | Op::CodeActions { mutation, .. }
         | Op::RenameFile { mutation, .. } => !mutation.apply,
         Op::Check { patch } => patch != "-",
+        Op::Impact { patch, .. } => patch.as_deref() != Some("-"),
         // Serverless (locate) or describing this process (status, reload): answered here, so
         // the bundle never depends on whether a warm session happens to exist.
         Op::Locate { .. } | Op::Status | Op::Reload => false,

@@ -169,6 +169,39 @@ pub struct CheckFacts {
     pub provenance: Provenance,
 }
 
+/// A definition an impact analysis reached (`<module>` for a file's top level).
+#[derive(JsonSchema)]
+pub struct ImpactItem {
+    pub path: String,
+    pub name: String,
+    /// function, class, variable or module
+    pub kind: String,
+    pub range: [u32; 4],
+    pub selector: String,
+    /// Levels from the change (absent on seeds).
+    #[serde(default)]
+    pub depth: Option<u32>,
+    /// A test's pytest node id (tests only).
+    #[serde(default)]
+    pub id: Option<String>,
+}
+
+#[derive(JsonSchema)]
+pub struct ImpactFacts {
+    /// The definitions the change touches.
+    pub seeds: Vec<ImpactItem>,
+    /// Library code reached (seeds included), outside test files and conftest.py.
+    pub library: Vec<ImpactItem>,
+    /// The impacted tests, by node id.
+    pub tests: Vec<ImpactItem>,
+    #[serde(rename = "testFiles")]
+    pub test_files: Vec<String>,
+    pub depth: u32,
+    /// More definitions were reached than one analysis visits (2,000).
+    pub truncated: bool,
+    pub provenance: String,
+}
+
 #[derive(JsonSchema)]
 pub struct RenameFacts {
     #[serde(rename = "newName")]
@@ -336,6 +369,7 @@ pub fn variants() -> Vec<(&'static str, Maker)> {
         ("diag", s::<DiagFacts>),
         ("highlight", s::<HighlightFacts>),
         ("hover", s::<HoverFacts>),
+        ("impact", s::<ImpactFacts>),
         ("impl", s::<ImplFacts>),
         ("locate", s::<LocateFacts>),
         ("prepare-rename", s::<PrepareRenameFacts>),

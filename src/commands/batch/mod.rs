@@ -286,7 +286,7 @@ impl Memo {
         let repeat = request.op.memoizable() && self.entries.contains_key(&key);
         let reads_files = matches!(
             request.op,
-            Op::Check { .. } | Op::Diag { .. } | Op::RenameFile { .. }
+            Op::Check { .. } | Op::Diag { .. } | Op::RenameFile { .. } | Op::Impact { .. }
         );
         let epoch = match repeat || reads_files {
             true => self.changes.sync(ws),

@@ -1,0 +1,469 @@
+//! `lanser impact SEL` and `lanser impact --patch FILE.diff`: what a change can affect.
+//!
+//! Seeds are the definitions a change touches: the innermost definition around SEL, or, for
+//! a patch, around every line it removes or inserts at (from the tree-sitter outline of the
+//! file as it is on disk); a change outside every definition seeds the module itself. From
+//! each seed, breadth first to `--depth` levels: the callers of a function or method
+//! (`callHierarchy/incomingCalls`), the definitions around every reference to a class or a
+//! variable (`textDocument/references`), the files importing a module whose top level is
+//! affected. Each visited definition is visited once, so cycles end.
+//!
+//! What is reached is partitioned by pytest's naming rules into library code and tests:
+//! `test*` functions and `Test*` classes' `test*` methods in `test_*.py` / `*_test.py` files
+//! are the impacted tests (node ids); a fixture that is reached brings in the tests and
+//! fixtures that request it by parameter name (in its file, or under its `conftest.py`), an
+//! autouse fixture every test in its scope; a test file's affected top level brings in all
+//! its tests. Nothing outside the workspace is reported.
+
+use crate::edits::patch::{self, FilePatch};
+use crate::error::{LanserError, Result};
+use crate::orchestrator::{Orchestrator, Outcome};
+use crate::relocate::outline::{self, Def, DefKind};
+use crate::selector::resolve::Document;
+use crate::workspace::{path_to_uri, uri_to_path};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+pub mod tests_of;
+
+/// Most definitions one analysis visits; past it the answer is cut and marked incomplete.
+const MAX_VISITED: usize = 2_000;
+
+/// A definition (or a module's top level, `qual` empty) in a workspace file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Item {
+    pub path: String,
+    pub qual: Vec<String>,
+}
+
+/// A file read once: its text and outline.
+pub struct Parsed {
+    pub doc: Document,
+    pub defs: Vec<Def>,
+}
+
+/// What an analysis found.
+pub struct Impact {
+    pub seeds: Vec<Item>,
+    /// Every item reached (seeds included), with the depth it was first reached at.
+    pub reached: BTreeMap<Item, u32>,
+    /// Impacted test node ids (`path::name`, `path::Class::name`), with their depth.
+    pub tests: BTreeMap<String, (Item, u32)>,
+    pub truncated: bool,
+    pub files: BTreeMap<String, Parsed>,
+}
+
+pub async fn run(
+    o: &mut Orchestrator,
+    selector: Option<&str>,
+    patch_path: Option<&str>,
+    depth: u32,
+) -> Result<Outcome> {
+    let (seeds, resolution) = match (selector, patch_path) {
+        (Some(sel), None) => {
+            let (spec, target) = o.resolve(sel)?;
+            let mut files = BTreeMap::new();
+            let rel = target.doc.rel.clone();
+            let parsed = parse(target.doc.clone());
+            let item = enclosing(&rel, &parsed.defs, target.start);
+            files.insert(rel, parsed);
+            let resolution = o.resolution(&spec, &target);
+            ((vec![item], files), Some(resolution))
+        }
+        (None, Some(p)) => {
+            let text = super::check::read_patch(o, p)?;
+            (seeds_of_patch(o, &patch::parse(&text)?)?, None)
+        }
+        _ => {
+            return Err(LanserError::usage(
+                "impact takes a selector or --patch FILE, not both and not neither",
+            ))
+        }
+    };
+    let complete = o.wait_ready().await?;
+    let impact = analyse(o, seeds.0, seeds.1, depth).await?;
+    Ok(Outcome {
+        facts: facts(o, &impact, depth),
+        resolution,
+        complete: complete && !impact.truncated,
+        edits: None,
+        reward: None,
+    })
+}
+
+/// Read and outline a document.
+pub fn parse(doc: Document) -> Parsed {
+    let defs = outline::parse(&doc.text)
+        .map(|t| outline::definitions(&t, &doc.text))
+        .unwrap_or_default();
+    Parsed { doc, defs }
+}
+
+/// The innermost definition around `offset` (the module when there is none).
+pub fn enclosing(path: &str, defs: &[Def], offset: usize) -> Item {
+    let inner = defs
+        .iter()
+        .filter(|d| d.node.0 <= offset && offset < d.node.1.max(d.node.0 + 1))
+        .min_by_key(|d| d.node.1 - d.node.0);
+    Item {
+        path: path.to_string(),
+        qual: inner.map(|d| d.qual.clone()).unwrap_or_default(),
+    }
+}
+
+/// 1-based old-side lines a hunk removes, or inserts before.
+fn changed_lines(fp: &FilePatch) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    for h in &fp.hunks {
+        let mut line = h.old_start.max(1);
+        for l in &h.lines {
+            match l.as_bytes().first() {
+                Some(b'-') => {
+                    out.insert(line);
+                    line += 1;
+                }
+                Some(b'+') => {
+                    // An insertion belongs to the line before it (a body grows from within).
+                    out.insert(line.saturating_sub(1).max(1));
+                }
+                _ => line += 1,
+            }
+        }
+    }
+    out
+}
+
+/// The seeds of a patch: the definitions around its changed lines, per file.
+pub fn seeds_of_patch(
+    o: &Orchestrator,
+    files: &[FilePatch],
+) -> Result<(Vec<Item>, BTreeMap<String, Parsed>)> {
+    let mut seeds = BTreeSet::new();
+    let mut parsed = BTreeMap::new();
+    for fp in files {
+        let (abs, rel) = o.ws.resolve_user_path(&fp.path, &o.opts.cwd)?;
+        let p = parse(Document::load(abs, rel.clone())?);
+        for line in changed_lines(fp) {
+            let Some((start, end)) = p.doc.index.line_span(line - 1) else {
+                continue;
+            };
+            // The first non-blank byte of the line decides where it belongs.
+            let text = &p.doc.text[start..end];
+            let indent = text.len() - text.trim_start().len();
+            seeds.insert(enclosing(&rel, &p.defs, start + indent));
+        }
+        parsed.insert(rel, p);
+    }
+    Ok((seeds.into_iter().collect(), parsed))
+}
+
+/// Breadth-first from the seeds to `depth` levels, then the impacted tests.
+pub async fn analyse(
+    o: &mut Orchestrator,
+    seeds: Vec<Item>,
+    mut files: BTreeMap<String, Parsed>,
+    depth: u32,
+) -> Result<Impact> {
+    let mut reached: BTreeMap<Item, u32> = BTreeMap::new();
+    let mut queue: VecDeque<(Item, u32)> = VecDeque::new();
+    for s in &seeds {
+        reached.insert(s.clone(), 0);
+        queue.push_back((s.clone(), 0));
+    }
+    let mut truncated = false;
+    while let Some((item, d)) = queue.pop_front() {
+        if d >= depth || tests_of::is_test_file(&item.path) && !item.qual.is_empty() {
+            continue;
+        }
+        // An overridden method is reached where its override is: calls through the base
+        // class dispatch to it.
+        let mut next: Vec<(Item, u32)> = overridden(o, &mut files, &item)
+            .await?
+            .into_iter()
+            .map(|i| (i, d))
+            .collect();
+        next.extend(
+            callers(o, &mut files, &item)
+                .await?
+                .into_iter()
+                .map(|i| (i, d + 1)),
+        );
+        for (item, level) in next {
+            if reached.contains_key(&item) {
+                continue;
+            }
+            if reached.len() >= MAX_VISITED {
+                truncated = true;
+                break;
+            }
+            reached.insert(item.clone(), level);
+            queue.push_front_or_back(item, level, d);
+        }
+    }
+    let tests = tests_of::select(o, &mut files, &reached)?;
+    Ok(Impact {
+        seeds,
+        reached,
+        tests,
+        truncated,
+        files,
+    })
+}
+
+/// Breadth first, with same-level items (overridden methods) ahead of the next level.
+trait Frontier {
+    fn push_front_or_back(&mut self, item: Item, level: u32, current: u32);
+}
+
+impl Frontier for VecDeque<(Item, u32)> {
+    fn push_front_or_back(&mut self, item: Item, level: u32, current: u32) {
+        match level == current {
+            true => self.push_front((item, level)),
+            false => self.push_back((item, level)),
+        }
+    }
+}
+
+/// The methods of the base classes that `item` (a method) overrides, found through the
+/// server's definitions of the names in its class's `class C(Base, …):` header.
+async fn overridden(
+    o: &mut Orchestrator,
+    files: &mut BTreeMap<String, Parsed>,
+    item: &Item,
+) -> Result<Vec<Item>> {
+    let Some((method, class_qual)) = item.qual.split_last() else {
+        return Ok(vec![]);
+    };
+    let Some(p) = load(o, files, &item.path) else {
+        return Ok(vec![]);
+    };
+    let Some(class) = p
+        .defs
+        .iter()
+        .find(|d| d.qual == class_qual && d.kind == DefKind::Class)
+    else {
+        return Ok(vec![]);
+    };
+    let header = &p.doc.text[class.sig.0..class.sig.1];
+    let (Some(open), Some(close)) = (header.find('('), header.rfind(')')) else {
+        return Ok(vec![]);
+    };
+    let mut bases = Vec::new();
+    let mut at = open + 1;
+    for part in header[open + 1..close].split(',') {
+        let lead = part.len() - part.trim_start().len();
+        let name = part.trim();
+        if !name.is_empty() && !name.contains('=') {
+            // The last dotted component names the class (`abc.ABC` → `ABC`).
+            let last = name.rfind('.').map_or(0, |i| i + 1);
+            bases.push(class.sig.0 + at + lead + last);
+        }
+        at += part.len() + 1;
+    }
+    let doc = p.doc.clone();
+    let uri = path_to_uri(&doc.abs);
+    let mut out = Vec::new();
+    for offset in bases {
+        let session = o.ensure_session().await?;
+        session.sync_document(&uri, &doc);
+        let (line, character) = doc.position(offset, session.encoding);
+        let enc = session.encoding;
+        let raw = session
+            .request(
+                "textDocument/definition",
+                json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
+            )
+            .await?;
+        for loc in raw.as_array().into_iter().flatten() {
+            let u = loc["targetUri"]
+                .as_str()
+                .or(loc["uri"].as_str())
+                .unwrap_or_default();
+            let start = loc
+                .get("targetSelectionRange")
+                .or(loc.get("range"))
+                .map(|r| r["start"].clone())
+                .unwrap_or_default();
+            let Some(rel) = uri_to_path(u).and_then(|abs| o.ws.relative(&abs)) else {
+                continue;
+            };
+            let Some(bp) = load(o, files, &rel) else {
+                continue;
+            };
+            let line = start["line"].as_u64().unwrap_or(0) as usize;
+            let col = start["character"].as_u64().unwrap_or(0) as usize;
+            let off = bp.doc.index.offset_clamped(&bp.doc.text, line, col, enc);
+            let base = enclosing(&rel, &bp.defs, off);
+            let mut qual = base.qual.clone();
+            qual.push(method.clone());
+            if !base.qual.is_empty() && bp.defs.iter().any(|d| d.qual == qual) {
+                out.push(Item { path: rel, qual });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Load a workspace file into `files` once.
+pub fn load<'f>(
+    o: &Orchestrator,
+    files: &'f mut BTreeMap<String, Parsed>,
+    rel: &str,
+) -> Option<&'f Parsed> {
+    if !files.contains_key(rel) {
+        let doc = Document::load(o.ws.root.join(rel), rel.to_string()).ok()?;
+        files.insert(rel.to_string(), parse(doc));
+    }
+    files.get(rel)
+}
+
+/// The items one step up from `item`.
+async fn callers(
+    o: &mut Orchestrator,
+    files: &mut BTreeMap<String, Parsed>,
+    item: &Item,
+) -> Result<Vec<Item>> {
+    if item.qual.is_empty() {
+        // A module's top level: the files that import it.
+        let importers = crate::speculate::importers(&o.ws, std::slice::from_ref(&item.path));
+        return Ok(importers
+            .into_iter()
+            .map(|path| Item { path, qual: vec![] })
+            .collect());
+    }
+    let Some(p) = load(o, files, &item.path) else {
+        return Ok(vec![]);
+    };
+    let Some(def) = p.defs.iter().find(|d| d.qual == item.qual) else {
+        return Ok(vec![]);
+    };
+    let (kind, own) = (def.kind, def.node);
+    let doc = p.doc.clone();
+    let uri = path_to_uri(&doc.abs);
+    let session = o.ensure_session().await?;
+    session.sync_document(&uri, &doc);
+    let (line, character) = doc.position(def.name.0, session.encoding);
+    let at =
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+    let mut places: Vec<(String, Value)> = Vec::new();
+    if kind == DefKind::Function {
+        let prepared = session
+            .request("textDocument/prepareCallHierarchy", at)
+            .await?;
+        for it in prepared.as_array().into_iter().flatten() {
+            let raw = session
+                .request("callHierarchy/incomingCalls", json!({ "item": it }))
+                .await?;
+            for call in raw.as_array().into_iter().flatten() {
+                let from = &call["from"];
+                let from_uri = from["uri"].as_str().unwrap_or_default().to_string();
+                places.push((from_uri, from["selectionRange"]["start"].clone()));
+            }
+        }
+    } else {
+        let mut params = at;
+        params["context"] = json!({"includeDeclaration": false});
+        let raw = session.request("textDocument/references", params).await?;
+        for loc in raw.as_array().into_iter().flatten() {
+            let u = loc["uri"].as_str().unwrap_or_default().to_string();
+            places.push((u, loc["range"]["start"].clone()));
+        }
+    }
+    let enc = session.encoding;
+    let mut out = BTreeSet::new();
+    for (u, pos) in places {
+        let Some(rel) = uri_to_path(&u).and_then(|abs| o.ws.relative(&abs)) else {
+            continue; // outside the workspace
+        };
+        let Some(p) = load(o, files, &rel) else {
+            continue;
+        };
+        let line = pos["line"].as_u64().unwrap_or(0) as usize;
+        let col = pos["character"].as_u64().unwrap_or(0) as usize;
+        let offset = p.doc.index.offset_clamped(&p.doc.text, line, col, enc);
+        if rel == item.path && own.0 <= offset && offset < own.1 {
+            continue; // a use inside the definition itself (recursion, a class's own body)
+        }
+        out.insert(enclosing(&rel, &p.defs, offset));
+    }
+    Ok(out.into_iter().collect())
+}
+
+fn kind_of(files: &BTreeMap<String, Parsed>, item: &Item) -> &'static str {
+    if item.qual.is_empty() {
+        return "module";
+    }
+    files
+        .get(&item.path)
+        .and_then(|p| p.defs.iter().find(|d| d.qual == item.qual))
+        .map_or("other", |d| d.kind.as_str())
+}
+
+/// An item as a location fact (its name's range; a module's first line).
+fn item_fact(o: &Orchestrator, impact: &Impact, item: &Item) -> Value {
+    let p = impact.files.get(&item.path);
+    let def = p.and_then(|p| p.defs.iter().find(|d| d.qual == item.qual));
+    let enc = o.encoding();
+    let range = match (p, def) {
+        (Some(p), Some(d)) => {
+            let (l0, c0) = p.doc.position(d.name.0, enc);
+            let (l1, c1) = p.doc.position(d.name.1, enc);
+            [l0 as u32, c0 as u32, l1 as u32, c1 as u32]
+        }
+        _ => [0, 0, 0, 0],
+    };
+    let mut n = o.normalizer();
+    if let Some(p) = p {
+        n.add_document(&p.doc);
+    }
+    let loc = n.location(&path_to_uri(&o.ws.root.join(&item.path)), range);
+    json!({
+        "path": loc.path,
+        "name": if item.qual.is_empty() { "<module>".to_string() } else { item.qual.join(".") },
+        "kind": kind_of(&impact.files, item),
+        "range": loc.range,
+        "selector": loc.selector,
+    })
+}
+
+fn facts(o: &Orchestrator, impact: &Impact, depth: u32) -> Value {
+    let seeds: Vec<Value> = impact
+        .seeds
+        .iter()
+        .map(|s| item_fact(o, impact, s))
+        .collect();
+    let library: Vec<Value> = impact
+        .reached
+        .iter()
+        .filter(|(i, _)| !tests_of::is_test_support(&i.path))
+        .map(|(i, d)| {
+            let mut f = item_fact(o, impact, i);
+            f["depth"] = json!(d);
+            f
+        })
+        .collect();
+    let tests: Vec<Value> = impact
+        .tests
+        .iter()
+        .map(|(id, (i, d))| {
+            let mut f = item_fact(o, impact, i);
+            f["id"] = json!(id);
+            f["depth"] = json!(d);
+            f
+        })
+        .collect();
+    let test_files: BTreeSet<&str> = impact
+        .tests
+        .values()
+        .map(|(i, _)| i.path.as_str())
+        .collect();
+    json!({
+        "seeds": seeds,
+        "library": library,
+        "tests": tests,
+        "testFiles": test_files,
+        "depth": depth,
+        "truncated": impact.truncated,
+        "provenance": "lsp+tree-sitter",
+    })
+}
