@@ -179,10 +179,10 @@ pub struct ImpactItem {
     pub range: [u32; 4],
     pub selector: String,
     /// Levels from the change (absent on seeds).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
     /// A test's pytest node id (tests only).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
 }
 

@@ -10,6 +10,7 @@ mod facts;
 mod faults;
 mod freshness;
 mod hostile;
+mod impact;
 mod mcp;
 mod mutations;
 mod relocation;

@@ -172,6 +172,7 @@ fn replayable(args: &[&str]) -> Option<tempfile::TempDir> {
         "rename",
         "code-actions",
         "check",
+        "impact",
         "request",
         "capabilities",
     ];
