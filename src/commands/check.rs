@@ -53,6 +53,7 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
     };
     if o.opts.reward.is_v2() {
         spec.measure_v2(&mut measured.v2);
+        measured.v2.structural = Some(super::structural::measure(o, &changes).await?);
     }
     Ok(Outcome {
         facts: json!({

@@ -89,6 +89,7 @@ pub async fn speculate(
     measured.d_now = Some(speculate::count(&spec.after));
     if o.opts.reward.is_v2() {
         spec.measure_v2(&mut measured.v2);
+        measured.v2.structural = Some(super::structural::measure(o, &changes).await?);
     }
     Ok((measured, Some(json!(speculate::delta(&spec)))))
 }

@@ -1,0 +1,259 @@
+//! pr-v2's structural facts of a change (`--reward pr-v2`): what a diagnostics count misses,
+//! read from the tree-sitter outlines before and after and from the server's references and
+//! hovers, on its in-memory documents only.
+//!
+//! - a public function or class the change removes, still referenced from a file it did not
+//!   touch;
+//! - a function whose parameters change incompatibly (one dropped or renamed without a
+//!   `*args`/`**kwargs` to catch it, a required one added, required ones reordered), counted
+//!   per call site left in a file the change did not touch;
+//! - a function the change edits whose return type, as the server infers it, changes while
+//!   something references it.
+
+use crate::error::Result;
+use crate::orchestrator::Orchestrator;
+use crate::relocate::outline::{self, Def, DefKind};
+use crate::reward::v2::Structural;
+use crate::selector::resolve::Document;
+use crate::speculate::with_text;
+use crate::workspace::{path_to_uri, uri_to_path};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+/// Most edited functions whose hovers are compared per step (two requests each).
+const MAX_RETURN_CHECKS: usize = 20;
+
+fn defs(text: &str) -> Vec<Def> {
+    outline::parse(text)
+        .map(|t| outline::definitions(&t, text))
+        .unwrap_or_default()
+}
+
+fn public(d: &Def) -> bool {
+    d.qual.len() <= 2 && d.kind != DefKind::Variable && d.qual.iter().all(|q| !q.starts_with('_'))
+}
+
+/// One parameter of an outline shape.
+struct Param {
+    name: String,
+    default: bool,
+    /// `*args` or `**kwargs`.
+    star: bool,
+    /// After a bare `*` or `*args`: keyword-only.
+    kw_only: bool,
+}
+
+fn params(shape: &str) -> Vec<Param> {
+    let inner = shape
+        .split_once('(')
+        .map(|(_, r)| r.trim_end_matches(')'))
+        .unwrap_or("");
+    let mut kw_only = false;
+    let mut out = Vec::new();
+    for p in inner.split(',').filter(|p| !p.is_empty() && *p != "/") {
+        if p == "*" {
+            kw_only = true;
+            continue;
+        }
+        let star = p.starts_with('*');
+        out.push(Param {
+            name: p.trim_start_matches('*').trim_end_matches('=').to_string(),
+            default: p.ends_with('='),
+            star,
+            kw_only,
+        });
+        kw_only |= star && !p.starts_with("**");
+    }
+    out
+}
+
+/// Whether callers written for `before` may break against `after`.
+pub fn breaking(before: &str, after: &str) -> bool {
+    let (b, a) = (params(before), params(after));
+    let catches_all = a.iter().any(|p| p.star);
+    let find = |list: &[Param], n: &str| -> Option<usize> {
+        list.iter().position(|p| p.name == n && !p.star)
+    };
+    let dropped = b.iter().any(|p| !p.star && find(&a, &p.name).is_none()) && !catches_all;
+    let required_added = a
+        .iter()
+        .any(|p| !p.default && !p.star && find(&b, &p.name).is_none());
+    // A required positional parameter that moved, or became keyword-only.
+    let moved = b.iter().enumerate().any(|(i, p)| {
+        !p.default
+            && !p.star
+            && !p.kw_only
+            && find(&a, &p.name).is_some_and(|j| j != i || a[j].kw_only)
+    });
+    dropped || required_added || moved
+}
+
+/// A location the server sent, as (workspace-relative path, byte offset of its end).
+fn place(o: &Orchestrator, loc: &Value) -> Option<(String, usize, usize)> {
+    let abs = uri_to_path(loc["uri"].as_str()?)?;
+    let rel = o.ws.relative(&abs)?;
+    let text = std::fs::read_to_string(&abs).ok()?;
+    let index = crate::text::LineIndex::new(&text);
+    let enc = o.session.as_ref()?.encoding;
+    let at = |p: &Value| {
+        index.offset_clamped(
+            &text,
+            p["line"].as_u64().unwrap_or(0) as usize,
+            p["character"].as_u64().unwrap_or(0) as usize,
+            enc,
+        )
+    };
+    let (start, end) = (at(&loc["range"]["start"]), at(&loc["range"]["end"]));
+    let call = text[end..].trim_start().starts_with('(');
+    Some((rel, start, usize::from(call)))
+}
+
+/// References to the definition named at `offset` in `doc` (declaration excluded):
+/// `(path, start, 1 if it is called there)`.
+async fn references(
+    o: &mut Orchestrator,
+    doc: &Document,
+    offset: usize,
+) -> Result<Vec<(String, usize, usize)>> {
+    let session = o.ensure_session().await?;
+    let (line, character) = doc.position(offset, session.encoding);
+    let raw = session
+        .request(
+            "textDocument/references",
+            json!({
+                "textDocument": {"uri": path_to_uri(&doc.abs)},
+                "position": {"line": line, "character": character},
+                "context": {"includeDeclaration": false},
+            }),
+        )
+        .await?;
+    Ok(raw
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| place(o, l))
+        .collect())
+}
+
+/// The return type in a hover's signature (`def f(x) -> int` → `int`).
+fn return_type(hover: &Value) -> Option<String> {
+    let text = hover["contents"]["value"]
+        .as_str()
+        .or(hover["contents"].as_str())?;
+    let sig = text.split("```").nth(1).unwrap_or(text);
+    let (_, ret) = sig.rsplit_once("->")?;
+    Some(ret.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+async fn hover_at(o: &mut Orchestrator, doc: &Document, offset: usize) -> Result<Option<String>> {
+    let session = o.ensure_session().await?;
+    session.sync_document(&path_to_uri(&doc.abs), doc);
+    let (line, character) = doc.position(offset, session.encoding);
+    let raw = session
+        .request(
+            "textDocument/hover",
+            json!({
+                "textDocument": {"uri": path_to_uri(&doc.abs)},
+                "position": {"line": line, "character": character},
+            }),
+        )
+        .await?;
+    Ok(return_type(&raw))
+}
+
+/// Measure the structural facts of `changes` (each document with its new text). The server
+/// must show the original texts when this is called, and does again when it returns.
+pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Result<Structural> {
+    let touched: BTreeSet<&str> = changes.iter().map(|(d, _)| d.rel.as_str()).collect();
+    let elsewhere = |refs: &[(String, usize, usize)]| {
+        refs.iter()
+            .filter(|r| !touched.contains(r.0.as_str()))
+            .count() as u64
+    };
+    let mut s = Structural::default();
+    let mut edited: Vec<(usize, Document, usize)> = Vec::new();
+    for (i, (doc, new)) in changes.iter().enumerate() {
+        let (before, after) = (defs(&doc.text), defs(new));
+        {
+            let session = o.ensure_session().await?;
+            session.sync_document(&path_to_uri(&doc.abs), doc);
+        }
+        for (k, d) in before.iter().enumerate().filter(|(_, d)| public(d)) {
+            // The same occurrence of the name after (overloads share one).
+            let nth = before[..k].iter().filter(|x| x.qual == d.qual).count();
+            let now = after.iter().filter(|a| a.qual == d.qual).nth(nth);
+            match now {
+                None => {
+                    let refs = references(o, doc, d.name.0).await?;
+                    s.removed_referenced += u64::from(elsewhere(&refs) > 0);
+                }
+                Some(a) if d.kind == DefKind::Function && breaking(&d.shape, &a.shape) => {
+                    let refs = references(o, doc, d.name.0).await?;
+                    let calls: Vec<_> = refs.into_iter().filter(|r| r.2 == 1).collect();
+                    s.stale_call_sites += elsewhere(&calls);
+                }
+                Some(a) if d.kind == DefKind::Function => {
+                    let changed = doc.text.get(d.node.0..d.node.1) != new.get(a.node.0..a.node.1);
+                    if changed && edited.len() < MAX_RETURN_CHECKS {
+                        edited.push((i, doc.clone(), d.name.0));
+                        // The name's offset in the new text, for the hover after.
+                        edited.push((i, with_text(doc, new), a.name.0));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    s.return_changed = returns_changed(o, &edited).await?;
+    Ok(s)
+}
+
+/// Pairs (before, after) of edited functions whose inferred return type changed while they
+/// are referenced.
+async fn returns_changed(o: &mut Orchestrator, edited: &[(usize, Document, usize)]) -> Result<u64> {
+    let mut n = 0;
+    for pair in edited.chunks(2) {
+        let [(_, before, b_at), (_, after, a_at)] = pair else {
+            continue;
+        };
+        let was = hover_at(o, before, *b_at).await?;
+        let now = hover_at(o, after, *a_at).await?;
+        // Back to the original text before asking for references.
+        o.ensure_session()
+            .await?
+            .sync_document(&path_to_uri(&before.abs), before);
+        if was.is_some() && now.is_some() && was != now {
+            n += u64::from(!references(o, before, *b_at).await?.is_empty());
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn incompatible_signature_changes() {
+        assert!(!breaking("def(a,b)", "def(a,b)"));
+        assert!(!breaking("def(a,b)", "def(a,b,c=)"));
+        assert!(breaking("def(a,b)", "def(a,b,c)"));
+        assert!(breaking("def(a,b)", "def(a)"));
+        assert!(breaking("def(a,b)", "def(a,c)"));
+        assert!(breaking("def(a,b)", "def(b,a)"));
+        assert!(!breaking("def(a,b)", "def(a,*args)"));
+        assert!(!breaking("def(self,a=)", "def(self,a=,*,k=)"));
+        assert!(breaking("def(self,a)", "def(self,*,a)"));
+        assert!(!breaking("def(self,*,a)", "def(self,*,b=,a)"));
+        assert!(breaking("def(self,*,a)", "def(self)"));
+    }
+
+    #[test]
+    fn return_types_from_hovers() {
+        let h = json!({"contents": {"kind": "markdown", "value": "```python\n(function) def f(x: int) -> list[int]\n```\n---\nDoc -> not this"}});
+        assert_eq!(return_type(&h).as_deref(), Some("list[int]"));
+        let h =
+            json!({"contents": {"kind": "markdown", "value": "```python\n(variable) x: int\n```"}});
+        assert_eq!(return_type(&h), None);
+    }
+}
