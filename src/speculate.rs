@@ -86,16 +86,6 @@ pub fn tally(map: &DiagMap) -> Tally {
     t
 }
 
-/// Run-time breakers in `files` of `map`.
-pub fn runtime_in(map: &DiagMap, files: &[String]) -> u64 {
-    files
-        .iter()
-        .filter_map(|f| map.get(f))
-        .flatten()
-        .filter(|d| breaks_at_run_time(d))
-        .count() as u64
-}
-
 /// Dotted module name of a workspace file (`src/` layouts and packages understood).
 fn module_of(rel: &str) -> Option<String> {
     let stem = rel
@@ -193,16 +183,6 @@ pub async fn speculate(
         before,
         after: after?,
     })
-}
-
-impl Speculation {
-    /// pr-v2's diagnostics inputs: tallies before and after, run-time errors left in the
-    /// touched files.
-    pub fn measure_v2(&self, m: &mut crate::reward::v2::Measured) {
-        m.before = Some(tally(&self.before));
-        m.after = Some(tally(&self.after));
-        m.remaining = Some(runtime_in(&self.after, &self.touched));
-    }
 }
 
 /// `doc` with other text (same path), for the server's in-memory copy.

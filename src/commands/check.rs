@@ -52,8 +52,7 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
         ..Default::default()
     };
     if o.opts.reward.is_v2() {
-        spec.measure_v2(&mut measured.v2);
-        measured.v2.structural = Some(super::structural::measure(o, &changes).await?);
+        measured.v2 = super::structural::measure_v2(o, &spec, &changes).await?;
     }
     Ok(Outcome {
         facts: json!({

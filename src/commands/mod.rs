@@ -1,6 +1,7 @@
 //! The read-only commands, one file each: what a command asks the server, which facts it
 //! keeps, and how it renders them for a person. The orchestrator supplies everything shared.
 
+pub mod baseline;
 pub mod batch;
 pub mod calls;
 pub mod check;

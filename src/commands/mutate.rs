@@ -88,8 +88,7 @@ pub async fn speculate(
     measured.d_prev = Some(speculate::count(&spec.before));
     measured.d_now = Some(speculate::count(&spec.after));
     if o.opts.reward.is_v2() {
-        spec.measure_v2(&mut measured.v2);
-        measured.v2.structural = Some(super::structural::measure(o, &changes).await?);
+        measured.v2 = super::structural::measure_v2(o, &spec, &changes).await?;
     }
     Ok((measured, Some(json!(speculate::delta(&spec)))))
 }

@@ -13,9 +13,9 @@
 use crate::error::Result;
 use crate::orchestrator::Orchestrator;
 use crate::relocate::outline::{self, Def, DefKind};
-use crate::reward::v2::Structural;
+use crate::reward::v2::{self, Structural};
 use crate::selector::resolve::Document;
-use crate::speculate::with_text;
+use crate::speculate::{self, with_text, Speculation};
 use crate::workspace::{path_to_uri, uri_to_path};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -159,6 +159,23 @@ async fn hover_at(o: &mut Orchestrator, doc: &Document, offset: usize) -> Result
         )
         .await?;
     Ok(return_type(&raw))
+}
+
+/// Everything pr-v2 measures of a change beside pr-v1's count: diagnostics by kind before
+/// and after, the run-time errors left that git HEAD does not have, the structural facts.
+pub async fn measure_v2(
+    o: &mut Orchestrator,
+    spec: &Speculation,
+    changes: &[(Document, String)],
+) -> Result<v2::Measured> {
+    let baseline = super::baseline::at_head(o, spec).await?;
+    Ok(v2::Measured {
+        before: Some(speculate::tally(&spec.before)),
+        after: Some(speculate::tally(&spec.after)),
+        remaining: Some(super::baseline::new_runtime_errors(&baseline, &spec.after)),
+        structural: Some(measure(o, changes).await?),
+        tests: None,
+    })
 }
 
 /// Measure the structural facts of `changes` (each document with its new text). The server

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! r = Σ_k w_k·(D_prev,k − D_now,k)          diagnostics delta per kind
-//!   − w_remaining·min(R_now, 3)              run-time errors left in the touched files
+//!   − w_remaining·min(R_now, 3)              run-time errors left that HEAD has not
 //!   − w_structural·(removed + stale + ret)   structural facts a count misses
 //!   + w_tests·T                              impacted tests (only with --tests impacted)
 //!   + w_safety·S − w_ambiguity·(1 − α)
@@ -11,8 +11,10 @@
 //!
 //! Kinds k: `runtime` (errors that break at run time: undefined names, missing imports, wrong
 //! arity, unknown attributes, syntax errors), `error` (other errors), `warning`. R_now counts
-//! the run-time errors still in the files the step touched after it (a partial fix leaves
-//! some). Structural facts: public definitions removed while still referenced from files the
+//! the run-time errors in the touched files and their importers after the step that they do
+//! not have at git HEAD, where the episode started (before the step, outside git): a partial
+//! fix leaves some, a breakage not yet repaired too, while the project's own (a server's
+//! false positives, a known bug) never count. Structural facts: public definitions removed while still referenced from files the
 //! step did not touch, definitions whose signature changed incompatibly with call sites in
 //! untouched files, functions whose inferred return type changed under callers. T is +1 when
 //! the impacted tests ran and passed, −1 when one failed, errored or the budget ran out, 0 when
@@ -155,7 +157,8 @@ pub struct Measured {
 pub struct Inputs {
     pub before: Option<Tally>,
     pub after: Option<Tally>,
-    /// R_now: run-time errors in the touched files after the step.
+    /// R_now: run-time errors in the touched files and their importers after the step that
+    /// git HEAD does not have.
     pub remaining: Option<u64>,
     pub structural: Option<Structural>,
     pub tests: Option<Tests>,
@@ -253,7 +256,9 @@ fn explain(i: &Inputs) -> String {
         _ => parts.push("diagnostics not changed by this step".to_string()),
     }
     if let Some(n) = i.remaining.filter(|n| *n > 0) {
-        parts.push(format!("{n} run-time error(s) left in the touched files"));
+        parts.push(format!(
+            "{n} run-time error(s) left that HEAD does not have"
+        ));
     }
     if let Some(s) = i.structural.filter(|s| s.total() > 0) {
         parts.push(format!(

@@ -5,23 +5,6 @@
 
 use crate::support::*;
 use serde_json::Value;
-use std::path::Path;
-
-/// A unified diff replacing `old` by `new` in `rel` (one line, with one line of context).
-fn diff(ws: &Path, rel: &str, old: &str, new: &str) -> String {
-    let text = read(ws, rel);
-    let lines: Vec<&str> = text.lines().collect();
-    let i = lines.iter().position(|l| l.contains(old)).unwrap();
-    format!(
-        "--- a/{rel}\n+++ b/{rel}\n@@ -{},3 +{},3 @@\n {}\n-{}\n+{}\n {}\n",
-        i,
-        i,
-        lines[i - 1],
-        lines[i],
-        lines[i].replace(old, new),
-        lines[i + 1]
-    )
-}
 
 fn names(facts: &Value, key: &str, field: &str) -> Vec<String> {
     facts[key]
@@ -37,7 +20,7 @@ fn a_patch_reaches_its_callers_and_exactly_the_tests_that_exercise_it() {
     let ws = fixture("srcpkg");
     let dir = tempfile::tempdir().unwrap();
     let patch = dir.path().join("p.diff");
-    let d = diff(&ws, "src/shapes/units.py", "PRECISION)", "PRECISION + 1)");
+    let d = one_line_diff(&ws, "src/shapes/units.py", "PRECISION)", "PRECISION + 1)");
     std::fs::write(&patch, d).unwrap();
     let (w, p) = (ws.to_string_lossy(), patch.to_string_lossy());
     let o = run(&["impact", "--patch", &p, "--workspace", &w, "--json"]);

@@ -16,6 +16,7 @@ mod mutations;
 mod relocation;
 mod rename_file;
 mod reward;
+mod reward_v2;
 mod schemas;
 mod sdk;
 mod selectors;

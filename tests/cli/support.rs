@@ -310,3 +310,20 @@ pub fn pytest(dir: &str, probe: &str, install: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A unified diff replacing `old` by `new` on the first line of `rel` that contains `old`
+/// (one line of context each side).
+pub fn one_line_diff(ws: &Path, rel: &str, old: &str, new: &str) -> String {
+    let text = read(ws, rel);
+    let lines: Vec<&str> = text.lines().collect();
+    let i = lines.iter().position(|l| l.contains(old)).unwrap();
+    format!(
+        "--- a/{rel}\n+++ b/{rel}\n@@ -{},3 +{},3 @@\n {}\n-{}\n+{}\n {}\n",
+        i,
+        i,
+        lines[i - 1],
+        lines[i],
+        lines[i].replace(old, new),
+        lines[i + 1]
+    )
+}

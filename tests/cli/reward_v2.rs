@@ -1,0 +1,244 @@
+//! pr-v2 (`--reward pr-v2`) on real Pyright: each structural fact is seen on the patch that
+//! has it, a partial fix scores below a neutral edit (pr-v1 scores it above), an exact fix
+//! above, the disk is never written, and `reward --from-bundles` recomputes pr-v2 offline.
+
+use crate::mutations::repo_copy;
+use crate::support::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// `check --patch` of `diff` with pr-v2 (plus `extra` flags): the bundle.
+fn check(ws: &Path, diff: &str, extra: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let pf = dir.path().join("p.diff");
+    std::fs::write(&pf, diff).unwrap();
+    let (p, w) = (pf.to_string_lossy(), ws.to_string_lossy());
+    let mut args = vec!["check", "--patch", &p, "--workspace", &w, "--json"];
+    args.extend(extra);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    bundle(&o)
+}
+
+fn r(b: &Value) -> f64 {
+    b["processReward"]["r"].as_f64().unwrap()
+}
+
+fn structural(b: &Value, key: &str) -> u64 {
+    b["processReward"]["inputs"]["structural"][key]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn structural_facts_each_seen_on_the_patch_that_has_it() {
+    let (_t, ws) = repo_copy("srcpkg");
+    let before = crate::mutations::snapshot(&ws);
+    let geo = "src/shapes/geometry.py";
+    let v2 = ["--reward", "pr-v2"];
+    let neutral = check(
+        &ws,
+        &one_line_diff(
+            &ws,
+            geo,
+            "Return the area of any shape.",
+            "The area of a shape.",
+        ),
+        &v2,
+    );
+    let pr = &neutral["processReward"];
+    assert_eq!(pr["version"], "pr-v2");
+    assert_eq!(pr["inputs"]["before"], pr["inputs"]["after"], "{pr}");
+    for key in ["removed_referenced", "stale_call_sites", "return_changed"] {
+        assert_eq!(structural(&neutral, key), 0, "{key}: {pr}");
+    }
+    // A required parameter added: the tests' calls are stale call sites.
+    let sig = check(
+        &ws,
+        &one_line_diff(
+            &ws,
+            geo,
+            "def area_of(shape: Shape)",
+            "def area_of(shape: Shape, unit: str)",
+        ),
+        &v2,
+    );
+    assert!(
+        structural(&sig, "stale_call_sites") >= 2,
+        "{}",
+        sig["processReward"]
+    );
+    assert!(r(&sig) < r(&neutral));
+    assert!(sig["processReward"]["explanation"]
+        .as_str()
+        .unwrap()
+        .contains("stale call site(s)"));
+    // The declared return type changed under its callers.
+    let ret = check(
+        &ws,
+        &one_line_diff(
+            &ws,
+            geo,
+            "def area_of(shape: Shape) -> float:",
+            "def area_of(shape: Shape) -> str:",
+        ),
+        &v2,
+    );
+    assert_eq!(
+        structural(&ret, "return_changed"),
+        1,
+        "{}",
+        ret["processReward"]
+    );
+    // A public function removed (renamed away) while geometry.py still uses it.
+    let rm = check(
+        &ws,
+        &one_line_diff(
+            &ws,
+            "src/shapes/units.py",
+            "def round_to_precision(",
+            "def _round(",
+        ),
+        &v2,
+    );
+    assert_eq!(
+        structural(&rm, "removed_referenced"),
+        1,
+        "{}",
+        rm["processReward"]
+    );
+    assert!(r(&rm) < r(&neutral));
+    // pr-v1 stays the default, its bundle unchanged in shape.
+    let v1 = check(
+        &ws,
+        &one_line_diff(
+            &ws,
+            geo,
+            "Return the area of any shape.",
+            "The area of a shape.",
+        ),
+        &[],
+    );
+    assert_eq!(v1["processReward"]["version"], "pr-v1");
+    assert_eq!(v1["processReward"]["r"], 0.4);
+    assert_eq!(
+        crate::mutations::snapshot(&ws),
+        before,
+        "check never writes"
+    );
+}
+
+#[test]
+fn a_partial_fix_scores_below_a_neutral_edit_and_an_exact_fix_above() {
+    let (_t, ws) = repo_copy("srcpkg");
+    // The base is broken twice: two misspelled callees in units.py.
+    let units = ws.join("src/shapes/units.py");
+    let text = std::fs::read_to_string(&units).unwrap();
+    let broken = text
+        .replace(
+            "return round(value, PRECISION)",
+            "return rund(value, PRECISION)",
+        )
+        .replacen("round_to_precision(", "round_to_precison(", 2);
+    assert_ne!(broken, text);
+    std::fs::write(&units, &broken).unwrap();
+    let rel = "src/shapes/units.py";
+    let partial = one_line_diff(&ws, rel, "rund(", "round(");
+    let both = {
+        let fixed = text.clone();
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.py"), dir.path().join("b.py"));
+        std::fs::write(&a, &broken).unwrap();
+        std::fs::write(&b, &fixed).unwrap();
+        let out = std::process::Command::new("diff")
+            .args(["-u", &a.to_string_lossy(), &b.to_string_lossy()])
+            .output()
+            .unwrap();
+        let d = String::from_utf8(out.stdout).unwrap();
+        let body: String = d.split_inclusive('\n').skip(2).collect();
+        format!("--- a/{rel}\n+++ b/{rel}\n{body}")
+    };
+    // A behaviour-preserving edit, on a clean tree (its fixture errors are HEAD's own: the
+    // remaining term does not count them).
+    let (_c, clean) = repo_copy("srcpkg");
+    let neutral = one_line_diff(
+        &clean,
+        "src/shapes/geometry.py",
+        "Return the area of any shape.",
+        "The area.",
+    );
+    let v2 = ["--reward", "pr-v2"];
+    let (p, e, n) = (
+        check(&ws, &partial, &v2),
+        check(&ws, &both, &v2),
+        check(&clean, &neutral, &v2),
+    );
+    assert_eq!(n["processReward"]["inputs"]["remaining"], 0);
+    assert!(
+        r(&p) < r(&n),
+        "partial {} neutral {}",
+        p["processReward"],
+        n["processReward"]
+    );
+    assert!(
+        r(&e) > r(&n),
+        "exact {} neutral {}",
+        e["processReward"],
+        n["processReward"]
+    );
+    assert!(p["processReward"]["inputs"]["remaining"].as_u64().unwrap() >= 1);
+    assert_eq!(e["processReward"]["inputs"]["remaining"], 0);
+    // pr-v1 scores the partial fix above the neutral edit: its delta is positive.
+    let (p1, n1) = (check(&ws, &partial, &[]), check(&clean, &neutral, &[]));
+    assert!(r(&p1) > r(&n1));
+
+    // Offline: the recorded inputs give the recorded r; other weights give another.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("steps.jsonl");
+    let lines = [&p, &e, &n]
+        .map(|b| serde_jcs::to_string(b).unwrap())
+        .join("\n");
+    std::fs::write(&f, lines).unwrap();
+    let fs = f.to_string_lossy();
+    let o = lanser()
+        .args(["reward", "--from-bundles", &fs, "--json"])
+        .env("LANSER_SERVER_CMD", "/nonexistent/server")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|l| l["match"] == true), "{rows:?}");
+    let o = run(&[
+        "reward",
+        "--from-bundles",
+        &fs,
+        "--weights",
+        "remaining=0",
+        "--json",
+    ]);
+    let first: Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    assert!(first["r"].as_f64().unwrap() > r(&p));
+    // pr-v1's weight syntax is refused for a pr-v2 bundle, in one line.
+    let o = run(&["reward", "--from-bundles", &fs, "--weights", "0.5,0.4,0.1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("pr-v2 takes name=value pairs"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn an_unknown_reward_version_is_a_usage_error() {
+    let o = run(&["check", "--patch", "x.diff", "--reward", "pr-v9"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--reward \"pr-v9\": expected pr-v1 or pr-v2"),
+        "{}",
+        stderr(&o)
+    );
+}
