@@ -28,6 +28,7 @@ pub mod schema;
 pub mod selector;
 pub mod servers;
 pub mod speculate;
+pub mod testrun;
 pub mod text;
 pub mod tools;
 pub mod trace;

@@ -1,0 +1,348 @@
+//! pr-v2's test term (`--tests impacted`): run the tests an impact analysis selected on an
+//! overlay copy of the workspace with the step's change applied — never the user's tree —
+//! within a time budget, in the workspace's own interpreter, and record each test's outcome.
+//!
+//! The overlay is a temporary directory holding the workspace's Python files (conftest.py
+//! included) and its root's pytest configuration, with the changed texts written over them. pytest runs there with a small plugin of
+//! ours loaded by `-p`: it puts the overlay's import roots first on `sys.path` and drops
+//! every entry inside the original tree (so neither `PYTHONPATH` nor an editable install of
+//! the original can shadow the patched code), and writes one JSON line per test report as it
+//! goes, so a run cut by the budget keeps what finished. The budget kills the whole process
+//! group. No bytecode, no cache, no temporary path reaches the result.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[cfg(test)]
+mod tests;
+
+/// The plugin pytest loads: `sys.path` rewritten, one JSON line per report.
+const PLUGIN: &str = r#"
+import json, os, sys
+_overlay = os.environ["LANSER_OVERLAY"]
+_original = os.path.realpath(os.environ["LANSER_ORIGINAL"])
+_roots = [os.path.join(_overlay, r) for r in os.environ.get("LANSER_ROOTS", ".").split(os.pathsep)]
+def _inside(p):
+    try:
+        p = os.path.realpath(p or ".")
+    except Exception:
+        return False
+    return p == _original or p.startswith(_original + os.sep)
+sys.path[:] = _roots + [p for p in sys.path if p not in _roots and not _inside(p)]
+for _name, _mod in list(sys.modules.items()):
+    _file = getattr(_mod, "__file__", None)
+    if _file and _inside(_file):
+        del sys.modules[_name]
+_out = open(os.environ["LANSER_REPORT"], "a", buffering=1)
+_asked = set(open(os.environ["LANSER_TESTS"]).read().split("\n")) - {""}
+def _wanted(nodeid):
+    return nodeid in _asked or nodeid.split("[")[0] in _asked
+def pytest_collection_modifyitems(session, config, items):
+    keep = [i for i in items if _wanted(i.nodeid)]
+    drop = [i for i in items if not _wanted(i.nodeid)]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+    items[:] = keep
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        _out.write(json.dumps({"id": report.nodeid, "when": report.when, "outcome": report.outcome}) + "\n")
+        _out.flush()
+def pytest_collectreport(report):
+    if report.outcome == "failed":
+        _out.write(json.dumps({"id": report.nodeid, "when": "collect", "outcome": "failed"}) + "\n")
+        _out.flush()
+"#;
+
+/// What to run.
+pub struct Plan {
+    /// The user's workspace root: read, never written.
+    pub root: PathBuf,
+    /// Workspace-relative files copied into the overlay.
+    pub files: Vec<String>,
+    /// (relative path, new text), written over the copy.
+    pub changes: Vec<(String, String)>,
+    /// pytest node ids, relative to the root.
+    pub tests: Vec<String>,
+    pub budget: Duration,
+    pub python: PathBuf,
+    /// Workspace-relative directories first on `sys.path` (`src`, `.`).
+    pub import_roots: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Outcome {
+    Passed,
+    Failed,
+    Error,
+    Skipped,
+    NotRun,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TestResult {
+    pub id: String,
+    pub outcome: Outcome,
+}
+
+/// What ran and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Run {
+    /// Sorted by id.
+    pub tests: Vec<TestResult>,
+    pub passed: u64,
+    pub failed: u64,
+    pub errors: u64,
+    pub skipped: u64,
+    pub not_run: u64,
+    pub timed_out: bool,
+    pub budget_ms: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TestRunError {
+    #[error("cannot build the test overlay: {0}")]
+    Overlay(#[source] io::Error),
+    #[error("cannot run the interpreter {}: {source}", python.display())]
+    Interpreter {
+        python: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("pytest is not importable by {}: install it there (python -m pip install pytest)", .0.display())]
+    NoPytest(PathBuf),
+}
+
+/// The interpreter of a workspace: the configured one (relative to the root), `$VIRTUAL_ENV`,
+/// a `.venv`/`venv` in the root, else `python3` from PATH.
+pub fn interpreter(root: &Path, configured: Option<&str>) -> PathBuf {
+    if let Some(c) = configured {
+        return root.join(c);
+    }
+    if let Some(v) = std::env::var_os("VIRTUAL_ENV") {
+        return PathBuf::from(v).join("bin/python");
+    }
+    for venv in [".venv", "venv"] {
+        let p = root.join(venv).join("bin/python");
+        if p.exists() {
+            return p;
+        }
+    }
+    PathBuf::from("python3")
+}
+
+fn overlay(plan: &Plan, dir: &Path) -> io::Result<()> {
+    let configs = ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]
+        .map(String::from)
+        .into_iter()
+        .filter(|f| plan.root.join(f).is_file());
+    let files: Vec<String> = plan.files.iter().cloned().chain(configs).collect();
+    for rel in &files {
+        let to = dir.join(rel);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        match std::fs::copy(plan.root.join(rel), &to) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    for (rel, text) in &plan.changes {
+        let to = dir.join(rel);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(to, text)?;
+    }
+    Ok(())
+}
+
+/// Run the plan (blocking: async callers use `spawn_blocking`).
+pub fn run(plan: &Plan) -> Result<Run, TestRunError> {
+    let budget_ms = plan.budget.as_millis() as u64;
+    let mut result = Run {
+        tests: vec![],
+        passed: 0,
+        failed: 0,
+        errors: 0,
+        skipped: 0,
+        not_run: 0,
+        timed_out: false,
+        budget_ms,
+    };
+    if plan.tests.is_empty() {
+        return Ok(result);
+    }
+    let tmp = tempfile::tempdir().map_err(TestRunError::Overlay)?;
+    let (tree, aux) = (tmp.path().join("overlay"), tmp.path().join("aux"));
+    std::fs::create_dir_all(&aux).map_err(TestRunError::Overlay)?;
+    overlay(plan, &tree).map_err(TestRunError::Overlay)?;
+    std::fs::write(aux.join("_lanser_report.py"), PLUGIN).map_err(TestRunError::Overlay)?;
+    probe_pytest(&plan.python)?;
+    let report = aux.join("report.jsonl");
+    std::fs::write(aux.join("tests.txt"), plan.tests.join("\n")).map_err(TestRunError::Overlay)?;
+    let timed_out = pytest(plan, &tree, &aux, &report)?;
+    let text = std::fs::read_to_string(&report).unwrap_or_default();
+    result.tests = outcomes(&plan.tests, &text);
+    result.timed_out = timed_out;
+    for t in &result.tests {
+        match t.outcome {
+            Outcome::Passed => result.passed += 1,
+            Outcome::Failed => result.failed += 1,
+            Outcome::Error => result.errors += 1,
+            Outcome::Skipped => result.skipped += 1,
+            Outcome::NotRun => result.not_run += 1,
+        }
+    }
+    Ok(result)
+}
+
+fn probe_pytest(python: &Path) -> Result<(), TestRunError> {
+    let status = Command::new(python)
+        .args(["-c", "import pytest"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|source| TestRunError::Interpreter {
+            python: python.to_path_buf(),
+            source,
+        })?;
+    match status.success() {
+        true => Ok(()),
+        false => Err(TestRunError::NoPytest(python.to_path_buf())),
+    }
+}
+
+/// Start pytest in its own process group and wait within the budget: whether it was cut.
+fn pytest(plan: &Plan, tree: &Path, aux: &Path, report: &Path) -> Result<bool, TestRunError> {
+    let roots: Vec<String> = match plan.import_roots.is_empty() {
+        true => vec![".".into()],
+        false => plan.import_roots.clone(),
+    };
+    let log = std::fs::File::create(aux.join("pytest.log")).map_err(TestRunError::Overlay)?;
+    let log2 = log.try_clone().map_err(TestRunError::Overlay)?;
+    let mut cmd = Command::new(&plan.python);
+    cmd.args([
+        "-m",
+        "pytest",
+        "-p",
+        "_lanser_report",
+        "-p",
+        "no:cacheprovider",
+    ])
+    .args(["-q", "--no-header", "-o", "addopts="])
+    .args(["--rootdir", &tree.to_string_lossy()])
+    .args(files_of(&plan.tests))
+    .current_dir(tree)
+    .env("PYTHONPATH", aux)
+    .env("PYTHONDONTWRITEBYTECODE", "1")
+    .env("PYTHONHASHSEED", "0")
+    .env_remove("PYTHONSTARTUP")
+    .env("LANSER_OVERLAY", tree)
+    .env("LANSER_ORIGINAL", &plan.root)
+    .env("LANSER_ROOTS", roots.join(":"))
+    .env("LANSER_REPORT", report)
+    .env("LANSER_TESTS", aux.join("tests.txt"))
+    .stdin(Stdio::null())
+    .stdout(log)
+    .stderr(log2)
+    .process_group(0);
+    let mut child = cmd.spawn().map_err(|source| TestRunError::Interpreter {
+        python: plan.python.clone(),
+        source,
+    })?;
+    let deadline = Instant::now() + plan.budget;
+    loop {
+        if let Ok(Some(_)) = child.try_wait() {
+            return Ok(false);
+        }
+        if Instant::now() >= deadline {
+            // The whole group: pytest and anything a test started.
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .stderr(Stdio::null())
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = io::stderr().flush();
+            return Ok(true);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The test files of the asked ids, each once (the plugin keeps only the asked tests, so an
+/// id that does not exist is not run instead of failing the whole run).
+fn files_of(ids: &[String]) -> Vec<String> {
+    let files: std::collections::BTreeSet<&str> = ids
+        .iter()
+        .map(|id| id.split("::").next().unwrap_or(id))
+        .collect();
+    files.into_iter().map(String::from).collect()
+}
+
+/// Each asked id's outcome from the plugin's report lines (a setup or teardown error is an
+/// error; an id never reported did not run).
+fn outcomes(asked: &[String], report: &str) -> Vec<TestResult> {
+    let mut seen: BTreeMap<String, Outcome> = BTreeMap::new();
+    for line in report.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        // A parametrized test's instances (`test_x[1]`) count for `test_x`.
+        let raw = v["id"].as_str().unwrap_or_default();
+        let id = match asked.iter().any(|a| a == raw) {
+            true => raw.to_string(),
+            false => raw.split('[').next().unwrap_or(raw).to_string(),
+        };
+        let outcome = match (v["when"].as_str(), v["outcome"].as_str()) {
+            (Some("call"), Some("passed")) => Outcome::Passed,
+            (Some("call"), Some("failed")) => Outcome::Failed,
+            (_, Some("skipped")) => Outcome::Skipped,
+            (Some("collect"), _) => Outcome::Error,
+            (_, Some("failed")) => Outcome::Error,
+            _ => continue,
+        };
+        // The worst report of a test wins (a teardown error after a passing call).
+        let slot = seen.entry(id).or_insert(outcome);
+        if rank(outcome) > rank(*slot) {
+            *slot = outcome;
+        }
+    }
+    let mut out: Vec<TestResult> = asked
+        .iter()
+        .map(|id| {
+            let file = id.split("::").next().unwrap_or(id);
+            let outcome = seen
+                .get(id)
+                .or_else(|| seen.get(file).filter(|o| **o == Outcome::Error))
+                .copied()
+                .unwrap_or(Outcome::NotRun);
+            TestResult {
+                id: id.clone(),
+                outcome,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out.dedup();
+    out
+}
+
+fn rank(o: Outcome) -> u8 {
+    match o {
+        Outcome::NotRun => 0,
+        Outcome::Skipped => 1,
+        Outcome::Passed => 2,
+        Outcome::Failed => 3,
+        Outcome::Error => 4,
+    }
+}

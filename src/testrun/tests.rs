@@ -1,0 +1,161 @@
+//! The runner on real pytest in tmp projects: outcomes per id, the budget, the patched code
+//! winning over a shadowing original, the user's tree byte-identical, the same result twice.
+
+use super::*;
+use std::collections::BTreeMap;
+
+fn have_pytest() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import pytest"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("python3 cannot import pytest: skipping");
+    }
+    ok
+}
+
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            if p.is_dir() {
+                out.insert(format!("{rel}/"), vec![]);
+                walk(root, &p, out);
+            } else {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+const LIB: &str = "def double(x):\n    return 2 * x\n";
+const TESTS: &str = "import pytest\n\nfrom lib import double\n\n\n\
+def test_double():\n    assert double(2) == 4\n\n\n\
+def test_fails():\n    assert double(2) == 5\n\n\n\
+@pytest.fixture\ndef broken():\n    raise RuntimeError('fixture')\n\n\n\
+def test_error(broken):\n    pass\n\n\n\
+@pytest.mark.skip(reason='no')\ndef test_skipped():\n    pass\n\n\n\
+class TestK:\n    def test_m(self):\n        assert double(0) == 0\n";
+
+fn plan(root: &Path, tests: &[&str], changes: &[(&str, &str)], budget: u64) -> Plan {
+    Plan {
+        root: root.to_path_buf(),
+        files: vec!["lib.py".into(), "tests/test_lib.py".into()],
+        changes: changes
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .collect(),
+        tests: tests.iter().map(|t| t.to_string()).collect(),
+        budget: Duration::from_secs(budget),
+        python: PathBuf::from("python3"),
+        import_roots: vec![".".into()],
+    }
+}
+
+fn outcome(run: &Run, id: &str) -> Outcome {
+    run.tests.iter().find(|t| t.id == id).unwrap().outcome
+}
+
+#[test]
+fn outcomes_per_id_and_the_users_tree_untouched() {
+    if !have_pytest() {
+        return;
+    }
+    let p = project(&[("lib.py", LIB), ("tests/test_lib.py", TESTS)]);
+    let before = tree(p.path());
+    let ids = [
+        "tests/test_lib.py::test_double",
+        "tests/test_lib.py::test_fails",
+        "tests/test_lib.py::test_error",
+        "tests/test_lib.py::test_skipped",
+        "tests/test_lib.py::TestK::test_m",
+        "tests/test_lib.py::test_absent",
+    ];
+    let r = run(&plan(p.path(), &ids, &[], 60)).unwrap();
+    assert_eq!(outcome(&r, ids[0]), Outcome::Passed, "{r:?}");
+    assert_eq!(outcome(&r, ids[1]), Outcome::Failed, "{r:?}");
+    assert_eq!(outcome(&r, ids[2]), Outcome::Error, "{r:?}");
+    assert_eq!(outcome(&r, ids[3]), Outcome::Skipped, "{r:?}");
+    assert_eq!(outcome(&r, ids[4]), Outcome::Passed, "{r:?}");
+    assert_eq!(outcome(&r, ids[5]), Outcome::NotRun, "{r:?}");
+    assert_eq!(
+        (r.passed, r.failed, r.errors, r.skipped, r.not_run),
+        (2, 1, 1, 1, 1)
+    );
+    assert!(!r.timed_out);
+    assert_eq!(tree(p.path()), before, "no byte of the user's tree changes");
+    // No temporary path in the result, and the same result again.
+    let text = serde_json::to_string(&r).unwrap();
+    assert!(!text.contains("/tmp"), "{text}");
+    assert_eq!(run(&plan(p.path(), &ids, &[], 60)).unwrap(), r);
+}
+
+#[test]
+fn the_patched_code_wins_over_a_shadowing_original() {
+    if !have_pytest() {
+        return;
+    }
+    let p = project(&[("lib.py", LIB), ("tests/test_lib.py", TESTS)]);
+    let before = tree(p.path());
+    let id = ["tests/test_lib.py::test_double"];
+    // The original tree importable first, as an editable install or PYTHONPATH would make it.
+    std::env::set_var("PYTHONPATH", p.path());
+    let broken = "def double(x):\n    return 3 * x\n";
+    let r = run(&plan(p.path(), &id, &[("lib.py", broken)], 60)).unwrap();
+    std::env::remove_var("PYTHONPATH");
+    assert_eq!(outcome(&r, id[0]), Outcome::Failed, "{r:?}");
+    assert_eq!(tree(p.path()), before);
+}
+
+#[test]
+fn the_budget_cuts_a_test_that_never_ends_and_keeps_what_finished() {
+    if !have_pytest() {
+        return;
+    }
+    let hang = "import time\n\nfrom lib import double\n\n\n\
+def test_a_quick():\n    assert double(1) == 2\n\n\n\
+def test_b_forever():\n    while True:\n        time.sleep(1)\n";
+    let p = project(&[("lib.py", LIB), ("tests/test_lib.py", hang)]);
+    let ids = [
+        "tests/test_lib.py::test_a_quick",
+        "tests/test_lib.py::test_b_forever",
+    ];
+    let started = Instant::now();
+    let r = run(&plan(p.path(), &ids, &[], 4)).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(12),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(r.timed_out);
+    assert_eq!(outcome(&r, ids[0]), Outcome::Passed, "{r:?}");
+    assert_eq!(outcome(&r, ids[1]), Outcome::NotRun, "{r:?}");
+}
+
+#[test]
+fn a_missing_interpreter_or_pytest_is_named() {
+    let p = project(&[("lib.py", LIB)]);
+    let mut pl = plan(p.path(), &["x.py::t"], &[], 5);
+    pl.python = PathBuf::from("/nonexistent/python");
+    let e = run(&pl).unwrap_err().to_string();
+    assert!(e.contains("/nonexistent/python"), "{e}");
+    assert_eq!(
+        interpreter(p.path(), Some("env/bin/python")),
+        p.path().join("env/bin/python")
+    );
+}
