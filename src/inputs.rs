@@ -136,6 +136,16 @@ impl Inputs {
         result.map(|(_, text)| text)
     }
 
+    /// Whether a read of (arg, path) would be served from a trace (nothing is consumed).
+    pub fn serves(&self, arg: &str, path: &str) -> bool {
+        self.0.recorded.as_ref().is_some_and(|r| {
+            r.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&(arg.to_string(), path.to_string()))
+                .is_some_and(|q| !q.is_empty())
+        })
+    }
+
     /// The recorded read for (arg, path): the next one, the last one again when exhausted.
     fn served(&self, arg: &str, path: &str) -> Option<InputRec> {
         let recorded = self.0.recorded.as_ref()?;

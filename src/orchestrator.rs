@@ -54,6 +54,8 @@ pub struct Options {
     pub page_size: usize,
     /// The process-reward formula and weights (`--reward`, `--reward-weights`).
     pub reward: Scheme,
+    /// pr-v2's test term (`--tests impacted`), with its budget (`--test-budget`).
+    pub tests: Option<Duration>,
     /// D_{t-1} from `--prev-bundle`.
     pub prev_d: Option<u64>,
     /// Where files named on the command line (`--patch`) are read from.
@@ -81,6 +83,7 @@ impl Options {
             cursor: 0,
             page_size: DEFAULT_PAGE_SIZE,
             reward: Scheme::default(),
+            tests: None,
             prev_d: None,
             inputs: crate::inputs::Inputs::disk(),
             server: None,

@@ -75,6 +75,13 @@ pub struct Global {
     /// pairs for pr-v2 (runtime, error, warning, remaining, structural, tests, safety, ambiguity)
     #[arg(long, global = true, value_name = "W")]
     pub reward_weights: Option<String>,
+    /// With --reward pr-v2: run the tests `impact` selects for a change, on an overlay copy
+    /// of the workspace (never the user's files); off unless asked
+    #[arg(long, global = true, value_name = "impacted", value_parser = ["impacted"])]
+    pub tests: Option<String>,
+    /// Wall-clock budget of --tests impacted, in seconds (a test past it is cut and reported)
+    #[arg(long, global = true, default_value_t = 120.0, value_name = "SECS")]
+    pub test_budget: f64,
     /// The previous step's bundle: its D_t is this step's D_{t-1}
     #[arg(long, global = true, value_name = "FILE")]
     pub prev_bundle: Option<PathBuf>,
@@ -404,6 +411,18 @@ impl Global {
                 self.timeout
             )));
         }
+        if !(self.test_budget.is_finite() && self.test_budget > 0.0) {
+            return Err(LanserError::usage(format!(
+                "--test-budget must be a positive number of seconds, not {}",
+                self.test_budget
+            )));
+        }
+        let reward = Scheme::parse(&self.reward, self.reward_weights.as_deref())?;
+        if self.tests.is_some() && !reward.is_v2() {
+            return Err(LanserError::usage(
+                "--tests impacted is a term of pr-v2: add --reward pr-v2",
+            ));
+        }
         if !(0.0..=1.0).contains(&self.tau) {
             return Err(LanserError::usage(format!(
                 "--tau must be between 0 and 1, not {}",
@@ -424,7 +443,11 @@ impl Global {
             tap: None,
             cursor: self.cursor,
             page_size: self.page_size,
-            reward: Scheme::parse(&self.reward, self.reward_weights.as_deref())?,
+            reward,
+            tests: self
+                .tests
+                .as_ref()
+                .map(|_| Duration::from_secs_f64(self.test_budget)),
             prev_d: match &self.prev_bundle {
                 Some(p) => Some(prev_d(p, &inputs)?),
                 None => None,

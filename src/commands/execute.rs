@@ -71,7 +71,7 @@ pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
 /// failed step scores S = 0.
 async fn process_reward(o: &mut Orchestrator, bundle: &Bundle, outcome: Option<&Outcome>) -> Value {
     let ok = outcome.is_some();
-    let mut m = outcome.and_then(|o| o.reward).unwrap_or(Measured {
+    let mut m = outcome.and_then(|o| o.reward.clone()).unwrap_or(Measured {
         d_prev: None,
         d_now: None,
         safety: u8::from(ok),

@@ -26,6 +26,9 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub mod tests_of;
 
+/// Levels of callers followed unless `--depth` says otherwise (and by pr-v2's test term).
+pub const DEFAULT_DEPTH: u32 = 3;
+
 /// Most definitions one analysis visits; past it the answer is cut and marked incomplete.
 const MAX_VISITED: usize = 2_000;
 
@@ -155,6 +158,33 @@ pub fn seeds_of_patch(
         parsed.insert(rel, p);
     }
     Ok((seeds.into_iter().collect(), parsed))
+}
+
+/// The seeds of in-memory changes (a document and its new text), by a line diff.
+pub fn seeds_of_changes(changes: &[(Document, String)]) -> (Vec<Item>, BTreeMap<String, Parsed>) {
+    let mut seeds = BTreeSet::new();
+    let mut parsed = BTreeMap::new();
+    for (doc, new) in changes {
+        let p = parse(doc.clone());
+        let diff = similar::TextDiff::from_lines(doc.text.as_str(), new.as_str());
+        for op in diff.ops() {
+            let old = op.old_range();
+            let lines: Vec<usize> = match op.tag() {
+                similar::DiffTag::Equal => continue,
+                similar::DiffTag::Insert => vec![old.start.saturating_sub(1)],
+                _ => old.collect(),
+            };
+            for line in lines {
+                if let Some((start, end)) = p.doc.index.line_span(line) {
+                    let text = &p.doc.text[start..end];
+                    let indent = text.len() - text.trim_start().len();
+                    seeds.insert(enclosing(&doc.rel, &p.defs, start + indent));
+                }
+            }
+        }
+        parsed.insert(doc.rel.clone(), p);
+    }
+    (seeds.into_iter().collect(), parsed)
 }
 
 /// Breadth-first from the seeds to `depth` levels, then the impacted tests.

@@ -25,6 +25,7 @@ pub mod replay;
 pub mod show;
 pub mod structural;
 pub mod symbols;
+pub mod tests_term;
 pub mod trace;
 
 use crate::error::{LanserError, Result};

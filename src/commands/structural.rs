@@ -169,12 +169,16 @@ pub async fn measure_v2(
     changes: &[(Document, String)],
 ) -> Result<v2::Measured> {
     let baseline = super::baseline::at_head(o, spec).await?;
+    let tests = match o.opts.tests {
+        Some(budget) => Some(super::tests_term::run(o, changes, budget).await?),
+        None => None,
+    };
     Ok(v2::Measured {
         before: Some(speculate::tally(&spec.before)),
         after: Some(speculate::tally(&spec.after)),
         remaining: Some(super::baseline::new_runtime_errors(&baseline, &spec.after)),
         structural: Some(measure(o, changes).await?),
-        tests: None,
+        tests,
     })
 }
 

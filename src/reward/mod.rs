@@ -60,16 +60,17 @@ impl Scheme {
                     confidence,
                 },
             )),
-            Scheme::V2(w) => {
-                serde_json::to_value(v2::compute(*w, v2::Inputs::new(m.v2, m.safety, confidence)))
-            }
+            Scheme::V2(w) => serde_json::to_value(v2::compute(
+                *w,
+                v2::Inputs::new(m.v2.clone(), m.safety, confidence),
+            )),
         };
         value.expect("rewards serialize")
     }
 }
 
 /// What a command measured for its step; the confidence comes from the resolution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Measured {
     /// pr-v1's D_{t-1} and D_t: error and warning diagnostics.
     pub d_prev: Option<u64>,

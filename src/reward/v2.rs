@@ -118,15 +118,23 @@ impl Structural {
 }
 
 /// The impacted tests' outcomes (`--tests impacted`).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Tests {
     pub passed: u64,
     pub failed: u64,
     pub errors: u64,
     pub timed_out: bool,
+    /// Each selected test (pytest node id) and how it ended: passed, failed, error, skipped,
+    /// notRun.
+    #[serde(default)]
+    pub ran: Vec<TestOutcome>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TestOutcome {
+    pub id: String,
+    pub outcome: String,
 }
 
 impl Tests {
@@ -143,7 +151,7 @@ impl Tests {
 }
 
 /// What a command measured for pr-v2 (beside pr-v1's counts).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Measured {
     pub before: Option<Tally>,
     pub after: Option<Tally>,
@@ -153,7 +161,7 @@ pub struct Measured {
 }
 
 /// Every input of the formula, as recorded in the bundle.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Inputs {
     pub before: Option<Tally>,
     pub after: Option<Tally>,
@@ -223,7 +231,7 @@ pub fn compute(w: Weights, i: Inputs) -> Reward {
     };
     let remaining = -w.remaining * i.remaining.unwrap_or(0).min(REMAINING_CAP) as f64;
     let structural = -w.structural * i.structural.map_or(0, |s| s.total()) as f64;
-    let tests = w.tests * i.tests.map_or(0.0, |t| t.score());
+    let tests = w.tests * i.tests.as_ref().map_or(0.0, |t| t.score());
     let safety = w.safety * f64::from(i.safety.min(1));
     let ambiguity = 1.0 - i.confidence.clamp(0.0, 1.0);
     let components = Components {
@@ -240,8 +248,8 @@ pub fn compute(w: Weights, i: Inputs) -> Reward {
         r,
         components,
         weights: w,
-        inputs: i,
         explanation: explain(&i),
+        inputs: i,
     }
 }
 
@@ -267,7 +275,7 @@ fn explain(i: &Inputs) -> String {
             s.removed_referenced, s.stale_call_sites, s.return_changed
         ));
     }
-    match i.tests {
+    match &i.tests {
         Some(t) if t.timed_out => parts.push("impacted tests ran out of time".to_string()),
         Some(t) if t.failed + t.errors > 0 => parts.push(format!(
             "impacted tests: {} failed, {} errored, {} passed",

@@ -119,24 +119,6 @@ pub enum TestRunError {
     NoPytest(PathBuf),
 }
 
-/// The interpreter of a workspace: the configured one (relative to the root), `$VIRTUAL_ENV`,
-/// a `.venv`/`venv` in the root, else `python3` from PATH.
-pub fn interpreter(root: &Path, configured: Option<&str>) -> PathBuf {
-    if let Some(c) = configured {
-        return root.join(c);
-    }
-    if let Some(v) = std::env::var_os("VIRTUAL_ENV") {
-        return PathBuf::from(v).join("bin/python");
-    }
-    for venv in [".venv", "venv"] {
-        let p = root.join(venv).join("bin/python");
-        if p.exists() {
-            return p;
-        }
-    }
-    PathBuf::from("python3")
-}
-
 fn overlay(plan: &Plan, dir: &Path) -> io::Result<()> {
     let configs = ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]
         .map(String::from)

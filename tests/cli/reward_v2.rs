@@ -242,3 +242,86 @@ fn an_unknown_reward_version_is_a_usage_error() {
         stderr(&o)
     );
 }
+
+/// Every file under `dir` with its bytes, `.git` aside (bytecode or a cache would show).
+fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    crate::mutations::snapshot(dir)
+}
+
+#[test]
+fn the_impacted_tests_run_on_an_overlay_never_on_the_users_files() {
+    let (_t, ws) = repo_copy("srcpkg");
+    let before = files(&ws);
+    let units = "src/shapes/units.py";
+    let breaks = one_line_diff(&ws, units, "PRECISION)", "PRECISION + 1)");
+    let neutral = one_line_diff(&ws, units, "PRECISION)", "ndigits=PRECISION)");
+    let flags = ["--reward", "pr-v2", "--tests", "impacted"];
+    let bad = check(&ws, &breaks, &flags);
+    let tests = &bad["processReward"]["inputs"]["tests"];
+    assert_eq!(tests["failed"], 1, "{tests}");
+    assert_eq!(tests["passed"], 1, "{tests}");
+    assert_eq!(
+        tests["ran"][0],
+        serde_json::json!({"id": "tests/test_geometry.py::test_circle_area", "outcome": "failed"})
+    );
+    assert_eq!(bad["processReward"]["components"]["tests"], -2.0);
+    let good = check(&ws, &neutral, &flags);
+    assert_eq!(good["processReward"]["inputs"]["tests"]["passed"], 2);
+    assert_eq!(good["processReward"]["components"]["tests"], 2.0);
+    assert!(r(&good) > r(&bad));
+    assert_eq!(files(&ws), before, "the user's tree is byte-identical");
+    // Off unless asked; and a term of pr-v2 only.
+    let plain = check(&ws, &breaks, &["--reward", "pr-v2"]);
+    assert!(plain["processReward"]["inputs"]["tests"].is_null());
+    let w = ws.to_string_lossy();
+    let o = run(&[
+        "check",
+        "--patch",
+        "x.diff",
+        "--tests",
+        "impacted",
+        "--workspace",
+        &w,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("add --reward pr-v2"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_test_that_never_ends_is_cut_at_the_budget_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("proj");
+    for (rel, text) in [
+        ("pyproject.toml", "[project]\nname = \"proj\"\nversion = \"0\"\n"),
+        ("lib.py", "def ready() -> bool:\n    return True\n\n\nREADY = ready()\n"),
+        (
+            "tests/test_lib.py",
+            "import time\n\nfrom lib import ready\n\n\ndef test_waits() -> None:\n    while not ready():\n        time.sleep(0.05)\n",
+        ),
+    ] {
+        let p = ws.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let patch = one_line_diff(&ws, "lib.py", "return True", "return False");
+    let flags = [
+        "--reward",
+        "pr-v2",
+        "--tests",
+        "impacted",
+        "--test-budget",
+        "3",
+    ];
+    let b = check(&ws, &patch, &flags);
+    let tests = &b["processReward"]["inputs"]["tests"];
+    assert_eq!(tests["timedOut"], true, "{tests}");
+    assert_eq!(
+        tests["ran"],
+        serde_json::json!([{"id": "tests/test_lib.py::test_waits", "outcome": "notRun"}])
+    );
+    assert_eq!(b["processReward"]["components"]["tests"], -2.0);
+    assert!(b["processReward"]["explanation"]
+        .as_str()
+        .unwrap()
+        .contains("ran out of time"));
+}
