@@ -356,13 +356,13 @@ mod tests {
     fn structural_facts_and_tests_move_r_and_are_explained() {
         let w = Weights::default();
         let mut i = step(tally(0, 0, 0), tally(0, 0, 0), 0);
-        let base = compute(w, i).r;
+        let base = compute(w, i.clone()).r;
         i.structural = Some(Structural {
             removed_referenced: 1,
             stale_call_sites: 2,
             return_changed: 0,
         });
-        let r = compute(w, i);
+        let r = compute(w, i.clone());
         assert_eq!(r.r, round(base - 1.5));
         assert!(r.explanation.contains("2 stale call site(s)"));
         i.structural = None;
@@ -371,20 +371,21 @@ mod tests {
             failed: 1,
             errors: 0,
             timed_out: false,
+            ran: vec![],
         });
-        assert_eq!(compute(w, i).r, round(base - 2.0));
+        assert_eq!(compute(w, i.clone()).r, round(base - 2.0));
         i.tests = Some(Tests {
             passed: 3,
             ..Tests::default()
         });
-        assert_eq!(compute(w, i).r, round(base + 2.0));
+        assert_eq!(compute(w, i.clone()).r, round(base + 2.0));
         i.tests = Some(Tests {
             timed_out: true,
             ..Tests::default()
         });
-        assert_eq!(compute(w, i).components.tests, -2.0);
+        assert_eq!(compute(w, i.clone()).components.tests, -2.0);
         i.tests = Some(Tests::default());
-        assert_eq!(compute(w, i).components.tests, 0.0);
+        assert_eq!(compute(w, i.clone()).components.tests, 0.0);
     }
 
     #[test]
