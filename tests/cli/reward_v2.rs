@@ -325,3 +325,14 @@ fn a_test_that_never_ends_is_cut_at_the_budget_and_reported() {
         .unwrap()
         .contains("ran out of time"));
 }
+
+/// The validity benchmark's own parts (benches/reward/): AUC and its interval, every mutation
+/// family, a generator that gives the same bytes twice and patches that apply — offline.
+#[test]
+fn the_reward_benchmark_parts_pass_their_offline_tests() {
+    crate::support::pytest(
+        "benches/reward/test_reward_bench.py",
+        "import pytest",
+        "python3 -m pip install pytest==8.4.2",
+    );
+}

@@ -1,0 +1,399 @@
+"""The reward validity benchmark (issue 18): does a process reward rank good patches above
+bad ones, where "good" means the project's own tests pass?
+
+    python3 benches/reward/bench.py all        # fetch, generate, label, score, report
+    python3 benches/reward/bench.py generate   # ... or one step at a time
+
+Five pinned PyPI sdists (pure Python, tests in the sdist) are fetched with pip into
+target/thirdparty/reward/. `generate` writes, deterministically (same inputs, same bytes),
+60 patches per project in five kinds: breakages Pyright can see, breakages it cannot,
+exact fixes and partial fixes (on a broken base tree), and behaviour-preserving edits.
+`label` runs each project's test suite on base + patch (good = it passes). `score` asks one
+warm lanser session per base tree for `check --patch` under pr-v2 (pr-v1 and an error-count
+baseline are computed from the same recorded diagnostics), and again with the test term
+(`--tests impacted`). `report` prints AUC with a bootstrap interval per variant and family,
+and the cost per patch.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import mutate  # noqa: E402
+import stats  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE = Path(os.environ.get("LANSER_REWARD_CACHE", REPO / "target/thirdparty/reward"))
+
+# name, version, sha256 of the sdist, package dirs (library code), import root
+PROJECTS = [
+    ("more-itertools", "10.5.0", "5482bfef7849c25dc3c6dd53a6173ae4795da2a41a80faea6700d9f5846c5da6",
+     ["more_itertools"], "."),
+    ("toolz", "1.0.0", "2c86e3d9a04798ac556793bced838816296a2f085017664e4995cb40a1047a02",
+     ["toolz"], "."),
+    ("cachetools", "5.5.0", "2cc24fb4cbe39633fb7badd9db9ca6295d766d9c2995f245725a46715d050f2a",
+     ["src/cachetools"], "src"),
+    ("idna", "3.10", "12f65c9b470abda6dc35cf8e63cc574b1c52b11df2c86030af0ac09b01b13ea9",
+     ["idna"], "."),
+    ("boltons", "24.1.0", "4a49b7d57ee055b83a458c8682a2a6f199d263a8aa517098bda9bab813554b87",
+     ["boltons"], "."),
+]
+
+# Per project: how many patches of each family (48 in all, 240 over the five projects).
+PLAN = {"visible": 12, "invisible": 16, "exact_fix": 6, "partial_fix": 6, "neutral": 8}
+
+
+def sh(*args, **kw):
+    return subprocess.run(args, check=True, capture_output=True, text=True, **kw)
+
+
+# --- fetch --------------------------------------------------------------------------------
+
+def clean_tree(name: str, version: str) -> Path:
+    return CACHE / "trees" / f"{name}-{version}"
+
+
+def fetch():
+    for name, version, sha, _, _ in PROJECTS:
+        sdists = CACHE / "sdists"
+        sdists.mkdir(parents=True, exist_ok=True)
+        archive = next(sdists.glob(f"{name.replace('-', '?')}-{version}.tar.gz"), None) or \
+            next(sdists.glob(f"{name.replace('-', '_')}-{version}.tar.gz"), None)
+        if archive is None:
+            sh(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+               f"{name}=={version}", "-d", str(sdists))
+            archive = next(p for p in sdists.glob("*.tar.gz") if p.name.lower().replace("_", "-").startswith(f"{name}-{version}"))
+        digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+        if digest != sha:
+            raise SystemExit(f"{archive.name}: sha256 {digest}, pinned {sha}")
+        tree = clean_tree(name, version)
+        if (tree / ".git").exists():
+            continue
+        shutil.rmtree(tree, ignore_errors=True)
+        tree.parent.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(archive) as t:
+            top = t.getnames()[0].split("/")[0]
+            t.extractall(tree.parent, filter="data")
+        (tree.parent / top).rename(tree)
+        for junk in tree.glob("*.egg-info"):
+            shutil.rmtree(junk)
+        # A git repository: HEAD is where an episode starts (pr-v2's remaining term).
+        for args in (["init", "-q"], ["add", "-A"], ["-c", "user.email=b@x", "-c", "user.name=b", "commit", "-qm", "sdist"]):
+            sh("git", *args, cwd=tree)
+        print(f"fetched {name} {version}", file=sys.stderr)
+
+
+# --- generate -----------------------------------------------------------------------------
+
+def library_files(tree: Path, pkgs: list[str]) -> list[str]:
+    out = []
+    for pkg in pkgs:
+        for p in sorted((tree / pkg).rglob("*.py")):
+            rel = p.relative_to(tree).as_posix()
+            if "/tests/" in f"/{rel}" or p.name.startswith("test_"):
+                continue
+            text = p.read_text()
+            if text.endswith("\n") and mutate.compiles(text):
+                out.append(rel)
+    return out
+
+
+def candidates(tree: Path, files: list[str], ops: dict) -> list[tuple]:
+    """Every (family op, file, edit) in a stable order."""
+    out = []
+    for rel in files:
+        text = (tree / rel).read_text()
+        for op, fn in sorted(ops.items()):
+            for e in fn(text):
+                new = mutate.apply(text, e)
+                if new != text and mutate.compiles(new):
+                    out.append((op, rel, e))
+    return out
+
+
+def pick(rng: random.Random, cands: list, n: int, by_op: bool = True) -> list:
+    """n candidates, spread over the operators round-robin, each operator's drawn by rng."""
+    groups = {}
+    for c in cands:
+        groups.setdefault(c[0], []).append(c)
+    for g in groups.values():
+        rng.shuffle(g)
+    out, ops = [], sorted(groups)
+    while len(out) < n and any(groups[o] for o in ops):
+        for o in ops:
+            if groups[o] and len(out) < n:
+                out.append(groups[o].pop())
+    return out
+
+
+def generate():
+    out_dir = CACHE / "patches"
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
+    manifest = []
+    for name, version, _, pkgs, _ in PROJECTS:
+        manifest += generate_project(name, clean_tree(name, version), pkgs, out_dir)
+    lines = "".join(json.dumps(m, sort_keys=True) + "\n" for m in manifest)
+    (out_dir / "manifest.jsonl").write_text(lines)
+    print(f"{len(manifest)} patches, manifest sha256 {hashlib.sha256(lines.encode()).hexdigest()[:16]}")
+
+
+def generate_project(name: str, tree: Path, pkgs: list[str], out_dir: Path) -> list[dict]:
+    rng = random.Random(f"lanser-reward-v1:{name}")
+    files = library_files(tree, pkgs)
+    vis = candidates(tree, files, mutate.VISIBLE)
+    inv = candidates(tree, files, mutate.INVISIBLE)
+    neu = candidates(tree, files, mutate.NEUTRAL)
+    rows = []
+
+    def emit(family, op, rel, base_text, new_text, base_patch=None):
+        pid = f"{name}/{len(rows):03d}"
+        d = mutate.diff(rel, base_text, new_text)
+        path = out_dir / f"{pid}.diff"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(d)
+        base_file = None
+        if base_patch is not None:
+            base_file = out_dir / f"{pid}.base.diff"
+            base_file.write_text(base_patch)
+        rows.append({"id": pid, "project": name, "family": family, "op": op, "file": rel,
+                     "patch": path.relative_to(out_dir).as_posix(),
+                     "base": base_file.relative_to(out_dir).as_posix() if base_file else None})
+
+    def text(rel):
+        return (tree / rel).read_text()
+
+    for op, rel, e in pick(rng, vis, PLAN["visible"]):
+        emit("visible", op, rel, text(rel), mutate.apply(text(rel), e))
+    for op, rel, e in pick(rng, inv, PLAN["invisible"]):
+        emit("invisible", op, rel, text(rel), mutate.apply(text(rel), e))
+    # Exact fixes: a breakage (half visible, half not) is the base; the patch reverts it.
+    fixes = pick(rng, vis, PLAN["exact_fix"] // 2) + pick(rng, inv, PLAN["exact_fix"] - PLAN["exact_fix"] // 2)
+    for op, rel, e in fixes:
+        broken = mutate.apply(text(rel), e)
+        emit("exact_fix", op, rel, broken, text(rel), base_patch=mutate.diff(rel, text(rel), broken))
+    # Partial fixes: two breakages in one file (a visible one and any other, on other lines);
+    # the patch reverts one of them, alternately the visible and the other.
+    pairs = []
+    for a in pick(rng, vis, 3 * PLAN["partial_fix"]):
+        others = [b for b in vis + inv if b[1] == a[1] and not (mutate.lines_of(a[2]) & mutate.lines_of(b[2]))
+                  and abs(min(mutate.lines_of(a[2])) - min(mutate.lines_of(b[2]))) > 3]
+        if others:
+            pairs.append((a, others[rng.randrange(len(others))]))
+        if len(pairs) == PLAN["partial_fix"]:
+            break
+    for k, (a, b) in enumerate(pairs):
+        rel, clean = a[1], text(a[1])
+        # Apply the later-line edit first so the earlier one's line index still holds.
+        first, second = sorted([a, b], key=lambda c: -min(mutate.lines_of(c[2])))
+        both = mutate.apply(mutate.apply(clean, first[2]), second[2])
+        if not mutate.compiles(both):
+            continue
+        keep = b if k % 2 == 0 else a  # the breakage left in place
+        one = mutate.apply(clean, keep[2])
+        emit("partial_fix", f"{a[0]}+{b[0]}", rel, both, one, base_patch=mutate.diff(rel, clean, both))
+    for op, rel, e in pick(rng, neu, PLAN["neutral"]):
+        emit("neutral", op, rel, text(rel), mutate.apply(text(rel), e))
+    return rows
+
+
+def manifest() -> list[dict]:
+    return [json.loads(l) for l in (CACHE / "patches/manifest.jsonl").read_text().splitlines()]
+
+
+# --- label --------------------------------------------------------------------------------
+
+def tree_of(row) -> Path:
+    name = row["project"]
+    version = next(p[1] for p in PROJECTS if p[0] == name)
+    return clean_tree(name, version)
+
+
+def materialize(row, scratch: Path, with_patch: bool) -> Path:
+    """The project's clean tree (a git clone, HEAD the sdist) under `scratch`, reset, with the
+    base patch and the patch if asked applied to the worktree (uncommitted)."""
+    dest = scratch / row["project"]
+    if not (dest / ".git").exists():
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        sh("git", "clone", "-q", str(tree_of(row)), str(dest))
+    sh("git", "checkout", "-q", "--", ".", cwd=dest)
+    sh("git", "clean", "-qfdx", cwd=dest)
+    for key in ("base", "patch"):
+        if row[key] and (key == "base" or with_patch):
+            sh("git", "apply", str(CACHE / "patches" / row[key]), cwd=dest)
+    return dest
+
+
+def import_root(row) -> str:
+    return next(p[4] for p in PROJECTS if p[0] == row["project"])
+
+
+def run_tests(tree: Path, root: str, timeout: float = 300) -> tuple[bool, float]:
+    env = dict(os.environ, PYTHONPATH=str(tree / root), PYTHONDONTWRITEBYTECODE="1")
+    t = time.monotonic()
+    try:
+        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"],
+                           cwd=tree, env=env, capture_output=True, timeout=timeout)
+        ok = p.returncode == 0
+    except subprocess.TimeoutExpired:
+        ok = False
+    return ok, time.monotonic() - t
+
+
+def label():
+    rows = manifest()
+    scratch = CACHE / "scratch/label"
+    out = {}
+    for row in rows:
+        tree = materialize(row, scratch, with_patch=True)
+        ok, secs = run_tests(tree, import_root(row))
+        out[row["id"]] = {"good": ok, "testSeconds": round(secs, 3)}
+        print(f"label {row['id']} {row['family']:12} {'good' if ok else 'bad'} {secs:.1f}s", file=sys.stderr)
+    (CACHE / "labels.json").write_text(json.dumps(out, indent=1, sort_keys=True))
+
+
+# --- score --------------------------------------------------------------------------------
+
+def lanser_bin() -> str:
+    return os.environ.get("LANSER_BIN", str(REPO / "target/release/lanser"))
+
+
+def score():
+    sys.path.insert(0, str(REPO / "python"))
+    from lanser import Lanser  # the SDK: one warm session per base tree
+
+    rows = manifest()
+    groups = {}
+    for row in rows:
+        key = (row["project"], row["base"])
+        groups.setdefault(key, []).append(row)
+    out = {}
+    scratch = CACHE / "scratch/score"
+    for (project, base), members in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        tree = materialize(members[0], scratch, with_patch=False)
+        for variant, flags in (("v2", ["--reward", "pr-v2"]),
+                               ("v2tests", ["--reward", "pr-v2", "--tests", "impacted"])):
+            with Lanser(tree, lanser_bin=lanser_bin(), daemon=False,
+                        args=["--timeout", "120", *flags]) as s:
+                t0 = time.monotonic()
+                s.capabilities()  # the server is started and the project loaded here
+                start = time.monotonic() - t0
+                for row in members:
+                    diff = (CACHE / "patches" / row["patch"]).read_text()
+                    t = time.monotonic()
+                    b = s.check_patch(diff, check=False)
+                    secs = time.monotonic() - t
+                    rec = out.setdefault(row["id"], {})
+                    rec[variant] = {"ok": b.ok, "reward": b.process_reward, "seconds": round(secs, 3),
+                                    "error": b.error}
+                    rec.setdefault("sessionStart", round(start, 3))
+                    print(f"score {row['id']} {variant} r={b.process_reward and b.process_reward['r']} "
+                          f"{secs:.2f}s", file=sys.stderr)
+    (CACHE / "scores.json").write_text(json.dumps(out, indent=1, sort_keys=True))
+
+
+def pyright_cli_seconds(n: int = 5) -> dict:
+    """Wall time of the pinned pyright CLI over each clean project (median of n)."""
+    home = Path(os.environ.get("LANSER_HOME", Path.home() / ".cache/lanser"))
+    cli = next(home.glob("pyright/*/node_modules/pyright/index.js"))
+    out = {}
+    for name, version, _, _, _ in PROJECTS:
+        tree = clean_tree(name, version)
+        times = []
+        for _ in range(n):
+            t = time.monotonic()
+            subprocess.run(["node", str(cli), "--outputjson"], cwd=tree, capture_output=True)
+            times.append(time.monotonic() - t)
+        out[name] = statistics.median(times)
+    return out
+
+
+# --- report -------------------------------------------------------------------------------
+
+def v1_from_v2(pr: dict) -> float:
+    """pr-v1 from the same measurement: D = errors + warnings of every kind (the README's
+    formula, default weights)."""
+    i = pr["inputs"]
+    d = lambda t: t["runtime"] + t["error"] + t["warning"]  # noqa: E731
+    return round(0.5 * (d(i["before"]) - d(i["after"])) + 0.4 * i["safety"] - 0.1 * (1 - i["confidence"]), 9)
+
+
+def errors_delta(pr: dict) -> float:
+    i = pr["inputs"]
+    e = lambda t: t["runtime"] + t["error"]  # noqa: E731
+    return e(i["before"]) - e(i["after"])
+
+
+def report():
+    rows = manifest()
+    labels = json.loads((CACHE / "labels.json").read_text())
+    scores = json.loads((CACHE / "scores.json").read_text())
+    variants = {
+        "pyright error count (Δ errors)": lambda s: errors_delta(s["v2"]["reward"]),
+        "pr-v1": lambda s: v1_from_v2(s["v2"]["reward"]),
+        "pr-v2 (no tests)": lambda s: s["v2"]["reward"]["r"],
+        "pr-v2 + impacted tests": lambda s: s["v2tests"]["reward"]["r"],
+    }
+    usable = [r for r in rows if r["id"] in scores and all(
+        scores[r["id"]].get(v, {}).get("ok") for v in ("v2", "v2tests"))]
+    result = {"patches": len(rows), "scored": len(usable), "variants": {}, "families": {}}
+    lines = [f"{len(usable)} of {len(rows)} patches scored; "
+             f"{sum(labels[r['id']]['good'] for r in usable)} good by their project's tests.\n",
+             "| reward | AUC | 95 % CI |", "|---|---|---|"]
+    for name, f in variants.items():
+        xs = [(f(scores[r["id"]]), labels[r["id"]]["good"]) for r in usable]
+        auc, lo, hi = stats.auc_ci(xs, seed=18)
+        result["variants"][name] = {"auc": auc, "ci": [lo, hi]}
+        lines.append(f"| {name} | {auc:.3f} | {lo:.3f}–{hi:.3f} |")
+    lines += ["", "Per family: good/bad by the tests, and the mean r per variant.", "",
+              "| family | n | good | " + " | ".join(variants) + " |",
+              "|---|---|---|" + "---|" * len(variants)]
+    for fam in PLAN:
+        members = [r for r in usable if r["family"] == fam]
+        if not members:
+            continue
+        good = sum(labels[r["id"]]["good"] for r in members)
+        means = [statistics.mean(f(scores[r["id"]]) for r in members) for f in variants.values()]
+        result["families"][fam] = {"n": len(members), "good": good, "mean": means}
+        lines.append(f"| {fam} | {len(members)} | {good} | " + " | ".join(f"{m:+.2f}" for m in means) + " |")
+    warm = statistics.median(scores[r["id"]]["v2"]["seconds"] for r in usable)
+    warm_t = statistics.median(scores[r["id"]]["v2tests"]["seconds"] for r in usable)
+    tests = statistics.median(labels[r["id"]]["testSeconds"] for r in usable)
+    cli = pyright_cli_seconds()
+    cli_med = statistics.median(cli.values())
+    result["cost"] = {"warmCheckSeconds": warm, "warmCheckWithTestsSeconds": warm_t,
+                      "suiteSeconds": tests, "pyrightCliSeconds": cli}
+    lines += ["", "Cost per patch (medians):", "",
+              f"- warm session `check --patch --reward pr-v2`: {warm * 1000:.0f} ms",
+              f"- the same with `--tests impacted`: {warm_t * 1000:.0f} ms",
+              f"- the project's whole test suite: {tests * 1000:.0f} ms; the pyright CLI over the "
+              f"project: {cli_med * 1000:.0f} ms (per project: "
+              + ", ".join(f"{k} {v * 1000:.0f}" for k, v in cli.items()) + ")",
+              f"- 100 `check --patch` in one warm session ≈ {100 * warm:.1f} s vs 100 pyright CLI runs "
+              f"≈ {100 * cli_med:.1f} s: ratio {warm / cli_med:.3f}"]
+    (REPO / "benches/reward/RESULTS.md").write_text("# Reward validity: results\n\n" + "\n".join(lines) + "\n")
+    (CACHE / "results.json").write_text(json.dumps(result, indent=1, sort_keys=True))
+    print("\n".join(lines))
+
+
+def main():
+    steps = {"fetch": fetch, "generate": generate, "label": label, "score": score, "report": report}
+    what = sys.argv[1] if len(sys.argv) > 1 else "all"
+    for name, f in steps.items():
+        if what in (name, "all"):
+            f()
+
+
+if __name__ == "__main__":
+    main()
