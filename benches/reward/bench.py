@@ -303,20 +303,65 @@ def score():
     (CACHE / "scores.json").write_text(json.dumps(out, indent=1, sort_keys=True))
 
 
+PYRIGHT = "1.1.407"
+
+
+def pyright_cli() -> list[str]:
+    home = Path(os.environ.get("LANSER_HOME", Path.home() / ".cache/lanser"))
+    return ["node", str(home / f"pyright/{PYRIGHT}/node_modules/pyright/index.js"), "--outputjson"]
+
+
+def cli_errors(tree: Path) -> tuple[int, float]:
+    """The pinned pyright CLI over a tree: its error count and wall time."""
+    t = time.monotonic()
+    p = subprocess.run(pyright_cli(), cwd=tree, capture_output=True, text=True)
+    secs = time.monotonic() - t
+    return json.loads(p.stdout)["summary"]["errorCount"], secs
+
+
 def pyright_cli_seconds(n: int = 5) -> dict:
     """Wall time of the pinned pyright CLI over each clean project (median of n)."""
-    home = Path(os.environ.get("LANSER_HOME", Path.home() / ".cache/lanser"))
-    cli = next(home.glob("pyright/*/node_modules/pyright/index.js"))
-    out = {}
-    for name, version, _, _, _ in PROJECTS:
-        tree = clean_tree(name, version)
-        times = []
-        for _ in range(n):
-            t = time.monotonic()
-            subprocess.run(["node", str(cli), "--outputjson"], cwd=tree, capture_output=True)
-            times.append(time.monotonic() - t)
-        out[name] = statistics.median(times)
-    return out
+    return {name: statistics.median(cli_errors(clean_tree(name, version))[1] for _ in range(n))
+            for name, version, _, _, _ in PROJECTS}
+
+
+def cli_agreement(per_project: int = 5) -> dict:
+    """On a fixed sample, the pyright CLI's error-count delta (base → base + patch) next to
+    the one lanser measured in memory (same server version)."""
+    scores = json.loads((CACHE / "scores.json").read_text())
+    rows = [r for r in manifest() if r["id"] in scores and scores[r["id"]]["v2"]["ok"]]
+    sample = []
+    for name, *_ in PROJECTS:
+        mine = [r for r in rows if r["project"] == name]
+        sample += mine[:: max(1, len(mine) // per_project)][:per_project]
+    same, out = 0, []
+    scratch = CACHE / "scratch/cli"
+    for r in sample:
+        before, _ = cli_errors(materialize(r, scratch, with_patch=False))
+        after, _ = cli_errors(materialize(r, scratch, with_patch=True))
+        mine = errors_delta(scores[r["id"]]["v2"]["reward"])
+        same += (before - after) == mine
+        out.append({"id": r["id"], "cli": before - after, "lanser": mine})
+    return {"sample": len(sample), "same": same, "rows": out}
+
+
+def warm_hundred(project: str = "toolz") -> dict:
+    """100 `check --patch` calls in one warm session on one project (its clean-base patches,
+    cycled) against the pyright CLI over the same project (median of 10, times 100)."""
+    sys.path.insert(0, str(REPO / "python"))
+    from lanser import Lanser
+
+    rows = [r for r in manifest() if r["project"] == project and not r["base"]]
+    tree = materialize(rows[0], CACHE / "scratch/hundred", with_patch=False)
+    with Lanser(tree, lanser_bin=lanser_bin(), daemon=False, args=["--reward", "pr-v2"]) as s:
+        s.capabilities()
+        t = time.monotonic()
+        for k in range(100):
+            s.check_patch((CACHE / "patches" / rows[k % len(rows)]["patch"]).read_text())
+        warm = time.monotonic() - t
+    cli = statistics.median(cli_errors(tree)[1] for _ in range(10))
+    return {"project": project, "warm100Seconds": round(warm, 2),
+            "cli100Seconds": round(100 * cli, 2), "ratio": round(warm / (100 * cli), 4)}
 
 
 # --- report -------------------------------------------------------------------------------
@@ -367,6 +412,10 @@ def report():
         means = [statistics.mean(f(scores[r["id"]]) for r in members) for f in variants.values()]
         result["families"][fam] = {"n": len(members), "good": good, "mean": means}
         lines.append(f"| {fam} | {len(members)} | {good} | " + " | ".join(f"{m:+.2f}" for m in means) + " |")
+    agreement = cli_agreement()
+    hundred = warm_hundred()
+    result["cliAgreement"] = agreement
+    result["hundred"] = hundred
     warm = statistics.median(scores[r["id"]]["v2"]["seconds"] for r in usable)
     warm_t = statistics.median(scores[r["id"]]["v2tests"]["seconds"] for r in usable)
     tests = statistics.median(labels[r["id"]]["testSeconds"] for r in usable)
@@ -380,8 +429,13 @@ def report():
               f"- the project's whole test suite: {tests * 1000:.0f} ms; the pyright CLI over the "
               f"project: {cli_med * 1000:.0f} ms (per project: "
               + ", ".join(f"{k} {v * 1000:.0f}" for k, v in cli.items()) + ")",
-              f"- 100 `check --patch` in one warm session ≈ {100 * warm:.1f} s vs 100 pyright CLI runs "
-              f"≈ {100 * cli_med:.1f} s: ratio {warm / cli_med:.3f}"]
+              f"- 100 `check --patch` calls on {hundred['project']} in one warm session: "
+              f"{hundred['warm100Seconds']} s; 100 pyright CLI runs over it (median of 10, ×100): "
+              f"{hundred['cli100Seconds']} s; ratio {hundred['ratio']}",
+              "",
+              f"The error-count baseline is the errors delta lanser pulls in memory (Pyright {PYRIGHT}); "
+              f"on a sample of {agreement['sample']} patches the pyright CLI's own error-count delta "
+              f"over the whole project is the same on {agreement['same']}."]
     (REPO / "benches/reward/RESULTS.md").write_text("# Reward validity: results\n\n" + "\n".join(lines) + "\n")
     (CACHE / "results.json").write_text(json.dumps(result, indent=1, sort_keys=True))
     print("\n".join(lines))

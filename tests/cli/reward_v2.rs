@@ -336,3 +336,27 @@ fn the_reward_benchmark_parts_pass_their_offline_tests() {
         "python3 -m pip install pytest==8.4.2",
     );
 }
+
+/// `check --patch --reward pr-v2` and `impact --patch` answer the same bytes through the
+/// warm daemon and in-process.
+#[test]
+fn the_daemon_and_the_process_agree_on_pr_v2_and_impact() {
+    let w = crate::daemon::Warm::new("srcpkg");
+    let dir = tempfile::tempdir().unwrap();
+    let pf = dir.path().join("p.diff");
+    let d = one_line_diff(&w.ws, "src/shapes/units.py", "PRECISION)", "PRECISION + 1)");
+    std::fs::write(&pf, d).unwrap();
+    let p = pf.to_string_lossy();
+    for args in [
+        vec!["check", "--patch", &p, "--reward", "pr-v2", "--json"],
+        vec!["impact", "--patch", &p, "--json"],
+    ] {
+        let warm = w.ok(&args);
+        let again = w.ok(&args);
+        let mut here = args.clone();
+        here.push("--no-daemon");
+        let local = w.ok(&here);
+        assert_eq!(stdout(&warm), stdout(&local), "{args:?}");
+        assert_eq!(stdout(&again), stdout(&local), "{args:?}");
+    }
+}
