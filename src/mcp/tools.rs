@@ -134,6 +134,19 @@ args!(CodeActions {
 args!(CheckPatch {
     /// A unified diff (as `git diff` prints it).
     patch: String,
+    /// The process reward: `pr-v1` (default) or `pr-v2`.
+    reward: Option<String>,
+    /// With pr-v2: also run the tests `impact` selects, on an overlay copy (never the
+    /// workspace's files), within `test_budget` seconds.
+    #[serde(default)] tests: bool,
+    test_budget: Option<f64>,
+});
+args!(Impact {
+    #[serde(flatten)] pos: Position,
+    /// A unified diff whose changed lines name the change, instead of a position.
+    patch: Option<String>,
+    /// Levels of callers to follow (default 3).
+    depth: Option<u32>,
 });
 args!(Nothing {});
 args!(Raw {
@@ -395,11 +408,55 @@ fn code_actions(a: Value, root: &Path) -> Result<Call, String> {
     ))
 }
 
+/// The diff as a file named by its content (the SDK's `patch_file`: the same diff, the same
+/// path, so the same request and bundle from either route), which the warm daemon can read.
+fn patch_file(diff: &str) -> Result<String, String> {
+    let dir = std::env::temp_dir().join("lanser-patches");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot write the patch: {e}"))?;
+    let path = dir.join(format!("{}.diff", crate::digest::sha256_hex(diff.as_bytes())));
+    if !path.exists() {
+        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+        std::fs::write(&tmp, diff)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| format!("cannot write the patch: {e}"))?;
+    }
+    Ok(path.to_string_lossy().into_owned())
+}
+
 fn check_patch(a: Value, _: &Path) -> Result<Call, String> {
     let a: CheckPatch = parse(a)?;
-    let mut c = call("check", None, json!({"patch": "-"}), &a.common);
-    c.stdin_patch = Some(a.patch);
+    let mut c = call("check", None, json!({"patch": patch_file(&a.patch)?}), &a.common);
+    if let Some(r) = a.reward {
+        c.globals.extend(["--reward".to_string(), r]);
+    }
+    if a.tests {
+        c.globals.extend(["--tests".to_string(), "impacted".to_string()]);
+    }
+    if let Some(b) = a.test_budget {
+        c.globals.extend(["--test-budget".to_string(), b.to_string()]);
+    }
     Ok(c)
+}
+
+fn impact(a: Value, root: &Path) -> Result<Call, String> {
+    let a: Impact = parse(a)?;
+    let given = a.pos.selector.is_some() || a.pos.file.is_some();
+    let depth = a.depth.map(|d| json!(d));
+    match (a.patch, given) {
+        (Some(p), false) => Ok(call(
+            "impact",
+            None,
+            json!({"patch": patch_file(&p)?, "depth": depth}),
+            &a.common,
+        )),
+        (None, true) => Ok(call(
+            "impact",
+            Some(selector(&a.pos, root)?),
+            json!({"depth": depth}),
+            &a.common,
+        )),
+        _ => Err("give either a position (`selector`, or `file`/`line`) or a `patch`".into()),
+    }
 }
 
 fn bare(cmd: &'static str) -> impl Fn(Value, &Path) -> Result<Call, String> {
@@ -465,7 +522,8 @@ pub fn all() -> Vec<Spec> {
         writes("rename", "Rename symbol", "Rename the symbol at a position everywhere. By default a preview (a diff and the WorkspaceEdit; nothing is written); with `apply: true` it is written as one transaction (all files or none), refused on a dirty git worktree unless `allow_dirty`.", schema_of::<Rename>, rename),
         writes("rename_file", "Move module", "Move a module file or package directory (`path` -> `new_path`) and rewrite every import of it. A preview unless `apply: true` (one transaction; refused on a dirty git worktree unless `allow_dirty`).", schema_of::<RenameFile>, rename_file),
         writes("code_actions", "Code actions", "List the code actions at a position (optionally of one `kind`); with `apply` (an index or title from the list) write that action as one transaction, or preview it with `dry_run`.", schema_of::<CodeActions>, code_actions),
-        Spec { destructive: false, read_only: true, ..plain("check_patch", "Check a patch", "The diagnostics a unified diff would add or remove, measured in memory: the files on disk are not touched. The bundle carries the process reward of the step.", schema_of::<CheckPatch>, check_patch) },
+        Spec { destructive: false, read_only: true, ..plain("check_patch", "Check a patch", "The diagnostics a unified diff would add or remove, measured in memory: the files on disk are not touched. The bundle carries the process reward of the step (`reward: pr-v2` for diagnostics by kind, structural facts and, with `tests: true`, the impacted tests run on an overlay copy).", schema_of::<CheckPatch>, check_patch) },
+        plain("impact", "Impact of a change", "What a change can affect: the definitions a position or a unified diff touches, their callers and references (transitively, `depth` levels), partitioned into library code and the pytest tests that reach them.", schema_of::<Impact>, impact),
         plain("status", "Status", "The configured servers, their resolved commands and versions (starts nothing).", schema_of::<Nothing>, status),
         plain("capabilities", "Capabilities", "Which LSP features the language server offers (definitions, references, rename, ...), as booleans, with the server's name and version.", schema_of::<Nothing>, capabilities),
         Spec { read_only: false, idempotent: true, ..plain("reload", "Reload configuration", "Re-read lanser.toml and reconfigure the running sessions.", schema_of::<Nothing>, reload) },

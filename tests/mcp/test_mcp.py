@@ -5,6 +5,7 @@ import asyncio
 import json
 import os
 import subprocess
+import sys
 import time
 
 import anyio
@@ -13,7 +14,7 @@ from conftest import BIN, REPO, git
 
 TOOLS = ["definition", "type_definition", "references", "hover", "symbols", "diagnostics",
          "implementation", "call_hierarchy", "highlight", "signature", "locate", "rename",
-         "rename_file", "code_actions", "check_patch", "status", "capabilities", "reload",
+         "rename_file", "code_actions", "check_patch", "impact", "status", "capabilities", "reload",
          "request"]
 
 UNITS = "src/shapes/units.py"
@@ -33,7 +34,7 @@ def test_tools_are_listed_in_order_with_schemas_and_annotations(make_ws):
         assert t.input_schema["type"] == "object", t.name
         assert "bundleId" in json.dumps(t.output_schema), t.name
         assert t.description and len(t.description) > 40, t.name
-    for name in ["definition", "references", "hover", "locate", "check_patch", "diagnostics"]:
+    for name in ["definition", "references", "hover", "locate", "check_patch", "diagnostics", "impact"]:
         assert by[name].annotations.read_only_hint is True, name
         assert by[name].annotations.destructive_hint is False, name
     for name in ["rename", "rename_file", "code_actions"]:
@@ -104,9 +105,43 @@ def test_structured_content_is_the_cli_bundle(make_ws):
     via_daemon = ws.cli("batch", "--in", "-", "--out", "-", stdin='{"cmd":"status"}\n', daemon=True)
     assert status.structured_content == json.loads(via_daemon.stdout)
     assert status.structured_content["facts"]["sessions"], status.structured_content["facts"]
-    check = ws.bundle("check", "--patch", "-", stdin=patch)
+    # The diff travels as the SDK sends it, a file named by its content: the same request, the
+    # same bytes from the CLI, the SDK and MCP, answered by the warm daemon (no server start).
+    sys.path.insert(0, str(REPO / "python"))
+    from lanser.client import patch_file
+    check = ws.bundle("check", "--patch", patch_file(patch))
     assert results[-3].structured_content == check
     assert check["facts"]["after"] == check["facts"]["before"] + 1, check["facts"]
+
+
+def test_impact_and_pr_v2_are_the_cli_bundles(make_ws):
+    ws = make_ws("srcpkg")
+    sys.path.insert(0, str(REPO / "python"))
+    from lanser.client import patch_file
+    text = (ws.root / UNITS).read_text()
+    lines = text.splitlines(keepends=True)
+    i = next(k for k, l in enumerate(lines) if "PRECISION)" in l)
+    patch = (f"--- a/{UNITS}\n+++ b/{UNITS}\n@@ -{i},3 +{i},3 @@\n {lines[i - 1]}"
+             f"-{lines[i]}+{lines[i].replace('PRECISION)', 'PRECISION + 1)')} {lines[i + 1]}")
+    conv = ws.line_of(UNITS, "def convert(")
+
+    async def go():
+        async with ws.session() as s:
+            return [await s.call_tool("impact", {"patch": patch}),
+                    await s.call_tool("impact", {"file": UNITS, "line": conv, "symbol": "convert", "depth": 1}),
+                    await s.call_tool("check_patch", {"patch": patch, "reward": "pr-v2"}),
+                    await s.call_tool("impact", {})]
+
+    by_patch, by_pos, v2, neither = ws.run(go)
+    f = patch_file(patch)
+    assert by_patch.structured_content == ws.bundle("impact", "--patch", f)
+    ids = [t["id"] for t in by_patch.structured_content["facts"]["tests"]]
+    assert ids == ["tests/test_geometry.py::test_circle_area",
+                   "tests/test_geometry.py::test_square_area_and_corners"]
+    assert by_pos.structured_content == ws.bundle("impact", f"{UNITS}@L{conv}:convert", "--depth", "1")
+    assert v2.structured_content == ws.bundle("check", "--patch", f, "--reward", "pr-v2")
+    assert v2.structured_content["processReward"]["version"] == "pr-v2"
+    assert neither.is_error is True
 
 
 def test_file_line_symbol_lands_where_the_selector_does(make_ws):
