@@ -17,6 +17,18 @@ class Components(BaseModel):
     safety: float
 
 
+class Components2(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    ambiguity_penalty: float
+    diagnostics: float
+    remaining: float
+    safety: float
+    structural: float
+    tests: float
+
+
 class DiagCounts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -82,6 +94,25 @@ class Hashing(BaseModel):
     excluded: list[str]
 
 
+class RangeItem(RootModel[conint(ge=0)]):
+    root: conint(ge=0)
+
+
+class ImpactItem(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    depth: conint(ge=0) | None = Field(
+        None, description='Levels from the change (absent on seeds).'
+    )
+    id: str | None = Field(None, description="A test's pytest node id (tests only).")
+    kind: str = Field(..., description='function, class, variable or module')
+    name: str
+    path: str
+    range: list[RangeItem] = Field(..., max_length=4, min_length=4)
+    selector: str
+
+
 class Inputs(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -93,10 +124,6 @@ class Inputs(BaseModel):
         description='D_{t-1}; `None` when not measured (then D_t is taken as unchanged).',
     )
     safety: conint(ge=0, le=255) = Field(..., description='S_t ∈ {0, 1}.')
-
-
-class RangeItem(RootModel[conint(ge=0)]):
-    root: conint(ge=0)
 
 
 class IoRangeItem(RootModel[conint(ge=0)]):
@@ -357,6 +384,24 @@ class StatusFacts(BaseModel):
     sessions: Any
 
 
+class Structural(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    removed_referenced: conint(ge=0) = Field(
+        ...,
+        description='Public definitions the step removed, with references left in files it did not touch.',
+    )
+    return_changed: conint(ge=0) = Field(
+        ...,
+        description='Functions with callers whose inferred return type the step changed.',
+    )
+    stale_call_sites: conint(ge=0) = Field(
+        ...,
+        description='References, in files the step did not touch, to definitions whose signature it changed\nincompatibly (a parameter dropped or renamed, a required one added).',
+    )
+
+
 class SymbolsFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -366,6 +411,37 @@ class SymbolsFacts(BaseModel):
     provenance: Provenance
     query: str | None = None
     symbols: list[dict[str, Any]]
+
+
+class Tally(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    error: conint(ge=0)
+    runtime: conint(ge=0)
+    warning: conint(ge=0)
+
+
+class TestOutcome(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    id: str
+    outcome: str
+
+
+class Tests(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    errors: conint(ge=0)
+    failed: conint(ge=0)
+    passed: conint(ge=0)
+    ran: list[TestOutcome] = Field(
+        ...,
+        description='Each selected test (pytest node id) and how it ended: passed, failed, error, skipped,\nnotRun.',
+    )
+    timedOut: bool
 
 
 class TypeDefFacts(BaseModel):
@@ -383,6 +459,20 @@ class Weights(BaseModel):
     alpha: float
     beta: float
     gamma: float
+
+
+class Weights2(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    ambiguity: float
+    error: float
+    remaining: float
+    runtime: float
+    safety: float
+    structural: float
+    tests: float
+    warning: float
 
 
 class AstSegment(RootModel[tuple[SegmentKind, str]]):
@@ -499,12 +589,49 @@ class HoverFacts(BaseModel):
     provenance: Provenance
 
 
+class ImpactFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    depth: conint(ge=0)
+    library: list[ImpactItem] = Field(
+        ...,
+        description='Library code reached (seeds included), outside test files and conftest.py.',
+    )
+    provenance: str
+    seeds: list[ImpactItem] = Field(
+        ..., description='The definitions the change touches.'
+    )
+    testFiles: list[str]
+    tests: list[ImpactItem] = Field(..., description='The impacted tests, by node id.')
+    truncated: bool = Field(
+        ...,
+        description='More definitions were reached than one analysis visits (2,000).',
+    )
+
+
 class ImplFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
     implementations: list[Location]
     provenance: Provenance
+
+
+class Inputs2(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    after: Tally | None
+    before: Tally | None
+    confidence: float = Field(..., description='α ∈ [0, 1].')
+    remaining: conint(ge=0) | None = Field(
+        ...,
+        description='R_now: run-time errors in the touched files and their importers after the step that\ngit HEAD does not have.',
+    )
+    safety: conint(ge=0, le=255) = Field(..., description='S ∈ {0, 1}.')
+    structural: Structural | None
+    tests: Tests | None
 
 
 class LocateTarget(BaseModel):
@@ -616,6 +743,34 @@ class Reward(BaseModel):
     weights: Weights
 
 
+class Reward2(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    components: Components2
+    explanation: str
+    inputs: Inputs2
+    r: float
+    version: str
+    weights: Weights2
+
+
+class AnyReward(RootModel[Reward | Reward2]):
+    root: Reward | Reward2 = Field(
+        ..., description='`processReward` in the bundle schema: one of the versions.'
+    )
+
+
+class LocateFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    provenance: Provenance
+    selectors: DurableSelectors
+    symbol: Any
+    target: LocateTarget
+
+
 class LanserAnalysisBundle(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -630,18 +785,8 @@ class LanserAnalysisBundle(BaseModel):
     error: ErrorObj | None
     facts: Any
     meta: Meta
-    processReward: Reward | None
+    processReward: AnyReward | None
     request: RequestEcho
     resolution: Resolution | None
     status: Status
     version: str
-
-
-class LocateFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    provenance: Provenance
-    selectors: DurableSelectors
-    symbol: Any
-    target: LocateTarget

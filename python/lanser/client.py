@@ -178,6 +178,10 @@ class _Requests:
     def _check_patch(diff):
         return _req("check", patch=patch_file(diff))
 
+    @staticmethod
+    def _impact(sel=None, patch=None, depth=None):
+        return _req("impact", sel, patch=None if patch is None else patch_file(patch), depth=depth)
+
 
 def _argv(workspace, lanser_bin, daemon, jobs, args) -> list:
     argv = [lanser_bin or find_lanser_bin(), "batch", "--in", "-", "--out", "-",
@@ -323,8 +327,14 @@ class Lanser(_Requests):
 
     def check_patch(self, diff: str, check=True):
         """The diagnostics a unified diff would add or remove, measured in memory (nothing is
-        written), with the step's process reward."""
+        written), with the step's process reward (the session's `--reward`, pr-v1 unless
+        `args=["--reward", "pr-v2"]`)."""
         return self.ask(self._check_patch(diff), check)
+
+    def impact(self, sel=None, patch: Optional[str] = None, depth: Optional[int] = None, check=True):
+        """What a change (the symbol at `sel`, or a unified diff) can affect: callers,
+        references and the pytest tests that reach them."""
+        return self.ask(self._impact(sel, patch, depth), check)
 
     def close(self):
         with self._lock:
@@ -451,6 +461,10 @@ class AsyncLanser(_Requests):
 
     async def code_actions(self, sel, kind=None, apply=None, dry_run=False, allow_dirty=False, check=True):
         return await self.ask(self._code_actions(sel, kind, apply, dry_run, allow_dirty), check)
+
+    async def impact(self, sel=None, patch: Optional[str] = None, depth: Optional[int] = None,
+                     check=True):
+        return await self.ask(self._impact(sel, patch, depth), check)
 
     async def check_patch(self, diff: str, check=True):
         return await self.ask(self._check_patch(diff), check)

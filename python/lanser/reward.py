@@ -13,30 +13,34 @@ from .client import Bundle, Lanser, patch_file
 
 
 def score_patch(workspace, diff: str, prev: Union[None, Bundle, dict, str, Path] = None,
-                session: Optional[Lanser] = None) -> dict:
-    """pr-v1 of applying `diff` to `workspace`: `{"r", "components", "inputs", "bundleId",
-    "status", "exit_code"}`. `prev` (the previous step's bundle, or a path to it) supplies
-    D_{t-1}; `session` reuses a warm :class:`Lanser` (a patch per call, the project analysed
-    once)."""
+                session: Optional[Lanser] = None, reward: str = "pr-v1",
+                tests: bool = False) -> dict:
+    """The process reward of applying `diff` to `workspace`: `{"r", "components", "inputs",
+    "bundleId", "status", "exit_code"}`. `reward` is pr-v1 (default) or pr-v2; `tests`
+    (pr-v2) also runs the impacted tests on an overlay copy. `prev` (the previous step's
+    bundle, or a path to it) supplies pr-v1's D_{t-1}; `session` reuses a warm
+    :class:`Lanser` (a patch per call, the project analysed once; its own `--reward` flags
+    then decide)."""
+    flags = ["--reward", reward] + (["--tests", "impacted"] if tests else [])
     if prev is None:
         if session is not None:
             b = session.check_patch(diff, check=False)
         else:
-            with Lanser(workspace) as s:
+            with Lanser(workspace, args=flags) as s:
                 b = s.check_patch(diff, check=False)
     else:
-        b = _one_shot(workspace, diff, prev)
+        b = _one_shot(workspace, diff, prev, flags)
     return _score(b)
 
 
-def _one_shot(workspace, diff: str, prev) -> Bundle:
+def _one_shot(workspace, diff: str, prev, flags=()) -> Bundle:
     if isinstance(prev, Bundle):
         prev = prev.raw
     if isinstance(prev, dict):
         # A file named by its content, as patches are.
         prev = patch_file(json.dumps(prev, separators=(",", ":"), sort_keys=True))
     argv = [find_lanser_bin(), "check", "--patch", patch_file(diff), "--prev-bundle", str(prev),
-            "--json", "--workspace", str(workspace)]
+            "--json", "--workspace", str(workspace), *flags]
     out = subprocess.run(argv, capture_output=True, text=True, env=child_env())
     return Bundle(out.stdout)
 

@@ -182,3 +182,26 @@ def test_score_patch_and_the_trainer_tool_agree_with_check(make_ws):
     assert r == final == score["r"] and meta["bundleId"] == want["bundleId"]
     assert "after" in text
     assert tool.get_openai_tool_schema()["function"]["parameters"]["required"] == ["patch"]
+
+
+def test_impact_and_pr_v2_are_the_cli_bundles(make_ws):
+    ws = make_ws("srcpkg")
+    diff = a_patch(ws)
+    f = patch_file(diff)
+    conv = ws.line_of(UNITS, "def convert(")
+    with lanser.Lanser(ws.root) as s:
+        by_patch = s.impact(patch=diff)
+        by_sel = s.impact(f"{UNITS}@L{conv}:convert", depth=1)
+    # Byte for byte: the SDK's line is the line the CLI prints.
+    assert by_patch.line == ws.cli("impact", "--patch", f, "--json").stdout.strip()
+    assert by_sel.raw == ws.bundle("impact", f"{UNITS}@L{conv}:convert", "--depth", "1")
+    assert [t["id"] for t in by_patch.facts["tests"]] == [
+        "tests/test_geometry.py::test_circle_area",
+        "tests/test_geometry.py::test_square_area_and_corners"]
+    want = ws.bundle("check", "--patch", f, "--reward", "pr-v2")
+    score = lanser.reward.score_patch(ws.root, diff, reward="pr-v2")
+    assert score["bundleId"] == want["bundleId"]
+    assert want["processReward"]["version"] == "pr-v2"
+    # The undefined name is a run-time breaker that HEAD does not have.
+    assert want["processReward"]["inputs"]["remaining"] == 1
+    assert score["r"] == want["processReward"]["r"] < 0
