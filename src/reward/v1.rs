@@ -84,7 +84,7 @@ pub struct Reward {
 }
 
 /// Round to 9 decimals so that bundles carry 1.894, not 1.8939999999999997.
-fn round(x: f64) -> f64 {
+pub(crate) fn round(x: f64) -> f64 {
     (x * 1e9).round() / 1e9
 }
 

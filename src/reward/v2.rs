@@ -20,6 +20,7 @@
 //! the impacted tests ran and passed, −1 when one failed, errored or the budget ran out, 0 when
 //! none ran. Every input is recorded, so `lanser reward --from-bundles` recomputes r offline.
 
+use super::v1::round;
 use crate::error::{LanserError, Result};
 use serde::{Deserialize, Serialize};
 
@@ -210,10 +211,6 @@ pub struct Reward {
     pub weights: Weights,
     pub inputs: Inputs,
     pub explanation: String,
-}
-
-fn round(x: f64) -> f64 {
-    (x * 1e9).round() / 1e9
 }
 
 /// The remaining-errors term saturates: three left is as bad as many.
