@@ -353,15 +353,17 @@ def warm_hundred(project: str = "toolz") -> dict:
 
     rows = [r for r in manifest() if r["project"] == project and not r["base"]]
     tree = materialize(rows[0], CACHE / "scratch/hundred", with_patch=False)
-    with Lanser(tree, lanser_bin=lanser_bin(), daemon=False, args=["--reward", "pr-v2"]) as s:
-        s.capabilities()
-        t = time.monotonic()
-        for k in range(100):
-            s.check_patch((CACHE / "patches" / rows[k % len(rows)]["patch"]).read_text())
-        warm = time.monotonic() - t
     cli = statistics.median(cli_errors(tree)[1] for _ in range(10))
-    return {"project": project, "warm100Seconds": round(warm, 2),
-            "cli100Seconds": round(100 * cli, 2), "ratio": round(warm / (100 * cli), 4)}
+    out = {"project": project, "cli100Seconds": round(100 * cli, 2)}
+    for reward in ("pr-v1", "pr-v2"):
+        with Lanser(tree, lanser_bin=lanser_bin(), daemon=False, args=["--reward", reward]) as s:
+            s.capabilities()
+            t = time.monotonic()
+            for k in range(100):
+                s.check_patch((CACHE / "patches" / rows[k % len(rows)]["patch"]).read_text())
+            warm = time.monotonic() - t
+        out[reward] = {"warm100Seconds": round(warm, 2), "ratio": round(warm / (100 * cli), 4)}
+    return out
 
 
 # --- report -------------------------------------------------------------------------------
@@ -412,6 +414,22 @@ def report():
         means = [statistics.mean(f(scores[r["id"]]) for r in members) for f in variants.values()]
         result["families"][fam] = {"n": len(members), "good": good, "mean": means}
         lines.append(f"| {fam} | {len(members)} | {good} | " + " | ".join(f"{m:+.2f}" for m in means) + " |")
+    lines += ["", "Sign table: patches whose r is above / at / below a neutral step's r (0.4, safety "
+              "only; 0 for the error count), per family and label.", "",
+              "| family | label | " + " | ".join(variants) + " |", "|---|---|" + "---|" * len(variants)]
+    for fam in PLAN:
+        for good in (True, False):
+            members = [r for r in usable if r["family"] == fam and labels[r["id"]]["good"] == good]
+            if not members:
+                continue
+            cells = []
+            for name, f in variants.items():
+                neutral = 0.0 if name.startswith("pyright") else 0.4
+                vals = [f(scores[r["id"]]) for r in members]
+                up = sum(v > neutral + 1e-9 for v in vals)
+                down = sum(v < neutral - 1e-9 for v in vals)
+                cells.append(f"{up}/{len(vals) - up - down}/{down}")
+            lines.append(f"| {fam} | {'good' if good else 'bad'} ({len(members)}) | " + " | ".join(cells) + " |")
     agreement = cli_agreement()
     hundred = warm_hundred()
     result["cliAgreement"] = agreement
@@ -430,8 +448,9 @@ def report():
               f"project: {cli_med * 1000:.0f} ms (per project: "
               + ", ".join(f"{k} {v * 1000:.0f}" for k, v in cli.items()) + ")",
               f"- 100 `check --patch` calls on {hundred['project']} in one warm session: "
-              f"{hundred['warm100Seconds']} s; 100 pyright CLI runs over it (median of 10, ×100): "
-              f"{hundred['cli100Seconds']} s; ratio {hundred['ratio']}",
+              f"{hundred['pr-v1']['warm100Seconds']} s with pr-v1 (ratio {hundred['pr-v1']['ratio']}), "
+              f"{hundred['pr-v2']['warm100Seconds']} s with pr-v2 (ratio {hundred['pr-v2']['ratio']}), "
+              f"against 100 pyright CLI runs over it (median of 10, ×100): {hundred['cli100Seconds']} s",
               "",
               f"The error-count baseline is the errors delta lanser pulls in memory (Pyright {PYRIGHT}); "
               f"on a sample of {agreement['sample']} patches the pyright CLI's own error-count delta "
