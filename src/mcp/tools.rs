@@ -413,7 +413,10 @@ fn code_actions(a: Value, root: &Path) -> Result<Call, String> {
 fn patch_file(diff: &str) -> Result<String, String> {
     let dir = std::env::temp_dir().join("lanser-patches");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot write the patch: {e}"))?;
-    let path = dir.join(format!("{}.diff", crate::digest::sha256_hex(diff.as_bytes())));
+    let path = dir.join(format!(
+        "{}.diff",
+        crate::digest::sha256_hex(diff.as_bytes())
+    ));
     if !path.exists() {
         let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
         std::fs::write(&tmp, diff)
@@ -425,15 +428,22 @@ fn patch_file(diff: &str) -> Result<String, String> {
 
 fn check_patch(a: Value, _: &Path) -> Result<Call, String> {
     let a: CheckPatch = parse(a)?;
-    let mut c = call("check", None, json!({"patch": patch_file(&a.patch)?}), &a.common);
+    let mut c = call(
+        "check",
+        None,
+        json!({"patch": patch_file(&a.patch)?}),
+        &a.common,
+    );
     if let Some(r) = a.reward {
         c.globals.extend(["--reward".to_string(), r]);
     }
     if a.tests {
-        c.globals.extend(["--tests".to_string(), "impacted".to_string()]);
+        c.globals
+            .extend(["--tests".to_string(), "impacted".to_string()]);
     }
     if let Some(b) = a.test_budget {
-        c.globals.extend(["--test-budget".to_string(), b.to_string()]);
+        c.globals
+            .extend(["--test-budget".to_string(), b.to_string()]);
     }
     Ok(c)
 }
