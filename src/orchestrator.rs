@@ -130,6 +130,9 @@ pub struct Orchestrator {
     /// Files read to resolve selectors and normalize locations, reused while their bytes are
     /// the same (shared with forks).
     docs: Arc<DocCache>,
+    /// `environment.configDigest`, read once per configuration: the key (settings,
+    /// interpreter, lanser.toml digests) and the digest. `reload` reads the files again.
+    config_digest: Option<(String, String)>,
 }
 
 impl Orchestrator {
@@ -165,6 +168,7 @@ impl Orchestrator {
             rejected: std::sync::Mutex::new(None),
             parses: Arc::default(),
             docs: Arc::default(),
+            config_digest: None,
         })
     }
 
@@ -221,6 +225,7 @@ impl Orchestrator {
             capabilities,
             error: None,
             meta,
+            sealed: None,
         }
     }
 
@@ -233,12 +238,7 @@ impl Orchestrator {
             self.python = Some(probed.unwrap_or_else(|| env::probe_python(&self.ws, None)));
         }
         let python = self.python.clone().expect("probed above");
-        let config_digest = env::config_digest_with(
-            &self.ws,
-            &self.settings,
-            &python,
-            &self.config.file_digests(),
-        );
+        let config_digest = self.config_digest(&python);
         let server = self.server_id();
         Environment {
             server,
@@ -247,6 +247,28 @@ impl Orchestrator {
             config_digest,
             platform: env::platform(),
         }
+    }
+
+    /// The configuration's digest, computed once for these settings, interpreter and
+    /// lanser.toml layers (the server files are read again after [`forget_config_digest`]).
+    ///
+    /// [`forget_config_digest`]: Self::forget_config_digest
+    fn config_digest(&mut self, python: &Python) -> String {
+        let layers = self.config.file_digests();
+        let key = format!("{}|{:?}|{layers:?}", self.settings, python.exe);
+        match &self.config_digest {
+            Some((k, digest)) if *k == key => digest.clone(),
+            _ => {
+                let digest = env::config_digest_with(&self.ws, &self.settings, python, &layers);
+                self.config_digest = Some((key, digest.clone()));
+                digest
+            }
+        }
+    }
+
+    /// Read the configuration files again for the next bundle's `configDigest` (`reload`).
+    pub fn forget_config_digest(&mut self) {
+        self.config_digest = None;
     }
 
     /// The running (or resolved) server's name and version.
@@ -507,6 +529,7 @@ impl Orchestrator {
             // Parses are shared (by content): forks and siblings keep one copy of each tree.
             parses: self.parses.clone(),
             docs: self.docs.clone(),
+            config_digest: self.config_digest.clone(),
         }
     }
 
@@ -516,6 +539,7 @@ impl Orchestrator {
         self.settings = from.settings.clone();
         self.config = from.config.clone();
         self.server_def = from.server_def.clone();
+        self.config_digest = from.config_digest.clone();
         if let (true, Some(s)) = (own_session, &self.session) {
             s.update_settings(self.settings.clone());
         }
@@ -543,6 +567,14 @@ impl Orchestrator {
         if let Some(s) = self.session.take() {
             s.shutdown().await;
         }
+    }
+
+    /// [`close`](Self::close), for a process about to exit: the parsed files are left to
+    /// the exit rather than freed tree by tree (on a large batch that costs more than its
+    /// last hundred lines; the operating system takes the memory back at once).
+    pub async fn close_at_exit(mut self) {
+        std::mem::forget(std::mem::take(&mut self.parses));
+        self.close().await
     }
 }
 

@@ -21,6 +21,8 @@ pub const BUNDLE_VERSION: &str = "1.2";
 pub const HASH_ALGO: &str = "sha256-jcs-v1";
 /// Dotted paths left out of the hash domain.
 pub const EXCLUDED: &[&str] = &["meta.timing"];
+/// A bundle's JCS up to its first member's value, while `bundleId` is empty.
+const EMPTY_ID: &str = "{\"bundleId\":\"\",";
 pub const SORTING_KEYS: &[&str] = &["path", "range[0]", "range[1]", "range[2]", "range[3]"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -153,6 +155,11 @@ pub struct Bundle {
     pub capabilities: Value,
     pub error: Option<ErrorObj>,
     pub meta: Meta,
+    /// The hash domain's JCS as of [`Bundle::seal`], when nothing excluded from it was
+    /// present: the output is then that text with `bundleId` put first (its place in JCS
+    /// order), so a bundle is canonicalized once, not twice.
+    #[serde(skip)]
+    pub sealed: Option<String>,
 }
 
 impl Meta {
@@ -188,7 +195,26 @@ impl Bundle {
 
     /// Compute and store `bundleId` over the hash domain.
     pub fn seal(&mut self) {
-        self.bundle_id = bundle_id(self);
+        self.sealed = None;
+        let id = std::mem::take(&mut self.bundle_id);
+        // `bundleId` sorts before every other member, so with it empty (and no excluded
+        // member present) the JCS is `{"bundleId":"",` followed by the hash domain's.
+        let domain = match self.meta.timing {
+            None => serde_jcs::to_string(self)
+                .expect("bundles serialize")
+                .strip_prefix(EMPTY_ID)
+                .map(|rest| format!("{{{rest}")),
+            Some(_) => None,
+        };
+        self.bundle_id = id;
+        match domain {
+            Some(domain) => {
+                self.bundle_id = crate::digest::sha256_tagged(domain.as_bytes());
+                debug_assert_eq!(self.bundle_id, bundle_id(self), "one hash domain");
+                self.sealed = Some(domain);
+            }
+            None => self.bundle_id = bundle_id(self),
+        }
     }
 
     /// Fill `meta.docVersions` for the workspace files the bundle names: a file an edit was
@@ -234,6 +260,16 @@ impl Bundle {
 
     /// One-line JCS.
     pub fn to_jcs(&self) -> String {
+        if let (Some(domain), None) = (&self.sealed, &self.meta.timing) {
+            let id = serde_json::to_string(&self.bundle_id).expect("strings serialize");
+            let jcs = format!("{{\"bundleId\":{id},{}", &domain[1..]);
+            debug_assert_eq!(
+                jcs,
+                serde_jcs::to_string(self).expect("bundles serialize"),
+                "a bundle changed after it was sealed"
+            );
+            return jcs;
+        }
         serde_jcs::to_string(self).expect("bundles serialize")
     }
 }
@@ -332,6 +368,7 @@ mod tests {
             capabilities: json!({}),
             error: None,
             meta: Meta::new(true),
+            sealed: None,
         }
     }
 
@@ -358,5 +395,26 @@ mod tests {
         assert!(s.starts_with("{\"bundleId\":"), "{s}");
         assert!(!s.contains('\n'));
         assert!(!s.contains("\"timing\":"));
+    }
+
+    /// Sealing canonicalizes once: the id and the printed bytes are those of the two-pass
+    /// route (the Value with `bundleId` and the excluded members removed, then JCS), for
+    /// keys JCS orders by UTF-16 (an astral-plane key, an uppercase one) and odd numbers.
+    #[test]
+    fn one_canonicalization_gives_the_two_pass_id_and_bytes() {
+        let mut a = sample();
+        a.facts = json!({"\u{1F600}": 1, "Z": [1.5e-7, -0.0, 1e21], "\u{e9}": "a\u{2028}b"});
+        a.meta.doc_versions.insert("b.py".into(), "sha256:2".into());
+        a.seal();
+        assert!(a.sealed.is_some());
+        assert_eq!(a.bundle_id, bundle_id(&a));
+        assert_eq!(a.to_jcs(), serde_jcs::to_string(&a).unwrap());
+        // With an excluded member present, the two-pass route is taken, same id.
+        let mut b = a.clone();
+        b.meta.timing = Some(json!({"totalMs": 1}));
+        b.seal();
+        assert!(b.sealed.is_none());
+        assert_eq!(b.bundle_id, a.bundle_id);
+        assert_eq!(b.to_jcs(), serde_jcs::to_string(&b).unwrap());
     }
 }

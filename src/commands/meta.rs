@@ -149,6 +149,7 @@ pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
     o.settings = settings;
     o.config = config;
     o.server_def = def;
+    o.forget_config_digest();
     Ok(Outcome {
         facts: json!({
             "server": o.server_def.name,

@@ -78,25 +78,32 @@ struct MemoEntry {
     cell: Cell,
 }
 
-/// The workspace index's generation, brought up to date before each request is sent (the
-/// entry's epoch) and at each repeat: file-system events name what changed, so neither costs a
-/// scan of the tree. A repeat is served only when the generation has not moved since its
-/// entry was taken — an edit undone between two lines included, since the index saw the edit.
-/// Without a watcher the index is rescanned instead.
+/// The workspace index's generation, brought up to date before a repeat is served (and before
+/// a line that reads the file set) and taken as each new entry's epoch. The tree is scanned
+/// once; file-system events are watched from the first such look on (a batch of distinct
+/// lines never pays for watching), which walks the tree again first. A repeat is served only
+/// when the generation has not moved since its entry was taken — an edit undone between two
+/// lines included, since the index saw the edit. Entries taken before the watch started have
+/// no epoch the index can vouch for (an edit and its undo both fall between two scans), so
+/// they are never served: [`UNWATCHED`].
 #[derive(Default)]
 struct Changes {
     watch: Option<Watch>,
 }
 
 impl Changes {
-    /// The index's generation, everything written before now seen (a cookie round trip).
+    /// The index's generation, everything written before now seen (a cookie round trip, or
+    /// the rescan that starts the watch).
     fn sync(&mut self, ws: &crate::workspace::Workspace) -> u64 {
         let mut index = ws.index();
         match self.watch.as_mut() {
             Some(w) => {
                 w.sync(&mut index);
             }
-            None => self.watch = Some(Watch::start(&ws.root, &index)),
+            None => {
+                index.rescan();
+                self.watch = Some(Watch::start(&ws.root, &index));
+            }
         }
         index.generation()
     }
@@ -105,16 +112,17 @@ impl Changes {
     /// new entry, which can only be older than the truth, so a repeat runs again rather
     /// than being served stale.
     fn seen(&mut self, ws: &crate::workspace::Workspace) -> u64 {
+        let Some(w) = self.watch.as_mut() else {
+            return UNWATCHED;
+        };
         let mut index = ws.index();
-        match self.watch.as_mut() {
-            Some(w) => {
-                w.poll(&mut index);
-            }
-            None => self.watch = Some(Watch::start(&ws.root, &index)),
-        }
+        w.poll(&mut index);
         index.generation()
     }
 }
+
+/// The epoch of an entry taken while nothing watched the tree: equal to no generation.
+const UNWATCHED: u64 = u64::MAX;
 
 /// Wait for every running request of the window (their answers stay in order in the window).
 async fn settle(window: &mut VecDeque<Slot>, pool: &mut Pool) -> Result<()> {
@@ -404,7 +412,7 @@ async fn run_cli(cli: &Cli) -> Result<u8> {
         Ok(())
     })
     .await;
-    orch.close().await;
+    orch.close_at_exit().await;
     if let Some(r) = &recorder {
         r.finish()?;
     }
