@@ -347,13 +347,13 @@ def cli_agreement(per_project: int = 5) -> dict:
 
 def warm_hundred(project: str = "toolz") -> dict:
     """100 `check --patch` calls in one warm session on one project (its clean-base patches,
-    cycled) against the pyright CLI over the same project (median of 10, times 100)."""
+    cycled) against the pyright CLI over the same project (median of 5, times 100)."""
     sys.path.insert(0, str(REPO / "python"))
     from lanser import Lanser
 
     rows = [r for r in manifest() if r["project"] == project and not r["base"]]
     tree = materialize(rows[0], CACHE / "scratch/hundred", with_patch=False)
-    cli = statistics.median(cli_errors(tree)[1] for _ in range(10))
+    cli = statistics.median(cli_errors(tree)[1] for _ in range(5))
     out = {"project": project, "cli100Seconds": round(100 * cli, 2)}
     for reward in ("pr-v1", "pr-v2"):
         with Lanser(tree, lanser_bin=lanser_bin(), daemon=False, args=["--reward", reward]) as s:
@@ -367,6 +367,17 @@ def warm_hundred(project: str = "toolz") -> dict:
 
 
 # --- report -------------------------------------------------------------------------------
+
+def part(name: str, compute):
+    """A slow part of the report (pyright CLI runs), kept in the cache once measured so an
+    interrupted report resumes; delete report_parts.json to measure again."""
+    path = CACHE / "report_parts.json"
+    parts = json.loads(path.read_text()) if path.exists() else {}
+    if name not in parts:
+        parts[name] = compute()
+        path.write_text(json.dumps(parts, indent=1, sort_keys=True))
+    return parts[name]
+
 
 def v1_from_v2(pr: dict) -> float:
     """pr-v1 from the same measurement: D = errors + warnings of every kind (the README's
@@ -430,14 +441,14 @@ def report():
                 down = sum(v < neutral - 1e-9 for v in vals)
                 cells.append(f"{up}/{len(vals) - up - down}/{down}")
             lines.append(f"| {fam} | {'good' if good else 'bad'} ({len(members)}) | " + " | ".join(cells) + " |")
-    agreement = cli_agreement()
-    hundred = warm_hundred()
+    agreement = part("cliAgreement", lambda: cli_agreement(per_project=3))
+    hundred = part("hundred", warm_hundred)
     result["cliAgreement"] = agreement
     result["hundred"] = hundred
     warm = statistics.median(scores[r["id"]]["v2"]["seconds"] for r in usable)
     warm_t = statistics.median(scores[r["id"]]["v2tests"]["seconds"] for r in usable)
     tests = statistics.median(labels[r["id"]]["testSeconds"] for r in usable)
-    cli = pyright_cli_seconds()
+    cli = part("pyrightCliSeconds", lambda: pyright_cli_seconds(n=3))
     cli_med = statistics.median(cli.values())
     result["cost"] = {"warmCheckSeconds": warm, "warmCheckWithTestsSeconds": warm_t,
                       "suiteSeconds": tests, "pyrightCliSeconds": cli}
@@ -450,7 +461,7 @@ def report():
               f"- 100 `check --patch` calls on {hundred['project']} in one warm session: "
               f"{hundred['pr-v1']['warm100Seconds']} s with pr-v1 (ratio {hundred['pr-v1']['ratio']}), "
               f"{hundred['pr-v2']['warm100Seconds']} s with pr-v2 (ratio {hundred['pr-v2']['ratio']}), "
-              f"against 100 pyright CLI runs over it (median of 10, ×100): {hundred['cli100Seconds']} s",
+              f"against 100 pyright CLI runs over it (median of 5, ×100): {hundred['cli100Seconds']} s",
               "",
               f"The error-count baseline is the errors delta lanser pulls in memory (Pyright {PYRIGHT}); "
               f"on a sample of {agreement['sample']} patches the pyright CLI's own error-count delta "
