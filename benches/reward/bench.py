@@ -347,13 +347,13 @@ def cli_agreement(per_project: int = 5) -> dict:
 
 def warm_hundred(project: str = "toolz") -> dict:
     """100 `check --patch` calls in one warm session on one project (its clean-base patches,
-    cycled) against the pyright CLI over the same project (median of 5, times 100)."""
+    cycled) against the pyright CLI over the same project (median of 3, times 100)."""
     sys.path.insert(0, str(REPO / "python"))
     from lanser import Lanser
 
     rows = [r for r in manifest() if r["project"] == project and not r["base"]]
     tree = materialize(rows[0], CACHE / "scratch/hundred", with_patch=False)
-    cli = statistics.median(cli_errors(tree)[1] for _ in range(5))
+    cli = statistics.median(cli_errors(tree)[1] for _ in range(3))
     out = {"project": project, "cli100Seconds": round(100 * cli, 2)}
     for reward in ("pr-v1", "pr-v2"):
         with Lanser(tree, lanser_bin=lanser_bin(), daemon=False, args=["--reward", reward]) as s:
@@ -448,7 +448,7 @@ def report():
     warm = statistics.median(scores[r["id"]]["v2"]["seconds"] for r in usable)
     warm_t = statistics.median(scores[r["id"]]["v2tests"]["seconds"] for r in usable)
     tests = statistics.median(labels[r["id"]]["testSeconds"] for r in usable)
-    cli = part("pyrightCliSeconds", lambda: pyright_cli_seconds(n=3))
+    cli = part("pyrightCliSeconds", lambda: pyright_cli_seconds(n=1))
     cli_med = statistics.median(cli.values())
     result["cost"] = {"warmCheckSeconds": warm, "warmCheckWithTestsSeconds": warm_t,
                       "suiteSeconds": tests, "pyrightCliSeconds": cli}
@@ -456,12 +456,12 @@ def report():
               f"- warm session `check --patch --reward pr-v2`: {warm * 1000:.0f} ms",
               f"- the same with `--tests impacted`: {warm_t * 1000:.0f} ms",
               f"- the project's whole test suite: {tests * 1000:.0f} ms; the pyright CLI over the "
-              f"project: {cli_med * 1000:.0f} ms (per project: "
+              f"project (one run each): {cli_med * 1000:.0f} ms (per project: "
               + ", ".join(f"{k} {v * 1000:.0f}" for k, v in cli.items()) + ")",
               f"- 100 `check --patch` calls on {hundred['project']} in one warm session: "
               f"{hundred['pr-v1']['warm100Seconds']} s with pr-v1 (ratio {hundred['pr-v1']['ratio']}), "
               f"{hundred['pr-v2']['warm100Seconds']} s with pr-v2 (ratio {hundred['pr-v2']['ratio']}), "
-              f"against 100 pyright CLI runs over it (median of 5, ×100): {hundred['cli100Seconds']} s",
+              f"against 100 pyright CLI runs over it (median of 3, ×100): {hundred['cli100Seconds']} s",
               "",
               f"The error-count baseline is the errors delta lanser pulls in memory (Pyright {PYRIGHT}); "
               f"on a sample of {agreement['sample']} patches the pyright CLI's own error-count delta "
