@@ -19,14 +19,7 @@ pub async fn pull(o: &mut Orchestrator, files: &[String]) -> Result<DiagMap> {
     let mut out = DiagMap::new();
     for rel in files {
         let uri = path_to_uri(&o.ws.root.join(rel));
-        let raw = o
-            .ensure_session()
-            .await?
-            .request(
-                "textDocument/diagnostic",
-                json!({"textDocument": {"uri": uri}}),
-            )
-            .await?;
+        let raw = o.ensure_session().await?.pull_diagnostics(&uri).await?;
         let items = raw
             .get("items")
             .and_then(Value::as_array)

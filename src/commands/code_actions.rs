@@ -59,13 +59,7 @@ async fn offered(
     kind: Option<&str>,
 ) -> Result<Vec<Value>> {
     let session = o.ensure_session().await?;
-    let pulled = session
-        .request(
-            "textDocument/diagnostic",
-            json!({"textDocument": {"uri": uri}}),
-        )
-        .await
-        .unwrap_or(Value::Null);
+    let pulled = session.pull_diagnostics(uri).await.unwrap_or(Value::Null);
     let diags = pulled
         .get("items")
         .and_then(Value::as_array)

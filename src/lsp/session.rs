@@ -66,6 +66,10 @@ struct State {
     /// lanser applies them through its own envelope; otherwise they are refused.
     capture_edits: bool,
     captured_edits: Vec<Value>,
+    /// View-changing notifications sent so far (see [`super::view`]).
+    view_changes: u64,
+    /// Diagnostics pulled per view.
+    diag_memo: super::view::DiagMemo,
 }
 
 struct Shared {
@@ -180,7 +184,7 @@ impl Session {
             init_result: Value::Null,
             encoding: Encoding::Utf16,
         };
-        let params = initialize_params(&session.config);
+        let params = super::capabilities::initialize_params(&session.config);
         let result = session.request("initialize", params).await?;
         session.encoding = match result
             .pointer("/capabilities/positionEncoding")
@@ -237,6 +241,9 @@ impl Session {
 
     /// Send a notification.
     pub fn notify(&self, method: &str, params: Value) {
+        if super::view::changes_view(method) {
+            self.shared.lock().view_changes += 1;
+        }
         let body = json!({"jsonrpc": "2.0", "method": method, "params": params});
         let _ = self.transport.outgoing.send(body.to_string());
     }
@@ -356,6 +363,37 @@ impl Session {
                 );
             }
         }
+    }
+
+    /// The server's diagnostics of `uri` (its `textDocument/diagnostic` answer), answered
+    /// from the diagnostics already pulled under the same view once the project is loaded
+    /// (see [`super::view`]).
+    pub async fn pull_diagnostics(&self, uri: &str) -> Result<Value> {
+        let key = self.view_key();
+        if let Some(k) = &key {
+            if let Some(answer) = self.shared.lock().diag_memo.get(k, uri) {
+                return Ok(answer);
+            }
+        }
+        let answer = self
+            .request(
+                "textDocument/diagnostic",
+                json!({"textDocument": {"uri": uri}}),
+            )
+            .await?;
+        if let Some(k) = key.filter(|k| self.view_key().as_ref() == Some(k)) {
+            self.shared.lock().diag_memo.put(&k, uri, answer.clone());
+        }
+        Ok(answer)
+    }
+
+    /// The key of what the server sees now, once the project is loaded.
+    fn view_key(&self) -> Option<String> {
+        if !*self.shared.ready.borrow() {
+            return None;
+        }
+        let st = self.shared.lock();
+        Some(super::view::key(st.view_changes, &st.open_docs))
     }
 
     /// The URIs of the documents opened in the server, sorted.
@@ -623,46 +661,6 @@ pub fn settings_section(settings: &Value, section: Option<&str>) -> Value {
         }
     }
     cur.clone()
-}
-
-fn initialize_params(config: &SessionConfig) -> Value {
-    json!({
-        "processId": std::process::id(),
-        "clientInfo": {"name": "lanser", "version": env!("CARGO_PKG_VERSION")},
-        "rootUri": config.root_uri,
-        "rootPath": config.root.to_string_lossy(),
-        "workspaceFolders": [{"uri": config.root_uri, "name": "root"}],
-        "capabilities": {
-            "general": {"positionEncodings": ["utf-16"]},
-            "workspace": {
-                "configuration": true,
-                "workspaceFolders": true,
-                "didChangeConfiguration": {"dynamicRegistration": true},
-                "didChangeWatchedFiles": {"dynamicRegistration": true},
-                "workspaceEdit": {"documentChanges": true},
-                "fileOperations": {"willRename": true, "didRename": true},
-                "symbol": {"dynamicRegistration": false}
-            },
-            "textDocument": {
-                "synchronization": {"dynamicRegistration": false, "didSave": true},
-                "definition": {"linkSupport": false},
-                // Declared as an editor does: Pyright then answers definition with the source
-                // location only, not also the matching typeshed stub declarations.
-                "declaration": {"linkSupport": false},
-                "implementation": {"linkSupport": false},
-                "documentHighlight": {},
-                "callHierarchy": {},
-                "typeDefinition": {"linkSupport": false},
-                "references": {},
-                "hover": {"contentFormat": ["markdown", "plaintext"]},
-                "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
-                "publishDiagnostics": {"versionSupport": true},
-                "diagnostic": {"dynamicRegistration": true, "relatedDocumentSupport": false},
-                "rename": {"prepareSupport": true}
-            },
-            "window": {"workDoneProgress": true}
-        }
-    })
 }
 
 #[cfg(test)]

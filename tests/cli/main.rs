@@ -6,6 +6,7 @@ mod batch_pool;
 mod contract;
 mod daemon;
 mod daemon_batch;
+mod diag_memo;
 mod facts;
 mod faults;
 mod freshness;
