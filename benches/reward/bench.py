@@ -327,12 +327,6 @@ def cli_errors(tree: Path) -> tuple[int, float]:
     return json.loads(p.stdout)["summary"]["errorCount"], secs
 
 
-def pyright_cli_seconds(n: int = 5) -> dict:
-    """Wall time of the pinned pyright CLI over each clean project (median of n)."""
-    return {name: statistics.median(cli_errors(clean_tree(name, version))[1] for _ in range(n))
-            for name, version, _, _, _ in PROJECTS}
-
-
 def cli_agreement(per_project: int = 5) -> dict:
     """On a fixed sample, the pyright CLI's error-count delta (base → base + patch) next to
     the one lanser measured in memory (same server version)."""
@@ -450,28 +444,29 @@ def report():
                 cells.append(f"{up}/{len(vals) - up - down}/{down}")
             lines.append(f"| {fam} | {'good' if good else 'bad'} ({len(members)}) | " + " | ".join(cells) + " |")
     agreement = part("cliAgreement", lambda: cli_agreement(per_project=3))
-    hundred = part("hundred", warm_hundred)
+    hundred = part("hundred", lambda: {name: warm_hundred(name) for name, *_ in PROJECTS})
     result["cliAgreement"] = agreement
     result["hundred"] = hundred
     warm = statistics.median(scores[r["id"]]["v2"]["seconds"] for r in usable)
     warm_t = statistics.median(scores[r["id"]]["v2tests"]["seconds"] for r in usable)
     tests = statistics.median(labels[r["id"]]["testSeconds"] for r in usable)
-    cli = part("pyrightCliSeconds", lambda: pyright_cli_seconds(n=1))
-    cli_med = statistics.median(cli.values())
+    cli = {name: h["cli100Seconds"] / 100 for name, h in hundred.items()}
     result["cost"] = {"warmCheckSeconds": warm, "warmCheckWithTestsSeconds": warm_t,
                       "suiteSeconds": tests, "pyrightCliSeconds": cli}
-    lines += ["", "Cost per patch (medians):", "",
+    lines += ["", "Cost per patch (medians over the scored patches):", "",
               f"- warm session `check --patch --reward pr-v2`: {warm * 1000:.0f} ms",
               f"- the same with `--tests impacted`: {warm_t * 1000:.0f} ms",
-              f"- the project's whole test suite: {tests * 1000:.0f} ms; the pyright CLI over the "
-              f"project (one run each): {cli_med * 1000:.0f} ms (per project: "
-              + ", ".join(f"{k} {v * 1000:.0f}" for k, v in cli.items()) + ")",
-              f"- 100 `check --patch` calls on {hundred['project']} in one warm session: "
-              f"{hundred['pr-v1']['warm100Seconds']} s with pr-v1 (ratio {hundred['pr-v1']['ratio']}), "
-              f"{hundred['pr-v2']['warm100Seconds']} s with pr-v2 (ratio {hundred['pr-v2']['ratio']}), "
-              f"against 100 pyright CLI runs over it (median of 3, ×100): {hundred['cli100Seconds']} s",
-              "",
-              f"The error-count baseline is the errors delta lanser pulls in memory (Pyright {PYRIGHT}); "
+              f"- the project's whole test suite: {tests * 1000:.0f} ms; one pyright CLI run over "
+              f"the project: {statistics.median(cli.values()) * 1000:.0f} ms (median over projects)",
+              "", "100 `check --patch` calls in one warm session (each project's clean-base patches, "
+              "cycled) against 100 pyright CLI runs over the project (a run's median of 3, ×100):", "",
+              "| project | pyright CLI run | 100 CLI runs | 100 checks, pr-v1 | ratio | "
+              "100 checks, pr-v2 | ratio |", "|---|---|---|---|---|---|---|"]
+    for name, h in hundred.items():
+        lines.append(f"| {name} | {h['cli100Seconds'] / 100:.2f} s | {h['cli100Seconds']:.0f} s | "
+                     f"{h['pr-v1']['warm100Seconds']:.1f} s | {h['pr-v1']['ratio']:.3f} | "
+                     f"{h['pr-v2']['warm100Seconds']:.1f} s | {h['pr-v2']['ratio']:.3f} |")
+    lines += ["", f"The error-count baseline is the errors delta lanser pulls in memory (Pyright {PYRIGHT}); "
               f"on a sample of {agreement['sample']} patches the pyright CLI's own error-count delta "
               f"over the whole project is the same on {agreement['same']}."]
     (REPO / "benches/reward/RESULTS.md").write_text("# Reward validity: results\n\n" + "\n".join(lines) + "\n")

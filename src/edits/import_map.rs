@@ -253,25 +253,33 @@ impl Ctx<'_> {
         self.r.name_of(t, root)
     }
 
+    /// The stems `from <level dots>module` may mean: one for a relative import (none when it
+    /// climbs above the top), one per import root otherwise.
+    fn stems(&self, level: usize, module: &[&str]) -> Option<Vec<(Option<&str>, String)>> {
+        if level > 0 {
+            let mut base = comps(&self.pkg_old);
+            if level - 1 > base.len() {
+                return None;
+            }
+            base.truncate(base.len() - (level - 1));
+            return Some(vec![(None, join(&base.join("/"), &module.join("/")))]);
+        }
+        Some(
+            self.r
+                .roots
+                .iter()
+                .map(|r| (Some(r.as_str()), join(r, &module.join("/"))))
+                .collect(),
+        )
+    }
+
     /// `from M import x [as y], …`
     fn import_from(&self, stmt: &Import, edits: &mut Vec<(usize, usize, String)>) {
         let from = stmt.from.as_ref().expect("a from import");
         let module: Vec<&str> = from.module.as_ref().map(|m| m.names()).unwrap_or_default();
         let relative = from.level > 0;
-        // The stems M may mean: one for a relative import, one per root otherwise.
-        let candidates: Vec<(Option<&str>, String)> = if relative {
-            let mut base = comps(&self.pkg_old);
-            if from.level - 1 > base.len() {
-                return;
-            }
-            base.truncate(base.len() - (from.level - 1));
-            vec![(None, join(&base.join("/"), &module.join("/")))]
-        } else {
-            self.r
-                .roots
-                .iter()
-                .map(|r| (Some(r.as_str()), join(r, &module.join("/"))))
-                .collect()
+        let Some(candidates) = self.stems(from.level, &module) else {
+            return;
         };
         let touches = |s: &str| {
             self.r.mv.map_stem(s).is_some()

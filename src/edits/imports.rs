@@ -153,29 +153,14 @@ fn tokenize(text: &str) -> Vec<Tok> {
                 });
                 i = end;
             }
-            b'0'..=b'9' => {
-                let start = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.')
-                {
-                    i += 1;
-                }
+            b'0'..=b'9' | b'.' if c != b'.' || b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+                let end = number_end(b, i);
                 toks.push(Tok {
                     kind: Kind::Literal,
-                    start,
-                    end: i,
+                    start: i,
+                    end,
                 });
-            }
-            b'.' if b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
-                let start = i;
-                i += 1;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-                toks.push(Tok {
-                    kind: Kind::Literal,
-                    start,
-                    end: i,
-                });
+                i = end;
             }
             _ if c < 0x80 && !(c == b'_' || c.is_ascii_alphabetic()) => {
                 match c {
@@ -190,44 +175,65 @@ fn tokenize(text: &str) -> Vec<Tok> {
                 });
                 i += 1;
             }
-            _ => {
-                let ch = text[i..].chars().next().expect("in bounds");
-                if !is_ident_start(ch) {
-                    // Some other non-ASCII character outside a string: not code we read.
-                    i += ch.len_utf8();
-                    continue;
+            _ => match word_token(text, i) {
+                Some(tok) => {
+                    i = tok.end;
+                    toks.push(tok);
                 }
-                let start = i;
-                let mut end = i;
-                for (off, ch) in text[i..].char_indices() {
-                    if !is_ident_char(ch) {
-                        break;
-                    }
-                    end = i + off + ch.len_utf8();
-                }
-                let word = &text[start..end];
-                let quote = b.get(end).is_some_and(|q| *q == b'\'' || *q == b'"');
-                if quote && is_string_prefix(word) {
-                    let f = word.to_ascii_lowercase().contains('f');
-                    let send = string_end(text, end, f);
-                    toks.push(Tok {
-                        kind: Kind::Literal,
-                        start,
-                        end: send,
-                    });
-                    i = send;
-                } else {
-                    toks.push(Tok {
-                        kind: Kind::Name,
-                        start,
-                        end,
-                    });
-                    i = end;
-                }
-            }
+                // Some other non-ASCII character outside a string: not code we read.
+                None => i += text[i..].chars().next().map_or(1, char::len_utf8),
+            },
         }
     }
     toks
+}
+
+/// The byte after the number literal at `i` (`12`, `0x1f`, `1.5e3`, `.5`).
+fn number_end(b: &[u8], mut i: usize) -> usize {
+    let leading_dot = b[i] == b'.';
+    if leading_dot {
+        i += 1;
+    }
+    while i < b.len()
+        && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || (!leading_dot && b[i] == b'.'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// The name, or the prefixed string literal (`rb"…"`, `f'…'`), that starts at `i`; `None`
+/// when the character there starts no identifier.
+fn word_token(text: &str, i: usize) -> Option<Tok> {
+    let ch = text[i..].chars().next()?;
+    if !is_ident_start(ch) {
+        return None;
+    }
+    let mut end = i;
+    for (off, ch) in text[i..].char_indices() {
+        if !is_ident_char(ch) {
+            break;
+        }
+        end = i + off + ch.len_utf8();
+    }
+    let word = &text[i..end];
+    let quote = text
+        .as_bytes()
+        .get(end)
+        .is_some_and(|q| *q == b'\'' || *q == b'"');
+    if quote && is_string_prefix(word) {
+        let f = word.to_ascii_lowercase().contains('f');
+        return Some(Tok {
+            kind: Kind::Literal,
+            start: i,
+            end: string_end(text, end, f),
+        });
+    }
+    Some(Tok {
+        kind: Kind::Name,
+        start: i,
+        end,
+    })
 }
 
 fn is_string_prefix(word: &str) -> bool {

@@ -63,73 +63,9 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>> {
             let file = files
                 .last_mut()
                 .ok_or_else(|| bad(i + 1, "hunk before any file header"))?;
-            let (old, rest) = rest
-                .split_once(' ')
-                .ok_or_else(|| bad(i + 1, "bad hunk header"))?;
-            let (new, _) = rest
-                .strip_prefix('+')
-                .and_then(|r| r.split_once(' '))
-                .ok_or_else(|| bad(i + 1, "bad hunk header"))?;
-            let range = |s: &str| -> Option<(usize, usize)> {
-                match s.split_once(',') {
-                    Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
-                    None => Some((s.parse().ok()?, 1)),
-                }
-            };
-            let (old_start, old_len) = range(old).ok_or_else(|| bad(i + 1, "bad old range"))?;
-            let (_, new_len) = range(new).ok_or_else(|| bad(i + 1, "bad new range"))?;
-            let mut hunk = Hunk {
-                old_start,
-                lines: Vec::new(),
-                old_no_eol: false,
-                new_no_eol: false,
-            };
-            let (mut o, mut n) = (0, 0);
-            i += 1;
-            while (o < old_len || n < new_len) && i < lines.len() {
-                let l = lines[i];
-                match l.chars().next() {
-                    Some(' ') => {
-                        o += 1;
-                        n += 1;
-                    }
-                    Some('-') => o += 1,
-                    Some('+') => n += 1,
-                    // An empty context line whose leading space was stripped by an editor.
-                    None => {
-                        o += 1;
-                        n += 1;
-                    }
-                    Some('\\') => {
-                        i += 1;
-                        continue;
-                    }
-                    _ => return Err(bad(i + 1, "expected ' ', '-' or '+' in a hunk")),
-                }
-                hunk.lines.push(if l.is_empty() {
-                    " ".to_string()
-                } else {
-                    l.to_string()
-                });
-                i += 1;
-            }
-            if o != old_len || n != new_len {
-                return Err(bad(i, "hunk shorter than its header says"));
-            }
-            // "\ No newline at end of file" after the last old/new line.
-            while let Some(l) = lines.get(i).filter(|l| l.starts_with('\\')) {
-                let _ = l;
-                match hunk.lines.last().and_then(|l| l.chars().next()) {
-                    Some('-') => hunk.old_no_eol = true,
-                    Some('+') => hunk.new_no_eol = true,
-                    _ => {
-                        hunk.old_no_eol = true;
-                        hunk.new_no_eol = true;
-                    }
-                }
-                i += 1;
-            }
+            let (hunk, next) = parse_hunk(&lines, i, rest)?;
             file.hunks.push(hunk);
+            i = next;
             continue;
         }
         i += 1;
@@ -140,6 +76,77 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>> {
         ));
     }
     Ok(files)
+}
+
+/// The hunk whose header (after `@@ -`) is `rest`, on line `i`: it and the index of the line
+/// after it (its "\ No newline at end of file" markers included).
+fn parse_hunk(lines: &[&str], mut i: usize, rest: &str) -> Result<(Hunk, usize)> {
+    let (old, rest) = rest
+        .split_once(' ')
+        .ok_or_else(|| bad(i + 1, "bad hunk header"))?;
+    let (new, _) = rest
+        .strip_prefix('+')
+        .and_then(|r| r.split_once(' '))
+        .ok_or_else(|| bad(i + 1, "bad hunk header"))?;
+    let range = |s: &str| -> Option<(usize, usize)> {
+        match s.split_once(',') {
+            Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
+            None => Some((s.parse().ok()?, 1)),
+        }
+    };
+    let (old_start, old_len) = range(old).ok_or_else(|| bad(i + 1, "bad old range"))?;
+    let (_, new_len) = range(new).ok_or_else(|| bad(i + 1, "bad new range"))?;
+    let mut hunk = Hunk {
+        old_start,
+        lines: Vec::new(),
+        old_no_eol: false,
+        new_no_eol: false,
+    };
+    let (mut o, mut n) = (0, 0);
+    i += 1;
+    while (o < old_len || n < new_len) && i < lines.len() {
+        let l = lines[i];
+        match l.chars().next() {
+            Some(' ') => {
+                o += 1;
+                n += 1;
+            }
+            Some('-') => o += 1,
+            Some('+') => n += 1,
+            // An empty context line whose leading space was stripped by an editor.
+            None => {
+                o += 1;
+                n += 1;
+            }
+            Some('\\') => {
+                i += 1;
+                continue;
+            }
+            _ => return Err(bad(i + 1, "expected ' ', '-' or '+' in a hunk")),
+        }
+        hunk.lines.push(if l.is_empty() {
+            " ".to_string()
+        } else {
+            l.to_string()
+        });
+        i += 1;
+    }
+    if o != old_len || n != new_len {
+        return Err(bad(i, "hunk shorter than its header says"));
+    }
+    // "\ No newline at end of file" after the last old/new line.
+    while lines.get(i).is_some_and(|l| l.starts_with('\\')) {
+        match hunk.lines.last().and_then(|l| l.chars().next()) {
+            Some('-') => hunk.old_no_eol = true,
+            Some('+') => hunk.new_no_eol = true,
+            _ => {
+                hunk.old_no_eol = true;
+                hunk.new_no_eol = true;
+            }
+        }
+        i += 1;
+    }
+    Ok((hunk, i))
 }
 
 /// Apply one file's hunks to `text`; a context or removed line that does not match is

@@ -61,25 +61,83 @@ fn usage(msg: String) -> LanserError {
     LanserError::usage(msg)
 }
 
+/// A single Python module keeps its suffix and is not a package's `__init__`.
+fn refuse_unmovable_module(mv: &Move) -> Result<()> {
+    let name = mv.src.rsplit('/').next().unwrap_or_default();
+    if name == "__init__.py" || name == "__init__.pyi" {
+        return Err(usage(format!(
+            "refusing to move {}: it is what makes its directory a package; move the directory instead",
+            mv.src
+        )));
+    }
+    let ext = |p: &str| p.rsplit_once('.').map(|(_, e)| e.to_string());
+    if ext(&mv.src) != ext(&mv.dst) {
+        return Err(usage(format!(
+            "{} must keep the suffix of {} to stay an importable module",
+            mv.dst, mv.src
+        )));
+    }
+    Ok(())
+}
+
+/// Every workspace Python file whose imports name the moved module, with its imports
+/// rewritten.
+fn rewrite_importers(
+    ws: &Workspace,
+    jail: &Jail,
+    r: &Resolver,
+    enc: Encoding,
+) -> Result<Vec<FileChange>> {
+    let root = &ws.root;
+    let mut changes = Vec::new();
+    for rel in ws.python_files() {
+        let abs = root.join(&rel);
+        let doc = match Document::load(abs.clone(), rel.clone()) {
+            Ok(d) => d,
+            Err(e) if e.code == ErrorCode::IndexingUnsupported => {
+                let lossy =
+                    String::from_utf8_lossy(&std::fs::read(&abs).unwrap_or_default()).into_owned();
+                if r.rewrite(&rel, &lossy).is_empty() {
+                    continue;
+                }
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+        };
+        let spans = r.rewrite(&rel, &doc.text);
+        if spans.is_empty() {
+            continue;
+        }
+        jail.check_path(&abs)?;
+        let mut edits: Vec<Edit> = spans
+            .into_iter()
+            .map(|(start, end, new_text)| {
+                let (sl, sc) = doc.position(start, enc);
+                let (el, ec) = doc.position(end, enc);
+                Edit {
+                    range: [sl as u32, sc as u32, el as u32, ec as u32],
+                    new_text,
+                    start,
+                    end,
+                }
+            })
+            .collect();
+        let new_text = apply_edits(&doc, &mut edits)?;
+        changes.push(FileChange::Edit {
+            doc,
+            edits,
+            new_text,
+        });
+    }
+    Ok(changes)
+}
+
 /// Build the plan that moves `mv.src` to `mv.dst` and rewrites every import of it.
 pub fn build(ws: &Workspace, jail: &Jail, mv: &Move, enc: Encoding) -> Result<Built> {
     let root = &ws.root;
     let python = mv.is_dir || mv.src.ends_with(".py") || mv.src.ends_with(".pyi");
     if !mv.is_dir && python {
-        let name = mv.src.rsplit('/').next().unwrap_or_default();
-        if name == "__init__.py" || name == "__init__.pyi" {
-            return Err(usage(format!(
-                "refusing to move {}: it is what makes its directory a package; move the directory instead",
-                mv.src
-            )));
-        }
-        let ext = |p: &str| p.rsplit_once('.').map(|(_, e)| e.to_string());
-        if ext(&mv.src) != ext(&mv.dst) {
-            return Err(usage(format!(
-                "{} must keep the suffix of {} to stay an importable module",
-                mv.dst, mv.src
-            )));
-        }
+        refuse_unmovable_module(mv)?;
     }
     let roots = import_roots(ws);
     let r = Resolver { roots: &roots, mv };
@@ -101,48 +159,11 @@ pub fn build(ws: &Workspace, jail: &Jail, mv: &Move, enc: Encoding) -> Result<Bu
             }
         }
     }
-    let mut changes = Vec::new();
-    if python {
-        for rel in ws.python_files() {
-            let abs = root.join(&rel);
-            let doc = match Document::load(abs.clone(), rel.clone()) {
-                Ok(d) => d,
-                Err(e) if e.code == ErrorCode::IndexingUnsupported => {
-                    let lossy = String::from_utf8_lossy(&std::fs::read(&abs).unwrap_or_default())
-                        .into_owned();
-                    if r.rewrite(&rel, &lossy).is_empty() {
-                        continue;
-                    }
-                    return Err(e);
-                }
-                Err(e) => return Err(e),
-            };
-            let spans = r.rewrite(&rel, &doc.text);
-            if spans.is_empty() {
-                continue;
-            }
-            jail.check_path(&abs)?;
-            let mut edits: Vec<Edit> = spans
-                .into_iter()
-                .map(|(start, end, new_text)| {
-                    let (sl, sc) = doc.position(start, enc);
-                    let (el, ec) = doc.position(end, enc);
-                    Edit {
-                        range: [sl as u32, sc as u32, el as u32, ec as u32],
-                        new_text,
-                        start,
-                        end,
-                    }
-                })
-                .collect();
-            let new_text = apply_edits(&doc, &mut edits)?;
-            changes.push(FileChange::Edit {
-                doc,
-                edits,
-                new_text,
-            });
-        }
-    }
+    let mut changes = if python {
+        rewrite_importers(ws, jail, &r, enc)?
+    } else {
+        Vec::new()
+    };
     // New directories on the way to DST become packages when the source was in one.
     let mut created = Vec::new();
     let src_in_package = root.join(parent(&mv.src)).join("__init__.py").is_file();

@@ -278,19 +278,7 @@ pub fn candidates(
 ) -> Result<(Vec<Document>, Vec<Candidate>)> {
     let roots = cache.roots(ws);
     let Some(file) = modules::module_file(&roots, &q.module) else {
-        let shown: Vec<String> = roots
-            .iter()
-            .map(|r| {
-                ws.relative(r)
-                    .map(|s| if s.is_empty() { ".".into() } else { s })
-                    .unwrap_or_default()
-            })
-            .collect();
-        return Err(LanserError::not_found(format!(
-            "no module {} under the import roots [{}]",
-            q.module,
-            shown.join(", ")
-        )));
+        return Err(no_module(ws, &roots, &q.module));
     };
     let own = cache.load(ws, &file, q.module.clone())?;
     let orig = original(&own);
@@ -352,19 +340,7 @@ pub fn candidates(
     let (Some(dir), Some(_)) = (dir, pkg_name) else {
         return Ok((docs, cands));
     };
-    let mut siblings: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    siblings.sort();
-    for path in siblings {
-        let is_py = path.extension().is_some_and(|e| e == "py" || e == "pyi");
-        if !is_py || path.canonicalize().ok() == file.canonicalize().ok() {
-            continue;
-        }
-        // A stub beside its .py is the same module.
-        if path.extension().is_some_and(|e| e == "pyi") && path.with_extension("py").is_file() {
-            continue;
-        }
+    for path in sibling_modules(&dir, &file) {
         let Some(module) = modules::module_of(&roots, &path.canonicalize().unwrap_or(path.clone()))
         else {
             continue;
@@ -386,6 +362,39 @@ pub fn candidates(
         docs.push(p.doc.clone());
     }
     Ok((docs, cands))
+}
+
+/// "no module M under the import roots [...]", the roots relative to the workspace.
+fn no_module(ws: &Workspace, roots: &[PathBuf], module: &str) -> LanserError {
+    let shown: Vec<String> = roots
+        .iter()
+        .map(|r| {
+            ws.relative(r)
+                .map(|s| if s.is_empty() { ".".into() } else { s })
+                .unwrap_or_default()
+        })
+        .collect();
+    LanserError::not_found(format!(
+        "no module {module} under the import roots [{}]",
+        shown.join(", ")
+    ))
+}
+
+/// The other Python modules in `dir` beside `file`, sorted (a stub beside its .py is the
+/// same module, so only the .py counts).
+fn sibling_modules(dir: &Path, file: &Path) -> Vec<PathBuf> {
+    let mut siblings: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    siblings.sort();
+    let own = file.canonicalize().ok();
+    siblings.retain(|path| {
+        let is_py = path.extension().is_some_and(|e| e == "py" || e == "pyi");
+        let stub_of_py =
+            path.extension().is_some_and(|e| e == "pyi") && path.with_extension("py").is_file();
+        is_py && !stub_of_py && path.canonicalize().ok() != own
+    });
+    siblings
 }
 
 fn dummy_module_def() -> Def {
