@@ -453,7 +453,8 @@ def report():
     cli = {name: h["cli100Seconds"] / 100 for name, h in hundred.items()}
     result["cost"] = {"warmCheckSeconds": warm, "warmCheckWithTestsSeconds": warm_t,
                       "suiteSeconds": tests, "pyrightCliSeconds": cli}
-    lines += ["", "Cost per patch (medians over the scored patches):", "",
+    lines += ["", "Cost per patch (medians over the scored patches, timed by the `score` step — "
+              "each patch's first check in its session — so they date from when it last ran):", "",
               f"- warm session `check --patch --reward pr-v2`: {warm * 1000:.0f} ms",
               f"- the same with `--tests impacted`: {warm_t * 1000:.0f} ms",
               f"- the project's whole test suite: {tests * 1000:.0f} ms; one pyright CLI run over "
