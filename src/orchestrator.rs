@@ -348,6 +348,12 @@ impl Orchestrator {
         &self.parses
     }
 
+    /// Start parsing the files of `modules` in the background (see
+    /// [`relocate::ParseCache::prefetch`]) until `stop` is set.
+    pub fn prefetch_parses(&self, modules: Vec<String>, stop: Arc<std::sync::atomic::AtomicBool>) {
+        self.parses.prefetch(&self.ws, modules, stop);
+    }
+
     /// Resolve a selector string against the files on disk (any form; paper Algorithm 1).
     /// The target carries the relocation evidence that [`Orchestrator::resolution`] records.
     pub fn resolve(&self, selector: &str) -> Result<(PositionSpec, Target)> {

@@ -6,6 +6,30 @@ use crate::error::{LanserError, Result};
 use std::collections::VecDeque;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
+/// The modules the `py://` selectors of an input file name, each once, in line order; none
+/// for anything but a regular file (a FIFO read ahead would lose its lines).
+pub(super) fn py_modules(input: &std::path::Path) -> Vec<String> {
+    if !std::fs::metadata(input).is_ok_and(|m| m.is_file()) {
+        return Vec::new();
+    }
+    let text = std::fs::read_to_string(input).unwrap_or_default();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let Some(rest) = v["selector"].as_str().and_then(|s| s.strip_prefix("py://")) else {
+            continue;
+        };
+        let module = rest.split(['#', '?']).next().unwrap_or_default();
+        if !module.is_empty() && seen.insert(module.to_string()) {
+            out.push(module.to_string());
+        }
+    }
+    out
+}
+
 /// Where request lines come from.
 pub enum Source {
     Reader(tokio::io::Lines<Box<dyn AsyncBufRead + Unpin + Send>>),

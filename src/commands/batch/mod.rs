@@ -404,6 +404,12 @@ async fn run_cli(cli: &Cli) -> Result<u8> {
     let source = Source::open(input)?;
     let mut output = Output::open(out)?;
     let servers = servers.map_or(1, |k| usize::try_from(k).unwrap_or(usize::MAX));
+    // An input file can be read ahead: the modules its py:// lines name are parsed on the
+    // other core meanwhile (not while tracing or replaying: a trace is one sequence).
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if input != "-" && orch.opts.tap.is_none() && !orch.replays() {
+        orch.prefetch_parses(io::py_modules(std::path::Path::new(input)), stop.clone());
+    }
     let outcome = run_lines(&mut orch, source, *jobs, servers, |a| {
         output.write(a.line, &a.bundle.to_jcs(), &a.bundle)?;
         if let Some(r) = &recorder {
@@ -412,6 +418,7 @@ async fn run_cli(cli: &Cli) -> Result<u8> {
         Ok(())
     })
     .await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
     orch.close_at_exit().await;
     if let Some(r) = &recorder {
         r.finish()?;
