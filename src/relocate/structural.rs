@@ -107,9 +107,9 @@ impl ParseCache {
         Ok(parsed)
     }
 
-    /// Parse the files of the modules `names`, last first, on a thread of its own until `stop` is set:
-    /// a batch answering from its first line meets it half way and finds the rest parsed
-    /// (both cores at work). A prefetched parse is used only for the same bytes and module
+    /// Parse the files of the modules `names`, last first, on a thread of its own until
+    /// `stop` is set: a batch answering from its first line meets it half way and finds the
+    /// rest parsed (both cores at work). A prefetched parse is used only for the same bytes and module
     /// ([`Self::load`]), so an edit in between costs a parse, never a stale answer. Nothing
     /// is prefetched for more modules than the cache keeps.
     pub fn prefetch(self: &Arc<Self>, ws: &Workspace, names: Vec<String>, stop: Arc<AtomicBool>) {

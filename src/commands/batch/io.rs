@@ -7,16 +7,24 @@ use std::collections::VecDeque;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 /// The modules the `py://` selectors of an input file name, each once, in line order; none
-/// for anything but a regular file (a FIFO read ahead would lose its lines).
+/// for anything but a regular file (a FIFO read ahead would lose its lines). Lines longer
+/// than a request line could sensibly be are not read as JSON here (the batch refuses them).
 pub(super) fn py_modules(input: &std::path::Path) -> Vec<String> {
-    if !std::fs::metadata(input).is_ok_and(|m| m.is_file()) {
+    use std::io::BufRead;
+    const LONGEST: usize = 1 << 16;
+    let Ok(file) = std::fs::File::open(input) else {
+        return Vec::new();
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Vec::new();
     }
-    let text = std::fs::read_to_string(input).unwrap_or_default();
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for line in text.lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+    for line in std::io::BufReader::new(file).lines().map_while(|l| l.ok()) {
+        if line.len() > LONGEST {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
             continue;
         };
         let Some(rest) = v["selector"].as_str().and_then(|s| s.strip_prefix("py://")) else {
