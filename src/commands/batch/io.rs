@@ -3,12 +3,14 @@
 
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
+use crate::selector::PositionSpec;
 use std::collections::VecDeque;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
-/// The modules the `py://` selectors of an input file name, each once, in line order; none
-/// for anything but a regular file (a FIFO read ahead would lose its lines). Lines longer
-/// than a request line could sensibly be are not read as JSON here (the batch refuses them).
+/// The modules the `py://` and `ast://` selectors of an input file name, each once, in line
+/// order; none for anything but a regular file (a FIFO read ahead would lose its lines).
+/// Lines longer than a request line could sensibly be are not read here (the batch refuses
+/// them).
 pub(super) fn py_modules(input: &std::path::Path) -> Vec<String> {
     use std::io::BufRead;
     const LONGEST: usize = 1 << 16;
@@ -27,12 +29,17 @@ pub(super) fn py_modules(input: &std::path::Path) -> Vec<String> {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
             continue;
         };
-        let Some(rest) = v["selector"].as_str().and_then(|s| s.strip_prefix("py://")) else {
-            continue;
+        // The module as the resolver asks for it (the selector parser's, not a text split).
+        let module = match v["selector"].as_str().map(crate::selector::parse) {
+            Some(Ok(PositionSpec::Symbol { module, .. })) => module,
+            Some(Ok(PositionSpec::Ast { path, .. })) => match path.into_iter().next() {
+                Some(first) => first.1,
+                None => continue,
+            },
+            _ => continue,
         };
-        let module = rest.split(['#', '?']).next().unwrap_or_default();
-        if !module.is_empty() && seen.insert(module.to_string()) {
-            out.push(module.to_string());
+        if seen.insert(module.clone()) {
+            out.push(module);
         }
     }
     out
