@@ -1,21 +1,23 @@
-//! `lanser batch` through the workspace's daemon: the client side of [`ToDaemon::Line`].
+//! `lanser batch` through the workspace's daemon: the client side of a batch stream
+//! ([`ToDaemon::Batch`]).
 //!
-//! Request lines are read as they arrive (a harness may write one line and wait for its
-//! bundle) and each is sent to the daemon on its own connection, up to `--jobs` in flight; the
-//! bundles are written in input order, one JCS line each, flushed as they are written. The
-//! daemon parses a line as the in-process batch does, under the batch's global options, and
-//! answers with the bundle the in-process batch would write, so the output, the exit status
-//! and the summary line on stderr do not depend on who answered.
+//! One connection carries the whole batch: the command line once, then each request line as
+//! it is read (a harness may write one line and wait for its bundle), up to `--jobs` in
+//! flight; the daemon answers them in order, and the bundles are written in input order, one
+//! JCS line each, flushed as they are written. The daemon parses a line as the in-process
+//! batch does, under the batch's global options, and answers with the bundle the in-process
+//! batch would write, so the output, the exit status and the summary line on stderr do not
+//! depend on who answered.
 //!
 //! Some lines are answered here, in input order, by an orchestrator made when first needed:
 //! the ones the daemon does not take (writes: `--apply`; see [`client::routable_line`]), which also
 //! wait for every earlier line and hold back the later ones, since those must see what they
 //! wrote; a line the daemon declined; and every line once the daemon was lost (a failed
-//! connection or read). No line is lost or answered twice: each has exactly one slot, written
-//! once.
+//! connection, write or read). No line is lost or answered twice: each has exactly one slot,
+//! written once.
 
-use super::client::{self, ensure_started, exchange};
-use super::{DaemonError, FromDaemon, Paths, ToDaemon};
+use super::client::{self, ensure_started};
+use super::{DaemonError, FromDaemon, Paths, StreamLine, ToDaemon};
 use crate::bundle::Bundle;
 use crate::cli::{Cli, Command};
 use crate::commands::batch::{line_error, LineParser, Output, Source};
@@ -25,9 +27,10 @@ use crate::orchestrator::{Options, Orchestrator};
 use crate::workspace::Workspace;
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
-use tokio::task::JoinHandle;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::unix::OwnedWriteHalf;
+use tokio::sync::{mpsc, oneshot};
 
 /// Everything a line's message needs besides the line.
 struct Remote {
@@ -53,7 +56,8 @@ enum Reply {
 }
 
 enum Pending {
-    Remote(JoinHandle<Reply>),
+    /// Sent on the stream; its answer comes through here.
+    Remote(oneshot::Receiver<Reply>),
     /// Answered in this process when it reaches the front of the window.
     Local,
 }
@@ -105,7 +109,14 @@ pub async fn run(cli: &Cli) -> Option<Result<u8>> {
         env: super::env_fingerprint(),
         cwd: opts.cwd.clone(),
         argv,
-        wait: (opts.timeout * 3 + Duration::from_secs(30)) * (*jobs).clamp(1, 8) as u32,
+        wait: opts.timeout * 3 + Duration::from_secs(30),
+    };
+    let stream = match Stream::open(&remote).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("lanser: daemon unavailable ({e}); answering in-process");
+            return None;
+        }
     };
     // The source first: a missing --in must leave --out untouched, as in-process.
     let source = match Source::open(input) {
@@ -117,14 +128,12 @@ pub async fn run(cli: &Cli) -> Option<Result<u8>> {
         Err(e) => return Some(Err(e)),
     };
     let mut batch = Batch {
-        remote: Arc::new(remote),
-        lost: false,
+        stream: Some(stream),
         opts,
         orch: None,
         parser: LineParser::default(),
         output,
         exit: 0,
-        answered: false,
     };
     let outcome = batch.drive(source, *jobs).await;
     if let Some(orch) = batch.orch.take() {
@@ -137,9 +146,9 @@ pub async fn run(cli: &Cli) -> Option<Result<u8>> {
 }
 
 struct Batch {
-    remote: Arc<Remote>,
-    /// The daemon was lost: every line not yet sent is answered here.
-    lost: bool,
+    /// The connection to the daemon; `None` once it was lost (every line not yet sent is then
+    /// answered here).
+    stream: Option<Stream>,
     opts: Options,
     /// This process's orchestrator, made for the first line answered here.
     orch: Option<Orchestrator>,
@@ -147,9 +156,124 @@ struct Batch {
     output: Output,
     /// The first failing line's exit code.
     exit: u8,
-    /// The daemon has answered a line: until then one line is in flight, so that replacing a
-    /// daemon of another build (its first answer) happens once, not under several lines.
-    answered: bool,
+}
+
+/// An open batch stream: lines are written here, and a task reads the daemon's answers,
+/// handing each to the oldest line still waiting (the daemon answers in order).
+struct Stream {
+    write: OwnedWriteHalf,
+    waiting: mpsc::UnboundedSender<oneshot::Sender<Reply>>,
+}
+
+impl Stream {
+    /// Open a stream for the batch; a daemon of another build is replaced once, as for a
+    /// command line.
+    async fn open(remote: &Remote) -> std::result::Result<Stream, DaemonError> {
+        let header = ToDaemon::Batch {
+            build: remote.build.clone(),
+            env: remote.env.clone(),
+            cwd: remote.cwd.clone(),
+            argv: remote.argv.clone(),
+        };
+        let mut header = serde_json::to_string(&header).map_err(protocol)?;
+        header.push('\n');
+        let io = |e| DaemonError::Io {
+            path: remote.paths.sock.clone(),
+            source: e,
+        };
+        for attempt in 0..2 {
+            super::private(&remote.paths.dir)?;
+            super::owned(&remote.paths.sock)?;
+            let conn = tokio::net::UnixStream::connect(&remote.paths.sock)
+                .await
+                .map_err(io)?;
+            let (read, mut write) = conn.into_split();
+            write.write_all(header.as_bytes()).await.map_err(io)?;
+            let mut answers = BufReader::new(read).lines();
+            let first = tokio::time::timeout(remote.wait, answers.next_line())
+                .await
+                .map_err(|_| protocol(format!("no answer within {:?}", remote.wait)))?
+                .map_err(io)?
+                .ok_or_else(|| protocol("the daemon closed the stream"))?;
+            match serde_json::from_str(&first).map_err(protocol)? {
+                FromDaemon::Ready => {
+                    let (waiting, lines) = mpsc::unbounded_channel();
+                    tokio::spawn(read_answers(answers, lines, remote.wait));
+                    return Ok(Stream { write, waiting });
+                }
+                FromDaemon::Mismatch { .. } if attempt == 0 => {
+                    client::wait_gone(&remote.paths);
+                    ensure_started(&remote.root, &remote.paths, None)?;
+                }
+                FromDaemon::Failed { line, .. } => return Err(protocol(line)),
+                other => return Err(protocol(format!("unexpected answer {other:?}"))),
+            }
+        }
+        Err(protocol("the daemon was replaced twice"))
+    }
+
+    /// Send line `line_no`; its answer arrives on the receiver.
+    async fn send(&mut self, line_no: usize, line: &str) -> oneshot::Receiver<Reply> {
+        let (tx, rx) = oneshot::channel();
+        let msg = StreamLine {
+            line_no,
+            line: line.to_string(),
+        };
+        let mut text = serde_json::to_string(&msg).unwrap_or_default();
+        text.push('\n');
+        match self.write.write_all(text.as_bytes()).await {
+            // Queued only once sent, so the reader never waits for an answer to a line the
+            // daemon did not get.
+            Ok(()) => {
+                if let Err(back) = self.waiting.send(tx) {
+                    let _ = back
+                        .0
+                        .send(Reply::Lost(protocol("the answer reader ended")));
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Reply::Lost(protocol(format!("sending a line: {e}"))));
+            }
+        }
+        rx
+    }
+}
+
+fn protocol(e: impl std::fmt::Display) -> DaemonError {
+    DaemonError::Protocol(e.to_string())
+}
+
+/// Hand each answer of the stream to the line waiting for it, in order; once the stream
+/// fails, every line still waiting, and every later one, is told the daemon was lost.
+async fn read_answers(
+    mut answers: tokio::io::Lines<BufReader<tokio::net::unix::OwnedReadHalf>>,
+    mut lines: mpsc::UnboundedReceiver<oneshot::Sender<Reply>>,
+    wait: Duration,
+) {
+    let mut lost: Option<String> = None;
+    while let Some(line) = lines.recv().await {
+        let reply = match &lost {
+            Some(why) => Reply::Lost(protocol(why)),
+            None => {
+                let answer = match tokio::time::timeout(wait, answers.next_line()).await {
+                    Ok(Ok(Some(text))) => serde_json::from_str::<FromDaemon>(&text)
+                        .map_err(|e| format!("unreadable answer: {e}")),
+                    Ok(Ok(None)) => Err("the daemon closed the stream".to_string()),
+                    Ok(Err(e)) => Err(format!("reading an answer: {e}")),
+                    Err(_) => Err(format!("no answer within {wait:?}")),
+                };
+                match answer {
+                    Ok(FromDaemon::Bundle { jcs }) => Reply::Bundle(jcs),
+                    Ok(_) => Reply::Declined,
+                    Err(why) => {
+                        lost = Some(why.clone());
+                        Reply::Lost(protocol(why))
+                    }
+                }
+            }
+        };
+        let _ = line.send(reply);
+    }
 }
 
 /// What the window waits for next.
@@ -173,8 +297,7 @@ impl Batch {
                 self.answer_here(slot.line, &slot.text).await?;
                 continue;
             }
-            let limit = if self.answered { jobs } else { 1 };
-            let read = !eof && window.len() < limit && !window.back().is_some_and(|s| s.holds);
+            let read = !eof && window.len() < jobs && !window.back().is_some_and(|s| s.holds);
             if window.is_empty() && !read {
                 return Ok(());
             }
@@ -191,26 +314,22 @@ impl Batch {
                 Event::Read(Some(text)) => {
                     line_no += 1;
                     if !text.trim().is_empty() {
-                        window.push_back(self.dispatch(line_no, text));
+                        let slot = self.dispatch(line_no, text).await;
+                        window.push_back(slot);
                     }
                 }
                 Event::Answered(reply) => {
                     let slot = window.pop_front().expect("answered the front slot");
                     match reply {
                         Reply::Bundle(jcs) => {
-                            self.answered = true;
                             let bundle: Bundle = serde_json::from_str(&jcs).map_err(|e| {
                                 LanserError::internal(format!("daemon bundle: {e}"))
                             })?;
                             self.emit(slot.line, &jcs, &bundle)?;
                         }
-                        Reply::Declined => {
-                            self.answered = true;
-                            self.answer_here(slot.line, &slot.text).await?
-                        }
+                        Reply::Declined => self.answer_here(slot.line, &slot.text).await?,
                         Reply::Lost(e) => {
-                            if !self.lost {
-                                self.lost = true;
+                            if self.stream.take().is_some() {
                                 eprintln!(
                                     "lanser: daemon lost ({e}); answering the rest in-process"
                                 );
@@ -224,35 +343,21 @@ impl Batch {
     }
 
     /// Send line `line` to the daemon, or leave it to this process.
-    fn dispatch(&mut self, line: usize, text: String) -> Slot {
+    async fn dispatch(&mut self, line: usize, text: String) -> Slot {
         // A line that is not a request is answered by the daemon too (its error bundle).
         let (here, holds) = match self.parser.parse(&text) {
             Ok(r) if !client::routable_line(&r.op) => (true, r.op.changes_server_view()),
             _ => (false, false),
         };
-        if here || self.lost {
-            return Slot {
-                line,
-                text,
-                pending: Pending::Local,
-                holds,
-            };
-        }
-        let remote = self.remote.clone();
-        let msg = ToDaemon::Line {
-            build: remote.build.clone(),
-            env: remote.env.clone(),
-            cwd: remote.cwd.clone(),
-            argv: remote.argv.clone(),
-            line_no: line,
-            line: text.clone(),
+        let pending = match self.stream.as_mut() {
+            Some(stream) if !here => Pending::Remote(stream.send(line, &text).await),
+            _ => Pending::Local,
         };
-        let handle = tokio::task::spawn_blocking(move || ask(&remote, &msg));
         Slot {
             line,
             text,
-            pending: Pending::Remote(handle),
-            holds: false,
+            pending,
+            holds,
         }
     }
 
@@ -280,16 +385,13 @@ impl Batch {
 /// The daemon's answer to the front slot (pending forever when there is none).
 async fn wait_for(front: Option<&mut Pending>) -> Reply {
     match front {
-        Some(Pending::Remote(handle)) => match handle.await {
-            Ok(reply) => reply,
-            Err(e) => Reply::Lost(DaemonError::Protocol(format!("batch client task: {e}"))),
-        },
+        Some(Pending::Remote(answer)) => answer
+            .await
+            .unwrap_or_else(|_| Reply::Lost(protocol("the answer reader ended"))),
         _ => std::future::pending().await,
     }
 }
 
-/// One line's exchange. A daemon of another build is replaced once, as for a command line;
-/// a daemon that is gone is not restarted (the batch goes on in-process).
 /// One request line answered by the workspace's daemon at `root` (started when needed), as
 /// `lanser batch` with the command line `argv` (whose global options apply) would write it:
 /// `Ok(Some(jcs))`, or `Ok(None)` when the daemon declined the line (this process answers
@@ -330,19 +432,5 @@ pub fn answer_line(
     match reply? {
         FromDaemon::Bundle { jcs } => Ok(Some(jcs)),
         _ => Ok(None),
-    }
-}
-
-fn ask(remote: &Remote, msg: &ToDaemon) -> Reply {
-    let mut reply = exchange(&remote.paths, msg, remote.wait);
-    if let Ok(FromDaemon::Mismatch { .. }) = reply {
-        client::wait_gone(&remote.paths);
-        reply = ensure_started(&remote.root, &remote.paths, None)
-            .and_then(|_| exchange(&remote.paths, msg, remote.wait));
-    }
-    match reply {
-        Ok(FromDaemon::Bundle { jcs }) => Reply::Bundle(jcs),
-        Ok(_) => Reply::Declined,
-        Err(e) => Reply::Lost(e),
     }
 }

@@ -5,9 +5,10 @@
 //! - `client`: what every CLI invocation does — find (or start) the workspace's daemon, send
 //!   the command line, print the bundle it answers. Any failure falls back to answering
 //!   in-process, so the daemon is an accelerator, never a new way to fail.
-//! - `batch`: `lanser batch` through the daemon — each request line is sent as it is read
-//!   (up to `--jobs` in flight) and the bundles written in input order; lines the daemon does
-//!   not answer (writes) and every line after the daemon is lost are answered in-process.
+//! - `batch`: `lanser batch` through the daemon — one connection per batch (a stream): each
+//!   request line is sent as it is read (up to `--jobs` in flight) and the bundles written in
+//!   input order; lines the daemon does not answer (writes) and every line after the daemon
+//!   is lost are answered in-process.
 //! - `server`: the daemon process (`lanser daemon serve`, started on demand).
 //! - `fresh`: bringing the server's view in line with disk before every answer.
 //!
@@ -210,7 +211,8 @@ pub fn disabled(global: &Global) -> bool {
         || std::env::var(NO_DAEMON_ENV).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
 }
 
-/// Client → daemon: one message per connection.
+/// Client → daemon: the first message of a connection (the only one, except after
+/// [`ToDaemon::Batch`]).
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum ToDaemon {
@@ -231,11 +233,30 @@ pub enum ToDaemon {
         line_no: usize,
         line: String,
     },
+    /// Open a batch stream for the batch command line `argv`: answered [`FromDaemon::Ready`],
+    /// then each [`StreamLine`] the client writes is answered, in order, with one message —
+    /// as [`ToDaemon::Line`] answers it, without a connection and a command-line parse per line.
+    Batch {
+        build: String,
+        env: String,
+        cwd: PathBuf,
+        argv: Vec<String>,
+    },
     Status,
     Stop,
 }
 
-/// Daemon → client: one message per connection.
+/// One request line of a batch stream (after [`ToDaemon::Batch`]).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StreamLine {
+    /// 1-based, as in the input.
+    pub line_no: usize,
+    pub line: String,
+}
+
+/// Daemon → client: one message per connection, or one per line of a batch stream after its
+/// [`FromDaemon::Ready`].
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum FromDaemon {
@@ -256,6 +277,8 @@ pub enum FromDaemon {
         info: serde_json::Value,
     },
     Stopping,
+    /// A batch stream is open: send its lines.
+    Ready,
 }
 
 /// `lanser daemon start|stop|status` (and the hidden `serve`).

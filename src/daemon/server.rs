@@ -13,9 +13,10 @@
 //! timeout, on `stop`, or when a client of another build or environment asks (that client
 //! then starts a fresh one).
 
+mod stream;
+
 use super::fresh;
 use super::{FromDaemon, Paths, ToDaemon};
-use crate::cli::Cli;
 use crate::commands::batch::LineParser;
 use crate::commands::Execute;
 use crate::error::{ErrorCode, LanserError};
@@ -23,13 +24,13 @@ use crate::orchestrator::{Op, Options, Orchestrator, Request};
 use crate::workspace::index::Changes;
 use crate::workspace::watch::Watch;
 use crate::workspace::Workspace;
-use clap::Parser;
 use serde_json::json;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
+use stream::{parse_argv, BatchArgs};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{Mutex, Notify};
@@ -215,16 +216,6 @@ impl Drop for StartLock {
     }
 }
 
-/// The CLI's parse of `argv` run in `cwd`, and its options.
-fn parse_argv(cwd: &std::path::Path, argv: &[String]) -> Result<(Cli, Options), LanserError> {
-    let mut cli = Cli::try_parse_from(argv)
-        .map_err(|e| LanserError::usage(e.to_string().lines().next().unwrap_or("").to_string()))?;
-    cli.global.prev_bundle = cli.global.prev_bundle.map(|p| cwd.join(p));
-    let mut opts = cli.global.options()?;
-    opts.cwd = cwd.to_path_buf();
-    Ok((cli, opts))
-}
-
 fn reply(answer: Result<String, LanserError>) -> FromDaemon {
     match answer {
         Ok(jcs) => FromDaemon::Bundle { jcs },
@@ -259,6 +250,23 @@ impl Daemon {
         let mut reader = BufReader::new(read);
         reader.read_line(&mut line).await?;
         self.last.set(Instant::now());
+        let msg = serde_json::from_str::<ToDaemon>(&line);
+        if let Ok(ToDaemon::Batch {
+            build,
+            env,
+            cwd,
+            argv,
+        }) = msg
+        {
+            // Not a request itself: each line of the stream is counted as it is answered.
+            if let Some(m) = self.other_build(&build, &env) {
+                let mut text = serde_json::to_string(&m).unwrap_or_default();
+                text.push('\n');
+                write.write_all(text.as_bytes()).await?;
+                return write.shutdown().await;
+            }
+            return self.batch_stream(reader, write, cwd, argv).await;
+        }
         // A client sends one line and waits: the end of its stream before the answer means it
         // gave up (a cancelled MCP call, a CLI interrupted), and a read-only request still
         // running is dropped, its server request cancelled.
@@ -268,7 +276,7 @@ impl Daemon {
             let _ = tokio::io::AsyncReadExt::read(&mut reader, &mut byte).await;
             let _ = hung_up.send(true);
         });
-        let reply = match serde_json::from_str::<ToDaemon>(&line) {
+        let reply = match msg {
             Ok(msg) => GONE.scope(gone, self.handle(msg)).await,
             Err(e) => FromDaemon::Failed {
                 exit: 1,
@@ -315,12 +323,25 @@ impl Daemon {
                 }
                 reply(self.line(cwd, argv, line_no, &line).await)
             }
+            ToDaemon::Batch { .. } => FromDaemon::Failed {
+                exit: 1,
+                line: "lanser: daemon: a batch stream opens a connection".into(),
+            },
         }
     }
 
     /// A client of another build or environment: stop, and tell it so. Otherwise count the
     /// request.
     fn mismatch(&self, build: &str, env: &str) -> Option<FromDaemon> {
+        let m = self.other_build(build, env);
+        if m.is_none() {
+            self.requests.set(self.requests.get() + 1);
+        }
+        m
+    }
+
+    /// A client of another build or environment: stop, and tell it so.
+    fn other_build(&self, build: &str, env: &str) -> Option<FromDaemon> {
         if build != self.build || env != self.env {
             eprintln!("lanser daemon: replaced by build {build} (env {env})");
             self.stop.notify_one();
@@ -328,7 +349,6 @@ impl Daemon {
                 build: self.build.clone(),
             });
         }
-        self.requests.set(self.requests.get() + 1);
         None
     }
 
@@ -345,8 +365,7 @@ impl Daemon {
         self.answer(opts, &request, &memo_key, true).await
     }
 
-    /// Line `line_no` of `lanser batch` (`argv`): parsed as the in-process batch parses it,
-    /// under the batch's global options, and answered like a command line.
+    /// Line `line_no` of `lanser batch` (`argv`), on a connection of its own.
     async fn line(
         &self,
         cwd: PathBuf,
@@ -354,37 +373,8 @@ impl Daemon {
         line_no: usize,
         text: &str,
     ) -> Result<String, LanserError> {
-        let (cli, opts) = parse_argv(&cwd, &argv)?;
-        if !matches!(cli.command, crate::cli::Command::Batch { .. }) {
-            return Err(LanserError::usage("a request line outside a batch"));
-        }
-        let parsed = self.parser.borrow_mut().parse(text);
-        let request = match parsed {
-            Ok(r) if super::client::routable_line(&r.op) => r,
-            Ok(_) => return Err(LanserError::usage("not a request the daemon answers")),
-            Err((cmd, why)) => {
-                // Not a request: the batch's error bundle (which names no server).
-                let mut engine = self.engine.lock().await;
-                self.prepare(&mut engine, &opts).await?;
-                let orch = engine.orch.as_mut().expect("prepared");
-                let b = crate::commands::batch::line_error(orch, line_no, cmd, &why).await;
-                return Ok(b.to_jcs());
-            }
-        };
-        // Everything the bundle depends on: the global options (not --in/--out/--jobs), the
-        // working directory, --prev-bundle's D and the request.
-        let memo_key = crate::digest::sha256_hex(
-            format!(
-                "line\0{:?}\0{}\0{:?}\0{request:?}",
-                cli.global,
-                cwd.display(),
-                opts.prev_d
-            )
-            .as_bytes(),
-        );
-        // A failure before the server is answered on the warm orchestrator, as the in-process
-        // batch answers it on its session.
-        self.answer(opts, &request, &memo_key, false).await
+        let args = BatchArgs::parse(&cwd, &argv)?;
+        self.batch_line(&args, line_no, text).await
     }
 
     /// Answer `request` on the warm orchestrator: freshness, memo, a crashed server restarted

@@ -1,6 +1,7 @@
 //! `lanser batch` through the warm daemon (issue 8 item 5): the same bytes, exit status and
 //! summary line as `--no-daemon` (sequential and pipelined, file and stdin), answers that
-//! really came from the daemon, edits seen between runs, streaming, writes answered
+//! really came from the daemon, edits seen between runs and between two lines of one run,
+//! streaming, writes answered
 //! in-process in order, and a daemon killed mid-batch losing no line.
 
 use crate::daemon::{kill9, Warm};
@@ -151,6 +152,44 @@ fn an_edit_between_two_batches_is_seen_by_the_second() {
     assert_eq!(line_of(&second), 26);
     assert_eq!(second, batch(&w, text, "1", true, &["--no-daemon"]).0);
     assert_eq!(requests(&w), 2);
+}
+
+/// One batch is one connection to the daemon, yet each line is as fresh as a command of its
+/// own: a harness asks, edits a file, asks again on the same open batch, and the second answer
+/// is about the new text — both from the daemon.
+#[test]
+fn an_edit_between_two_lines_of_one_batch_is_seen_by_the_next() {
+    let w = Warm::new("demo");
+    let line = r#"{"cmd":"def","selector":"cli.py@L17:add_item"}"#;
+    let mut child = w
+        .cmd(&["batch", "--in", "-", "--out", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = || {
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        answer
+    };
+    let line_of = |b: &str| parsed(b.as_bytes())[0]["facts"]["definitions"][0]["range"][0].clone();
+    let first = ask();
+    assert_eq!(line_of(&first), 24, "{first}");
+    let store = w.ws.join("inventory/store.py");
+    let old = std::fs::read_to_string(&store).unwrap();
+    std::fs::write(&store, format!("# one\n# two\n{old}")).unwrap();
+    let second = ask();
+    assert_eq!(line_of(&second), 26, "{second}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(requests(&w), 2, "both lines were answered by the daemon");
+    let (cold, _) = batch(&w, &format!("{line}\n"), "1", false, &["--no-daemon"]);
+    assert_eq!(second, String::from_utf8_lossy(&cold));
 }
 
 /// A line that writes (`rename --apply`) is answered in-process, after every earlier line and

@@ -11,7 +11,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 /// order; none for anything but a regular file (a FIFO read ahead would lose its lines).
 /// Lines longer than a request line could sensibly be are not read here (the batch refuses
 /// them).
-pub(super) fn py_modules(input: &std::path::Path) -> Vec<String> {
+pub fn py_modules(input: &std::path::Path) -> Vec<String> {
     use std::io::BufRead;
     const LONGEST: usize = 1 << 16;
     let Ok(file) = std::fs::File::open(input) else {

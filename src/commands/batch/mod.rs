@@ -29,7 +29,7 @@
 mod io;
 mod line;
 
-pub use io::{Output, Source};
+pub use io::{py_modules, Output, Source};
 pub use line::{own_request_line, request_line, LineParser};
 
 use crate::bundle::{Bundle, RequestEcho};
