@@ -53,6 +53,17 @@ fn batch(w: &Warm, text: &str, jobs: &str, piped: bool, extra: &[&str]) -> (Vec<
     (bundles, o)
 }
 
+/// A `lanser batch` reading stdin and writing stdout, with extra arguments, left running.
+fn open_batch(w: &Warm, extra: &[&str]) -> std::process::Child {
+    let args = [&["batch", "--in", "-", "--out", "-"][..], extra].concat();
+    w.cmd(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 fn parsed(bytes: &[u8]) -> Vec<Value> {
     String::from_utf8_lossy(bytes)
         .lines()
@@ -161,13 +172,7 @@ fn an_edit_between_two_batches_is_seen_by_the_second() {
 fn an_edit_between_two_lines_of_one_batch_is_seen_by_the_next() {
     let w = Warm::new("demo");
     let line = r#"{"cmd":"def","selector":"cli.py@L17:add_item"}"#;
-    let mut child = w
-        .cmd(&["batch", "--in", "-", "--out", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = open_batch(&w, &[]);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut ask = || {
@@ -240,13 +245,7 @@ fn answers_stream_and_a_daemon_killed_mid_batch_loses_no_line() {
         r#"{"cmd":"def","selector":"cli.py@L17:add_item"}"#,
         r#"{"cmd":"refs","selector":"cli.py@L17:add_item"}"#,
     ];
-    let mut child = w
-        .cmd(&["batch", "--in", "-", "--out", "-", "--jobs", "3"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = open_batch(&w, &["--jobs", "3"]);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut got = Vec::new();
