@@ -219,7 +219,8 @@ impl Bundle {
 
     /// Fill `meta.docVersions` for the workspace files the bundle names: a file an edit was
     /// computed against keeps that edit's `docVersion` (so an `--apply` bundle still names the
-    /// text its facts describe); any other is hashed from disk, when it is a file of the
+    /// text its facts describe), the resolved file the version it was resolved on; any other
+    /// is hashed from disk, when it is a file of the
     /// snapshot the server reads ([`Workspace::snapshot_file`]: nothing outside the root,
     /// behind a symlink, or in a skipped directory).
     pub fn record_doc_versions(&mut self, ws: &Workspace) {
@@ -237,6 +238,13 @@ impl Bundle {
                 }
             }
         }
+        // The resolved file's version is the text the selector was resolved on: not read
+        // again, so a file replaced meanwhile cannot pair this answer with another version.
+        let resolved = self
+            .resolution
+            .as_ref()
+            .map(|r| (r.resolved.path.clone(), r.resolved.doc_version.clone()))
+            .filter(|(_, v)| v.starts_with("sha256:"));
         let mut paths = std::collections::BTreeSet::new();
         if let Some(r) = &self.resolution {
             paths.insert(r.resolved.path.clone());
@@ -252,7 +260,11 @@ impl Bundle {
                 if let Some(v) = known.remove(&p) {
                     return Some((p, v));
                 }
-                let bytes = std::fs::read(ws.snapshot_file(&p)?).ok()?;
+                let file = ws.snapshot_file(&p)?;
+                if let Some(v) = resolved.as_ref().filter(|(rp, _)| *rp == p) {
+                    return Some((p, v.1.clone()));
+                }
+                let bytes = std::fs::read(file).ok()?;
                 Some((p, crate::digest::sha256_tagged(&bytes)))
             })
             .collect();

@@ -5,7 +5,7 @@
 
 use crate::bundle::Bundle;
 use crate::bundle::RequestEcho;
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, LanserError, Result};
 use crate::orchestrator::{ms, Orchestrator, Outcome, Request};
 use crate::reward::Measured;
 use crate::selector;
@@ -29,16 +29,60 @@ impl Execute for Orchestrator {
 pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
     let started = Instant::now();
     o.clear_rejected();
-    let spec = req.selector.as_deref().map(selector::parse);
-    let echo = RequestEcho {
-        cmd: req.op.name().to_string(),
-        selector: spec.as_ref().and_then(|s| s.as_ref().ok().cloned()),
-        args: req.op.args(),
-        index_io: o.opts.index_io,
-    };
-    let outcome = match spec {
+    let outcome = match req.selector.as_deref().map(selector::parse) {
         Some(Err(e)) => Err(e),
         _ => super::run(o, req).await,
+    };
+    #[cfg(debug_assertions)]
+    edit_while_running(o);
+    finish(o, req, outcome, started).await
+}
+
+/// Debug builds only: with `LANSER_TEST_EDIT_DURING=<relative path>` in a process's
+/// environment, its first request prepends a line to that file after the command has run and
+/// before the bundle records the documents' versions — an edit landing while a request runs,
+/// on demand, for tests.
+#[cfg(debug_assertions)]
+pub const EDIT_DURING_ENV: &str = "LANSER_TEST_EDIT_DURING";
+
+#[cfg(debug_assertions)]
+fn edit_while_running(o: &Orchestrator) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static DONE: AtomicBool = AtomicBool::new(false);
+    let Ok(rel) = std::env::var(EDIT_DURING_ENV) else {
+        return;
+    };
+    if DONE.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let path = o.ws.root.join(rel);
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let _ = std::fs::write(&path, format!("# edited while a request ran\n{text}"));
+    }
+}
+
+/// The bundle `req` gets when its command fails with `err` (the daemon's answer when the
+/// workspace kept changing while the request ran).
+pub async fn failed(o: &mut Orchestrator, req: &Request, err: LanserError) -> Bundle {
+    o.clear_rejected();
+    finish(o, req, Err(err), Instant::now()).await
+}
+
+/// Assemble, score, record the document versions and seal.
+async fn finish(
+    o: &mut Orchestrator,
+    req: &Request,
+    outcome: Result<Outcome>,
+    started: Instant,
+) -> Bundle {
+    let echo = RequestEcho {
+        cmd: req.op.name().to_string(),
+        selector: req
+            .selector
+            .as_deref()
+            .and_then(|s| selector::parse(s).ok()),
+        args: req.op.args(),
+        index_io: o.opts.index_io,
     };
     let mut bundle = o.assemble(echo, outcome.as_ref().ok()).await;
     let reached_server = match &outcome {

@@ -37,6 +37,9 @@ use tokio::sync::{Mutex, Notify};
 
 /// Most bundles kept in the memo.
 const MEMO_CAP: usize = 512;
+/// How many times a read-only request is answered while the workspace keeps changing under
+/// it before it is answered E/CONTENT_MODIFIED.
+const TRIES: u32 = 4;
 /// How long a starting daemon waits for another one's start lock.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
 
@@ -426,7 +429,14 @@ impl Daemon {
         }
     }
 
-    /// One attempt: freshness, memo, execute. `Err(bundle)` is an error bundle (not memoized).
+    /// Freshness, memo, execute. `Err(bundle)` is an error bundle (not memoized).
+    ///
+    /// An answer is one version of the workspace: if a file changed while a read-only request
+    /// to the server ran (seen by a second sync once it is answered), its facts may pair the
+    /// server's view of one version with lanser's reading of another, or with another's
+    /// `docVersions`, so it is answered again on the new files — up to [`TRIES`] times, then
+    /// E/CONTENT_MODIFIED (retryable), never a mixed answer. A serverless answer (`locate`)
+    /// reads each file once and names the version it read: one version by construction.
     async fn execute(
         &self,
         engine: &mut Engine,
@@ -434,15 +444,57 @@ impl Daemon {
         request: &Request,
         memo_key: &str,
     ) -> Result<Result<String, crate::bundle::Bundle>, LanserError> {
-        let synced = self.prepare(engine, opts).await?;
-        let generation = self.ws.index().generation();
-        let memo_key = format!("{memo_key}:{generation}");
-        if let Some(jcs) = engine.memo.get(&memo_key) {
-            return Ok(Ok(jcs.clone()));
+        let mut tries = 0;
+        loop {
+            let synced = self.prepare(engine, opts).await?;
+            let generation = self.ws.index().generation();
+            let memo_key = format!("{memo_key}:{generation}");
+            if let Some(jcs) = engine.memo.get(&memo_key) {
+                return Ok(Ok(jcs.clone()));
+            }
+            let bundle = self.attempt(engine, request).await?;
+            let during = match engine.watch.as_mut() {
+                Some(w) if cancellable(&request.op) && request.op.uses_server() => {
+                    w.sync(&mut self.ws.index())
+                }
+                _ => Changes::default(),
+            };
+            if during.is_empty() {
+                return self.answered(engine, request, bundle, &synced, memo_key);
+            }
+            self.absorb(engine, &during);
+            tries += 1;
+            if tries == TRIES {
+                let what = [&during.changed, &during.created, &during.deleted]
+                    .into_iter()
+                    .flatten()
+                    .next()
+                    .cloned()
+                    .unwrap_or_default();
+                let err = LanserError::new(
+                    ErrorCode::ContentModified,
+                    format!(
+                        "the workspace changed while the request ran, {TRIES} times in a row \
+                         (last: {what}); ask again"
+                    ),
+                );
+                let orch = engine.orch.as_mut().expect("prepared");
+                let bundle = crate::commands::execute::failed(orch, request, err).await;
+                return self.answered(engine, request, bundle, &synced, memo_key);
+            }
         }
+    }
+
+    /// Run `request` on the prepared orchestrator; a read-only one is dropped when its client
+    /// hangs up.
+    async fn attempt(
+        &self,
+        engine: &mut Engine,
+        request: &Request,
+    ) -> Result<crate::bundle::Bundle, LanserError> {
         let orch = engine.orch.as_mut().expect("prepared");
         let mut gone = GONE.try_with(|g| g.clone()).ok();
-        let mut bundle = match gone.as_mut().filter(|_| cancellable(&request.op)) {
+        Ok(match gone.as_mut().filter(|_| cancellable(&request.op)) {
             Some(gone) => tokio::select! {
                 b = orch.execute(request) => b,
                 _ = gone.wait_for(|g| *g) => {
@@ -453,7 +505,18 @@ impl Daemon {
                 }
             },
             None => orch.execute(request).await,
-        };
+        })
+    }
+
+    /// The answer's bytes (an error bundle as `Err`); a complete answer is memoized.
+    fn answered(
+        &self,
+        engine: &mut Engine,
+        request: &Request,
+        mut bundle: crate::bundle::Bundle,
+        synced: &Changes,
+        memo_key: String,
+    ) -> Result<Result<String, crate::bundle::Bundle>, LanserError> {
         if let Some(serde_json::Value::Object(timing)) = bundle.meta.timing.as_mut() {
             // Volatile and outside the hash domain, like the rest of meta.timing: which
             // snapshot of the workspace this answer saw, and what was synced before it.
@@ -489,6 +552,21 @@ impl Daemon {
         Ok(Ok(jcs))
     }
 
+    /// Tell the running session what `changes` changed, and drop the memo. Returns the
+    /// sources among them.
+    fn absorb(&self, engine: &mut Engine, changes: &Changes) -> Changes {
+        if changes.is_empty() {
+            return Changes::default();
+        }
+        self.ws.forget_roots();
+        let synced = changes.sources();
+        if let Some(session) = engine.orch.as_ref().and_then(|o| o.session.as_ref()) {
+            fresh::apply(session, &self.ws, &synced);
+        }
+        engine.memo.clear();
+        synced
+    }
+
     /// Bring the engine in line with `opts` and the disk: a session for another server or
     /// configuration is replaced, every file changed since the last answer is synced (and the
     /// memo dropped), and the orchestrator takes `opts`. Returns what was synced.
@@ -511,11 +589,9 @@ impl Daemon {
                 Changes::default()
             }
         };
-        if !changes.is_empty() {
-            self.ws.forget_roots();
-        }
         let mut synced = Changes::default();
         if engine.orch.is_none() {
+            self.ws.forget_roots();
             let mut orch = Orchestrator::new(opts.clone())?;
             // The session reads the daemon's index (clones share it).
             orch.ws = self.ws.clone();
@@ -523,12 +599,8 @@ impl Daemon {
             engine.key = key;
             engine.config = config;
             engine.memo.clear();
-        } else if !changes.is_empty() {
-            synced = changes.sources();
-            if let Some(session) = engine.orch.as_ref().and_then(|o| o.session.as_ref()) {
-                fresh::apply(session, &self.ws, &synced);
-            }
-            engine.memo.clear();
+        } else {
+            synced = self.absorb(engine, &changes);
         }
         let orch = engine.orch.as_mut().expect("created above");
         orch.opts = Options {

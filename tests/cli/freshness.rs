@@ -8,6 +8,7 @@
 use crate::daemon::Warm;
 use crate::support::*;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::process::Command;
 
@@ -225,5 +226,41 @@ fn an_overflowed_event_queue_falls_back_to_a_rescan_and_answers_correctly() {
             .unwrap()
             .contains("overflow"),
         "{s}"
+    );
+}
+
+/// An edit that lands while a request runs (on demand: a debug-build hook edits the file once,
+/// after the command has run and before its bundle records the documents' versions) is never
+/// mixed into the answer: the daemon sees it, answers again on the new text, and the bundle is
+/// the one `--no-daemon` gives for the files as they are now.
+#[test]
+fn an_edit_while_a_request_runs_is_answered_on_the_new_text() {
+    let w = Warm::new("demo");
+    let q = ["def", "cli.py@L17:add_item", "--json"];
+    let o = w
+        .cmd(&q)
+        .env("LANSER_TEST_EDIT_DURING", "inventory/store.py")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(w.ws.join("inventory/store.py")).unwrap();
+    assert!(
+        text.starts_with("# edited while a request ran\n"),
+        "the hook ran"
+    );
+    // Before the edit the definition was on line 25.
+    assert_eq!(def_lines(&o), vec![("inventory/store.py".to_string(), 26)]);
+    let hex: String = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let b: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        b["meta"]["docVersions"]["inventory/store.py"],
+        format!("sha256:{hex}").as_str()
+    );
+    assert_eq!(
+        stdout(&o),
+        stdout(&w.run(&[&q[..], &["--no-daemon"]].concat()))
     );
 }
