@@ -37,21 +37,32 @@ pub const DEFAULT_SERVER: &str = "pyright";
 /// The pinned basedpyright release (PyPI; brings its own node).
 pub const BASEDPYRIGHT_VERSION: &str = "1.40.2";
 
-/// Failures reading a config file; they become usage errors (exit 2).
+/// Failures reading a config file; they become usage errors (exit 2). Each is one line:
+/// control characters from the file (a newline in a quoted key, say) are shown escaped.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {}: {source}", one_line(path))]
     Read {
         path: String,
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}: {message}")]
+    #[error("{}: {}", one_line(path), one_line(message))]
     Parse { path: String, message: String },
-    #[error("unknown server {name:?} (configured: {known})")]
+    #[error("unknown server {name:?} (configured: {})", one_line(known))]
     UnknownServer { name: String, known: String },
-    #[error("server {name}: {message}")]
+    #[error("server {}: {}", one_line(name), one_line(message))]
     Invalid { name: String, message: String },
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{1b}`), so that it prints on one line.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 impl From<ConfigError> for LanserError {
@@ -423,6 +434,22 @@ fn toml_to_json(t: toml::Table) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `config` fuzz target: a quoted key holding `\n` (and a byte that is not
+    /// UTF-8) made a two-line refusal. Every refusal is one line.
+    #[test]
+    fn a_newline_in_a_key_or_server_name_is_refused_on_one_line() {
+        let fuzzed: &[u8] = b"[\"b\xfcce\\na\"]\nv= \"p61e*6\"";
+        let named: &[u8] = b"[servers.\"a\\nb\"]\ncommand = \"\"\n";
+        for bytes in [fuzzed, named] {
+            let mut c = Config::builtin();
+            let e = c
+                .add_file(Origin::Workspace, PathBuf::from("/w/lanser.toml"), bytes)
+                .unwrap_err()
+                .to_string();
+            assert!(!e.contains('\n') && e.contains("\\n"), "{e:?}");
+        }
+    }
 
     fn load(text: &str) -> Result<Config, ConfigError> {
         let mut c = Config {
