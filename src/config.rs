@@ -25,6 +25,7 @@
 
 use crate::digest::sha256_tagged;
 use crate::error::{LanserError, Result};
+pub use crate::languages::{Provision, Ready};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -71,28 +72,6 @@ impl From<ConfigError> for LanserError {
     }
 }
 
-/// How a server gets onto the machine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Provision {
-    /// `npm install --prefix $LANSER_HOME/<name>/<version> <package>@<version>`.
-    Npm,
-    /// `python3 -m venv $LANSER_HOME/<name>/<version> && …/bin/pip install <package>==<version>`.
-    Pip,
-    /// Nothing is installed: `command` is on PATH or a path.
-    None,
-}
-
-impl Provision {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Provision::Npm => "npm",
-            Provision::Pip => "pip",
-            Provision::None => "none",
-        }
-    }
-}
-
 /// Where a server definition (or its last override) came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
@@ -125,6 +104,13 @@ pub struct ServerDef {
     pub provision: Provision,
     pub package: String,
     pub origin: Origin,
+    /// More packages installed beside `package`, pinned (`typescript@5.9.3`).
+    pub with: Vec<String>,
+    /// How the server says it has loaded the project.
+    pub ready: Ready,
+    /// With `ready = "progress"`: the files whose presence in the root makes the server
+    /// index (none of them there, no progress to wait for; an empty list: always wait).
+    pub index_markers: Vec<String>,
 }
 
 impl ServerDef {
@@ -166,6 +152,9 @@ struct RawServer {
     version: Option<String>,
     provision: Option<Provision>,
     package: Option<String>,
+    with: Option<Vec<String>>,
+    ready: Option<Ready>,
+    index_markers: Option<Vec<String>>,
 }
 
 /// One config file that was read.
@@ -212,6 +201,9 @@ fn builtins() -> BTreeMap<String, ServerDef> {
         provision: Provision::Npm,
         package: "pyright".into(),
         origin: Origin::Builtin,
+        with: Vec::new(),
+        ready: Ready::ProjectLog,
+        index_markers: Vec::new(),
     };
     // basedpyright reads its analysis settings from `basedpyright.analysis`.
     let based = ServerDef {
@@ -225,8 +217,31 @@ fn builtins() -> BTreeMap<String, ServerDef> {
         provision: Provision::Pip,
         package: "basedpyright".into(),
         origin: Origin::Builtin,
+        with: Vec::new(),
+        ready: Ready::ProjectLog,
+        index_markers: Vec::new(),
     };
-    BTreeMap::from([(pyright.name.clone(), pyright), (based.name.clone(), based)])
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let others = crate::languages::builtins().into_iter().map(|b| ServerDef {
+        name: b.name.into(),
+        command: b.command.into(),
+        args: strings(b.args),
+        file_types: strings(b.file_types),
+        root_markers: strings(b.root_markers),
+        settings: json!({}),
+        version: b.version.map(str::to_string),
+        provision: b.provision,
+        package: b.name.into(),
+        origin: Origin::Builtin,
+        with: strings(b.with),
+        ready: b.ready,
+        index_markers: strings(b.index_markers),
+    });
+    [pyright, based]
+        .into_iter()
+        .chain(others)
+        .map(|d| (d.name.clone(), d))
+        .collect()
 }
 
 /// `$XDG_CONFIG_HOME/lanser/lanser.toml`, else `~/.config/lanser/lanser.toml`.
@@ -355,6 +370,18 @@ impl Config {
                     .or_else(|| base.as_ref().map(|b| b.package.clone()))
                     .unwrap_or_else(|| name.clone()),
                 origin,
+                with: r
+                    .with
+                    .or_else(|| base.as_ref().map(|b| b.with.clone()))
+                    .unwrap_or_default(),
+                ready: r
+                    .ready
+                    .or(base.as_ref().map(|b| b.ready))
+                    .unwrap_or(Ready::Initialized),
+                index_markers: r
+                    .index_markers
+                    .or_else(|| base.as_ref().map(|b| b.index_markers.clone()))
+                    .unwrap_or_default(),
             };
             if def.provision != Provision::None && def.version.is_none() {
                 return Err(invalid(&format!(
@@ -378,6 +405,29 @@ impl Config {
     pub fn select(&self, flag: Option<&str>) -> Result<&ServerDef, ConfigError> {
         let name = flag.unwrap_or(&self.default);
         self.servers.get(name).ok_or_else(|| self.unknown(name))
+    }
+
+    /// The server for a file at `path` when `--server` does not name one: the default when it
+    /// handles the file's type; else a server configured in a lanser.toml that does (by name),
+    /// else the first built-in of [`crate::languages::ROUTE_ORDER`] that does; else the default.
+    pub fn route(&self, path: &str) -> &str {
+        let default = self.servers.get(&self.default);
+        if default.is_none_or(|d| d.handles(path)) {
+            return &self.default;
+        }
+        let configured = self
+            .servers
+            .values()
+            .find(|d| d.origin != Origin::Builtin && d.handles(path));
+        let builtin = || {
+            crate::languages::ROUTE_ORDER
+                .iter()
+                .filter_map(|n| self.servers.get(*n))
+                .find(|d| d.handles(path))
+        };
+        configured
+            .or_else(builtin)
+            .map_or(&self.default, |d| &d.name)
     }
 
     /// (label, digest) of each config file read, labels free of machine paths.

@@ -17,6 +17,7 @@ pub mod env;
 pub mod error;
 pub mod home;
 pub mod inputs;
+pub mod languages;
 pub mod lsp;
 pub mod mcp;
 pub mod orchestrator;
@@ -107,6 +108,9 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
             Err(e) => fail(&e),
         };
     };
+    if let Err(e) = commands::route::pin(&mut opts, &request) {
+        return fail(&e);
+    }
     // A traced run records its own frames, so it is answered in this process.
     if cli.global.trace_file.is_none() {
         if let Some(code) = daemon::client::answer(&cli, &opts, &request) {

@@ -12,10 +12,11 @@ use crate::bundle::{
     BUNDLE_VERSION,
 };
 
-use crate::config::{deep_merge, Config, ServerDef};
+use crate::config::{deep_merge, Config, Ready, ServerDef};
 use crate::document::{DocCache, Document};
 use crate::env;
 use crate::error::{LanserError, Result};
+pub use crate::lsp::capabilities::capability_summary;
 use crate::lsp::provision::{self, ServerSpec};
 use crate::lsp::session::{Connect, Session, SessionConfig};
 use crate::lsp::transport::Tap;
@@ -27,7 +28,7 @@ use crate::selector::{self, PositionSpec};
 use crate::servers;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -133,6 +134,9 @@ pub struct Orchestrator {
     /// `environment.configDigest`, read once per configuration: the key (settings,
     /// interpreter, lanser.toml digests) and the digest. `reload` reads the files again.
     config_digest: Option<(String, String)>,
+    /// By server: the orchestrators of the other servers requests were routed to by their
+    /// file's type (`commands::route`), each started on first need and kept warm.
+    pub routed: std::collections::BTreeMap<String, Orchestrator>,
 }
 
 impl Orchestrator {
@@ -169,6 +173,7 @@ impl Orchestrator {
             parses: Arc::default(),
             docs: Arc::default(),
             config_digest: None,
+            routed: Default::default(),
         })
     }
 
@@ -325,6 +330,7 @@ impl Orchestrator {
                     s
                 }
             };
+            let def = &self.server_def;
             let config = SessionConfig {
                 command: spec.command.clone(),
                 cwd: self.opts.cwd.clone(),
@@ -333,6 +339,17 @@ impl Orchestrator {
                 settings: self.settings.clone(),
                 request_timeout: self.opts.timeout,
                 tap: self.opts.tap.clone(),
+                ready: def.ready,
+                expect_index: def.index_markers.is_empty()
+                    || def
+                        .index_markers
+                        .iter()
+                        .any(|m| self.ws.root.join(m).is_file()),
+                // Pyright speaks utf-16 only; others get utf-8 where they offer it.
+                encodings: match def.ready {
+                    Ready::ProjectLog => vec!["utf-16"],
+                    _ => vec!["utf-8", "utf-16"],
+                },
             };
             self.session = Some(match &self.connect {
                 Some(connect) => Session::over(config, connect()).await?,
@@ -456,9 +473,22 @@ impl Orchestrator {
     /// A target that starts on `def`, `async def` or `class` (an anchor on a header, a range
     /// over a definition, a cursor on the keyword) is asked about at the name it defines.
     pub async fn position_params(&mut self, target: &Target) -> Result<Value> {
+        let waits = matches!(self.server_def.ready, Ready::Progress | Ready::ServerStatus);
         let session = self.ensure_session().await?;
         let uri = path_to_uri(&target.doc.abs);
         session.sync_document(&uri, &target.doc);
+        // Servers that load the project after the first didOpen answer from a partial one
+        // until then (tsserver: an import for a definition); Pyright answers single-file
+        // requests at once and its commands wait where they need the whole project.
+        if waits {
+            let bound = self.opts.timeout;
+            self.session
+                .as_ref()
+                .expect("started")
+                .wait_ready(bound)
+                .await?;
+        }
+        let session = self.session.as_ref().expect("started");
         let at = skip_definition_keyword(&target.doc.text, target.start);
         let (line, character) = target.doc.position(at, session.encoding);
         Ok(json!({
@@ -536,6 +566,7 @@ impl Orchestrator {
             parses: self.parses.clone(),
             docs: self.docs.clone(),
             config_digest: self.config_digest.clone(),
+            routed: Default::default(),
         }
     }
 
@@ -570,6 +601,9 @@ impl Orchestrator {
 
     /// Shut the server down cleanly, if one was started.
     pub async fn close(mut self) {
+        for (_, other) in std::mem::take(&mut self.routed) {
+            Box::pin(other.close()).await;
+        }
         if let Some(s) = self.session.take() {
             s.shutdown().await;
         }
@@ -627,38 +661,6 @@ fn skip_definition_keyword(text: &str, start: usize) -> usize {
     } else {
         start
     }
-}
-
-/// Which LSP features the server offers statically, as booleans.
-pub fn capability_summary(caps: &Value) -> Value {
-    let has = |k: &str| {
-        caps.get(k)
-            .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)))
-    };
-    let mut m = Map::new();
-    for (name, key) in [
-        ("callHierarchy", "callHierarchyProvider"),
-        ("codeAction", "codeActionProvider"),
-        ("completion", "completionProvider"),
-        ("declaration", "declarationProvider"),
-        ("definition", "definitionProvider"),
-        ("documentHighlight", "documentHighlightProvider"),
-        ("documentSymbol", "documentSymbolProvider"),
-        ("hover", "hoverProvider"),
-        ("implementation", "implementationProvider"),
-        ("references", "referencesProvider"),
-        ("rename", "renameProvider"),
-        ("signatureHelp", "signatureHelpProvider"),
-        ("typeDefinition", "typeDefinitionProvider"),
-        ("workspaceSymbol", "workspaceSymbolProvider"),
-    ] {
-        m.insert(name.into(), json!(has(key)));
-    }
-    m.insert(
-        "prepareRename".into(),
-        json!(caps.pointer("/renameProvider/prepareProvider") == Some(&json!(true))),
-    );
-    Value::Object(m)
 }
 
 #[cfg(test)]

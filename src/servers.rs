@@ -39,8 +39,11 @@ pub fn resolve(
                 PathBuf::from(&def.command)
             } else {
                 provision::which(&def.command).ok_or_else(|| {
+                    let how = crate::languages::how_to_install(&def.name)
+                        .map(|h| format!("; {h}"))
+                        .unwrap_or_default();
                     LanserError::crash(format!(
-                        "server {}: {} is not on PATH",
+                        "server {}: {} is not on PATH{how}",
                         def.name, def.command
                     ))
                 })?
@@ -238,7 +241,8 @@ pub fn install_into(def: &ServerDef, dir: &Path) -> Result<()> {
                         "--no-input",
                         "--quiet",
                     ])
-                    .arg(format!("{}=={version}", def.package)),
+                    .arg(format!("{}=={version}", def.package))
+                    .args(&def.with),
             )
         }),
         _ => run(
@@ -247,7 +251,8 @@ pub fn install_into(def: &ServerDef, dir: &Path) -> Result<()> {
                 .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
                 .arg("--prefix")
                 .arg(&tmp)
-                .arg(format!("{}@{version}", def.package)),
+                .arg(format!("{}@{version}", def.package))
+                .args(&def.with),
         ),
     };
     let result = result.and_then(|()| {

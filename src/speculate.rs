@@ -18,8 +18,14 @@ pub type DiagMap = BTreeMap<String, Vec<Value>>;
 pub async fn pull(o: &mut Orchestrator, files: &[String]) -> Result<DiagMap> {
     let mut out = DiagMap::new();
     for rel in files {
-        let uri = path_to_uri(&o.ws.root.join(rel));
-        let raw = o.ensure_session().await?.pull_diagnostics(&uri).await?;
+        let abs = o.ws.root.join(rel);
+        let uri = path_to_uri(&abs);
+        let session = o.ensure_session().await?;
+        // A server that only publishes checks the documents it has open.
+        if !session.pulls() && !session.is_open(&uri) {
+            session.sync_document(&uri, &crate::document::Document::load(abs, rel.clone())?);
+        }
+        let raw = session.pull_diagnostics(&uri).await?;
         let items = raw
             .get("items")
             .and_then(Value::as_array)

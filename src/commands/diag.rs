@@ -39,6 +39,17 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
 
 pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
     let files = files(o, targets)?;
+    // A server that only publishes checks open documents, and tsserver loads its project
+    // on the first one: open them before waiting for the load.
+    let root = o.ws.root.clone();
+    let session = o.ensure_session().await?;
+    if !session.pulls() {
+        for rel in &files {
+            let abs = root.join(rel);
+            let doc = crate::document::Document::load(abs.clone(), rel.clone())?;
+            session.sync_document(&crate::workspace::path_to_uri(&abs), &doc);
+        }
+    }
     let ready = o.wait_ready().await?;
     // A file the server refuses to check (its own error answer, e.g. a parser's stack
     // overflow) is named in `failed`; every other file is still reported. A crash or a

@@ -25,8 +25,16 @@ impl Execute for Orchestrator {
     }
 }
 
-/// Run one request; failures become error bundles, never panics.
+/// Run one request; failures become error bundles, never panics. A request for a file of
+/// another server's type is answered by that server ([`super::route`]).
 pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
+    if let Some(name) = super::route::server_for(o, req) {
+        match super::route::orchestrator_for(o, &name) {
+            Ok(Some(other)) => return Box::pin(execute(other, req)).await,
+            Ok(None) => {}
+            Err(e) => return failed(o, req, e).await,
+        }
+    }
     let started = Instant::now();
     o.clear_rejected();
     let outcome = match req.selector.as_deref().map(selector::parse) {

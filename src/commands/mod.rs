@@ -22,6 +22,7 @@ pub mod rename;
 pub mod rename_file;
 pub mod render;
 pub mod replay;
+pub mod route;
 pub mod show;
 pub mod structural;
 pub mod symbols;

@@ -88,6 +88,10 @@ async fn replay_in(trace: &Trace, root: &Path) -> Result<Replay> {
     };
     opts.install = false;
     opts.tap = None;
+    // A one-request trace was answered by the server its file's type routed it to.
+    if let Some(req) = cli.command.request() {
+        super::route::pin(&mut opts, &req)?;
+    }
     let mut orch = Orchestrator::new(opts)?;
     let root = orch.ws.root.clone();
     let workspace_mismatch = compare_workspace(trace, &orch.ws);

@@ -1,18 +1,19 @@
-//! What lanser declares to a server in `initialize`: the client capabilities, the workspace
-//! folder and who is asking.
+//! What lanser declares to a server in `initialize` (the client capabilities, the workspace
+//! folder and who is asking) and what it reads back of the server's.
 
 use super::session::SessionConfig;
-use serde_json::{json, Value};
+use crate::languages::Ready;
+use serde_json::{json, Map, Value};
 
 pub(super) fn initialize_params(config: &SessionConfig) -> Value {
-    json!({
+    let mut params = json!({
         "processId": std::process::id(),
         "clientInfo": {"name": "lanser", "version": env!("CARGO_PKG_VERSION")},
         "rootUri": config.root_uri,
         "rootPath": config.root.to_string_lossy(),
         "workspaceFolders": [{"uri": config.root_uri, "name": "root"}],
         "capabilities": {
-            "general": {"positionEncodings": ["utf-16"]},
+            "general": {"positionEncodings": config.encodings},
             "workspace": {
                 "configuration": true,
                 "workspaceFolders": true,
@@ -41,5 +42,42 @@ pub(super) fn initialize_params(config: &SessionConfig) -> Value {
             },
             "window": {"workDoneProgress": true}
         }
-    })
+    });
+    // rust-analyzer reports "quiescent" (its loaded signal) only when asked.
+    if config.ready == Ready::ServerStatus {
+        params["capabilities"]["experimental"] = json!({"serverStatusNotification": true});
+    }
+    params
+}
+
+/// Which LSP features the server offers statically, as booleans.
+pub fn capability_summary(caps: &Value) -> Value {
+    let has = |k: &str| {
+        caps.get(k)
+            .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)))
+    };
+    let mut m = Map::new();
+    for (name, key) in [
+        ("callHierarchy", "callHierarchyProvider"),
+        ("codeAction", "codeActionProvider"),
+        ("completion", "completionProvider"),
+        ("declaration", "declarationProvider"),
+        ("definition", "definitionProvider"),
+        ("documentHighlight", "documentHighlightProvider"),
+        ("documentSymbol", "documentSymbolProvider"),
+        ("hover", "hoverProvider"),
+        ("implementation", "implementationProvider"),
+        ("references", "referencesProvider"),
+        ("rename", "renameProvider"),
+        ("signatureHelp", "signatureHelpProvider"),
+        ("typeDefinition", "typeDefinitionProvider"),
+        ("workspaceSymbol", "workspaceSymbolProvider"),
+    ] {
+        m.insert(name.into(), json!(has(key)));
+    }
+    m.insert(
+        "prepareRename".into(),
+        json!(caps.pointer("/renameProvider/prepareProvider") == Some(&json!(true))),
+    );
+    Value::Object(m)
 }

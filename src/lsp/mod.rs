@@ -5,6 +5,7 @@
 
 pub mod capabilities;
 pub mod changes;
+pub mod handler;
 pub mod provision;
 pub mod session;
 pub mod transport;

@@ -7,9 +7,12 @@
 //! reliable "loaded" signal is the log line "Found N source files" (or "No source files
 //! found."). [`Session::wait_ready`] waits for that line, bounded.
 
-use super::transport::{FrameError, Tap, Transport};
+pub use super::handler::settings_section;
+use super::handler::Handler;
+use super::transport::{Tap, Transport};
 use crate::document::Document;
 use crate::error::{ErrorCode, LanserError, Result};
+use crate::languages::Ready;
 use crate::text::Encoding;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -20,10 +23,13 @@ use std::time::Duration;
 use tokio::process::{Child, Command};
 use tokio::sync::{oneshot, watch};
 
+/// How long a push-only server may stay silent before its last published diagnostics of a
+/// document are taken as current (see [`Session::pull_diagnostics`]).
+const PUBLISH_QUIET: Duration = Duration::from_millis(1500);
 /// How long `shutdown` may take before the server is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// JSON-RPC error codes with a meaning of their own.
-const METHOD_NOT_FOUND: i64 = -32601;
+pub(super) const METHOD_NOT_FOUND: i64 = -32601;
 const REQUEST_CANCELLED: i64 = -32800;
 const CONTENT_MODIFIED: i64 = -32801;
 
@@ -41,45 +47,71 @@ pub struct SessionConfig {
     pub settings: Value,
     pub request_timeout: Duration,
     pub tap: Option<Tap>,
+    /// The server's "project loaded" signal; [`Ready::Initialized`] is ready at once, as is
+    /// [`Ready::Progress`] when `expect_index` is false.
+    pub ready: Ready,
+    pub expect_index: bool,
+    /// `general.positionEncodings` offered, in order of preference.
+    pub encodings: Vec<&'static str>,
 }
 
-type Reply = std::result::Result<Value, RpcError>;
+pub(super) type Reply = std::result::Result<Value, RpcError>;
 
 #[derive(Debug, Clone)]
-enum RpcError {
+pub(super) enum RpcError {
     Closed,
     Server { code: i64, message: String },
 }
 
+/// The diagnostics a server last published for one document.
+pub(super) struct Published {
+    /// The document version they are for, when the server says.
+    pub(super) version: Option<i64>,
+    pub(super) diagnostics: Value,
+    /// The order of arrival among all publishes.
+    pub(super) seq: u64,
+}
+
 #[derive(Default)]
-struct State {
+pub(super) struct State {
     next_id: i64,
-    pending: HashMap<i64, oneshot::Sender<Reply>>,
-    closed: bool,
+    pub(super) pending: HashMap<i64, oneshot::Sender<Reply>>,
+    pub(super) closed: bool,
     /// Version from "Pyright language server X starting", for servers without serverInfo.
-    logged_version: Option<String>,
+    pub(super) logged_version: Option<String>,
     /// uri → (version, text digest) of documents opened in the server.
     open_docs: HashMap<String, (i32, String)>,
     /// Why the stream ended, when it was not a plain exit.
-    close_reason: Option<String>,
+    pub(super) close_reason: Option<String>,
     /// While set, `workspace/applyEdit` requests are collected (and answered applied) so that
     /// lanser applies them through its own envelope; otherwise they are refused.
-    capture_edits: bool,
-    captured_edits: Vec<Value>,
+    pub(super) capture_edits: bool,
+    pub(super) captured_edits: Vec<Value>,
+    /// `$/progress` tokens begun and not ended.
+    pub(super) progress_open: std::collections::HashSet<String>,
+    /// The server registered `textDocument/diagnostic` (it answers pulls).
+    pub(super) pull_registered: bool,
+    /// uri → the diagnostics last published for it (push-only servers).
+    pub(super) published: HashMap<String, Published>,
+    pub(super) publish_seq: u64,
+    /// uri → `publish_seq` when lanser last sent it the document's text.
+    synced_at: HashMap<String, u64>,
     /// View-changing notifications sent so far (see [`super::view`]).
     view_changes: u64,
     /// Diagnostics pulled per view.
     diag_memo: super::view::DiagMemo,
 }
 
-struct Shared {
+pub(super) struct Shared {
     state: Mutex<State>,
-    ready: watch::Sender<bool>,
-    closed: watch::Sender<bool>,
+    pub(super) ready: watch::Sender<bool>,
+    pub(super) closed: watch::Sender<bool>,
+    /// The `publish_seq` of the latest publishDiagnostics.
+    pub(super) published: watch::Sender<u64>,
 }
 
 impl Shared {
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -152,10 +184,12 @@ impl Session {
     {
         let (ready, _) = watch::channel(false);
         let (closed, _) = watch::channel(false);
+        let (published, _) = watch::channel(0);
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             ready,
             closed,
+            published,
         });
         // Server→client requests are answered from the reader task through the same writer.
         let outgoing = tokio::sync::mpsc::unbounded_channel::<String>();
@@ -165,6 +199,7 @@ impl Session {
             settings: settings.clone(),
             root_uri: config.root_uri.clone(),
             replies: outgoing.0.clone(),
+            ready: config.ready,
         };
         let transport = Transport::start(
             stdin,
@@ -195,6 +230,14 @@ impl Session {
             _ => Encoding::Utf16,
         };
         session.init_result = result;
+        let waits = match session.config.ready {
+            Ready::ProjectLog | Ready::ServerStatus => true,
+            Ready::Progress => session.config.expect_index,
+            Ready::Initialized => false,
+        };
+        if !waits {
+            session.shared.ready.send_replace(true);
+        }
         session.notify("initialized", json!({}));
         // Pyright 1.1.407 answers nothing until it gets this (DESIGN §1).
         session.notify(
@@ -340,6 +383,8 @@ impl Session {
             Some((version, _)) => {
                 st.open_docs
                     .insert(uri.to_string(), (version + 1, doc.doc_version.clone()));
+                let seq = st.publish_seq;
+                st.synced_at.insert(uri.to_string(), seq);
                 drop(st);
                 self.notify(
                     "textDocument/didChange",
@@ -352,12 +397,15 @@ impl Session {
             None => {
                 st.open_docs
                     .insert(uri.to_string(), (1, doc.doc_version.clone()));
+                let seq = st.publish_seq;
+                st.synced_at.insert(uri.to_string(), seq);
                 drop(st);
+                let language = crate::languages::language_id(uri);
                 self.notify(
                     "textDocument/didOpen",
                     json!({
                         "textDocument": {
-                            "uri": uri, "languageId": "python", "version": 1, "text": doc.text
+                            "uri": uri, "languageId": language, "version": 1, "text": doc.text
                         }
                     }),
                 );
@@ -369,6 +417,9 @@ impl Session {
     /// from the diagnostics already pulled under the same view once the project is loaded
     /// (see [`super::view`]).
     pub async fn pull_diagnostics(&self, uri: &str) -> Result<Value> {
+        if !self.pulls() {
+            return self.published_diagnostics(uri).await;
+        }
         let key = self.view_key();
         if let Some(k) = &key {
             if let Some(answer) = self.shared.lock().diag_memo.get(k, uri) {
@@ -387,6 +438,65 @@ impl Session {
         Ok(answer)
     }
 
+    /// Whether the server answers `textDocument/diagnostic` (else it only publishes).
+    pub fn pulls(&self) -> bool {
+        self.config.ready == Ready::ProjectLog
+            || self
+                .init_result
+                .pointer("/capabilities/diagnosticProvider")
+                .is_some()
+            || self.shared.lock().pull_registered
+    }
+
+    /// The diagnostics a push-only server publishes for `uri` (open in it), shaped as a pull's
+    /// full report: the first publish for the version lanser sent last (or, from a server that
+    /// names no version, the first after that text was sent). A server may publish nothing
+    /// when nothing changed (typescript-language-server skips an empty list after an empty
+    /// one), so once no publish at all has arrived for [`PUBLISH_QUIET`] the last list
+    /// published for `uri` stands (none: no diagnostics). Bounded by the request timeout.
+    async fn published_diagnostics(&self, uri: &str) -> Result<Value> {
+        let mut arrivals = self.shared.published.subscribe();
+        let mut closed = self.shared.closed.subscribe();
+        let wait = async {
+            loop {
+                {
+                    let st = self.shared.lock();
+                    let sent = st.open_docs.get(uri).map(|d| i64::from(d.0));
+                    let after = st.synced_at.get(uri).copied().unwrap_or(0);
+                    if let Some(p) = st.published.get(uri) {
+                        let fits = match p.version {
+                            Some(v) => Some(v) == sent,
+                            None => p.seq > after,
+                        };
+                        if fits {
+                            return Some(p.diagnostics.clone());
+                        }
+                    }
+                }
+                tokio::select! {
+                    r = arrivals.changed() => if r.is_err() { return None },
+                    _ = closed.wait_for(|c| *c) => return None,
+                    _ = tokio::time::sleep(PUBLISH_QUIET) => {
+                        let st = self.shared.lock();
+                        let last = st.published.get(uri).map(|p| p.diagnostics.clone());
+                        return Some(last.unwrap_or_else(|| json!([])));
+                    }
+                }
+            }
+        };
+        match tokio::time::timeout(self.config.request_timeout, wait).await {
+            Ok(Some(items)) => Ok(json!({"kind": "full", "items": items})),
+            Ok(None) => Err(self.crash_error("textDocument/publishDiagnostics")),
+            Err(_) => Err(LanserError::new(
+                ErrorCode::LsTimeout,
+                format!(
+                    "no diagnostics published for {uri} within {:.0} s",
+                    self.config.request_timeout.as_secs_f64()
+                ),
+            )),
+        }
+    }
+
     /// The key of what the server sees now, once the project is loaded.
     fn view_key(&self) -> Option<String> {
         if !*self.shared.ready.borrow() {
@@ -394,6 +504,11 @@ impl Session {
         }
         let st = self.shared.lock();
         Some(super::view::key(st.view_changes, &st.open_docs))
+    }
+
+    /// Whether the server has `uri` open.
+    pub fn is_open(&self, uri: &str) -> bool {
+        self.shared.lock().open_docs.contains_key(uri)
     }
 
     /// The URIs of the documents opened in the server, sorted.
@@ -502,189 +617,4 @@ fn server_error(method: &str, code: i64, message: &str) -> LanserError {
         code_kind,
         format!("language server refused {method} (code {code}): {message}"),
     )
-}
-
-/// Reader-side handling of everything the server sends.
-struct Handler {
-    shared: Arc<Shared>,
-    settings: Arc<Mutex<Value>>,
-    root_uri: String,
-    replies: tokio::sync::mpsc::UnboundedSender<String>,
-}
-
-impl Handler {
-    fn on_message(&mut self, msg: Result<Value, FrameError>) {
-        let msg = match msg {
-            Ok(m) => m,
-            Err(e) => return self.on_close(e),
-        };
-        let method = msg.get("method").and_then(Value::as_str);
-        let id = msg.get("id").cloned();
-        match (method, id) {
-            (None, Some(id)) => {
-                let Some(id) = id.as_i64() else { return };
-                let Some(tx) = self.shared.lock().pending.remove(&id) else {
-                    return;
-                };
-                let reply = match msg.get("error") {
-                    Some(err) => Err(RpcError::Server {
-                        code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
-                        message: err
-                            .get("message")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                    }),
-                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
-                };
-                let _ = tx.send(reply);
-            }
-            (Some(method), Some(id)) => {
-                let params = msg.get("params").cloned().unwrap_or(Value::Null);
-                let body = match self.answer(method, &params) {
-                    Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                    Err((code, message)) => json!({
-                        "jsonrpc": "2.0", "id": id,
-                        "error": {"code": code, "message": message}
-                    }),
-                };
-                let _ = self.replies.send(body.to_string());
-            }
-            (Some(method), None) => self.on_notification(method, &msg),
-            (None, None) => {}
-        }
-    }
-
-    fn on_close(&mut self, why: FrameError) {
-        let pending: Vec<_> = {
-            let mut st = self.shared.lock();
-            st.closed = true;
-            if !matches!(why, FrameError::Closed) {
-                st.close_reason = Some(format!("sent a malformed frame ({why})"));
-            }
-            st.pending.drain().map(|(_, tx)| tx).collect()
-        };
-        for tx in pending {
-            let _ = tx.send(Err(RpcError::Closed));
-        }
-        self.shared.closed.send_replace(true);
-    }
-
-    /// Every server→client request gets an answer; unknown ones MethodNotFound.
-    fn answer(&self, method: &str, params: &Value) -> std::result::Result<Value, (i64, String)> {
-        match method {
-            "workspace/configuration" => {
-                let items = params
-                    .get("items")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                Ok(Value::Array(
-                    items
-                        .iter()
-                        .map(|item| {
-                            let section = item.get("section").and_then(Value::as_str);
-                            let settings = self.settings.lock().unwrap_or_else(|p| p.into_inner());
-                            settings_section(&settings, section)
-                        })
-                        .collect(),
-                ))
-            }
-            "workspace/workspaceFolders" => Ok(json!([{"uri": self.root_uri, "name": "root"}])),
-            "client/registerCapability"
-            | "client/unregisterCapability"
-            | "window/workDoneProgress/create"
-            | "workspace/diagnostic/refresh"
-            | "workspace/semanticTokens/refresh"
-            | "workspace/inlayHint/refresh"
-            | "workspace/codeLens/refresh"
-            | "window/showMessageRequest" => Ok(Value::Null),
-            "window/showDocument" => Ok(json!({"success": false})),
-            "workspace/applyEdit" => {
-                let mut st = self.shared.lock();
-                if st.capture_edits {
-                    let edit = params.get("edit").cloned().unwrap_or(Value::Null);
-                    st.captured_edits.push(edit);
-                    Ok(json!({"applied": true}))
-                } else {
-                    Ok(json!({
-                        "applied": false,
-                        "failureReason": "lanser applies edits only through its own safety envelope"
-                    }))
-                }
-            }
-            _ => Err((METHOD_NOT_FOUND, format!("Unhandled method {method}"))),
-        }
-    }
-
-    fn on_notification(&mut self, method: &str, msg: &Value) {
-        if method == "window/logMessage" {
-            let text = msg
-                .pointer("/params/message")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if let Some(v) = text
-                .strip_prefix("Pyright language server ")
-                .and_then(|r| r.strip_suffix(" starting"))
-            {
-                self.shared.lock().logged_version = Some(v.to_string());
-            }
-            if is_project_loaded_line(text) {
-                self.shared.ready.send_replace(true);
-            }
-        }
-    }
-}
-
-/// "Found 34 source files" / "Found 1 source file" / "No source files found."
-fn is_project_loaded_line(text: &str) -> bool {
-    if text.starts_with("No source files found") {
-        return true;
-    }
-    let Some(rest) = text.strip_prefix("Found ") else {
-        return false;
-    };
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0 && rest[digits..].starts_with(" source file")
-}
-
-/// The value at a dotted section path (`python.analysis`), or null.
-pub fn settings_section(settings: &Value, section: Option<&str>) -> Value {
-    let Some(section) = section.filter(|s| !s.is_empty()) else {
-        return settings.clone();
-    };
-    let mut cur = settings;
-    for part in section.split('.') {
-        match cur.get(part) {
-            Some(v) => cur = v,
-            None => return Value::Null,
-        }
-    }
-    cur.clone()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dotted_sections() {
-        let s = json!({"python": {"analysis": {"diagnosticMode": "openFilesOnly"}, "pythonPath": "/p"}});
-        assert_eq!(
-            settings_section(&s, Some("python.analysis")),
-            json!({"diagnosticMode": "openFilesOnly"})
-        );
-        assert_eq!(settings_section(&s, Some("python.pythonPath")), json!("/p"));
-        assert_eq!(settings_section(&s, Some("pyright")), Value::Null);
-        assert_eq!(settings_section(&s, None), s);
-    }
-
-    #[test]
-    fn project_loaded_lines() {
-        assert!(is_project_loaded_line("Found 34 source files"));
-        assert!(is_project_loaded_line("Found 1 source file"));
-        assert!(is_project_loaded_line("No source files found."));
-        assert!(!is_project_loaded_line("Found configuration file"));
-        assert!(!is_project_loaded_line("Searching for source files"));
-    }
 }

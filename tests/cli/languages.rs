@@ -1,0 +1,299 @@
+//! Languages beyond Python on their real, pinned servers (installed into the cache on first
+//! use, as a user gets them): TypeScript through typescript-language-server, C through
+//! clangd; a mixed repository answered without flags. Expectations come from the fixture
+//! text.
+
+use crate::support::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn json(args: &[&str]) -> Value {
+    let o = run(args);
+    assert!(
+        o.status.success(),
+        "lanser {}: {}",
+        args.join(" "),
+        stderr(&o)
+    );
+    bundle(&o)
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if src.is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+#[test]
+fn typescript_def_refs_hover_symbols_and_diag_on_the_real_server() {
+    let ts = fixture("ts");
+    let ws = ts.to_string_lossy().into_owned();
+    let app = "src/app.ts";
+    let call = line_with(&ts, app, "makeStore();");
+    let sel = format!("{app}@L{call}:makeStore");
+    let b = json(&["def", &sel, "--workspace", &ws, "--json"]);
+    assert_eq!(
+        b["environment"]["server"]["name"], "typescript-language-server",
+        "routed by the file type, no --server"
+    );
+    let decl = line_with(&ts, "src/store.ts", "export function makeStore");
+    assert_eq!(
+        locs(&b["facts"]["definitions"]),
+        vec![(
+            "src/store.ts".to_string(),
+            ident_range(&ts, "src/store.ts", decl, "makeStore")
+        )],
+        "the declaration, not the import (the project is loaded first)"
+    );
+    assert_eq!(b["meta"]["complete"], true);
+
+    // refs of Store.add: the declaration and both calls.
+    let add = line_with(&ts, "src/store.ts", "add(item: Item)");
+    let sel = format!("src/store.ts@L{add}:add");
+    let b = json(&["refs", &sel, "--workspace", &ws, "--json"]);
+    let mut want = vec![(
+        "src/store.ts".to_string(),
+        ident_range(&ts, "src/store.ts", add, "add"),
+    )];
+    for (file, needle) in [(app, "store.add(item)"), ("src/broken.ts", "store.add({")] {
+        let line = line_with(&ts, file, needle);
+        want.push((file.to_string(), ident_range(&ts, file, line, "add")));
+    }
+    want.sort();
+    let mut got = locs(&b["facts"]["references"]);
+    got.sort();
+    assert_eq!(got, want);
+
+    let sel = format!(
+        "{app}@L{}:checkout",
+        line_with(&ts, app, "function checkout")
+    );
+    let b = json(&["hover", &sel, "--workspace", &ws, "--json"]);
+    let text = b["facts"].to_string();
+    assert!(
+        text.contains("function checkout(items: Item[]): number"),
+        "{text}"
+    );
+
+    let b = json(&["symbols", "src/store.ts", "--workspace", &ws, "--json"]);
+    let names = b["facts"]["symbols"].to_string();
+    for name in ["Item", "Store", "add", "total", "makeStore"] {
+        assert!(names.contains(&format!("\"{name}\"")), "{name} in {names}");
+    }
+
+    // diag: the two type errors of broken.ts, none in app.ts.
+    let b = json(&["diag", "src/broken.ts", app, "--workspace", &ws, "--json"]);
+    let errors: Vec<(String, u64)> = b["facts"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["range"][0].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let bad = |needle| line_with(&ts, "src/broken.ts", needle) as u64 - 1;
+    assert_eq!(
+        errors,
+        vec![
+            ("src/broken.ts".to_string(), bad("const count")),
+            ("src/broken.ts".to_string(), bad("store.remove()")),
+        ]
+    );
+    assert_eq!(b["facts"]["counts"]["error"], 2);
+}
+
+#[test]
+fn typescript_rename_previews_then_applies_and_bundles_are_stable_across_copies() {
+    let ts = fixture("ts");
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("ts");
+    copy_tree(&ts, &copy);
+    let ws = copy.to_string_lossy().into_owned();
+    let add = line_with(&copy, "src/store.ts", "add(item: Item)");
+    let sel = format!("src/store.ts@L{add}:add");
+
+    // The same read-only bundle in the fixture and in a copy, from fresh processes.
+    let here = json(&["refs", &sel, "--workspace", &ts.to_string_lossy(), "--json"]);
+    let there = json(&["refs", &sel, "--workspace", &ws, "--json"]);
+    assert_eq!(here["bundleId"], there["bundleId"]);
+
+    let before: Vec<String> = ["src/store.ts", "src/app.ts", "src/broken.ts"]
+        .iter()
+        .map(|f| read(&copy, f))
+        .collect();
+    let preview = json(&["rename", &sel, "put", "--workspace", &ws, "--json"]);
+    let diff = preview["edits"]["diff"].as_str().unwrap_or_default();
+    assert!(diff.contains("+  put(item: Item): number {"), "{diff}");
+    assert!(diff.contains("+    store.put(item);"), "{diff}");
+    for (f, old) in ["src/store.ts", "src/app.ts", "src/broken.ts"]
+        .iter()
+        .zip(&before)
+    {
+        assert_eq!(&read(&copy, f), old, "a preview writes nothing");
+    }
+    let o = lanser()
+        .args([
+            "rename",
+            &sel,
+            "put",
+            "--workspace",
+            &ws,
+            "--apply",
+            "--allow-dirty",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (f, old) in ["src/store.ts", "src/app.ts", "src/broken.ts"]
+        .iter()
+        .zip(&before)
+    {
+        let want = old
+            .replace("add(item: Item)", "put(item: Item)")
+            .replace("store.add(", "store.put(");
+        assert_eq!(read(&copy, f), want, "{f}");
+    }
+}
+
+#[test]
+fn a_mixed_repository_is_answered_per_file_type_without_flags() {
+    let mixed = fixture("mixed");
+    let ws = mixed.to_string_lossy().into_owned();
+    let py = format!(
+        "api/views.py@L{}:make_order",
+        line_with(&mixed, "api/views.py", "order = make_order(")
+    );
+    let ts = format!(
+        "web/app.ts@L{}:render",
+        line_with(&mixed, "web/app.ts", "render({")
+    );
+    let b = json(&["def", &py, "--workspace", &ws, "--json"]);
+    assert_eq!(b["environment"]["server"]["name"], "pyright");
+    let line = line_with(&mixed, "api/models.py", "def make_order");
+    assert_eq!(
+        locs(&b["facts"]["definitions"]),
+        vec![(
+            "api/models.py".to_string(),
+            ident_range(&mixed, "api/models.py", line, "make_order")
+        )]
+    );
+    let b = json(&["def", &ts, "--workspace", &ws, "--json"]);
+    assert_eq!(
+        b["environment"]["server"]["name"],
+        "typescript-language-server"
+    );
+    let line = line_with(&mixed, "web/order.ts", "export function render");
+    let ts_def = b["bundleId"].clone();
+    assert_eq!(
+        locs(&b["facts"]["definitions"]),
+        vec![(
+            "web/order.ts".to_string(),
+            ident_range(&mixed, "web/order.ts", line, "render")
+        )]
+    );
+
+    // One batch, both languages: each line on its own server, the same bundles.
+    let input = format!(
+        "{{\"cmd\":\"def\",\"selector\":\"{py}\"}}\n{{\"cmd\":\"def\",\"selector\":\"{ts}\"}}\n{{\"cmd\":\"def\",\"selector\":\"{py}\"}}\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("in.jsonl");
+    std::fs::write(&file, input).unwrap();
+    let o = lanser()
+        .args([
+            "batch",
+            "--in",
+            &file.to_string_lossy(),
+            "--out",
+            "-",
+            "--workspace",
+            &ws,
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(
+        lines[1]["environment"]["server"]["name"],
+        "typescript-language-server"
+    );
+    assert_eq!(lines[1]["bundleId"], ts_def);
+    assert_eq!(lines[0]["bundleId"], lines[2]["bundleId"]);
+    assert_eq!(lines[0]["environment"]["server"]["name"], "pyright");
+}
+
+#[test]
+fn c_through_clangd_with_its_background_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    copy_tree(&fixture("c"), &c);
+    // clangd reads only absolute compilation directories.
+    let db = read(&c, "compile_commands.json").replace(
+        "\"directory\": \".\"",
+        &format!("\"directory\": {:?}", c.to_string_lossy()),
+    );
+    std::fs::write(c.join("compile_commands.json"), db).unwrap();
+    let ws = c.to_string_lossy().into_owned();
+    let call = line_with(&c, "src/main.c", "store_add(&s");
+    let b = json(&[
+        "def",
+        &format!("src/main.c@L{call}:store_add"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    assert_eq!(b["environment"]["server"]["name"], "clangd");
+    // The definition (the body in store.c), which clangd finds through its index.
+    let decl = line_with(&c, "src/store.c", "int store_add(");
+    assert_eq!(
+        locs(&b["facts"]["definitions"]),
+        vec![(
+            "src/store.c".to_string(),
+            ident_range(&c, "src/store.c", decl, "store_add")
+        )]
+    );
+    // refs from the definition file reach main.c only through the background index.
+    let def_line = line_with(&c, "src/store.c", "int store_add(");
+    let b = json(&[
+        "refs",
+        &format!("src/store.c@L{def_line}:store_add"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    assert_eq!(b["meta"]["complete"], true);
+    let files: std::collections::BTreeSet<String> = locs(&b["facts"]["references"])
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(
+        files,
+        ["src/main.c", "src/store.c", "src/store.h"]
+            .map(String::from)
+            .into()
+    );
+    let b = json(&["diag", "src/broken.c", "--workspace", &ws, "--json"]);
+    let line = line_with(&c, "src/broken.c", "store_remove") as u64 - 1;
+    let diags = b["facts"]["diagnostics"].as_array().unwrap();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d["severity"] == "error" && d["range"][0] == line),
+        "{diags:?}"
+    );
+}
