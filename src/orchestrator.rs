@@ -190,6 +190,12 @@ impl Orchestrator {
         self.rejected.lock().ok().and_then(|mut r| r.take())
     }
 
+    /// Every running session: this orchestrator's and those of the servers it routed to.
+    pub fn sessions(&self) -> Vec<&Session> {
+        let routed = self.routed.values().filter_map(|o| o.session.as_ref());
+        self.session.iter().chain(routed).collect()
+    }
+
     /// Time spent starting the server, for `meta.timing`.
     pub fn start_ms(&self) -> Option<f64> {
         self.start_ms
@@ -340,6 +346,7 @@ impl Orchestrator {
                 request_timeout: self.opts.timeout,
                 tap: self.opts.tap.clone(),
                 ready: def.ready,
+                ready_log: def.ready_log.clone(),
                 expect_index: def.index_markers.is_empty()
                     || def
                         .index_markers
@@ -473,21 +480,10 @@ impl Orchestrator {
     /// A target that starts on `def`, `async def` or `class` (an anchor on a header, a range
     /// over a definition, a cursor on the keyword) is asked about at the name it defines.
     pub async fn position_params(&mut self, target: &Target) -> Result<Value> {
-        let waits = matches!(self.server_def.ready, Ready::Progress | Ready::ServerStatus);
         let session = self.ensure_session().await?;
         let uri = path_to_uri(&target.doc.abs);
         session.sync_document(&uri, &target.doc);
-        // Servers that load the project after the first didOpen answer from a partial one
-        // until then (tsserver: an import for a definition); Pyright answers single-file
-        // requests at once and its commands wait where they need the whole project.
-        if waits {
-            let bound = self.opts.timeout;
-            self.session
-                .as_ref()
-                .expect("started")
-                .wait_ready(bound)
-                .await?;
-        }
+        self.wait_opened().await?;
         let session = self.session.as_ref().expect("started");
         let at = skip_definition_keyword(&target.doc.text, target.start);
         let (line, character) = target.doc.position(at, session.encoding);
@@ -495,6 +491,21 @@ impl Orchestrator {
             "textDocument": {"uri": uri},
             "position": {"line": line, "character": character},
         }))
+    }
+
+    /// After a document was opened: wait (bounded) for servers that load the project on the
+    /// first `didOpen` and answer partially until then (tsserver, clangd's index, gopls,
+    /// rust-analyzer, bash-language-server). Pyright answers single-file requests at once, and
+    /// its commands wait where they need the whole project.
+    pub async fn wait_opened(&mut self) -> Result<()> {
+        let waits = matches!(
+            self.server_def.ready,
+            Ready::Progress | Ready::ServerStatus | Ready::LogLine
+        );
+        if waits {
+            self.wait_ready().await?;
+        }
+        Ok(())
     }
 
     /// Wait (bounded by the timeout) until the server has loaded the project.

@@ -4,10 +4,11 @@
 //! The built-in Pyright keeps its own resolution (`lsp::provision`: `--server-cmd`, the
 //! workspace's node_modules, the managed npm install). Every other server installs into
 //! `$LANSER_HOME/<name>/<version>/`:
-//! - `pip`: `python3 -m venv DIR && DIR/bin/pip install <package>==<version>`. The console
+//! - `pip`: `python3 -m venv DIR && DIR/bin/pip install <package>==<version>`. A console
 //!   script is run through the venv's own interpreter (`DIR/bin/python DIR/bin/<command>`), so
 //!   the install, made in a temporary sibling and renamed into place, does not depend on its
-//!   scripts' shebangs; basedpyright brings its own node this way (no system node needed).
+//!   scripts' shebangs; basedpyright brings its own node this way (no system node needed). A
+//!   binary the wheel ships (ty, pyrefly) runs as it is.
 //! - `npm`: `npm install --prefix DIR <package>@<version>`, run as `DIR/node_modules/.bin/<command>`.
 //! - `none`: `command` on PATH, or a path (relative to the invocation directory).
 //!
@@ -108,7 +109,13 @@ fn spec_of(def: &ServerDef, dir: &Path) -> Result<ServerSpec> {
     let entry = entry(def, dir);
     let (program, package) = match def.provision {
         Provision::Pip => (
-            vec![dir.join("bin/python"), entry],
+            // A console script runs through the venv's interpreter; a wheel's own binary
+            // (ty, pyrefly) runs as it is.
+            if is_script(&entry) {
+                vec![dir.join("bin/python"), entry]
+            } else {
+                vec![entry]
+            },
             pip_version(dir, &def.package).map(|v| (def.package.clone(), v)),
         ),
         _ => {
@@ -131,6 +138,15 @@ fn spec_of(def: &ServerDef, dir: &Path) -> Result<ServerSpec> {
         source: Source::Managed,
         package,
     })
+}
+
+/// Whether `file` is a script (`#!`), not a binary.
+fn is_script(file: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 2];
+    std::fs::File::open(file)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == b"#!")
 }
 
 /// The version of `package` installed in the venv at `dir`, from its `.dist-info` name.

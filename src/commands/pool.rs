@@ -164,7 +164,7 @@ impl Pool {
             let changes = Changes::between(&before, &after).sources();
             if !changes.is_empty() {
                 for lane in &self.lanes {
-                    if let Some(session) = lane.owner.as_ref().and_then(|o| o.session.as_ref()) {
+                    for session in lane.owner.iter().flat_map(|o| o.sessions()) {
                         changes::apply(session, &orch.ws, &changes);
                     }
                 }

@@ -19,8 +19,9 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
     let (abs, rel) = o.ws.resolve_user_path(file, &o.opts.cwd)?;
     let doc = Document::load(abs, rel)?;
     let uri = path_to_uri(&doc.abs);
+    o.ensure_session().await?.sync_document(&uri, &doc);
+    o.wait_opened().await?;
     let session = o.ensure_session().await?;
-    session.sync_document(&uri, &doc);
     let raw = session
         .request(
             "textDocument/documentSymbol",

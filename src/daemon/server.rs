@@ -526,7 +526,7 @@ impl Daemon {
                 json!({
                     "contentDigest": index.digest(),
                     "generation": index.generation(),
-                    "pythonFiles": index.sources().len(),
+                    "pythonFiles": index.python_sources().len(),
                     "synced": {
                         "created": synced.created,
                         "changed": synced.changed,
@@ -560,7 +560,7 @@ impl Daemon {
         }
         self.ws.forget_roots();
         let synced = changes.sources();
-        if let Some(session) = engine.orch.as_ref().and_then(|o| o.session.as_ref()) {
+        for session in engine.orch.iter().flat_map(|o| o.sessions()) {
             fresh::apply(session, &self.ws, &synced);
         }
         engine.memo.clear();
@@ -644,7 +644,7 @@ impl Daemon {
             "requests": self.requests.get(),
             "memo": self.memo,
             "memoEntries": engine.memo.len(),
-            "pythonFiles": self.ws.index().sources().len(),
+            "pythonFiles": self.ws.index().python_sources().len(),
             "index": engine.watch.as_ref().map(|w| {
                 let mut v = serde_json::to_value(w.status()).unwrap_or_default();
                 v["fullRescans"] = json!(self.ws.index().rescans);

@@ -18,6 +18,8 @@ pub(super) struct Handler {
     pub(super) replies: tokio::sync::mpsc::UnboundedSender<String>,
     /// Which of the server's signals means "loaded".
     pub(super) ready: Ready,
+    /// With [`Ready::LogLine`]: the log message's text.
+    pub(super) ready_log: Option<String>,
 }
 
 impl Handler {
@@ -145,7 +147,12 @@ impl Handler {
                 {
                     self.shared.lock().logged_version = Some(v.to_string());
                 }
-                if self.ready == Ready::ProjectLog && is_project_loaded_line(text) {
+                let loaded = match self.ready {
+                    Ready::ProjectLog => is_project_loaded_line(text),
+                    Ready::LogLine => self.ready_log.as_deref().is_some_and(|l| text.contains(l)),
+                    _ => false,
+                };
+                if loaded {
                     self.shared.ready.send_replace(true);
                 }
             }

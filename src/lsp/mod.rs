@@ -9,4 +9,5 @@ pub mod handler;
 pub mod provision;
 pub mod session;
 pub mod transport;
+pub mod tsserver;
 pub mod view;

@@ -51,6 +51,8 @@ pub struct SessionConfig {
     /// [`Ready::Progress`] when `expect_index` is false.
     pub ready: Ready,
     pub expect_index: bool,
+    /// With [`Ready::LogLine`]: the log message's text.
+    pub ready_log: Option<String>,
     /// `general.positionEncodings` offered, in order of preference.
     pub encodings: Vec<&'static str>,
 }
@@ -200,6 +202,7 @@ impl Session {
             root_uri: config.root_uri.clone(),
             replies: outgoing.0.clone(),
             ready: config.ready,
+            ready_log: config.ready_log.clone(),
         };
         let transport = Transport::start(
             stdin,
@@ -231,7 +234,7 @@ impl Session {
         };
         session.init_result = result;
         let waits = match session.config.ready {
-            Ready::ProjectLog | Ready::ServerStatus => true,
+            Ready::ProjectLog | Ready::ServerStatus | Ready::LogLine => true,
             Ready::Progress => session.config.expect_index,
             Ready::Initialized => false,
         };
@@ -418,6 +421,9 @@ impl Session {
     /// (see [`super::view`]).
     pub async fn pull_diagnostics(&self, uri: &str) -> Result<Value> {
         if !self.pulls() {
+            if super::tsserver::offered(self.capabilities()) {
+                return super::tsserver::diagnostics(self, uri).await;
+            }
             return self.published_diagnostics(uri).await;
         }
         let key = self.view_key();

@@ -87,7 +87,7 @@ impl Changes {
             .any(|l| l.iter().any(|p| is_config(p)))
     }
 
-    /// Python sources only (what the server is told about).
+    /// Sources only, of every language the index tracks (what the servers are told about).
     pub fn sources(&self) -> Changes {
         let keep = |l: &Vec<String>| -> Vec<String> {
             l.iter().filter(|p| walk::is_source(p)).cloned().collect()
@@ -184,11 +184,20 @@ impl Index {
         self.dirs.iter()
     }
 
-    /// Every Python source, sorted.
+    /// Every source (Python and the other languages' of `walk::OTHER_SOURCES`), sorted.
     pub fn sources(&self) -> Vec<String> {
         self.files
             .keys()
             .filter(|p| walk::is_source(p))
+            .cloned()
+            .collect()
+    }
+
+    /// The Python sources among [`Index::sources`], sorted.
+    pub fn python_sources(&self) -> Vec<String> {
+        self.files
+            .keys()
+            .filter(|p| walk::is_python(p))
             .cloned()
             .collect()
     }

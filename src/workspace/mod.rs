@@ -212,7 +212,7 @@ impl Workspace {
 
     /// Every Python source of the index, sorted.
     pub fn python_files(&self) -> Vec<String> {
-        self.index().sources()
+        self.index().python_sources()
     }
 }
 

@@ -39,9 +39,24 @@ pub const IGNORE_FILE: &str = ".gitignore";
 /// "racily clean" rule): what carries it is read again.
 pub const RACY: Duration = Duration::from_secs(2);
 
+/// The extensions of the sources the index tracks besides Python's: every file type a
+/// built-in server handles (`languages`), so that an edit to any of them is seen.
+pub const OTHER_SOURCES: &[&str] = &[
+    "ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs", "c", "h", "cc", "cpp", "cxx", "hh",
+    "hpp", "hxx", "go", "rs", "sh", "bash",
+];
+
 /// Whether a file named `name` is a Python source.
-pub fn is_source(name: &str) -> bool {
+pub fn is_python(name: &str) -> bool {
     name.ends_with(".py") || name.ends_with(".pyi")
+}
+
+/// Whether a file named `name` is a source the index tracks (Python or another language's).
+pub fn is_source(name: &str) -> bool {
+    is_python(name)
+        || name
+            .rsplit_once('.')
+            .is_some_and(|(stem, ext)| !stem.is_empty() && OTHER_SOURCES.contains(&ext))
 }
 
 /// Whether the walk descends into directory `name` at `path` (its `.gitignore` rules aside).

@@ -41,6 +41,12 @@ impl Warm {
         }
     }
 
+    /// Link another server's install (`real_home()/<name>`) into this LANSER_HOME.
+    pub(crate) fn link_server(&self, name: &str) {
+        std::fs::create_dir_all(real_home().join(name)).unwrap();
+        std::os::unix::fs::symlink(real_home().join(name), self.home.path().join(name)).unwrap();
+    }
+
     /// `lanser ARGS --workspace WS`, daemon allowed.
     pub(crate) fn cmd(&self, args: &[&str]) -> Command {
         let mut c = lanser();

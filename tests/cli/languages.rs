@@ -297,3 +297,131 @@ fn c_through_clangd_with_its_background_index() {
         "{diags:?}"
     );
 }
+
+#[test]
+fn shell_scripts_through_bash_language_server() {
+    let sh = fixture("sh");
+    let ws = sh.to_string_lossy().into_owned();
+    let call = line_with(&sh, "main.sh", "greet world");
+    let b = json(&[
+        "def",
+        &format!("main.sh@L{call}:greet"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    assert_eq!(b["environment"]["server"]["name"], "bash-language-server");
+    let decl = line_with(&sh, "lib.sh", "greet() {");
+    let got = locs(&b["facts"]["definitions"]);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!((got[0].0.as_str(), got[0].1[0]), ("lib.sh", decl - 1));
+    let b = json(&[
+        "refs",
+        &format!("lib.sh@L{decl}:greet"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    let mut lines: Vec<(String, u32)> = locs(&b["facts"]["references"])
+        .into_iter()
+        .map(|(p, r)| (p, r[0] + 1))
+        .collect();
+    lines.sort();
+    let want = vec![
+        ("lib.sh".to_string(), decl),
+        ("main.sh".to_string(), call),
+        (
+            "main.sh".to_string(),
+            line_with(&sh, "main.sh", "greet \"$USER\""),
+        ),
+    ];
+    assert_eq!(lines, want);
+    let b = json(&["symbols", "lib.sh", "--workspace", &ws, "--json"]);
+    let names = b["facts"]["symbols"].to_string();
+    assert!(
+        names.contains("\"greet\"") && names.contains("\"total\""),
+        "{names}"
+    );
+}
+
+/// ty and pyrefly, chosen with `--server`, give Pyright's definition and references on the
+/// same fixture.
+#[test]
+fn ty_and_pyrefly_agree_with_pyright_on_def_and_refs() {
+    let flat = fixture("flat");
+    let ws = flat.to_string_lossy().into_owned();
+    let line = line_with(&flat, "main.py", "user = register(");
+    let sel = format!("main.py@L{line}:register");
+    let facts = |server: &str, cmd: &str| {
+        let b = json(&["--server", server, cmd, &sel, "--workspace", &ws, "--json"]);
+        // pyrefly names itself "pyrefly-lsp" in serverInfo.
+        let name = b["environment"]["server"]["name"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(name.starts_with(server), "{name}");
+        let key = if cmd == "def" {
+            "definitions"
+        } else {
+            "references"
+        };
+        let mut l = locs(&b["facts"][key]);
+        l.sort();
+        l
+    };
+    let (def, refs) = (facts("pyright", "def"), facts("pyright", "refs"));
+    assert_eq!(def.len(), 1);
+    assert!(refs.len() >= 2, "{refs:?}");
+    for server in ["ty", "pyrefly"] {
+        assert_eq!(facts(server, "def"), def, "{server} def");
+        assert_eq!(facts(server, "refs"), refs, "{server} refs");
+    }
+}
+
+/// Through the daemon (the default route): Python and TypeScript requests on one workspace
+/// are answered by their own warm servers, byte for byte as in-process, and an edit to a
+/// TypeScript file is seen by the next TypeScript answer.
+#[test]
+fn the_daemon_routes_by_file_type_and_sees_an_edit_to_a_typescript_file() {
+    let w = crate::daemon::Warm::new("mixed");
+    w.link_server("typescript-language-server");
+    let py_line = line_with(&w.ws, "api/views.py", "order = make_order(");
+    let py = format!("api/views.py@L{py_line}:make_order");
+    let ts_line = line_with(&w.ws, "web/app.ts", "render({");
+    let ts = format!("web/app.ts@L{ts_line}:render");
+    let in_process = |sel: &str| {
+        let o = w
+            .cmd(&["def", sel, "--json"])
+            .env("LANSER_NO_DAEMON", "1")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        o.stdout
+    };
+    for _ in 0..2 {
+        for sel in [&py, &ts, &py] {
+            let o = w.ok(&["def", sel, "--json"]);
+            assert_eq!(
+                o.stdout,
+                in_process(sel),
+                "{sel}: daemon and in-process differ"
+            );
+        }
+    }
+    // An edit moves the definition down one line; the daemon's next answer has it there.
+    let order = w.ws.join("web/order.ts");
+    let text = std::fs::read_to_string(&order).unwrap();
+    std::fs::write(&order, format!("// moved\n{text}")).unwrap();
+    let o = w.ok(&["def", &ts, "--json"]);
+    let b: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let line = line_with(&w.ws, "web/order.ts", "export function render");
+    assert_eq!(
+        locs(&b["facts"]["definitions"]),
+        vec![(
+            "web/order.ts".to_string(),
+            ident_range(&w.ws, "web/order.ts", line, "render")
+        )]
+    );
+    assert_eq!(o.stdout, in_process(&ts));
+    let status = w.status();
+    assert!(status.to_string().contains("pyright"), "{status}");
+}

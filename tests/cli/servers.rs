@@ -183,7 +183,7 @@ fn lanser_toml_settings_reach_the_server_and_feed_config_digest() {
             "server = \"nope\"\n",
             vec!["status"],
             2,
-            "unknown server \"nope\" (configured: basedpyright, pyright)",
+            "unknown server \"nope\" (configured: basedpyright, bash-language-server, clangd, gopls, pyrefly, pyright, rust-analyzer, ty, typescript-language-server)",
         ),
         (
             "",

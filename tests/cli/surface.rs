@@ -300,15 +300,26 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
         json!({"line": decl_pos(ws, main_py, line, "register").0, "character": decl_pos(ws, main_py, line, "register").1})
     );
 
-    // status: both built-ins, pyright selected; reload with a live session reconfigures it.
+    // status: every built-in, pyright selected; reload with a live session reconfigures it.
     let b = ask(&mut o, Op::Status, None).await;
     let servers = b.facts["servers"].as_array().unwrap();
     let names: Vec<&str> = servers
         .iter()
         .map(|s| s["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, vec!["basedpyright", "pyright"]);
-    let pyright = &servers[1];
+    let builtin = [
+        "basedpyright",
+        "bash-language-server",
+        "clangd",
+        "gopls",
+        "pyrefly",
+        "pyright",
+        "rust-analyzer",
+        "ty",
+        "typescript-language-server",
+    ];
+    assert_eq!(names, builtin);
+    let pyright = &servers[5];
     assert_eq!(pyright["selected"], true);
     assert_eq!(pyright["installedVersion"], "1.1.407");
     assert_eq!(b.facts["sessions"].as_array().unwrap().len(), 1);
