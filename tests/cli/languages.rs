@@ -425,3 +425,68 @@ fn the_daemon_routes_by_file_type_and_sees_an_edit_to_a_typescript_file() {
     let status = w.status();
     assert!(status.to_string().contains("pyright"), "{status}");
 }
+
+/// Go through gopls, when a Go toolchain and gopls are on PATH (as `.ci/run` puts them, and
+/// then sets LANSER_TEST_GO=1, which makes their absence a failure).
+#[test]
+fn go_through_gopls_from_the_users_toolchain() {
+    let on_path = |p: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(p).is_file()))
+    };
+    if !(on_path("gopls") && on_path("go")) {
+        assert!(
+            std::env::var_os("LANSER_TEST_GO").is_none(),
+            "LANSER_TEST_GO is set but go/gopls are not on PATH"
+        );
+        eprintln!("skipped: no go and gopls on PATH (see .ci/run)");
+        return;
+    }
+    let go = fixture("go");
+    let ws = go.to_string_lossy().into_owned();
+    let call = line_with(&go, "main.go", "s.Add(");
+    let b = json(&[
+        "def",
+        &format!("main.go@L{call}:Add"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    assert_eq!(b["environment"]["server"]["name"], "gopls");
+    let decl = line_with(&go, "store/store.go", "func (s *Store) Add(");
+    assert_eq!(
+        locs(&b["facts"]["definitions"]),
+        vec![(
+            "store/store.go".to_string(),
+            ident_range(&go, "store/store.go", decl, "Add")
+        )]
+    );
+    let b = json(&[
+        "refs",
+        &format!("store/store.go@L{decl}:Add"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    let mut files: Vec<String> = locs(&b["facts"]["references"])
+        .into_iter()
+        .map(|l| l.0)
+        .collect();
+    files.sort();
+    assert_eq!(files, ["broken/broken.go", "main.go", "store/store.go"]);
+    let b = json(&["diag", "broken/broken.go", "--workspace", &ws, "--json"]);
+    assert_eq!(b["facts"]["counts"]["error"], 2, "{}", b["facts"]);
+    let b = json(&["symbols", "store/store.go", "--workspace", &ws, "--json"]);
+    let names = b["facts"]["symbols"].to_string();
+    for name in ["Item", "Store", "New"] {
+        assert!(names.contains(&format!("\"{name}\"")), "{name} in {names}");
+    }
+    // gopls refuses a rename whose dependents do not compile (broken/ uses store), so the
+    // preview renames a function of the main package.
+    let f = line_with(&go, "main.go", "func checkout()");
+    let sel = format!("main.go@L{f}:checkout");
+    let b = json(&["rename", &sel, "pay", "--workspace", &ws, "--json"]);
+    let diff = b["edits"]["diff"].as_str().unwrap_or_default();
+    assert!(diff.contains("+func pay() int {"), "{diff}");
+    assert!(diff.contains("+\tfmt.Println(pay())"), "{diff}");
+}
