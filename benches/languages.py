@@ -242,6 +242,7 @@ def project(name, root, server, cmd, exts, decl_re, n, runs):
     bundles = lanser_batch(root, server, pos)
     raw = Raw(cmd, root, "progress")
     agree = {"def": 0, "refs": 0}
+    found = {"def": 0, "refs": 0}
     diffs = []
     for i, (rel, line, col, nm) in enumerate(pos):
         d = raw.ask("textDocument/definition", rel, line, col)
@@ -250,6 +251,7 @@ def project(name, root, server, cmd, exts, decl_re, n, runs):
         ld = bundle_set(bundles[2 * i]["facts"].get("definitions"))
         lr = bundle_set(bundles[2 * i + 1]["facts"].get("references"))
         for kind, a, b in (("def", ld, loc_set(d, root)), ("refs", lr, loc_set(r, root))):
+            found[kind] += len(a)
             if a == b:
                 agree[kind] += 1
             else:
@@ -272,6 +274,7 @@ def project(name, root, server, cmd, exts, decl_re, n, runs):
     lm, rm = statistics.median(lanser_ms), statistics.median(raw_ms)
     return {"project": name, "server": server, "positions": len(pos),
             "def_agree": agree["def"], "refs_agree": agree["refs"],
+            "locations": {"def": found["def"], "refs": found["refs"]},
             "first_answer_ms": {"lanser_process": round(lm), "raw_client": round(rm),
                                 "ratio": round(lm / rm, 2)},
             "differences": diffs[:5]}

@@ -233,7 +233,7 @@ fn builtins() -> BTreeMap<String, ServerDef> {
         args: strings(b.args),
         file_types: strings(b.file_types),
         root_markers: strings(b.root_markers),
-        settings: json!({}),
+        settings: serde_json::from_str(b.settings).unwrap_or_else(|_| json!({})),
         version: b.version.map(str::to_string),
         provision: b.provision,
         package: b.name.into(),

@@ -15,7 +15,8 @@
 //!   "BackgroundAnalysis: Completed"; publishes diagnostics when shellcheck is on PATH.
 //! - `gopls` and `rust-analyzer` come with their toolchains (provision "none"): gopls reports
 //!   its workspace load by `$/progress`, rust-analyzer by `experimental/serverStatus`
-//!   (`quiescent`), and until then answers definitions with an empty result.
+//!   (`quiescent`), and until then answers definitions with an empty result. rust-analyzer
+//!   runs with `checkOnSave` off: its diagnostics are its own, not a later `cargo check`'s.
 //! - `ty` 0.0.105 and `pyrefly` 1.4.1 (PyPI): alternative Python servers, chosen with
 //!   `--server`; they answer on demand, ready after `initialized`.
 
@@ -110,6 +111,8 @@ pub struct Builtin {
     pub index_markers: &'static [&'static str],
     /// With [`Ready::LogLine`]: the log message's text.
     pub ready_log: Option<&'static str>,
+    /// Served to `workspace/configuration` (JSON; lanser.toml settings merge over it).
+    pub settings: &'static str,
 }
 
 #[cfg(test)]
@@ -137,6 +140,7 @@ pub fn builtins() -> Vec<Builtin> {
         ready: Ready::Initialized,
         index_markers: &[],
         ready_log: None,
+        settings: "{}",
     };
     let markers = crate::workspace::ROOT_MARKERS;
     vec![
@@ -155,6 +159,7 @@ pub fn builtins() -> Vec<Builtin> {
             // Always: an inferred project (no tsconfig) loads under a progress too.
             index_markers: &[],
             ready_log: None,
+            settings: "{}",
         },
         Builtin {
             name: "clangd",
@@ -183,6 +188,9 @@ pub fn builtins() -> Vec<Builtin> {
             file_types: &["rs"],
             root_markers: &["Cargo.toml"],
             ready: Ready::ServerStatus,
+            // Its own diagnostics only: `cargo check` on save would publish more later, at a
+            // time no request can wait for, and write target/ into the tree.
+            settings: r#"{"rust-analyzer": {"checkOnSave": false}}"#,
             ..base.clone()
         },
         Builtin {
@@ -281,5 +289,9 @@ mod tests {
             );
         }
         assert_eq!(TS_WITH, format!("typescript@{TYPESCRIPT_VERSION}"));
+        for d in &all {
+            let settings: serde_json::Value = serde_json::from_str(d.settings).expect("JSON");
+            assert!(settings.is_object(), "{}", d.name);
+        }
     }
 }

@@ -6,6 +6,7 @@
 use crate::support::*;
 use serde_json::Value;
 use std::path::Path;
+use std::process::Command;
 
 fn json(args: &[&str]) -> Value {
     let o = run(args);
@@ -489,4 +490,86 @@ fn go_through_gopls_from_the_users_toolchain() {
     let diff = b["edits"]["diff"].as_str().unwrap_or_default();
     assert!(diff.contains("+func pay() int {"), "{diff}");
     assert!(diff.contains("+\tfmt.Println(pay())"), "{diff}");
+}
+
+/// Rust through rust-analyzer (`rustup component add rust-analyzer`; `.ci/run` adds it and
+/// sets LANSER_TEST_RUST=1, which makes its absence a failure), on a copy: it writes
+/// Cargo.lock beside the manifest.
+#[test]
+fn rust_through_rust_analyzer_after_it_is_quiescent() {
+    let installed = Command::new("rust-analyzer")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !installed {
+        assert!(
+            std::env::var_os("LANSER_TEST_RUST").is_none(),
+            "LANSER_TEST_RUST is set but rust-analyzer does not run"
+        );
+        eprintln!("skipped: no rust-analyzer (rustup component add rust-analyzer)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let rs = dir.path().join("rust");
+    copy_tree(&fixture("rust"), &rs);
+    let ws = rs.to_string_lossy().into_owned();
+    // A definition asked before the workspace is loaded comes back empty: lanser waits.
+    let call = line_with(&rs, "src/lib.rs", "s.add(");
+    let b = json(&[
+        "def",
+        &format!("src/lib.rs@L{call}:add"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    assert_eq!(b["environment"]["server"]["name"], "rust-analyzer");
+    let decl = line_with(&rs, "src/store.rs", "pub fn add(");
+    assert_eq!(
+        locs(&b["facts"]["definitions"]),
+        vec![(
+            "src/store.rs".to_string(),
+            ident_range(&rs, "src/store.rs", decl, "add")
+        )]
+    );
+    let b = json(&[
+        "refs",
+        &format!("src/store.rs@L{decl}:add"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    let mut files: Vec<String> = locs(&b["facts"]["references"])
+        .into_iter()
+        .map(|l| l.0)
+        .collect();
+    files.sort();
+    assert_eq!(files, ["src/broken.rs", "src/lib.rs", "src/store.rs"]);
+    let b = json(&["diag", "src/broken.rs", "--workspace", &ws, "--json"]);
+    let line = line_with(&rs, "src/broken.rs", "let count: String") as u64 - 1;
+    let diags = b["facts"]["diagnostics"].as_array().unwrap();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d["severity"] == "error" && d["range"][0] == line),
+        "{diags:?}"
+    );
+    let b = json(&["symbols", "src/store.rs", "--workspace", &ws, "--json"]);
+    let names = b["facts"]["symbols"].to_string();
+    for name in ["Item", "Store", "new_store"] {
+        assert!(names.contains(&format!("\"{name}\"")), "{name} in {names}");
+    }
+    let b = json(&[
+        "rename",
+        &format!("src/store.rs@L{decl}:add"),
+        "put",
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    let diff = b["edits"]["diff"].as_str().unwrap_or_default();
+    assert!(
+        diff.contains("+    pub fn put(&mut self, item: Item) -> usize {"),
+        "{diff}"
+    );
+    assert!(diff.contains("+    s.put(Item {"), "{diff}");
 }
