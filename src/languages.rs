@@ -231,7 +231,7 @@ pub fn builtins() -> Vec<Builtin> {
 /// What a server that is not on the machine needs, for the one-line error.
 pub fn how_to_install(name: &str) -> Option<&'static str> {
     Some(match name {
-        "gopls" => "install Go and gopls (`go install golang.org/x/tools/gopls@latest`, or Debian's gopls package) so that gopls is on PATH",
+        "gopls" => "install Go and gopls 0.16 or later (`go install golang.org/x/tools/gopls@latest`, or Debian trixie's gopls package) so that go and gopls are on PATH",
         "rust-analyzer" => "run `rustup component add rust-analyzer` so that rust-analyzer is on PATH",
         _ => return None,
     })

@@ -87,12 +87,33 @@ pub fn doctor(opts: &Options) -> Result<String> {
                 .map(|(n, v)| format!("{n} {v}"))
                 .unwrap_or_else(|| "unknown (read from serverInfo at run time)".into());
             writeln!(out, "server version: {pkg} (pinned: {pinned})").ok();
+            others(&mut out, &config, &def.name);
             Ok(out)
         }
         Err(e) => {
             print!("{out}");
             Err(e)
         }
+    }
+}
+
+/// One line per other server: the file types it takes and whether it can run here.
+fn others(out: &mut String, config: &crate::config::Config, selected: &str) {
+    use crate::config::Provision;
+    for d in config.servers.values().filter(|d| d.name != selected) {
+        let dir = crate::servers::install_dir(d);
+        let state = match d.provision {
+            Provision::None => match crate::lsp::provision::which(&d.command) {
+                Some(p) => format!("on PATH ({})", p.display()),
+                None => crate::languages::how_to_install(&d.name)
+                    .map_or_else(|| format!("{} not on PATH", d.command), str::to_string),
+            },
+            _ if crate::servers::installed(d, &dir) => format!("installed ({})", dir.display()),
+            _ => format!("not installed: `lanser setup --server {}`", d.name),
+        };
+        let version = d.version.as_deref().unwrap_or("(the user's)");
+        let types = d.file_types.join(" ");
+        writeln!(out, "  {} {version} [{types}]: {state}", d.name).ok();
     }
 }
 
