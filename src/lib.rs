@@ -108,8 +108,12 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
             Err(e) => fail(&e),
         };
     };
-    if let Err(e) = commands::route::pin(&mut opts, &request) {
-        return fail(&e);
+    // A traced run names the server its file's type routes to up front, so that its trace
+    // header and replay have it (untraced runs route in `commands::execute`).
+    if cli.global.trace_file.is_some() {
+        if let Err(e) = commands::route::pin(&mut opts, &request) {
+            return fail(&e);
+        }
     }
     // A traced run records its own frames, so it is answered in this process.
     if cli.global.trace_file.is_none() {

@@ -1,10 +1,12 @@
 //! `lanser diag [FILE|GLOB …]`: diagnostics per file, pulled (`textDocument/diagnostic`)
-//! after the project has loaded; no target means every Python file of the workspace.
+//! after the project has loaded; no target means every source file of the workspace. Each
+//! file is checked by the server for its type (`commands::route`) — with `--server`, only the
+//! files that server takes — and the answers are merged in location order.
 
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 fn is_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
@@ -12,7 +14,7 @@ fn is_glob(s: &str) -> bool {
 
 /// The workspace-relative files the targets name, sorted and deduplicated.
 fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
-    let all = || o.ws.python_files();
+    let all = || o.ws.index().sources();
     if targets.is_empty() {
         return Ok(all());
     }
@@ -26,7 +28,7 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
             let matched: Vec<&String> = files.iter().filter(|f| pattern.matches(f)).collect();
             if matched.is_empty() {
                 return Err(LanserError::not_found(format!(
-                    "glob {t} matches no Python file"
+                    "glob {t} matches no source file"
                 )));
             }
             out.extend(matched.into_iter().cloned());
@@ -37,14 +39,37 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
     Ok(out.into_iter().collect())
 }
 
-pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
-    let files = files(o, targets)?;
+/// The files each server checks (`None`: this orchestrator's own server), and those left
+/// unchecked because a traced run (or its replay) has only its own server. With no target, a
+/// file no server takes is left out; a named one goes to the own server.
+fn by_server(o: &Orchestrator, files: Vec<String>, named: bool) -> (Groups, Vec<String>) {
+    let forced = o.opts.server.is_some() || o.opts.server_cmd.is_some();
+    let one_server = o.opts.tap.is_some() || o.replays();
+    let (mut out, mut unchecked) = (Groups::new(), Vec::new());
+    for f in files {
+        let routed = o.config.route(&f);
+        let takes = |name: &str| o.config.servers.get(name).is_some_and(|d| d.handles(&f));
+        let server =
+            (!forced && routed != o.server_def.name && takes(routed)).then(|| routed.to_string());
+        match server {
+            Some(_) if one_server => unchecked.push(f),
+            None if !named && !o.server_def.handles(&f) => {}
+            server => out.entry(server).or_default().push(f),
+        }
+    }
+    (out, unchecked)
+}
+
+type Groups = BTreeMap<Option<String>, Vec<String>>;
+
+/// Diagnostics of `files` from `o`'s server: (diagnostics, files it refused, loaded).
+async fn check(o: &mut Orchestrator, files: &[String]) -> Result<(Vec<Value>, Vec<Value>, bool)> {
     // A server that only publishes checks open documents, and tsserver loads its project
     // on the first one: open them before waiting for the load.
     let root = o.ws.root.clone();
     let session = o.ensure_session().await?;
     if !session.pulls() {
-        for rel in &files {
+        for rel in files {
             let abs = root.join(rel);
             let doc = crate::document::Document::load(abs.clone(), rel.clone())?;
             session.sync_document(&crate::workspace::path_to_uri(&abs), &doc);
@@ -55,7 +80,7 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
     // overflow) is named in `failed`; every other file is still reported. A crash or a
     // timeout ends the request as before.
     let (mut diagnostics, mut failed) = (Vec::new(), Vec::new());
-    for rel in &files {
+    for rel in files {
         match crate::speculate::pull(o, std::slice::from_ref(rel)).await {
             Ok(map) => diagnostics.extend(map.into_values().flatten()),
             Err(e) if e.code == ErrorCode::Internal => {
@@ -63,6 +88,31 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
             }
             Err(e) => return Err(e),
         }
+    }
+    Ok((diagnostics, failed, ready))
+}
+
+pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
+    let (groups, unchecked) = by_server(o, files(o, targets)?, !targets.is_empty());
+    let mut files: Vec<String> = groups.values().flatten().cloned().collect();
+    files.sort();
+    let (mut diagnostics, mut failed, mut ready) = (Vec::new(), Vec::new(), true);
+    for rel in unchecked {
+        let why = "not checked: a traced run records one server, and another takes this file";
+        failed.push(json!({"path": rel, "message": why}));
+    }
+    // The own server's files first: it then runs, and the others are routed beside it.
+    for (server, group) in groups {
+        let answer = match server {
+            None => check(o, &group).await?,
+            Some(name) => match super::route::orchestrator_for(o, &name)? {
+                Some(other) => check(other, &group).await?,
+                None => check(o, &group).await?,
+            },
+        };
+        diagnostics.extend(answer.0);
+        failed.extend(answer.1);
+        ready &= answer.2;
     }
     let complete = ready && failed.is_empty();
     crate::bundle::normalize::sort_by_location(&mut diagnostics);

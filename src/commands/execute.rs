@@ -29,6 +29,9 @@ impl Execute for Orchestrator {
 /// another server's type is answered by that server ([`super::route`]).
 pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
     if let Some(name) = super::route::server_for(o, req) {
+        if let Some(refused) = super::route::one_server_only(o, &name) {
+            return failed(o, req, refused).await;
+        }
         match super::route::orchestrator_for(o, &name) {
             Ok(Some(other)) => return Box::pin(execute(other, req)).await,
             Ok(None) => {}

@@ -5,25 +5,53 @@
 //!
 //! An orchestrator that has started nothing yet becomes that server's; one that has keeps
 //! a warm orchestrator per other server in [`Orchestrator::routed`] (the daemon and batch
-//! thereby hold one session per (workspace, server)). A request that names no file (a
-//! workspace-wide `diag`, workspace symbols) goes to the default server.
+//! thereby hold one session per (workspace, server)). A workspace-wide `diag` goes to the one
+//! server that takes every source when there is one, else each server checks its own files
+//! (`commands::diag`); workspace symbols go to the default server.
 
+use crate::config::Config;
 use crate::error::Result;
 use crate::orchestrator::{Options, Orchestrator, Request};
 use crate::request::Op;
 use crate::selector;
+use std::collections::BTreeSet;
 
-/// The server `req` goes to, when it is not `o`'s own.
+/// The server `req` goes to, when it is not `o`'s own (also in a traced run or a replay,
+/// which answer it with [`one_server_only`]).
 pub fn server_for(o: &Orchestrator, req: &Request) -> Option<String> {
     let forced = o.opts.server.is_some()
         || o.opts.server_cmd.is_some()
         || std::env::var("LANSER_SERVER_CMD").is_ok_and(|s| !s.trim().is_empty());
-    if forced || o.replays() {
+    if forced {
         return None;
     }
-    let path = file_of(req)?;
-    let name = o.config.route(&path);
-    (name != o.server_def.name).then(|| name.to_string())
+    let name = match file_of(req) {
+        Some(path) => o.config.route(&path).to_string(),
+        None if whole_workspace(req) => only_server(&o.config, &o.ws.index().sources())?,
+        None => return None,
+    };
+    (name != o.server_def.name).then_some(name)
+}
+
+/// A workspace-wide `diag`: every source file, each checked by its own server.
+fn whole_workspace(req: &Request) -> bool {
+    matches!(&req.op, Op::Diag { targets } if targets.is_empty())
+}
+
+/// The one server that takes every source of a workspace that has any (a TypeScript-only
+/// repository's workspace-wide `diag` goes to its server as a whole).
+fn only_server(config: &Config, sources: &[String]) -> Option<String> {
+    let mut servers = BTreeSet::new();
+    for f in sources {
+        let name = config.route(f);
+        if config.servers.get(name).is_some_and(|d| d.handles(f)) {
+            servers.insert(name);
+        }
+    }
+    match servers.into_iter().collect::<Vec<_>>()[..] {
+        [one] => Some(one.to_string()),
+        _ => None,
+    }
 }
 
 /// The file a request is about: its selector's path, else its first file argument.
@@ -66,20 +94,36 @@ pub fn orchestrator_for<'a>(
     Ok(Some(other))
 }
 
-/// For a process that answers one request: pick its server before anything starts (as
-/// `--server` would), so that a trace of it names that server and replays on it.
+/// For a traced process that answers one request, and its replay: pick its server before
+/// anything starts (as `--server` would), so that the trace names that server and replays
+/// on it.
 pub fn pin(opts: &mut Options, req: &Request) -> Result<()> {
     let forced = opts.server.is_some()
         || opts.server_cmd.is_some()
         || std::env::var("LANSER_SERVER_CMD").is_ok_and(|s| !s.trim().is_empty());
-    let Some(path) = file_of(req).filter(|_| !forced) else {
+    let path = file_of(req);
+    if forced || (path.is_none() && !whole_workspace(req)) {
         return Ok(());
-    };
+    }
     let ws = crate::workspace::Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
-    let config = crate::config::Config::load(&ws.root)?;
-    let name = config.route(&path);
-    if name != config.default {
-        opts.server = Some(name.to_string());
+    let config = Config::load(&ws.root)?;
+    let name = match path {
+        Some(path) => Some(config.route(&path).to_string()),
+        None => only_server(&config, &ws.index().sources()),
+    };
+    if let Some(name) = name.filter(|n| *n != config.default) {
+        opts.server = Some(name);
     }
     Ok(())
+}
+
+/// A traced run records one server, and its replay has only that one: a request that would go
+/// to another is refused the same way in both.
+pub fn one_server_only(o: &Orchestrator, name: &str) -> Option<crate::error::LanserError> {
+    (o.opts.tap.is_some() || o.replays()).then(|| {
+        crate::error::LanserError::usage(format!(
+            "a trace records one server ({}); this request goes to {name}: trace it in a run of its own",
+            o.server_def.name
+        ))
+    })
 }

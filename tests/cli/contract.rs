@@ -160,7 +160,7 @@ fn bad_input_gets_its_exit_code_and_a_one_line_message() {
         (
             vec!["diag".into(), "src/*.rs".into()],
             3,
-            "glob src/*.rs matches no Python file".into(),
+            "glob src/*.rs matches no source file".into(),
         ),
     ];
     for (args, code, needle) in cases {

@@ -111,6 +111,18 @@ fn typescript_def_refs_hover_symbols_and_diag_on_the_real_server() {
         ]
     );
     assert_eq!(b["facts"]["counts"]["error"], 2);
+
+    // With no target, a TypeScript-only workspace is checked by its server as a whole.
+    let b = json(&["diag", "--workspace", &ws, "--json"]);
+    assert_eq!(
+        b["environment"]["server"]["name"],
+        "typescript-language-server"
+    );
+    assert_eq!(
+        b["facts"]["files"],
+        serde_json::json!(["src/app.ts", "src/broken.ts", "src/store.ts"])
+    );
+    assert_eq!(b["facts"]["counts"]["error"], 2);
 }
 
 #[test]
@@ -203,6 +215,31 @@ fn a_mixed_repository_is_answered_per_file_type_without_flags() {
             ident_range(&mixed, "web/order.ts", line, "render")
         )]
     );
+
+    // A workspace-wide diag checks each file on its own server.
+    let o = lanser()
+        .args(["diag", "--workspace", &ws, "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let b = bundle(&o);
+    let files = b["facts"]["files"].to_string();
+    for f in ["api/views.py", "web/app.ts", "web/order.ts"] {
+        assert!(files.contains(f), "{f} in {files}");
+    }
+    assert_eq!(b["facts"]["counts"]["error"], 0);
+    assert_eq!(b["meta"]["complete"], true);
+    // Traced (and replayed, by `run`), it has one server: the others' files are named as
+    // not checked, and the answer is incomplete.
+    let b = bundle(&run(&["diag", "--workspace", &ws, "--json"]));
+    let failed: Vec<&str> = b["facts"]["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["web/app.ts", "web/order.ts"]);
+    assert_eq!(b["meta"]["complete"], false);
 
     // One batch, both languages: each line on its own server, the same bundles.
     let input = format!(
