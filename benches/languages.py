@@ -8,7 +8,9 @@ Projects, fetched from their registries into target/thirdparty/ (never vendored)
     served by typescript-language-server 5.3.0 + typescript 5.9.3;
   - C: Brotli 1.1.0's sdist from PyPI (the C library under c/, 92 .c/.h files), with a
     compile_commands.json written for it (absolute directories, -Ic/include), served by
-    clangd 22.1.1 with its background index.
+    clangd 22.1.1 with its background index;
+  - Rust: regex-syntax 0.8.5 from crates.io (34 .rs files, no dependencies), served by the
+    toolchain's rust-analyzer (`rustup component add rust-analyzer`).
 Positions: the exported functions of the project (TS `export function NAME`, C functions
 defined at column 0 of a .c file), each at its first call in another file; up to --n of
 them, in path order. For each, lanser (`lanser batch --no-daemon`, one process, one
@@ -74,6 +76,19 @@ def fetch_brotli() -> Path:
     return root
 
 
+def fetch_regex_syntax() -> Path:
+    root = TP / "regex-syntax-0.8.5"
+    if not root.exists():
+        TP.mkdir(parents=True, exist_ok=True)
+        crate = TP / "regex-syntax-0.8.5.crate"
+        subprocess.run(["curl", "-fsSL", "-o", str(crate),
+                        "https://static.crates.io/crates/regex-syntax/regex-syntax-0.8.5.crate"],
+                       check=True)
+        with tarfile.open(crate) as t:
+            t.extractall(TP, filter="data")
+    return root
+
+
 def positions(root: Path, exts, decl_re, limit):
     """(file, 1-based line, 0-based utf-16 column, name) of each declared name's first call
     in another file."""
@@ -121,6 +136,7 @@ class Raw:
             "workspaceFolders": [{"uri": uri, "name": "root"}],
             "capabilities": {"general": {"positionEncodings": ["utf-8", "utf-16"]},
                              "window": {"workDoneProgress": True},
+                             "experimental": {"serverStatusNotification": True},
                              "textDocument": {"publishDiagnostics": {}}}})
         self.notify("initialized", {})
 
@@ -155,7 +171,10 @@ class Raw:
         m = msg.get("method")
         if m and "id" in msg:
             self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
-        elif m == "$/progress":
+        elif m == "experimental/serverStatus":
+            if self.signal == "status" and msg["params"].get("quiescent"):
+                self.loaded = True
+        elif m == "$/progress" and self.signal == "progress":
             kind = msg["params"]["value"].get("kind")
             tok = json.dumps(msg["params"]["token"])
             if kind == "begin":
@@ -185,7 +204,7 @@ class Raw:
     def ask(self, method, rel, line, col, extra=None):
         if rel not in self.open:
             text = (self.root / rel).read_text(errors="replace")
-            lang = "typescript" if rel.endswith(".ts") else "c"
+            lang = {"ts": "typescript", "rs": "rust"}.get(rel.rsplit(".", 1)[-1], "c")
             self.notify("textDocument/didOpen", {"textDocument": {
                 "uri": self.uri(rel), "languageId": lang, "version": 1, "text": text}})
             self.open.add(rel)
@@ -237,10 +256,10 @@ def lanser_batch(root: Path, server: str, pos):
     return [json.loads(l) for l in out.splitlines() if l.strip()]
 
 
-def project(name, root, server, cmd, exts, decl_re, n, runs):
+def project(name, root, server, cmd, exts, decl_re, n, runs, signal="progress"):
     pos = positions(root, exts, decl_re, n)
     bundles = lanser_batch(root, server, pos)
-    raw = Raw(cmd, root, "progress")
+    raw = Raw(cmd, root, signal)
     agree = {"def": 0, "refs": 0}
     found = {"def": 0, "refs": 0}
     diffs = []
@@ -267,7 +286,7 @@ def project(name, root, server, cmd, exts, decl_re, n, runs):
                         str(root), "--server", server, "--json"], check=True,
                        capture_output=True)
         lanser_ms.append((time.perf_counter() - t) * 1000)
-        c = Raw(cmd, root, "progress")
+        c = Raw(cmd, root, signal)
         c.ask("textDocument/definition", rel, line, col)
         raw_ms.append((time.perf_counter() - c.t0) * 1000)
         c.close()
@@ -295,6 +314,9 @@ def main():
                 [str(h / "clangd/22.1.1/bin/python"), str(clangd), "--background-index",
                  "--log=error"],
                 {".c"}, r"^(?:[A-Za-z_][\w \*]*?[\s\*])?(Brotli\w+)\(", args.n, args.runs),
+        project("regex-syntax 0.8.5 (crates.io)", fetch_regex_syntax(), "rust-analyzer",
+                ["rust-analyzer"], {".rs"}, r"^\s*pub(?:\(crate\))? fn (\w+)", args.n,
+                args.runs, signal="status"),
     ]
     print(json.dumps(results, indent=1))
 

@@ -53,14 +53,32 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
     })
 }
 
+/// Workspace symbols from this orchestrator's server and from every other server that takes
+/// one of the workspace's sources (each asked with one of its files open: tsserver answers
+/// only for a loaded project), merged in location order. With `--server`, in a traced run and
+/// in its replay, this server's alone.
 async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
-    let complete = o.wait_ready().await?;
-    let raw = o
-        .ensure_session()
-        .await?
-        .request("workspace/symbol", json!({ "query": query }))
-        .await?;
-    let symbols = o.normalizer().workspace_symbols(&raw);
+    let mut others = other_servers(o);
+    let (mut symbols, mut complete) = ask(o, query).await?;
+    // A traced run (and its replay) has one server: the others' symbols are missing.
+    if o.opts.tap.is_some() || o.replays() {
+        complete &= others.is_empty();
+        others.clear();
+    }
+    for (name, sample) in others {
+        if let Some(other) = super::route::orchestrator_for(o, &name)? {
+            let (abs, rel) = other.ws.resolve_user_path(&sample, &other.opts.cwd)?;
+            let doc = Document::load(abs, rel)?;
+            let uri = path_to_uri(&doc.abs);
+            other.ensure_session().await?.sync_document(&uri, &doc);
+            other.wait_opened().await?;
+            let (more, done) = ask(other, query).await?;
+            symbols.extend(more);
+            complete &= done;
+        }
+    }
+    crate::bundle::normalize::sort_by_location(&mut symbols);
+    symbols.dedup();
     Ok(Outcome {
         facts: json!({ "query": query, "symbols": symbols, "provenance": "lsp" }),
         resolution: None,
@@ -68,4 +86,31 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
         edits: None,
         reward: None,
     })
+}
+
+/// `workspace/symbol` on `o`'s server, normalized; and whether it had loaded the project.
+async fn ask(o: &mut Orchestrator, query: &str) -> Result<(Vec<Value>, bool)> {
+    let complete = o.wait_ready().await?;
+    let raw = o
+        .ensure_session()
+        .await?
+        .request("workspace/symbol", json!({ "query": query }))
+        .await?;
+    Ok((o.normalizer().workspace_symbols(&raw), complete))
+}
+
+/// The other servers that take a source of the workspace, each with its first such file.
+fn other_servers(o: &Orchestrator) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    if o.opts.server.is_some() || o.opts.server_cmd.is_some() {
+        return out;
+    }
+    for f in o.ws.index().sources() {
+        let name = o.config.route(&f);
+        let takes = o.config.servers.get(name).is_some_and(|d| d.handles(&f));
+        if takes && name != o.server_def.name {
+            out.entry(name.to_string()).or_insert(f);
+        }
+    }
+    out
 }

@@ -241,6 +241,22 @@ fn a_mixed_repository_is_answered_per_file_type_without_flags() {
     assert_eq!(failed, ["web/app.ts", "web/order.ts"]);
     assert_eq!(b["meta"]["complete"], false);
 
+    // Workspace symbols come from both servers, merged in location order.
+    let o = lanser()
+        .args(["symbols", "--query", "Order", "--workspace", &ws, "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let found: Vec<(String, String)> = bundle(&o)["facts"]["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["name"] == "Order")
+        .map(|s| (s["path"].as_str().unwrap().into(), s["kind"].to_string()))
+        .collect();
+    let paths: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(paths, ["api/models.py", "web/order.ts"], "{found:?}");
+
     // One batch, both languages: each line on its own server, the same bundles.
     let input = format!(
         "{{\"cmd\":\"def\",\"selector\":\"{py}\"}}\n{{\"cmd\":\"def\",\"selector\":\"{ts}\"}}\n{{\"cmd\":\"def\",\"selector\":\"{py}\"}}\n"
