@@ -31,6 +31,45 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// `def` of `name` on the line of `call` in `from`, answered by `server`, lands on `name` on
+/// the line of `decl` in `to`; the files of the `refs` from there, sorted.
+fn def_then_ref_files(
+    ws: &Path,
+    server: &str,
+    (from, call): (&str, &str),
+    (to, decl): (&str, &str),
+    name: &str,
+) -> Vec<String> {
+    let w = ws.to_string_lossy().into_owned();
+    let call = line_with(ws, from, call);
+    let b = json(&[
+        "def",
+        &format!("{from}@L{call}:{name}"),
+        "--workspace",
+        &w,
+        "--json",
+    ]);
+    assert_eq!(b["environment"]["server"]["name"], server);
+    let decl = line_with(ws, to, decl);
+    assert_eq!(
+        locs(&b["facts"]["definitions"]),
+        vec![(to.to_string(), ident_range(ws, to, decl, name))]
+    );
+    let b = json(&[
+        "refs",
+        &format!("{to}@L{decl}:{name}"),
+        "--workspace",
+        &w,
+        "--json",
+    ]);
+    let mut files: Vec<String> = locs(&b["facts"]["references"])
+        .into_iter()
+        .map(|l| l.0)
+        .collect();
+    files.sort();
+    files
+}
+
 #[test]
 fn typescript_def_refs_hover_symbols_and_diag_on_the_real_server() {
     let ts = fixture("ts");
@@ -498,35 +537,13 @@ fn go_through_gopls_from_the_users_toolchain() {
     }
     let go = fixture("go");
     let ws = go.to_string_lossy().into_owned();
-    let call = line_with(&go, "main.go", "s.Add(");
-    let b = json(&[
-        "def",
-        &format!("main.go@L{call}:Add"),
-        "--workspace",
-        &ws,
-        "--json",
-    ]);
-    assert_eq!(b["environment"]["server"]["name"], "gopls");
-    let decl = line_with(&go, "store/store.go", "func (s *Store) Add(");
-    assert_eq!(
-        locs(&b["facts"]["definitions"]),
-        vec![(
-            "store/store.go".to_string(),
-            ident_range(&go, "store/store.go", decl, "Add")
-        )]
+    let files = def_then_ref_files(
+        &go,
+        "gopls",
+        ("main.go", "s.Add("),
+        ("store/store.go", "func (s *Store) Add("),
+        "Add",
     );
-    let b = json(&[
-        "refs",
-        &format!("store/store.go@L{decl}:Add"),
-        "--workspace",
-        &ws,
-        "--json",
-    ]);
-    let mut files: Vec<String> = locs(&b["facts"]["references"])
-        .into_iter()
-        .map(|l| l.0)
-        .collect();
-    files.sort();
     assert_eq!(files, ["broken/broken.go", "main.go", "store/store.go"]);
     let b = json(&["diag", "broken/broken.go", "--workspace", &ws, "--json"]);
     assert_eq!(b["facts"]["counts"]["error"], 2, "{}", b["facts"]);
@@ -567,36 +584,15 @@ fn rust_through_rust_analyzer_after_it_is_quiescent() {
     copy_tree(&fixture("rust"), &rs);
     let ws = rs.to_string_lossy().into_owned();
     // A definition asked before the workspace is loaded comes back empty: lanser waits.
-    let call = line_with(&rs, "src/lib.rs", "s.add(");
-    let b = json(&[
-        "def",
-        &format!("src/lib.rs@L{call}:add"),
-        "--workspace",
-        &ws,
-        "--json",
-    ]);
-    assert_eq!(b["environment"]["server"]["name"], "rust-analyzer");
-    let decl = line_with(&rs, "src/store.rs", "pub fn add(");
-    assert_eq!(
-        locs(&b["facts"]["definitions"]),
-        vec![(
-            "src/store.rs".to_string(),
-            ident_range(&rs, "src/store.rs", decl, "add")
-        )]
+    let files = def_then_ref_files(
+        &rs,
+        "rust-analyzer",
+        ("src/lib.rs", "s.add("),
+        ("src/store.rs", "pub fn add("),
+        "add",
     );
-    let b = json(&[
-        "refs",
-        &format!("src/store.rs@L{decl}:add"),
-        "--workspace",
-        &ws,
-        "--json",
-    ]);
-    let mut files: Vec<String> = locs(&b["facts"]["references"])
-        .into_iter()
-        .map(|l| l.0)
-        .collect();
-    files.sort();
     assert_eq!(files, ["src/broken.rs", "src/lib.rs", "src/store.rs"]);
+    let decl = line_with(&rs, "src/store.rs", "pub fn add(");
     let b = json(&["diag", "src/broken.rs", "--workspace", &ws, "--json"]);
     let line = line_with(&rs, "src/broken.rs", "let count: String") as u64 - 1;
     let diags = b["facts"]["diagnostics"].as_array().unwrap();
