@@ -5,9 +5,10 @@
 //!
 //! An orchestrator that has started nothing yet becomes that server's; one that has keeps
 //! a warm orchestrator per other server in [`Orchestrator::routed`] (the daemon and batch
-//! thereby hold one session per (workspace, server)). A workspace-wide `diag` goes to the one
-//! server that takes every source when there is one, else each server checks its own files
-//! (`commands::diag`); workspace symbols go to the default server.
+//! thereby hold one session per (workspace, server); a `--jobs` batch runs such lines on its
+//! own orchestrator, not on forks). A workspace-wide `diag` goes to the one server that takes
+//! every source when there is one, else each server checks its own files (`commands::diag`);
+//! workspace symbols ask every such server (`commands::symbols`).
 
 use crate::config::Config;
 use crate::error::Result;

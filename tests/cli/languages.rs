@@ -328,6 +328,15 @@ fn a_mixed_repository_is_answered_per_file_type_without_flags() {
     assert_eq!(lines[1]["bundleId"], ts_def);
     assert_eq!(lines[0]["bundleId"], lines[2]["bundleId"]);
     assert_eq!(lines[0]["environment"]["server"]["name"], "pyright");
+    // With --jobs the Python lines run on forks and the TypeScript ones on the batch's one
+    // TypeScript session: the same bytes.
+    let jobs = lanser()
+        .args(["batch", "--in", &file.to_string_lossy(), "--out", "-"])
+        .args(["--jobs", "3", "--workspace", &ws])
+        .output()
+        .unwrap();
+    assert!(jobs.status.success(), "{}", stderr(&jobs));
+    assert_eq!(jobs.stdout, o.stdout);
 }
 
 #[test]

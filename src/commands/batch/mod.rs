@@ -321,17 +321,21 @@ impl Memo {
 }
 
 /// Start `request`: on a free worker, or — a speculative or mutating request changes what the
-/// server sees (in memory or on disk) while it runs, a reload reconfigures it, and a diag is
-/// run by every session (see `pool`) — alone, once everything in flight has settled.
+/// server sees (in memory or on disk) while it runs, a reload reconfigures it, a diag is run
+/// by every session (see `pool`), and a request for another server goes to its one session —
+/// alone, once everything in flight has settled.
 async fn dispatch(
     orch: &mut Orchestrator,
     pool: &mut Pool,
     window: &mut VecDeque<Slot>,
     request: Request,
 ) -> Result<Work> {
+    // A line for another server's file type runs on the batch's own orchestrator, which
+    // keeps that server's one warm session (`commands::route`), not on a fork of this one's.
     let exclusive = request.op.changes_server_view()
         || request.op == Op::Reload
-        || pool.everywhere_op(&request.op);
+        || pool.everywhere_op(&request.op)
+        || (pool.sessions() > 0 && crate::commands::route::server_for(orch, &request).is_some());
     if exclusive {
         settle(window, pool).await?;
     }
