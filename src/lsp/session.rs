@@ -5,7 +5,9 @@
 //! `workspace/didChangeConfiguration` follows `initialized`; it answers references, rename and
 //! workspace symbols *incompletely and silently* until the project is loaded, and the only
 //! reliable "loaded" signal is the log line "Found N source files" (or "No source files
-//! found."). [`Session::wait_ready`] waits for that line, bounded.
+//! found."). [`Session::wait_ready`] waits for that line, bounded — or for the signal of
+//! another server's [`Ready`] kind (read in [`super::handler`]). Diagnostics come from a pull,
+//! from tsserver ([`super::tsserver`]) or from what a push-only server publishes.
 
 pub use super::handler::settings_section;
 use super::handler::Handler;
