@@ -398,6 +398,41 @@ fn c_through_clangd_with_its_background_index() {
             .any(|d| d["severity"] == "error" && d["range"][0] == line),
         "{diags:?}"
     );
+    let call = line_with(&c, "src/main.c", "store_total(&s)");
+    let b = json(&[
+        "hover",
+        &format!("src/main.c@L{call}:store_total"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    let text = b["facts"].to_string();
+    assert!(
+        text.contains("int store_total(const struct store *s)"),
+        "{text}"
+    );
+    let b = json(&["symbols", "src/store.h", "--workspace", &ws, "--json"]);
+    let names = b["facts"]["symbols"].to_string();
+    for name in ["item", "store", "store_add", "store_total"] {
+        assert!(names.contains(&format!("\"{name}\"")), "{name} in {names}");
+    }
+    // Rename through the index: the declaration, the definition and the call.
+    let b = json(&[
+        "rename",
+        &format!("src/store.c@L{def_line}:store_add"),
+        "store_put",
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    let diff = b["edits"]["diff"].as_str().unwrap_or_default();
+    for line in [
+        "+int store_put(struct store *s, struct item it);",
+        "+int store_put(struct store *s, struct item it) {",
+        "+    store_put(&s, tea);",
+    ] {
+        assert!(diff.contains(line), "{line} in {diff}");
+    }
 }
 
 #[test]
