@@ -589,6 +589,16 @@ fn go_through_gopls_from_the_users_toolchain() {
         "Add",
     );
     assert_eq!(files, ["broken/broken.go", "main.go", "store/store.go"]);
+    let at = line_with(&go, "main.go", "s := store.New()");
+    let b = json(&[
+        "hover",
+        &format!("main.go@L{at}:New"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    let text = b["facts"].to_string();
+    assert!(text.contains("func store.New() *store.Store"), "{text}");
     let b = json(&["diag", "broken/broken.go", "--workspace", &ws, "--json"]);
     assert_eq!(b["facts"]["counts"]["error"], 2, "{}", b["facts"]);
     let b = json(&["symbols", "store/store.go", "--workspace", &ws, "--json"]);
@@ -636,6 +646,16 @@ fn rust_through_rust_analyzer_after_it_is_quiescent() {
         "add",
     );
     assert_eq!(files, ["src/broken.rs", "src/lib.rs", "src/store.rs"]);
+    let at = line_with(&rs, "src/lib.rs", "let mut s = new_store();");
+    let b = json(&[
+        "hover",
+        &format!("src/lib.rs@L{at}:new_store"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    let text = b["facts"].to_string();
+    assert!(text.contains("pub fn new_store() -> Store"), "{text}");
     let decl = line_with(&rs, "src/store.rs", "pub fn add(");
     let b = json(&["diag", "src/broken.rs", "--workspace", &ws, "--json"]);
     let line = line_with(&rs, "src/broken.rs", "let count: String") as u64 - 1;
