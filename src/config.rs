@@ -494,6 +494,26 @@ fn toml_to_json(t: toml::Table) -> Value {
 mod tests {
     use super::*;
 
+    #[test]
+    fn files_are_routed_by_type_default_first_then_lanser_toml_then_built_ins() {
+        let mut c = Config::builtin();
+        assert_eq!(c.route("api/views.py"), "pyright");
+        assert_eq!(c.route("web/app.tsx"), "typescript-language-server");
+        assert_eq!(c.route("src/store.h"), "clangd");
+        assert_eq!(c.route("main.go"), "gopls");
+        assert_eq!(c.route("src/lib.rs"), "rust-analyzer");
+        assert_eq!(c.route("run.sh"), "bash-language-server");
+        // No server takes it: the default.
+        assert_eq!(c.route("README.md"), "pyright");
+        // A configured server for a type beats the built-in; the default keeps its own types.
+        let toml = b"server = \"ty\"\n[servers.deno]\ncommand = \"deno\"\nargs = [\"lsp\"]\nfile_types = [\"ts\"]\n";
+        c.add_file(Origin::Workspace, PathBuf::from("/w/lanser.toml"), toml)
+            .unwrap();
+        assert_eq!(c.route("web/app.ts"), "deno");
+        assert_eq!(c.route("web/app.js"), "typescript-language-server");
+        assert_eq!(c.route("api/views.py"), "ty");
+    }
+
     /// Found by the `config` fuzz target: a quoted key holding `\n` (and a byte that is not
     /// UTF-8) made a two-line refusal. Every refusal is one line.
     #[test]
