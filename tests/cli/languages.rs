@@ -344,12 +344,20 @@ fn c_through_clangd_with_its_background_index() {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join("c");
     copy_tree(&fixture("c"), &c);
-    // clangd reads only absolute compilation directories.
-    let db = read(&c, "compile_commands.json").replace(
-        "\"directory\": \".\"",
-        &format!("\"directory\": {:?}", c.to_string_lossy()),
-    );
-    std::fs::write(c.join("compile_commands.json"), db).unwrap();
+    // The fixture has compile_flags.txt (no index: clangd is ready at once); a compilation
+    // database turns on the background index, and clangd reads only absolute directories.
+    let db: Vec<serde_json::Value> = ["src/store.c", "src/main.c", "src/broken.c"]
+        .iter()
+        .map(|f| {
+            serde_json::json!({"directory": c, "file": f,
+                "arguments": ["cc", "-std=c11", "-Isrc", "-c", f]})
+        })
+        .collect();
+    std::fs::write(
+        c.join("compile_commands.json"),
+        serde_json::to_string(&db).unwrap(),
+    )
+    .unwrap();
     let ws = c.to_string_lossy().into_owned();
     let call = line_with(&c, "src/main.c", "store_add(&s");
     let b = json(&[
