@@ -228,6 +228,30 @@ pub fn builtins() -> Vec<Builtin> {
     ]
 }
 
+/// Whether a server with `markers` (its `index_markers`) will index the workspace at `root`,
+/// so that its progress is worth waiting for: no markers, or one of them present — and a
+/// compilation database only when it names an absolute directory (clangd ignores relative
+/// ones and then indexes nothing, which would leave the wait to run to its bound).
+pub fn expects_index(root: &Path, markers: &[String]) -> bool {
+    markers.is_empty()
+        || markers.iter().any(|m| {
+            let path = root.join(m);
+            if !m.ends_with("compile_commands.json") {
+                return path.is_file();
+            }
+            let db: Option<Vec<serde_json::Value>> = std::fs::read(&path)
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok());
+            db.is_some_and(|entries| {
+                entries.iter().any(|e| {
+                    e["directory"]
+                        .as_str()
+                        .is_some_and(|d| Path::new(d).is_absolute())
+                })
+            })
+        })
+}
+
 /// What a server that is not on the machine needs, for the one-line error.
 pub fn how_to_install(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -260,6 +284,19 @@ pub fn language_id(path: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_index_is_expected_only_from_a_database_with_absolute_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let markers = vec!["compile_commands.json".to_string()];
+        assert!(!expects_index(dir.path(), &markers), "no database");
+        let db = dir.path().join("compile_commands.json");
+        std::fs::write(&db, r#"[{"directory": ".", "file": "a.c"}]"#).unwrap();
+        assert!(!expects_index(dir.path(), &markers), "relative directory");
+        std::fs::write(&db, r#"[{"directory": "/src/p", "file": "a.c"}]"#).unwrap();
+        assert!(expects_index(dir.path(), &markers));
+        assert!(expects_index(dir.path(), &[]), "no markers: always");
+    }
 
     #[test]
     fn language_ids_follow_the_extension() {

@@ -347,11 +347,7 @@ impl Orchestrator {
                 tap: self.opts.tap.clone(),
                 ready: def.ready,
                 ready_log: def.ready_log.clone(),
-                expect_index: def.index_markers.is_empty()
-                    || def
-                        .index_markers
-                        .iter()
-                        .any(|m| self.ws.root.join(m).is_file()),
+                expect_index: crate::languages::expects_index(&self.ws.root, &def.index_markers),
                 // Pyright speaks utf-16 only; others get utf-8 where they offer it.
                 encodings: match def.ready {
                     Ready::ProjectLog => vec!["utf-16"],
