@@ -439,6 +439,16 @@ impl Config {
             .map_or(&self.default, |d| &d.name)
     }
 
+    /// The server [`Config::route`] picks for `path` when that server takes the file's type
+    /// (`None`: no server takes it).
+    pub fn taker(&self, path: &str) -> Option<&str> {
+        let name = self.route(path);
+        self.servers
+            .get(name)
+            .is_some_and(|d| d.handles(path))
+            .then_some(name)
+    }
+
     /// (label, digest) of each config file read, labels free of machine paths.
     pub fn file_digests(&self) -> Vec<(String, String)> {
         self.files

@@ -47,10 +47,11 @@ fn by_server(o: &Orchestrator, files: Vec<String>, named: bool) -> (Groups, Vec<
     let one_server = o.opts.tap.is_some() || o.replays();
     let (mut out, mut unchecked) = (Groups::new(), Vec::new());
     for f in files {
-        let routed = o.config.route(&f);
-        let takes = |name: &str| o.config.servers.get(name).is_some_and(|d| d.handles(&f));
-        let server =
-            (!forced && routed != o.server_def.name && takes(routed)).then(|| routed.to_string());
+        let server = o
+            .config
+            .taker(&f)
+            .filter(|name| !forced && *name != o.server_def.name)
+            .map(str::to_string);
         match server {
             Some(_) if one_server => unchecked.push(f),
             None if !named && !o.server_def.handles(&f) => {}

@@ -20,10 +20,7 @@ use std::collections::BTreeSet;
 /// The server `req` goes to, when it is not `o`'s own (also in a traced run or a replay,
 /// which answer it with [`one_server_only`]).
 pub fn server_for(o: &Orchestrator, req: &Request) -> Option<String> {
-    let forced = o.opts.server.is_some()
-        || o.opts.server_cmd.is_some()
-        || std::env::var("LANSER_SERVER_CMD").is_ok_and(|s| !s.trim().is_empty());
-    if forced {
+    if forced(&o.opts) {
         return None;
     }
     let name = match file_of(req) {
@@ -34,6 +31,13 @@ pub fn server_for(o: &Orchestrator, req: &Request) -> Option<String> {
     (name != o.server_def.name).then_some(name)
 }
 
+/// Whether the command line names the server (`--server`, `--server-cmd`, LANSER_SERVER_CMD).
+fn forced(opts: &Options) -> bool {
+    opts.server.is_some()
+        || opts.server_cmd.is_some()
+        || std::env::var("LANSER_SERVER_CMD").is_ok_and(|s| !s.trim().is_empty())
+}
+
 /// A workspace-wide `diag`: every source file, each checked by its own server.
 fn whole_workspace(req: &Request) -> bool {
     matches!(&req.op, Op::Diag { targets } if targets.is_empty())
@@ -42,13 +46,7 @@ fn whole_workspace(req: &Request) -> bool {
 /// The one server that takes every source of a workspace that has any (a TypeScript-only
 /// repository's workspace-wide `diag` goes to its server as a whole).
 fn only_server(config: &Config, sources: &[String]) -> Option<String> {
-    let mut servers = BTreeSet::new();
-    for f in sources {
-        let name = config.route(f);
-        if config.servers.get(name).is_some_and(|d| d.handles(f)) {
-            servers.insert(name);
-        }
-    }
+    let servers: BTreeSet<&str> = sources.iter().filter_map(|f| config.taker(f)).collect();
     match servers.into_iter().collect::<Vec<_>>()[..] {
         [one] => Some(one.to_string()),
         _ => None,
@@ -99,11 +97,8 @@ pub fn orchestrator_for<'a>(
 /// anything starts (as `--server` would), so that the trace names that server and replays
 /// on it.
 pub fn pin(opts: &mut Options, req: &Request) -> Result<()> {
-    let forced = opts.server.is_some()
-        || opts.server_cmd.is_some()
-        || std::env::var("LANSER_SERVER_CMD").is_ok_and(|s| !s.trim().is_empty());
     let path = file_of(req);
-    if forced || (path.is_none() && !whole_workspace(req)) {
+    if forced(opts) || (path.is_none() && !whole_workspace(req)) {
         return Ok(());
     }
     let ws = crate::workspace::Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;

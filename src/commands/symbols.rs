@@ -106,9 +106,7 @@ fn other_servers(o: &Orchestrator) -> std::collections::BTreeMap<String, String>
         return out;
     }
     for f in o.ws.index().sources() {
-        let name = o.config.route(&f);
-        let takes = o.config.servers.get(name).is_some_and(|d| d.handles(&f));
-        if takes && name != o.server_def.name {
+        if let Some(name) = o.config.taker(&f).filter(|n| *n != o.server_def.name) {
             out.entry(name.to_string()).or_insert(f);
         }
     }

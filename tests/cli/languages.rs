@@ -19,15 +19,28 @@ fn json(args: &[&str]) -> Value {
     bundle(&o)
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let (src, dst) = (e.path(), to.join(e.file_name()));
-        if src.is_dir() {
-            copy_tree(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
+/// `lanser symbols FILE` includes each of `names` as a symbol's name (at any depth).
+fn assert_symbols(ws: &str, file: &str, names: &[&str]) {
+    fn collect(v: &Value, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            Value::Array(items) => items.iter().for_each(|i| collect(i, out)),
+            Value::Object(m) => {
+                if let Some(n) = m.get("name").and_then(Value::as_str) {
+                    out.insert(n.to_string());
+                }
+                m.values().for_each(|i| collect(i, out));
+            }
+            _ => {}
         }
+    }
+    let b = json(&["symbols", file, "--workspace", ws, "--json"]);
+    let mut got = std::collections::BTreeSet::new();
+    collect(&b["facts"]["symbols"], &mut got);
+    for name in names {
+        assert!(
+            got.contains(*name),
+            "{name} not among the symbols of {file}: {got:?}"
+        );
     }
 }
 
@@ -121,11 +134,11 @@ fn typescript_def_refs_hover_symbols_and_diag_on_the_real_server() {
         "{text}"
     );
 
-    let b = json(&["symbols", "src/store.ts", "--workspace", &ws, "--json"]);
-    let names = b["facts"]["symbols"].to_string();
-    for name in ["Item", "Store", "add", "total", "makeStore"] {
-        assert!(names.contains(&format!("\"{name}\"")), "{name} in {names}");
-    }
+    assert_symbols(
+        &ws,
+        "src/store.ts",
+        &["Item", "Store", "add", "total", "makeStore"],
+    );
 
     // diag: the two type errors of broken.ts, none in app.ts.
     let b = json(&["diag", "src/broken.ts", app, "--workspace", &ws, "--json"]);
@@ -419,11 +432,11 @@ fn c_through_clangd_with_its_background_index() {
         text.contains("int store_total(const struct store *s)"),
         "{text}"
     );
-    let b = json(&["symbols", "src/store.h", "--workspace", &ws, "--json"]);
-    let names = b["facts"]["symbols"].to_string();
-    for name in ["item", "store", "store_add", "store_total"] {
-        assert!(names.contains(&format!("\"{name}\"")), "{name} in {names}");
-    }
+    assert_symbols(
+        &ws,
+        "src/store.h",
+        &["item", "store", "store_add", "store_total"],
+    );
     // Rename through the index: the declaration, the definition and the call.
     let b = json(&[
         "rename",
@@ -481,12 +494,7 @@ fn shell_scripts_through_bash_language_server() {
         ),
     ];
     assert_eq!(lines, want);
-    let b = json(&["symbols", "lib.sh", "--workspace", &ws, "--json"]);
-    let names = b["facts"]["symbols"].to_string();
-    assert!(
-        names.contains("\"greet\"") && names.contains("\"total\""),
-        "{names}"
-    );
+    assert_symbols(&ws, "lib.sh", &["greet", "total"]);
 }
 
 /// ty and pyrefly, chosen with `--server`, give Pyright's definition and references on the
@@ -609,11 +617,7 @@ fn go_through_gopls_from_the_users_toolchain() {
     assert!(text.contains("func store.New() *store.Store"), "{text}");
     let b = json(&["diag", "broken/broken.go", "--workspace", &ws, "--json"]);
     assert_eq!(b["facts"]["counts"]["error"], 2, "{}", b["facts"]);
-    let b = json(&["symbols", "store/store.go", "--workspace", &ws, "--json"]);
-    let names = b["facts"]["symbols"].to_string();
-    for name in ["Item", "Store", "New"] {
-        assert!(names.contains(&format!("\"{name}\"")), "{name} in {names}");
-    }
+    assert_symbols(&ws, "store/store.go", &["Item", "Store", "New"]);
     // gopls refuses a rename whose dependents do not compile (broken/ uses store), so the
     // preview renames a function of the main package.
     let f = line_with(&go, "main.go", "func checkout()");
@@ -674,11 +678,7 @@ fn rust_through_rust_analyzer_after_it_is_quiescent() {
             .any(|d| d["severity"] == "error" && d["range"][0] == line),
         "{diags:?}"
     );
-    let b = json(&["symbols", "src/store.rs", "--workspace", &ws, "--json"]);
-    let names = b["facts"]["symbols"].to_string();
-    for name in ["Item", "Store", "new_store"] {
-        assert!(names.contains(&format!("\"{name}\"")), "{name} in {names}");
-    }
+    assert_symbols(&ws, "src/store.rs", &["Item", "Store", "new_store"]);
     let b = json(&[
         "rename",
         &format!("src/store.rs@L{decl}:add"),
