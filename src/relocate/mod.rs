@@ -5,13 +5,16 @@
 //!    store ([`snapshot`]); a span on unchanged lines maps exactly through the diff (score
 //!    1.0). A cursor or range whose snapshot is missing is `E/VERSION_SKEW`; one whose lines
 //!    changed is searched for again as an anchor made from its old text.
-//! 2. `py://` and `ast://` resolve structurally ([`structural`], tree-sitter-python).
+//! 2. `py://`, `sym://` and `ast://` resolve structurally ([`structural`], the tree-sitter
+//!    grammar of the file's language: [`grammars`]).
 //! 3. Anchors match exactly, then by winnowed fingerprints ([`anchor`]).
 //! 4. Candidates are scored and disambiguated ([`score`]).
 
 pub mod anchor;
 pub mod durable;
+pub mod grammars;
 pub mod modules;
+pub mod other_outline;
 pub mod outline;
 pub mod score;
 pub mod snapshot;
@@ -19,7 +22,7 @@ pub mod structural;
 
 use crate::error::{ErrorCode, LanserError};
 use crate::selector::resolve::{self, Document};
-use crate::selector::{is_ident_char, PositionSpec, Role, SegmentKind, DEFAULT_CTX};
+use crate::selector::{is_ident_char, AstSegment, PositionSpec, Role, SegmentKind, DEFAULT_CTX};
 use crate::text::Encoding;
 use crate::workspace::Workspace;
 pub use score::{Candidate, Config, Evidence, Features, Rejected, SymbolInfo};
@@ -74,7 +77,9 @@ impl From<resolve::Span> for Target {
 pub fn relocate(cx: &Context, spec: &PositionSpec) -> Result<Target, Rejected> {
     match spec {
         PositionSpec::Cursor { .. } | PositionSpec::Range { .. } => direct(cx, spec),
-        PositionSpec::Symbol { .. } | PositionSpec::Ast { .. } => structural_target(cx, spec),
+        PositionSpec::Symbol { .. } | PositionSpec::Sym { .. } | PositionSpec::Ast { .. } => {
+            structural_target(cx, spec)
+        }
         PositionSpec::Anchor {
             path,
             snippet,
@@ -280,8 +285,43 @@ fn anchor_text(text: &str, s: usize, e: usize) -> (usize, usize) {
     (s.min(line_end), line_end.max(e))
 }
 
+/// The file a `sym://` or `ast://[file=…]` selector names, made absolute, with its
+/// workspace-relative path; refused when lanser has no outline for its type.
+fn outlined_file(cx: &Context, path: &str, what: &str) -> Result<(PathBuf, String), Rejected> {
+    let (abs, rel) = cx.ws.resolve_user_path(path, cx.cwd)?;
+    if grammars::Grammar::for_path(&rel).is_none() {
+        return Err(LanserError::usage(format!(
+            "{what}: lanser has no outline for the type of {rel} (it reads {})",
+            grammars::SUPPORTED
+        ))
+        .into());
+    }
+    if !abs.is_file() {
+        return Err(LanserError::not_found(format!("{what}: no file {rel}")).into());
+    }
+    Ok((abs, rel))
+}
+
 fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Rejected> {
+    let what = spec.to_canonical();
     let q = match spec {
+        PositionSpec::Sym {
+            path,
+            qualname,
+            role,
+            ..
+        } => {
+            let (abs, rel) = outlined_file(cx, path, &what)?;
+            structural::Query {
+                module: rel,
+                file: Some(abs),
+                names: qualname.split('.').map(str::to_string).collect(),
+                kinds: None,
+                role: role.unwrap_or(Role::Def),
+                overload: None,
+                node: None,
+            }
+        }
         PositionSpec::Symbol {
             module,
             qualname,
@@ -290,25 +330,36 @@ fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Reject
             ..
         } => structural::Query {
             module: module.clone(),
+            file: None,
             names: qualname.split('.').map(str::to_string).collect(),
             kinds: None,
             role: role.unwrap_or(Role::Def),
             overload: *overload,
             node: None,
         },
-        PositionSpec::Ast { path, node, .. } => structural::Query {
-            module: path.first().map(|s| s.1.clone()).unwrap_or_default(),
-            names: path.iter().skip(1).map(|s| s.1.clone()).collect(),
-            kinds: Some(
-                path.iter()
-                    .skip(1)
-                    .map(|s| s.0)
-                    .collect::<Vec<SegmentKind>>(),
-            ),
-            role: Role::Def,
-            overload: None,
-            node: node.clone(),
-        },
+        PositionSpec::Ast { path, node, .. } => {
+            let (module, file) = match path.first() {
+                Some(AstSegment(SegmentKind::File, f)) => {
+                    let (abs, rel) = outlined_file(cx, f, &what)?;
+                    (rel, Some(abs))
+                }
+                first => (first.map(|s| s.1.clone()).unwrap_or_default(), None),
+            };
+            structural::Query {
+                module,
+                file,
+                names: path.iter().skip(1).map(|s| s.1.clone()).collect(),
+                kinds: Some(
+                    path.iter()
+                        .skip(1)
+                        .map(|s| s.0)
+                        .collect::<Vec<SegmentKind>>(),
+                ),
+                role: Role::Def,
+                overload: None,
+                node: node.clone(),
+            }
+        }
         _ => return Err(LanserError::internal("not a structural selector").into()),
     };
     let dv = spec.doc_version();
@@ -337,9 +388,8 @@ fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Reject
         })
     };
     let (docs, cands) = structural::candidates(cx.ws, cx.cache, &q, original)?;
-    let what = spec.to_canonical();
     if cands.is_empty() {
-        let hint = structural::try_load(cx.ws, cx.cache, &q.module)
+        let hint = structural::try_load(cx.ws, cx.cache, &q)
             .map(|p| structural::similar_names(&p, q.names.last().map_or("", String::as_str)))
             .filter(|v| !v.is_empty())
             .map(|v| format!(" (did you mean {}?)", v.join(", ")))

@@ -2,29 +2,14 @@
 //! decorated, nested), and module- and class-level assignments, each with its qualified name
 //! and the byte spans of the roles of DESIGN §3 (`def` name, `sig` header, `body`, `doc`).
 //!
-//! One parser per thread, reset before each parse (ast-grep's shape); byte offsets throughout.
+//! Byte offsets throughout; the parser is [`super::grammars`]'.
 
 use crate::selector::SegmentKind;
-use std::cell::RefCell;
-use tree_sitter::{Node, Parser, Tree};
-
-thread_local! {
-    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
-}
+use tree_sitter::{Node, Tree};
 
 /// Parse Python source. `None` only if the grammar cannot be loaded (an ABI mismatch).
 pub fn parse(text: &str) -> Option<Tree> {
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut p = Parser::new();
-            p.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
-            *slot = Some(p);
-        }
-        let p = slot.as_mut()?;
-        p.reset();
-        p.parse(text, None)
-    })
+    super::grammars::parse(super::grammars::Grammar::Python, text)
 }
 
 pub type Span = (usize, usize);

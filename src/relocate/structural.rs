@@ -1,15 +1,18 @@
-//! Structural resolution of `py://` and `ast://` selectors (Algorithm 1 lines 4–7): module →
-//! file, then the definitions of that file ([`super::outline`]) filtered by qualified name (or
+//! Structural resolution of `py://`, `sym://` and `ast://` selectors (Algorithm 1 lines 4–7):
+//! module → file (or the file a `sym://` or `ast://[file=…]` names, in any language with a
+//! grammar: [`super::grammars`]), then the definitions of that file ([`super::outline`],
+//! [`super::other_outline`]) filtered by qualified name (or
 //! by the kind chain of an ast path), with properties reduced to their getter and `@overload`s
 //! picked by index; the role (or the trailing `nodekind[N]`) then names the span.
 //!
-//! When the module has no such definition, the other modules of its package are searched
+//! When a module (not a named file) has no such definition, the other modules of its package are searched
 //! (a re-export through `__init__.py`, or a symbol moved to a sibling module): such
 //! candidates score `module = 0.5`.
 
-use super::modules;
+use super::grammars::{self, Grammar};
 use super::outline::{self, Def, Span};
 use super::score::{identifiers, jaccard, proximity, Candidate, Features, SymbolInfo};
+use super::{modules, other_outline};
 use crate::digest::sha256_hex;
 use crate::error::{LanserError, Result};
 use crate::selector::resolve::Document;
@@ -24,7 +27,10 @@ use tree_sitter::{Node, Tree};
 /// What a structural selector asks for, with the `py://` and `ast://` forms made one.
 #[derive(Debug, Clone)]
 pub struct Query {
+    /// The module, or the file's workspace-relative path when `file` is set.
     pub module: String,
+    /// The file a `sym://` or `ast://[file=…]` selector names (any language with an outline).
+    pub file: Option<PathBuf>,
     /// Names below the module.
     pub names: Vec<String>,
     /// Required kind of each name (`ast://`), or any (`py://`).
@@ -51,11 +57,19 @@ pub struct Parsed {
     pub module: String,
 }
 
+/// Parse `doc` with the grammar of its file type (Python when it has none: a module file).
 pub fn parse_doc(doc: Document, module: String) -> Result<Parsed> {
-    let tree = outline::parse(&doc.text).ok_or_else(|| {
-        LanserError::internal("the tree-sitter Python grammar could not be loaded (ABI mismatch)")
+    let grammar = Grammar::for_path(&doc.rel).unwrap_or(Grammar::Python);
+    let tree = grammars::parse(grammar, &doc.text).ok_or_else(|| {
+        LanserError::internal(format!(
+            "the tree-sitter {} grammar could not be loaded (ABI mismatch)",
+            grammar.name()
+        ))
     })?;
-    let defs = outline::definitions(&tree, &doc.text);
+    let defs = match grammar {
+        Grammar::Python => outline::definitions(&tree, &doc.text),
+        g => other_outline::definitions(g, &tree, &doc.text),
+    };
     Ok(Parsed {
         doc,
         tree,
@@ -301,8 +315,12 @@ pub fn candidates(
     original: impl Fn(&Parsed) -> Option<Original>,
 ) -> Result<(Vec<Document>, Vec<Candidate>)> {
     let roots = cache.roots(ws);
-    let Some(file) = modules::module_file(&roots, &q.module) else {
-        return Err(no_module(ws, &roots, &q.module));
+    let file = match &q.file {
+        Some(f) => f.clone(),
+        None => match modules::module_file(&roots, &q.module) {
+            Some(f) => f,
+            None => return Err(no_module(ws, &roots, &q.module)),
+        },
     };
     let own = cache.load(ws, &file, q.module.clone())?;
     let orig = original(&own);
@@ -350,7 +368,7 @@ pub fn candidates(
     }
     let dir = file.parent().map(Path::to_path_buf);
     docs.push(own.doc.clone());
-    if !cands.is_empty() {
+    if !cands.is_empty() || q.file.is_some() {
         return Ok((docs, cands));
     }
     // Not in the module itself: the other modules of its package.
@@ -448,10 +466,13 @@ pub fn similar_names(p: &Parsed, last: &str) -> Vec<String> {
     v
 }
 
-/// Read `module` (for hints) without failing.
-pub fn try_load(ws: &Workspace, cache: &ParseCache, module: &str) -> Option<Arc<Parsed>> {
-    let file = modules::module_file(&cache.roots(ws), module)?;
-    cache.load(ws, &file, module.to_string()).ok()
+/// Read the query's file (for hints) without failing.
+pub fn try_load(ws: &Workspace, cache: &ParseCache, q: &Query) -> Option<Arc<Parsed>> {
+    let file = match &q.file {
+        Some(f) => f.clone(),
+        None => modules::module_file(&cache.roots(ws), &q.module)?,
+    };
+    cache.load(ws, &file, q.module.clone()).ok()
 }
 
 #[cfg(test)]
@@ -466,6 +487,7 @@ mod tests {
     fn query(names: &str, role: Role, overload: Option<u32>) -> Query {
         Query {
             module: "m".into(),
+            file: None,
             names: names.split('.').map(str::to_string).collect(),
             kinds: None,
             role,

@@ -105,15 +105,15 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// A Python identifier (Unicode letters, digits, `_`; not starting with a digit).
+    /// An identifier (Unicode letters, digits, `_`, `$`; not starting with a digit).
     pub fn ident(&mut self) -> Option<&'a str> {
         let rest = self.rest();
         let mut end = 0;
         for (i, c) in rest.char_indices() {
             let ok = if i == 0 {
-                is_ident_start(c)
+                is_ident_start(c) || c == '$'
             } else {
-                is_ident_char(c)
+                is_ident_char(c) || c == '$'
             };
             if !ok {
                 break;

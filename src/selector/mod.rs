@@ -6,13 +6,15 @@
 //! Grammar of the string form (EBNF; every form may end in a query):
 //!
 //! ```text
-//! selector  := locator | symbolic | astpath | anchor
+//! selector  := locator | symbolic | filesym | astpath | anchor
 //! locator   := path "@" position query?
 //! position  := "L" INT ":" ( "C" INT | IDENT ( "#" INT )? )      cursor / line:name#N
 //!            | "R(" INT "," INT "->" INT "," INT ")"              range (end ≥ start)
 //! symbolic  := "py://" modname "#" dotted ( ":" role )? query?    query keys: overload, docVersion
+//! filesym   := "sym://" path "#" dotted ( ":" role )? query?      query key: docVersion
 //! role      := "def" | "sig" | "body" | "doc"
-//! astpath   := "ast://" "[module=" modname "]" ( "/" segment )* ( "/" IDENT "[" INT "]" )? query?
+//! astpath   := "ast://" ( "[module=" modname | "[file=" path ) "]" ( "/" segment )*
+//!              ( "/" IDENT "[" INT "]" )? query?                   ("]" in path: "%5D")
 //! segment   := "[" ( "class" | "def" | "assign" ) "=" IDENT "]"
 //! anchor    := "anchor://" path "#" quoted query?                query keys: ctx, hash, docVersion
 //! quoted    := "\"" ( CHAR | "\\\"" | "\\/" | "\\\\" | "%" HEX HEX )+ "\""      CHAR: any but "\"", "\\", "%"
@@ -24,7 +26,9 @@
 //! ```
 //!
 //! Lines, columns, `#N` and `nodekind[N]` are 1-based, `overload` 0-based; the column unit is
-//! the request's `--index-io`. IDENT is a Python identifier (Unicode letters allowed). Paths
+//! the request's `--index-io`. IDENT is an identifier (Unicode letters, digits, `_`, `$`;
+//! not starting with a digit); `sym://` and `ast://[file=…]` name a definition in a file of
+//! any language with an outline (`crate::relocate::grammars`). Paths
 //! and snippets percent-encode `# ? % "` and space (paths also `@`, snippets also `\`);
 //! `file:///c:/x` and `C:\x` both mean `C:/x`, printed `file:///C:/x`. The structured form
 //! (`{"kind":"cursor",…}`, `{"kind":"symbol","module":…,"qualname":…}`, …) is accepted

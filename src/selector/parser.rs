@@ -10,6 +10,8 @@ pub fn selector(input: &str) -> PResult<PositionSpec> {
     let mut lx = Lexer::new(input);
     let spec = if lx.eat("py://") {
         symbolic(&mut lx)?
+    } else if lx.eat("sym://") {
+        file_symbol(&mut lx)?
     } else if lx.eat("ast://") {
         astpath(&mut lx)?
     } else if lx.eat("anchor://") {
@@ -135,13 +137,7 @@ fn symbolic(lx: &mut Lexer) -> PResult<PositionSpec> {
     let module = module_name(lx, "a module name")?;
     lx.expect("#", "'#' after the module name")?;
     let qualname = dotted(lx, "a qualified name")?;
-    let role = if lx.eat(":") {
-        let at = lx.pos;
-        let r = lx.ident().and_then(Role::parse);
-        Some(r.ok_or_else(|| lx.expected_at(at, "a role: def, sig, body or doc"))?)
-    } else {
-        None
-    };
+    let role = role(lx)?;
     let q = query(lx, &[Key::Overload, Key::DocVersion])?;
     Ok(PositionSpec::Symbol {
         module,
@@ -152,20 +148,61 @@ fn symbolic(lx: &mut Lexer) -> PResult<PositionSpec> {
     })
 }
 
-/// `astpath := "ast://" "[module=" modname "]" ("/" segment)* ("/" nodekind "[" INT "]")? query?`
+/// `filesym := "sym://" path "#" dotted (":" role)? query?`
+fn file_symbol(lx: &mut Lexer) -> PResult<PositionSpec> {
+    let at = lx.pos;
+    let raw = lx.until(b"#?");
+    let path = path_text(lx, raw, at)?;
+    lx.expect("#", "'#' after the path")?;
+    let qualname = dotted(lx, "a qualified name")?;
+    let role = role(lx)?;
+    let q = query(lx, &[Key::DocVersion])?;
+    Ok(PositionSpec::Sym {
+        path,
+        qualname,
+        role,
+        doc_version: q.doc_version,
+    })
+}
+
+/// `(":" role)?`
+fn role(lx: &mut Lexer) -> PResult<Option<Role>> {
+    if !lx.eat(":") {
+        return Ok(None);
+    }
+    let at = lx.pos;
+    let r = lx.ident().and_then(Role::parse);
+    Ok(Some(r.ok_or_else(|| {
+        lx.expected_at(at, "a role: def, sig, body or doc")
+    })?))
+}
+
+/// `astpath := "ast://" ("[module=" modname | "[file=" path) "]" ("/" segment)*
+/// ("/" nodekind "[" INT "]")? query?`
 fn astpath(lx: &mut Lexer) -> PResult<PositionSpec> {
     let mut path = vec![];
     let mut node = None;
-    lx.expect("[module=", "'[module=' (an ast path starts at its module)")?;
-    let module = module_name(lx, "a module name")?;
+    if lx.eat("[file=") {
+        let at = lx.pos;
+        let raw = lx.until(b"]");
+        path.push(AstSegment(SegmentKind::File, path_text(lx, raw, at)?));
+    } else {
+        lx.expect(
+            "[module=",
+            "'[module=' or '[file=' (an ast path starts at its module or file)",
+        )?;
+        path.push(AstSegment(
+            SegmentKind::Module,
+            module_name(lx, "a module name")?,
+        ));
+    }
     lx.expect("]", "']'")?;
-    path.push(AstSegment(SegmentKind::Module, module));
     while lx.eat("/") {
         if lx.eat("[") {
             let at = lx.pos;
             let kind = lx.ident().and_then(SegmentKind::parse);
             let kind = match kind {
-                Some(k) if k != SegmentKind::Module => k,
+                Some(k) if !matches!(k, SegmentKind::Module | SegmentKind::File) => k,
                 _ => return Err(lx.expected_at(at, "a segment kind: class, def or assign")),
             };
             lx.expect("=", "'='")?;

@@ -63,9 +63,24 @@ pub enum PositionSpec {
         )]
         doc_version: Option<String>,
     },
-    /// `ast://[module=pkg.mod]/[class=C]/[def=m]/name[1]`.
+    /// `sym://web/app.ts#Greeter.greet:role`: a definition named by its file and qualified name,
+    /// in any language with an outline.
+    Sym {
+        path: String,
+        /// Dotted qualified name inside the file (`Greeter.greet`, `Counter.Add`).
+        qualname: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        role: Option<Role>,
+        #[serde(
+            default,
+            rename = "docVersion",
+            skip_serializing_if = "Option::is_none"
+        )]
+        doc_version: Option<String>,
+    },
+    /// `ast://[module=pkg.mod]/[class=C]/[def=m]/name[1]`, or `ast://[file=web/app.ts]/…`.
     Ast {
-        /// `[kind, name]` pairs, the first one a module.
+        /// `[kind, name]` pairs, the first one a module or a file.
         path: Vec<AstSegment>,
         /// The trailing `nodekind[N]`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,18 +153,22 @@ pub enum SegmentKind {
     Class,
     Def,
     Assign,
+    /// The first segment of an ast path into a file of any language: its path.
+    File,
 }
 
 impl SegmentKind {
-    pub const ALL: [SegmentKind; 4] = [
+    pub const ALL: [SegmentKind; 5] = [
         SegmentKind::Module,
         SegmentKind::Class,
         SegmentKind::Def,
         SegmentKind::Assign,
+        SegmentKind::File,
     ];
 
     pub fn as_str(self) -> &'static str {
         match self {
+            SegmentKind::File => "file",
             SegmentKind::Module => "module",
             SegmentKind::Class => "class",
             SegmentKind::Def => "def",
@@ -182,7 +201,9 @@ impl PositionSpec {
             PositionSpec::Cursor { path, .. }
             | PositionSpec::Range { path, .. }
             | PositionSpec::Anchor { path, .. } => Some(path),
-            PositionSpec::Symbol { .. } | PositionSpec::Ast { .. } => None,
+            PositionSpec::Symbol { .. } | PositionSpec::Sym { .. } | PositionSpec::Ast { .. } => {
+                None
+            }
         }
     }
 
@@ -200,6 +221,7 @@ impl PositionSpec {
             PositionSpec::Cursor { doc_version, .. }
             | PositionSpec::Range { doc_version, .. }
             | PositionSpec::Symbol { doc_version, .. }
+            | PositionSpec::Sym { doc_version, .. }
             | PositionSpec::Ast { doc_version, .. }
             | PositionSpec::Anchor { doc_version, .. } => doc_version.as_deref(),
         }
@@ -210,6 +232,7 @@ impl PositionSpec {
             PositionSpec::Cursor { doc_version, .. }
             | PositionSpec::Range { doc_version, .. }
             | PositionSpec::Symbol { doc_version, .. }
+            | PositionSpec::Sym { doc_version, .. }
             | PositionSpec::Ast { doc_version, .. }
             | PositionSpec::Anchor { doc_version, .. } => doc_version,
         }
@@ -221,6 +244,7 @@ impl PositionSpec {
             PositionSpec::Cursor { .. } => "cursor",
             PositionSpec::Range { .. } => "range",
             PositionSpec::Symbol { .. } => "symbol",
+            PositionSpec::Sym { .. } => "sym",
             PositionSpec::Ast { .. } => "ast",
             PositionSpec::Anchor { .. } => "anchor",
         }
@@ -271,11 +295,27 @@ impl PositionSpec {
                     query.push(format!("overload={n}"));
                 }
             }
+            PositionSpec::Sym {
+                path,
+                qualname,
+                role,
+                ..
+            } => {
+                write!(s, "sym://{}#{qualname}", encode_path(path)).ok();
+                if let Some(r) = role {
+                    write!(s, ":{}", r.as_str()).ok();
+                }
+            }
             PositionSpec::Ast { path, node, .. } => {
                 s.push_str("ast://");
                 let segs: Vec<String> = path
                     .iter()
-                    .map(|AstSegment(k, n)| format!("[{}={n}]", k.as_str()))
+                    .map(|AstSegment(k, n)| match k {
+                        SegmentKind::File => {
+                            format!("[file={}]", encode_path(n).replace(']', "%5D"))
+                        }
+                        k => format!("[{}={n}]", k.as_str()),
+                    })
                     .collect();
                 s.push_str(&segs.join("/"));
                 if let Some(NodePick { kind, index }) = node {

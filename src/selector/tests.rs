@@ -173,6 +173,11 @@ fn canonical_form_round_trips() {
         format!("py://a#f?overload=2&docVersion={dv}"),
         "ast://[module=a]/[class=C]/[def=m]/identifier[3]".to_string(),
         format!("ast://[module=a.b]?docVersion={dv}"),
+        "sym://web/app.ts#Greeter.greet:sig".to_string(),
+        format!("sym://a%20b.go#Counter.Add?docVersion={dv}"),
+        "sym://web/app.js#$init".to_string(),
+        "ast://[file=src/lib.rs]/[class=Counter]/[def=add]/identifier[1]".to_string(),
+        "ast://[file=a%5Db.ts]/[def=$f]".to_string(),
         r#"anchor://file:///C:/w/a%20b.py#"%22x%22%5C%25"?ctx=0"#.to_string(),
     ] {
         let spec = parse(&s).unwrap();
@@ -203,6 +208,11 @@ fn json_form_is_accepted() {
     assert!(e.message.contains("start line"), "{}", e.message);
     let e = parse(r#"{"kind":"anchor","path":"a.py","snippet":"x","bogus":1}"#).unwrap_err();
     assert!(e.message.contains("unknown field"), "{}", e.message);
+    let spec =
+        parse(r#"{"kind":"sym","path":"web/a b.ts","qualname":"A.m","role":"body"}"#).unwrap();
+    assert_eq!(spec.to_canonical(), "sym://web/a%20b.ts#A.m:body");
+    let spec = parse(r#"{"kind":"ast","path":[["file","x]y.go"],["def","F"]]}"#).unwrap();
+    assert_eq!(spec.to_canonical(), "ast://[file=x%5Dy.go]/[def=F]");
     // The cursor's unit survives the normalization.
     let spec =
         parse(r#"{"kind":"cursor","path":"a.py","line":1,"col":2,"indexing":"utf-8"}"#).unwrap();
@@ -248,7 +258,17 @@ fn errors_name_offset_and_expectation() {
             "py://a#f x",
             "byte 8: expected '?' or the end of the selector",
         ),
-        ("ast://[class=C]", "byte 6: expected '[module='"),
+        ("ast://[class=C]", "byte 6: expected '[module=' or '[file='"),
+        ("sym://#f", "byte 6: expected a file path"),
+        ("sym://a.ts", "byte 10: expected '#' after the path"),
+        ("sym://a.ts#", "byte 11: expected a qualified name"),
+        ("sym://a.ts#f:x", "byte 13: expected a role"),
+        ("sym://a.ts#f?overload=1", "byte 13: expected 'docVersion='"),
+        ("ast://[file=]", "byte 12: expected a file path"),
+        (
+            "ast://[file=a.ts]/[file=b.ts]",
+            "byte 19: expected a segment kind",
+        ),
         (
             "ast://[module=m]/[module=n]",
             "byte 18: expected a segment kind",
@@ -372,7 +392,7 @@ impl Gen {
     fn spec(&mut self) -> PositionSpec {
         let dv = self.maybe(|g| format!("sha256:{}", g.hex(64)));
         let n = |g: &mut Gen| 1 + g.below(5000) as u32;
-        match self.below(5) {
+        match self.below(6) {
             0 => {
                 let named = self.below(2) == 0;
                 PositionSpec::Cursor {
@@ -412,9 +432,14 @@ impl Gen {
                 doc_version: dv,
             },
             3 => {
-                let mut path = vec![AstSegment(SegmentKind::Module, self.dotted())];
+                let first = if self.below(2) == 0 {
+                    AstSegment(SegmentKind::Module, self.dotted())
+                } else {
+                    AstSegment(SegmentKind::File, self.path())
+                };
+                let mut path = vec![first];
                 for _ in 0..self.below(4) {
-                    let kind = *self.pick(&SegmentKind::ALL[1..]);
+                    let kind = *self.pick(&SegmentKind::ALL[1..4]);
                     path.push(AstSegment(kind, self.ident()));
                 }
                 PositionSpec::Ast {
@@ -428,6 +453,12 @@ impl Gen {
                     doc_version: dv,
                 }
             }
+            4 => PositionSpec::Sym {
+                path: self.path(),
+                qualname: self.dotted(),
+                role: self.maybe(|g| *g.pick(&Role::ALL)),
+                doc_version: dv,
+            },
             _ => {
                 let chars = [
                     "def", " ", "(", "\"", "\\", "/", "#", "?", "%", "\n", "\t", "&", "=", "😀",
@@ -464,7 +495,9 @@ fn property_parser_never_panics_and_prints_stably() {
     let mut g = Gen(0xD1B5_4A32_D192_ED03);
     let pieces = [
         "py://",
+        "sym://",
         "ast://",
+        "[file=",
         "anchor://",
         "file:///",
         "a.py",

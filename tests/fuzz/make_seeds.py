@@ -51,6 +51,8 @@ def main():
         "py://shapes.units#convert:sig",
         "py://shapes.geometry#Circle.area?overload=0",
         "ast://[module=shapes.geometry]/[class=Circle]/[def=area]/Return[1]",
+        "sym://web/app.ts#Greeter.$greet:body",
+        "ast://[file=src/a%5Db.rs]/[class=Counter]/[def=add]/identifier[1]",
         'anchor://src/shapes/units.py#"def convert%28"?ctx=2',
         "file:///C:/x%20y.py@L3:C4?docVersion=sha256:" + "0" * 64,
     ]

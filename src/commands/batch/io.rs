@@ -3,7 +3,7 @@
 
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
-use crate::selector::PositionSpec;
+use crate::selector::{PositionSpec, SegmentKind};
 use std::collections::VecDeque;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
@@ -33,8 +33,8 @@ pub fn py_modules(input: &std::path::Path) -> Vec<String> {
         let module = match v["selector"].as_str().map(crate::selector::parse) {
             Some(Ok(PositionSpec::Symbol { module, .. })) => module,
             Some(Ok(PositionSpec::Ast { path, .. })) => match path.into_iter().next() {
-                Some(first) => first.1,
-                None => continue,
+                Some(first) if first.0 == SegmentKind::Module => first.1,
+                _ => continue,
             },
             _ => continue,
         };

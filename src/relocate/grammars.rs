@@ -1,0 +1,129 @@
+//! The tree-sitter grammar of each language lanser reads structurally (`ast://`, `sym://`,
+//! durable selectors), chosen by file extension, and one parser per grammar and thread, reset
+//! before each parse (ast-grep's shape).
+//!
+//! The grammar crates are the ones that build with the tree-sitter in use (its ABI 13–15);
+//! a grammar that fails to load is reported, never a silent empty outline.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use tree_sitter::{Language, Parser, Tree};
+
+/// A language with a structural outline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Grammar {
+    Python,
+    TypeScript,
+    Tsx,
+    JavaScript,
+    Go,
+    Rust,
+    C,
+    Cpp,
+    Bash,
+}
+
+impl Grammar {
+    /// The grammar for a file named `path`, by its extension.
+    pub fn for_path(path: &str) -> Option<Grammar> {
+        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        let (stem, ext) = name.rsplit_once('.')?;
+        if stem.is_empty() {
+            return None;
+        }
+        Some(match ext {
+            "py" | "pyi" => Grammar::Python,
+            "ts" | "mts" | "cts" => Grammar::TypeScript,
+            "tsx" => Grammar::Tsx,
+            "js" | "jsx" | "mjs" | "cjs" => Grammar::JavaScript,
+            "go" => Grammar::Go,
+            "rs" => Grammar::Rust,
+            "c" | "h" => Grammar::C,
+            "cc" | "cpp" | "cxx" | "hh" | "hpp" | "hxx" => Grammar::Cpp,
+            "sh" | "bash" => Grammar::Bash,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Grammar::Python => "Python",
+            Grammar::TypeScript => "TypeScript",
+            Grammar::Tsx => "TSX",
+            Grammar::JavaScript => "JavaScript",
+            Grammar::Go => "Go",
+            Grammar::Rust => "Rust",
+            Grammar::C => "C",
+            Grammar::Cpp => "C++",
+            Grammar::Bash => "Bash",
+        }
+    }
+
+    fn language(self) -> Language {
+        match self {
+            Grammar::Python => tree_sitter_python::LANGUAGE.into(),
+            Grammar::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Grammar::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Grammar::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Grammar::Go => tree_sitter_go::LANGUAGE.into(),
+            Grammar::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Grammar::C => tree_sitter_c::LANGUAGE.into(),
+            Grammar::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            Grammar::Bash => tree_sitter_bash::LANGUAGE.into(),
+        }
+    }
+}
+
+/// The file types with an outline, for messages.
+pub const SUPPORTED: &str = "Python, TypeScript/JavaScript, Go, Rust, C/C++ and shell";
+
+thread_local! {
+    static PARSERS: RefCell<HashMap<Grammar, Parser>> = RefCell::new(HashMap::new());
+}
+
+/// Parse `text` with `grammar`. `None` only if the grammar cannot be loaded (an ABI mismatch).
+pub fn parse(grammar: Grammar, text: &str) -> Option<Tree> {
+    PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        if !parsers.contains_key(&grammar) {
+            let mut p = Parser::new();
+            p.set_language(&grammar.language()).ok()?;
+            parsers.insert(grammar, p);
+        }
+        let p = parsers.get_mut(&grammar)?;
+        p.reset();
+        p.parse(text, None)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_grammar_loads_and_parses_by_extension() {
+        let cases = [
+            ("a.py", "def f(): pass\n"),
+            ("web/a.ts", "export class A { m(): void {} }\n"),
+            ("a.tsx", "const x = <div/>;\n"),
+            ("a.mjs", "function f() {}\n"),
+            ("a.go", "package a\nfunc F() {}\n"),
+            ("src/lib.rs", "fn f() {}\n"),
+            ("a.h", "int f(void);\n"),
+            ("a.cpp", "namespace n { class C {}; }\n"),
+            ("run.sh", "f() { echo; }\n"),
+        ];
+        for (path, text) in cases {
+            let g = Grammar::for_path(path).unwrap_or_else(|| panic!("no grammar for {path}"));
+            let tree = parse(g, text).unwrap_or_else(|| panic!("{} did not load", g.name()));
+            assert!(
+                !tree.root_node().has_error(),
+                "{path}: {}",
+                tree.root_node()
+            );
+        }
+        assert_eq!(Grammar::for_path("notes.txt"), None);
+        assert_eq!(Grammar::for_path("dir.d/.rs"), None);
+        assert_eq!(Grammar::for_path("Makefile"), None);
+    }
+}
