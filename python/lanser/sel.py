@@ -38,6 +38,23 @@ def symbol(module: str, qualname: str, role: Optional[str] = None,
     return s
 
 
+def sym(path: str, qualname: str, role: Optional[str] = None) -> str:
+    """A definition by file and qualified name, in any language with an outline
+    (`sym("web/app.ts", "Store.add")`, `sym("store/store.go", "Store.Add", "body")`)."""
+    s = f"sym://{_enc(path, _PATH)}#{qualname}"
+    return s + (f":{role}" if role else "")
+
+
+def ast_file(path: str, steps: Sequence[Tuple[str, str]] = (),
+             node: Optional[Tuple[str, int]] = None) -> str:
+    """As `ast`, from a file of any language with an outline instead of a Python module."""
+    s = f"ast://[file={_enc(path, {**_PATH, ']': '%5D'})}]"
+    s += "".join(f"/[{k}={v}]" for k, v in steps)
+    if node:
+        s += f"/{node[0]}[{node[1]}]"
+    return s
+
+
 def ast(module: str, steps: Sequence[Tuple[str, str]] = (), node: Optional[Tuple[str, int]] = None) -> str:
     """A construct by kind (`[("class", "C"), ("def", "f")]`), then optionally the Nth
     tree-sitter node of a kind (`("call", 1)`)."""

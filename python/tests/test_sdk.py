@@ -154,6 +154,8 @@ def test_selector_helpers_print_the_canonical_form(make_ws):
         sel.symbol("shapes.units", "convert"),
         sel.ast("shapes.units", [("def", "convert")], ("call", 1)),
         sel.anchor(UNITS, "def convert("),
+        sel.sym(UNITS, "convert", "sig"),
+        sel.ast_file(UNITS, [("def", "convert")], ("call", 1)),
     ]
     with lanser.Lanser(ws.root) as s:
         for f in forms:

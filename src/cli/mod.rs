@@ -131,20 +131,20 @@ fn parse_encoding(s: &str) -> std::result::Result<Encoding, String> {
 pub enum Command {
     /// Where the symbol at SELECTOR is defined
     Def {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
     },
     /// Where the type of the symbol at SELECTOR is defined
     TypeDef {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
     },
     /// Every reference to the symbol at SELECTOR
     Refs {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
         /// Leave the declaration itself out
         #[arg(long)]
@@ -152,8 +152,8 @@ pub enum Command {
     },
     /// Type, signature and documentation at SELECTOR
     Hover {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
     },
     /// A file's outline, or workspace symbols with --query
@@ -171,8 +171,8 @@ pub enum Command {
     },
     /// Resolve SELECTOR to a range without asking the server
     Locate {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
         /// Show the lines the range covers
         #[arg(long)]
@@ -203,14 +203,14 @@ pub enum Command {
     },
     /// Check that the symbol at SELECTOR can be renamed, and what range would change
     PrepareRename {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
     },
     /// Rename the symbol at SELECTOR: a preview (diff + WorkspaceEdit) unless --apply
     Rename {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
         /// The new identifier
         new_name: String,
@@ -222,8 +222,8 @@ pub enum Command {
     },
     /// List code actions at SELECTOR, or preview/apply one with --apply INDEX|TITLE
     CodeActions {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
         /// Only actions of this kind (quickfix, source.organizeImports, …)
         #[arg(long)]
@@ -264,14 +264,14 @@ pub enum Command {
     },
     /// Where the symbol at SELECTOR is implemented (textDocument/implementation)
     Impl {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
     },
     /// Callers and callees of the function at SELECTOR (both unless one flag is given)
     Calls {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
         /// Only the functions that call it
         #[arg(long, conflicts_with = "outgoing")]
@@ -282,14 +282,14 @@ pub enum Command {
     },
     /// Every occurrence of the symbol at SELECTOR in its file, read or write
     Highlight {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
     },
     /// Signature help for the call SELECTOR is inside
     Signature {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, ast://…,
-        /// anchor://… or a JSON PositionSpec
+        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+        /// ast://…, anchor://… or a JSON PositionSpec
         selector: String,
     },
     /// The server's capabilities (starts it)

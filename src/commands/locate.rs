@@ -2,7 +2,7 @@
 //! without asking the server; `--preview` adds the lines it covers. A structural selector also
 //! names its symbol: module, qualname, kind, signature shape and the stable `symbolId` (so
 //! does a cursor on a definition's name). `selectors` offers durable forms of the target: the
-//! `py://` of the definition named there, and a hashed anchor, both with `docVersion`.
+//! `py://` (`sym://` in other languages) of the definition named there, and a hashed anchor, both with `docVersion`.
 
 use crate::error::Result;
 use crate::orchestrator::{Orchestrator, Outcome};

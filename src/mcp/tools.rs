@@ -13,8 +13,9 @@ use std::path::Path;
 const ADDRESSING: &str = "Address code with `selector` (any lanser selector; lines and columns 1-based): \
 `src/app.py@L42:C7` (line 42, column 7), `src/app.py@L42:load#2` (the 2nd `load` on line 42), \
 `src/app.py@R(42,7->44,1)` (a range), `py://pkg.mod#Class.method` (a definition by module and \
-qualified name; `:sig`, `:body`, `:doc` for its parts), `ast://[module=pkg.mod]/[class=C]/[def=f]/call[1]` \
-(a syntax node), `anchor://src/app.py#\"def load(\"` (a text snippet), or a JSON PositionSpec object. \
+qualified name; `:sig`, `:body`, `:doc` for its parts), `sym://web/app.ts#Store.add` (a definition by \
+file and qualified name, in any language: a Go method as `Type.Method`), \
+`ast://[module=pkg.mod]/[class=C]/[def=f]/call[1]` or `ast://[file=web/app.ts]/…` (a syntax node), `anchor://src/app.py#\"def load(\"` (a text snippet), or a JSON PositionSpec object. \
 Or give `file` + `line` (1-based) + `symbol` (`name`, or `name#N` for its Nth occurrence on the \
 line; omitted = the line's first non-blank column). An ambiguous selector is an error that \
 lists every candidate; it is never guessed.";

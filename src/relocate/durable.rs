@@ -1,7 +1,8 @@
-//! Durable selectors for a resolved span: the `py://` selector and `symbolId` of the
-//! definition whose name it is, and a hashed `anchor://` for its text, each pinned to the
+//! Durable selectors for a resolved span: the `py://` selector (`sym://` outside Python) and
+//! `symbolId` of the definition whose name it is, and a hashed `anchor://` for its text, each pinned to the
 //! file's `docVersion`, so an agent can hold on to a place across edits (paper §1 (vii)).
 
+use super::grammars::Grammar;
 use super::score::SymbolInfo;
 use super::{anchor, modules, structural};
 use crate::selector::resolve::Document;
@@ -9,7 +10,7 @@ use crate::selector::{is_ident_char, PositionSpec, DEFAULT_CTX};
 use crate::workspace::Workspace;
 
 /// The definition named at `offset` (its name, or the start of its header, body or
-/// docstring), with its `py://` selector.
+/// docstring), with its `py://` selector (`sym://` in a file of another language).
 /// `cache` keeps the parse for later requests on the same content.
 pub fn symbol_at(
     ws: &Workspace,
@@ -18,8 +19,14 @@ pub fn symbol_at(
     offset: usize,
 ) -> Option<(SymbolInfo, String)> {
     let roots = ws.import_roots();
-    let module = modules::module_of(&roots, &doc.abs)?;
-    let p = cache.parsed(doc, module.clone()).ok()?;
+    // A Python module is named by `py://`; any other file with an outline by `sym://`.
+    let module = modules::module_of(&roots, &doc.abs);
+    if module.is_none() && Grammar::for_path(&doc.rel).is_none_or(|g| g == Grammar::Python) {
+        return None;
+    }
+    let p = cache
+        .parsed(doc, module.clone().unwrap_or_else(|| doc.rel.clone()))
+        .ok()?;
     // The innermost definition whose name contains the offset or one of whose role spans
     // starts there (nested definitions come after their parents).
     let d = p.defs.iter().rev().find(|d| {
@@ -36,12 +43,21 @@ pub fn symbol_at(
             .position(|o| o.node == d.node)
             .unwrap_or(0) as u32
     });
-    let spec = PositionSpec::Symbol {
-        module,
-        qualname: d.qualname(),
-        role: None,
-        overload,
-        doc_version: Some(doc.doc_version.clone()),
+    let doc_version = Some(doc.doc_version.clone());
+    let spec = match module {
+        Some(module) => PositionSpec::Symbol {
+            module,
+            qualname: d.qualname(),
+            role: None,
+            overload,
+            doc_version,
+        },
+        None => PositionSpec::Sym {
+            path: doc.rel.clone(),
+            qualname: d.qualname(),
+            role: None,
+            doc_version,
+        },
     };
     Some((info, spec.to_canonical()))
 }

@@ -6,7 +6,7 @@
 //! a grammar that fails to load is reported, never a silent empty outline.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::hash_map::{Entry, HashMap};
 use tree_sitter::{Language, Parser, Tree};
 
 /// A language with a structural outline.
@@ -85,12 +85,14 @@ thread_local! {
 pub fn parse(grammar: Grammar, text: &str) -> Option<Tree> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
-        if !parsers.contains_key(&grammar) {
-            let mut p = Parser::new();
-            p.set_language(&grammar.language()).ok()?;
-            parsers.insert(grammar, p);
-        }
-        let p = parsers.get_mut(&grammar)?;
+        let p = match parsers.entry(grammar) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let mut p = Parser::new();
+                p.set_language(&grammar.language()).ok()?;
+                e.insert(p)
+            }
+        };
         p.reset();
         p.parse(text, None)
     })

@@ -302,17 +302,21 @@ fn outlined_file(cx: &Context, path: &str, what: &str) -> Result<(PathBuf, Strin
     Ok((abs, rel))
 }
 
-fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Rejected> {
-    let what = spec.to_canonical();
-    let q = match spec {
+/// The structural query a `sym://`, `py://` or `ast://` selector asks.
+fn structural_query(
+    cx: &Context,
+    spec: &PositionSpec,
+    what: &str,
+) -> Result<structural::Query, Rejected> {
+    match spec {
         PositionSpec::Sym {
             path,
             qualname,
             role,
             ..
         } => {
-            let (abs, rel) = outlined_file(cx, path, &what)?;
-            structural::Query {
+            let (abs, rel) = outlined_file(cx, path, what)?;
+            Ok(structural::Query {
                 module: rel,
                 file: Some(abs),
                 names: qualname.split('.').map(str::to_string).collect(),
@@ -320,7 +324,7 @@ fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Reject
                 role: role.unwrap_or(Role::Def),
                 overload: None,
                 node: None,
-            }
+            })
         }
         PositionSpec::Symbol {
             module,
@@ -328,7 +332,7 @@ fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Reject
             role,
             overload,
             ..
-        } => structural::Query {
+        } => Ok(structural::Query {
             module: module.clone(),
             file: None,
             names: qualname.split('.').map(str::to_string).collect(),
@@ -336,16 +340,16 @@ fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Reject
             role: role.unwrap_or(Role::Def),
             overload: *overload,
             node: None,
-        },
+        }),
         PositionSpec::Ast { path, node, .. } => {
             let (module, file) = match path.first() {
                 Some(AstSegment(SegmentKind::File, f)) => {
-                    let (abs, rel) = outlined_file(cx, f, &what)?;
+                    let (abs, rel) = outlined_file(cx, f, what)?;
                     (rel, Some(abs))
                 }
                 first => (first.map(|s| s.1.clone()).unwrap_or_default(), None),
             };
-            structural::Query {
+            Ok(structural::Query {
                 module,
                 file,
                 names: path.iter().skip(1).map(|s| s.1.clone()).collect(),
@@ -358,10 +362,15 @@ fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Reject
                 role: Role::Def,
                 overload: None,
                 node: node.clone(),
-            }
+            })
         }
-        _ => return Err(LanserError::internal("not a structural selector").into()),
-    };
+        _ => Err(LanserError::internal("not a structural selector").into()),
+    }
+}
+
+fn structural_target(cx: &Context, spec: &PositionSpec) -> Result<Target, Rejected> {
+    let what = spec.to_canonical();
+    let q = structural_query(cx, spec, &what)?;
     let dv = spec.doc_version();
     let original = |p: &structural::Parsed| -> Option<structural::Original> {
         // The selector's own version: the current text when unchanged, else its snapshot.

@@ -208,9 +208,8 @@ impl Cx<'_> {
     ) {
         let found = self.classify(child, level);
         if found.is_empty() {
-            if CONTAINERS.contains(&child.kind()) || WRAPPERS.contains(&child.kind()) {
-                self.walk(child, scope, level, depth + 1, out);
-            } else if level == Level::Function {
+            let kind = child.kind();
+            if CONTAINERS.contains(&kind) || WRAPPERS.contains(&kind) || level == Level::Function {
                 self.walk(child, scope, level, depth + 1, out);
             }
             return;
@@ -307,26 +306,27 @@ impl Cx<'_> {
             .join(",")
     }
 
-    /// The comments right above `n` (no blank line between), as one span.
+    /// The comments right above `n` (no blank line between; Rust attributes such as
+    /// `#[derive]` may stand between them and `n`), as one span.
     fn doc_comment(&self, n: Node) -> Option<Span> {
-        let mut first: Option<Node> = None;
+        let (mut first, mut last): (Option<Node>, Option<Node>) = (None, None);
         let mut below = n;
         let mut prev = n.prev_sibling();
         while let Some(p) = prev {
             let gap = &self.text[p.end_byte()..below.start_byte()];
-            if !is_comment(p) || gap.matches('\n').count() > 1 || self.text(p).starts_with("#!") {
+            if gap.matches('\n').count() > 1 || self.text(p).starts_with("#!") {
                 break;
             }
-            first = Some(p);
+            if is_comment(p) {
+                first = Some(p);
+                last = last.or(Some(p));
+            } else if p.kind() != "attribute_item" || first.is_some() {
+                break;
+            }
             below = p;
             prev = p.prev_sibling();
         }
-        first.map(|f| {
-            (
-                f.start_byte(),
-                n.prev_sibling().map_or(f.end_byte(), |p| p.end_byte()),
-            )
-        })
+        Some((first?.start_byte(), last?.end_byte()))
     }
 
     fn classify<'t>(&self, n: Node<'t>, level: Level) -> Vec<Found<'t>> {
@@ -347,11 +347,14 @@ impl Cx<'_> {
 
 mod rules;
 
+/// A definition's qualified name and kind chain.
+type NameKey<'a> = (&'a [String], &'a [SegmentKind]);
+
 /// A name declared twice keeps its definitions over prototypes and signatures (those
 /// without a body), and a getter over its setter.
 fn keep_definitions(defs: Vec<Def>) -> Vec<Def> {
     // Per name: (one has a body, one is not a setter).
-    let mut seen: HashMap<(&[String], &[SegmentKind]), (bool, bool)> = HashMap::new();
+    let mut seen: HashMap<NameKey, (bool, bool)> = HashMap::new();
     for d in &defs {
         let e = seen.entry((&d.qual, &d.chain)).or_default();
         e.0 |= d.body.is_some();

@@ -185,6 +185,18 @@ impl SegmentKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AstSegment(pub SegmentKind, pub String);
 
+impl AstSegment {
+    /// `[class=C]`; a file's path percent-encoded, `]` too: `[file=web/a%5Db.ts]`.
+    fn to_canonical(&self) -> String {
+        match self {
+            AstSegment(SegmentKind::File, path) => {
+                format!("[file={}]", encode_path(path).replace(']', "%5D"))
+            }
+            AstSegment(k, name) => format!("[{}={name}]", k.as_str()),
+        }
+    }
+}
+
 /// The trailing `nodekind[N]` of an `ast://` path: the Nth (1-based) tree-sitter node of that
 /// kind (or in that field) inside the construct, in document order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -195,15 +207,19 @@ pub struct NodePick {
 }
 
 impl PositionSpec {
-    /// The file a cursor, range or anchor names; `None` for the structural forms.
+    /// The file a selector names by path: a cursor's, range's, anchor's or `sym://`'s, an
+    /// `ast://[file=…]`'s; `None` for the module forms (`py://`, `ast://[module=…]`).
     pub fn path(&self) -> Option<&str> {
         match self {
             PositionSpec::Cursor { path, .. }
             | PositionSpec::Range { path, .. }
-            | PositionSpec::Anchor { path, .. } => Some(path),
-            PositionSpec::Symbol { .. } | PositionSpec::Sym { .. } | PositionSpec::Ast { .. } => {
-                None
-            }
+            | PositionSpec::Anchor { path, .. }
+            | PositionSpec::Sym { path, .. } => Some(path),
+            PositionSpec::Ast { path, .. } => match path.first() {
+                Some(AstSegment(SegmentKind::File, f)) => Some(f),
+                _ => None,
+            },
+            PositionSpec::Symbol { .. } => None,
         }
     }
 
@@ -308,15 +324,7 @@ impl PositionSpec {
             }
             PositionSpec::Ast { path, node, .. } => {
                 s.push_str("ast://");
-                let segs: Vec<String> = path
-                    .iter()
-                    .map(|AstSegment(k, n)| match k {
-                        SegmentKind::File => {
-                            format!("[file={}]", encode_path(n).replace(']', "%5D"))
-                        }
-                        k => format!("[{}={n}]", k.as_str()),
-                    })
-                    .collect();
+                let segs: Vec<String> = path.iter().map(AstSegment::to_canonical).collect();
                 s.push_str(&segs.join("/"));
                 if let Some(NodePick { kind, index }) = node {
                     write!(s, "/{kind}[{index}]").ok();

@@ -15,6 +15,7 @@ mod impact;
 mod languages;
 mod mcp;
 mod mutations;
+mod outlines;
 mod relocation;
 mod rename_file;
 mod reward;

@@ -9,6 +9,9 @@ const CLASS: DefKind = DefKind::Class;
 const FUNCTION: DefKind = DefKind::Function;
 const VARIABLE: DefKind = DefKind::Variable;
 
+/// What a C declarator declares: scopes, name, function declarator.
+type Declared<'t> = (Vec<String>, (String, Span), Option<Node<'t>>);
+
 /// Nesting of C declarators read for a name.
 const MAX_DECLARATOR_DEPTH: usize = 32;
 
@@ -279,12 +282,7 @@ impl Cx<'_> {
 
     /// The name a C declarator declares, the scopes of a C++ qualified name (`A::B::f`), and
     /// its function declarator when it declares a function.
-    #[allow(clippy::type_complexity)]
-    fn declarator<'t>(
-        &self,
-        d: Option<Node<'t>>,
-        depth: usize,
-    ) -> Option<(Vec<String>, (String, Span), Option<Node<'t>>)> {
+    fn declarator<'t>(&self, d: Option<Node<'t>>, depth: usize) -> Option<Declared<'t>> {
         let d = d?;
         if depth > MAX_DECLARATOR_DEPTH {
             return None;

@@ -134,6 +134,7 @@ fn rust_impl_members_go_under_the_type_and_doc_comments_are_kept() {
     let src = "\
 /// A counter.
 /// Two lines.
+#[derive(Default)]
 pub struct Counter { n: u32 }
 pub enum E { A, B(u8) }
 pub trait Shape { fn area(&self) -> f64; }
