@@ -581,8 +581,7 @@ fn the_daemon_routes_by_file_type_and_sees_an_edit_to_a_typescript_file() {
 
 /// Go through gopls, when a Go toolchain and gopls are on PATH (as `.ci/run` puts them, and
 /// then sets LANSER_TEST_GO=1, which makes their absence a failure).
-#[test]
-fn go_through_gopls_from_the_users_toolchain() {
+pub fn have_go() -> bool {
     let on_path = |p: &str| {
         std::env::var_os("PATH")
             .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(p).is_file()))
@@ -593,6 +592,14 @@ fn go_through_gopls_from_the_users_toolchain() {
             "LANSER_TEST_GO is set but go/gopls are not on PATH"
         );
         eprintln!("skipped: no go and gopls on PATH (see .ci/run)");
+        return false;
+    }
+    true
+}
+
+#[test]
+fn go_through_gopls_from_the_users_toolchain() {
+    if !have_go() {
         return;
     }
     let go = fixture("go");
@@ -631,8 +638,7 @@ fn go_through_gopls_from_the_users_toolchain() {
 /// Rust through rust-analyzer (`rustup component add rust-analyzer`; `.ci/run` adds it and
 /// sets LANSER_TEST_RUST=1, which makes its absence a failure), on a copy: it writes
 /// Cargo.lock beside the manifest.
-#[test]
-fn rust_through_rust_analyzer_after_it_is_quiescent() {
+pub fn have_rust_analyzer() -> bool {
     let installed = Command::new("rust-analyzer")
         .arg("--version")
         .output()
@@ -643,6 +649,14 @@ fn rust_through_rust_analyzer_after_it_is_quiescent() {
             "LANSER_TEST_RUST is set but rust-analyzer does not run"
         );
         eprintln!("skipped: no rust-analyzer (rustup component add rust-analyzer)");
+        return false;
+    }
+    true
+}
+
+#[test]
+fn rust_through_rust_analyzer_after_it_is_quiescent() {
+    if !have_rust_analyzer() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

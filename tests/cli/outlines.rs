@@ -178,27 +178,50 @@ fn a_file_without_an_outline_or_a_missing_name_is_a_one_line_error() {
     }
 }
 
-#[test]
-fn a_sym_selector_goes_to_the_server_of_its_file() {
-    let ts = fixture("ts");
-    let w = ts.to_string_lossy().into_owned();
-    let o = run(&[
-        "refs",
-        "sym://src/store.ts#Store.add",
-        "--workspace",
-        &w,
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+/// `refs` of a `sym://` selector in `ws`: the server that answered and the files, sorted.
+fn refs_of(ws: &Path, sel: &str) -> (String, Vec<String>) {
+    let w = ws.to_string_lossy().into_owned();
+    let o = run(&["refs", sel, "--workspace", &w, "--json"]);
+    assert!(o.status.success(), "{sel}: {}", stderr(&o));
     let b = bundle(&o);
-    assert_eq!(
-        b["environment"]["server"]["name"],
-        "typescript-language-server"
-    );
     let mut files: Vec<String> = locs(&b["facts"]["references"])
         .into_iter()
         .map(|l| l.0)
         .collect();
     files.sort();
+    let server = b["environment"]["server"]["name"].as_str().unwrap();
+    (server.to_string(), files)
+}
+
+#[test]
+fn a_sym_selector_goes_to_the_server_of_its_file() {
+    let (server, files) = refs_of(&fixture("ts"), "sym://src/store.ts#Store.add");
+    assert_eq!(server, "typescript-language-server");
     assert_eq!(files, ["src/app.ts", "src/broken.ts", "src/store.ts"]);
+    // (clangd finds references in other files only with its background index: hover here.)
+    let w = fixture("c").to_string_lossy().into_owned();
+    let sel = "sym://src/store.c#store_total";
+    let o = run(&["hover", sel, "--workspace", &w, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let b = bundle(&o);
+    assert_eq!(b["environment"]["server"]["name"], "clangd");
+    let text = b["facts"].to_string();
+    assert!(
+        text.contains("int store_total(const struct store *s)"),
+        "{text}"
+    );
+    if crate::languages::have_go() {
+        let (server, files) = refs_of(&fixture("go"), "sym://store/store.go#Store.Add");
+        assert_eq!(server, "gopls");
+        assert_eq!(files, ["broken/broken.go", "main.go", "store/store.go"]);
+    }
+    if crate::languages::have_rust_analyzer() {
+        // On a copy: rust-analyzer writes Cargo.lock beside the manifest.
+        let dir = tempfile::tempdir().unwrap();
+        let rs = dir.path().join("rust");
+        copy_tree(&fixture("rust"), &rs);
+        let (server, files) = refs_of(&rs, "sym://src/store.rs#Store.add");
+        assert_eq!(server, "rust-analyzer");
+        assert_eq!(files, ["src/broken.rs", "src/lib.rs", "src/store.rs"]);
+    }
 }
