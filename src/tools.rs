@@ -114,6 +114,13 @@ fn others(out: &mut String, config: &crate::config::Config, selected: &str) {
         let version = d.version.as_deref().unwrap_or("(the user's)");
         let types = d.file_types.join(" ");
         writeln!(out, "  {} {version} [{types}]: {state}", d.name).ok();
+        if let Some((tool, advice)) = crate::languages::diagnostics_need(&d.name) {
+            let found = crate::lsp::provision::which(tool).map_or_else(
+                || format!("not on PATH: {advice}"),
+                |p| p.display().to_string(),
+            );
+            writeln!(out, "    its diagnostics need {tool}: {found}").ok();
+        }
     }
 }
 

@@ -495,6 +495,28 @@ fn shell_scripts_through_bash_language_server() {
     ];
     assert_eq!(lines, want);
     assert_symbols(&ws, "lib.sh", &["greet", "total"]);
+    // Diagnostics come from shellcheck, which the server runs when it is on PATH.
+    if on_path("shellcheck") {
+        let b = json(&["diag", "broken.sh", "--workspace", &ws, "--json"]);
+        let line = line_with(&sh, "broken.sh", "echo $1") as u64 - 1;
+        let diags = b["facts"]["diagnostics"].as_array().unwrap();
+        assert!(
+            diags
+                .iter()
+                .any(|d| d["code"] == "SC2086" && d["range"][0] == line),
+            "{diags:?}"
+        );
+    } else {
+        assert!(
+            std::env::var_os("LANSER_TEST_SHELLCHECK").is_none(),
+            "LANSER_TEST_SHELLCHECK is set but shellcheck is not on PATH"
+        );
+    }
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
 }
 
 /// ty and pyrefly, chosen with `--server`, give Pyright's definition and references on the
@@ -582,10 +604,6 @@ fn the_daemon_routes_by_file_type_and_sees_an_edit_to_a_typescript_file() {
 /// Go through gopls, when a Go toolchain and gopls are on PATH (as `.ci/run` puts them, and
 /// then sets LANSER_TEST_GO=1, which makes their absence a failure).
 pub fn have_go() -> bool {
-    let on_path = |p: &str| {
-        std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(p).is_file()))
-    };
     if !(on_path("gopls") && on_path("go")) {
         assert!(
             std::env::var_os("LANSER_TEST_GO").is_none(),
