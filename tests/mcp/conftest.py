@@ -1,7 +1,7 @@
 """Fixtures for driving `lanser mcp` with the official MCP Python SDK.
 
 Each test gets a git-committed copy of a fixture project, its own LANSER_HOME (the pinned
-Pyright linked in, as tests/cli/daemon.rs does) and a daemon that is stopped at the end.
+Pyright and TypeScript servers linked in, as tests/cli/daemon.rs does) and a daemon that is stopped at the end.
 LANSER_BIN names the binary (tests/cli/mcp.rs sets it to the one cargo built).
 """
 import asyncio
@@ -88,7 +88,10 @@ def make_ws(tmp_path):
         home = tmp_path / f"home-{len(made)}"
         home.mkdir()
         (real_home() / "pyright").mkdir(parents=True, exist_ok=True)
-        os.symlink(real_home() / "pyright", home / "pyright")
+        # Pyright, and the TypeScript server where it is installed (`lanser setup --server`).
+        for server in ("pyright", "typescript-language-server"):
+            if (real_home() / server).is_dir():
+                os.symlink(real_home() / server, home / server)
         root = tmp_path / f"ws-{len(made)}" / name
         shutil.copytree(REPO / "fixtures" / name, root)
         git(root, "init", "-q")

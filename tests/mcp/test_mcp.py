@@ -114,6 +114,39 @@ def test_structured_content_is_the_cli_bundle(make_ws):
     assert check["facts"]["after"] == check["facts"]["before"] + 1, check["facts"]
 
 
+def test_a_mixed_repository_is_answered_per_file_type_as_in_the_cli(make_ws):
+    """TypeScript and Python tools in one MCP session, each on its file's server: the CLI's
+    bundles, byte for byte (the CLI in-process, MCP through the warm daemon)."""
+    ws = make_ws("mixed")
+    page = ws.line_of("web/app.ts", "export const page")
+    get = ws.line_of("api/views.py", "order = make_order(")
+    cases = [
+        ("definition", {"selector": f"web/app.ts@L{page}:render"}, ["def", f"web/app.ts@L{page}:render"]),
+        ("references", {"selector": "sym://web/order.ts#render"}, ["refs", "sym://web/order.ts#render"]),
+        ("hover", {"selector": "sym://web/order.ts#Order.total"}, ["hover", "sym://web/order.ts#Order.total"]),
+        ("symbols", {"file": "web/order.ts"}, ["symbols", "web/order.ts"]),
+        ("locate", {"selector": "ast://[file=web/order.ts]/[def=render]/template_string[1]"},
+         ["locate", "ast://[file=web/order.ts]/[def=render]/template_string[1]"]),
+        ("definition", {"selector": f"api/views.py@L{get}:make_order"}, ["def", f"api/views.py@L{get}:make_order"]),
+    ]
+
+    async def go():
+        async with ws.session() as s:
+            return [await s.call_tool(tool, args) for tool, args, _ in cases]
+
+    results = ws.run(go)
+    servers = []
+    for (tool, args, argv), r in zip(cases, results):
+        want = ws.bundle(*argv)
+        assert r.is_error is False and want["status"] == "ok", (tool, args, r.content)
+        assert r.structured_content == want, (tool, args)
+        servers.append((want["environment"]["server"] or {}).get("name"))
+    ts = "typescript-language-server"
+    assert servers == [ts, ts, ts, ts, None, "pyright"], servers  # locate asks no server
+    refs = {loc["path"] for loc in results[1].structured_content["facts"]["references"]}
+    assert refs == {"web/app.ts", "web/order.ts"}, refs
+
+
 def test_impact_and_pr_v2_are_the_cli_bundles(make_ws):
     ws = make_ws("srcpkg")
     sys.path.insert(0, str(REPO / "python"))
