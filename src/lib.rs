@@ -141,11 +141,19 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
     } else {
         commands::render::render(&bundle, &orch.ws)
     };
+    // The answer goes out before the server is shut down (a busy server may take its grace
+    // period to answer `shutdown`); a traced run prints once its trace is complete.
+    let shown = recorder.is_none().then(|| show(&bundle, &text));
     orch.close().await;
     if let Some(Err(e)) = recorder.map(|r| r.finish()) {
         return fail(&e);
     }
-    let code = emit(&text);
+    shown.unwrap_or_else(|| show(&bundle, &text))
+}
+
+/// Print a bundle's text, and its error on stderr; the exit status it stands for.
+fn show(bundle: &bundle::Bundle, text: &str) -> ExitCode {
+    let code = emit(text);
     match &bundle.error {
         Some(err) => {
             eprintln!("lanser: {}: {}", err.code, err.message);
