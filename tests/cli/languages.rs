@@ -352,13 +352,12 @@ fn a_mixed_repository_is_answered_per_file_type_without_flags() {
     assert_eq!(jobs.stdout, o.stdout);
 }
 
-#[test]
-fn c_through_clangd_with_its_background_index() {
-    let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join("c");
+/// A copy of `fixtures/c` under `dir` with a compilation database: the fixture has
+/// compile_flags.txt (no index: clangd is ready at once); a compile_commands.json turns on the
+/// background index, and clangd reads only absolute directories.
+pub fn indexed_c_copy(dir: &Path) -> std::path::PathBuf {
+    let c = dir.join("c");
     copy_tree(&fixture("c"), &c);
-    // The fixture has compile_flags.txt (no index: clangd is ready at once); a compilation
-    // database turns on the background index, and clangd reads only absolute directories.
     let db: Vec<serde_json::Value> = ["src/store.c", "src/main.c", "src/broken.c"]
         .iter()
         .map(|f| {
@@ -371,6 +370,13 @@ fn c_through_clangd_with_its_background_index() {
         serde_json::to_string(&db).unwrap(),
     )
     .unwrap();
+    c
+}
+
+#[test]
+fn c_through_clangd_with_its_background_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = indexed_c_copy(dir.path());
     let ws = c.to_string_lossy().into_owned();
     let call = line_with(&c, "src/main.c", "store_add(&s");
     let b = json(&[

@@ -12,6 +12,7 @@ mod faults;
 mod freshness;
 mod hostile;
 mod impact;
+mod language_apply;
 mod languages;
 mod mcp;
 mod mutations;
