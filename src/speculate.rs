@@ -143,6 +143,18 @@ pub struct Speculation {
     pub after: DiagMap,
 }
 
+/// Two speculations over disjoint files (each on its own server) as one.
+pub fn merge(mut a: Speculation, b: Speculation) -> Speculation {
+    a.touched.extend(b.touched);
+    a.touched.sort();
+    a.files.extend(b.files);
+    a.files.sort();
+    a.files.dedup();
+    a.before.extend(b.before);
+    a.after.extend(b.after);
+    a
+}
+
 /// Apply `changes` (a document and its new text) to the server's in-memory documents, collect
 /// diagnostics for them and their importers, and restore the originals.
 pub async fn speculate(

@@ -39,21 +39,59 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
         let new = patch::apply(&doc.rel, &doc.text, fp)?;
         changes.push((doc, new));
     }
-    let complete = o.wait_ready().await?;
-    let spec = speculate::speculate(o, &changes).await?;
+    // Each patched file on its own server (a patch over TypeScript and Python files is
+    // measured by both); the own server's first.
+    let rels = changes.iter().map(|(d, _)| d.rel.clone()).collect();
+    let (groups, unchecked) = super::diag::by_server(o, rels, true);
+    if let Some(rel) = unchecked.first() {
+        let name = o.config.taker(rel).unwrap_or_default().to_string();
+        return Err(super::route::one_server_only(o, &name)
+            .unwrap_or_else(|| LanserError::internal(format!("{rel}: no server to measure it"))));
+    }
+    let (mut spec, mut complete, mut v2) = (None::<speculate::Speculation>, true, None);
+    for (server, group) in groups {
+        let part: Vec<(Document, String)> = changes
+            .iter()
+            .filter(|(d, _)| group.contains(&d.rel))
+            .cloned()
+            .collect();
+        let target = match server {
+            None => &mut *o,
+            Some(name) => match super::route::orchestrator_for(o, &name)? {
+                Some(other) => other,
+                None => &mut *o,
+            },
+        };
+        // A server that only publishes loads its project on the first opened document (as
+        // in `diag`): open them before waiting for the load.
+        let session = target.ensure_session().await?;
+        if !session.pulls() {
+            for (doc, _) in &part {
+                session.sync_document(&crate::workspace::path_to_uri(&doc.abs), doc);
+            }
+        }
+        complete &= target.wait_ready().await?;
+        let one = speculate::speculate(target, &part).await?;
+        // pr-v2's structural terms read one server's view: the first group's.
+        if v2.is_none() && target.opts.reward.is_v2() {
+            v2 = Some(super::structural::measure_v2(target, &one, &part).await?);
+        }
+        spec = Some(match spec {
+            None => one,
+            Some(all) => speculate::merge(all, one),
+        });
+    }
+    let spec = spec.ok_or_else(|| LanserError::usage("the patch changes no file"))?;
     let (before, after) = (
         speculate::count(&spec.before),
         speculate::count(&spec.after),
     );
-    let mut measured = Measured {
+    let measured = Measured {
         d_prev: Some(before),
         d_now: Some(after),
         safety: 1,
-        ..Default::default()
+        v2: v2.unwrap_or_default(),
     };
-    if o.opts.reward.is_v2() {
-        measured.v2 = super::structural::measure_v2(o, &spec, &changes).await?;
-    }
     Ok(Outcome {
         facts: json!({
             "patched": changes.iter().map(|(d, _)| d.rel.clone()).collect::<Vec<_>>(),

@@ -42,7 +42,11 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
 /// The files each server checks (`None`: this orchestrator's own server), and those left
 /// unchecked because a traced run (or its replay) has only its own server. With no target, a
 /// file no server takes is left out; a named one goes to the own server.
-fn by_server(o: &Orchestrator, files: Vec<String>, named: bool) -> (Groups, Vec<String>) {
+pub(crate) fn by_server(
+    o: &Orchestrator,
+    files: Vec<String>,
+    named: bool,
+) -> (Groups, Vec<String>) {
     let forced = o.opts.server.is_some() || o.opts.server_cmd.is_some();
     let one_server = o.opts.tap.is_some() || o.replays();
     let (mut out, mut unchecked) = (Groups::new(), Vec::new());
@@ -61,7 +65,7 @@ fn by_server(o: &Orchestrator, files: Vec<String>, named: bool) -> (Groups, Vec<
     (out, unchecked)
 }
 
-type Groups = BTreeMap<Option<String>, Vec<String>>;
+pub(crate) type Groups = BTreeMap<Option<String>, Vec<String>>;
 
 /// Diagnostics of `files` from `o`'s server: (diagnostics, files it refused, loaded).
 async fn check(o: &mut Orchestrator, files: &[String]) -> Result<(Vec<Value>, Vec<Value>, bool)> {

@@ -16,6 +16,7 @@ use crate::orchestrator::{Options, Orchestrator, Request};
 use crate::request::Op;
 use crate::selector;
 use std::collections::BTreeSet;
+use std::path::Path;
 
 /// The server `req` goes to, when it is not `o`'s own (also in a traced run or a replay,
 /// which answer it with [`one_server_only`]).
@@ -23,7 +24,7 @@ pub fn server_for(o: &Orchestrator, req: &Request) -> Option<String> {
     if forced(&o.opts) {
         return None;
     }
-    let name = match file_of(req) {
+    let name = match file_of(req, &o.opts.cwd) {
         Some(path) => o.config.route(&path).to_string(),
         None if whole_workspace(req) => only_server(&o.config, &o.ws.index().sources())?,
         None => return None,
@@ -53,14 +54,20 @@ fn only_server(config: &Config, sources: &[String]) -> Option<String> {
     }
 }
 
-/// The file a request is about: its selector's path, else its first file argument.
-fn file_of(req: &Request) -> Option<String> {
+/// The file a request is about: its selector's path, else its first file argument, or the
+/// first file a `check` patch changes (read here only to route; not from stdin).
+fn file_of(req: &Request, cwd: &Path) -> Option<String> {
     if let Some(sel) = &req.selector {
         return selector::parse(sel).ok()?.path().map(str::to_string);
     }
     match &req.op {
         Op::Diag { targets } => targets.first().cloned(),
         Op::Symbols { file, .. } => file.clone(),
+        Op::Check { patch } if patch != "-" => {
+            let text = std::fs::read_to_string(cwd.join(patch)).ok()?;
+            let files = crate::edits::patch::parse(&text).ok()?;
+            files.into_iter().next().map(|f| f.path)
+        }
         _ => None,
     }
 }
@@ -97,7 +104,7 @@ pub fn orchestrator_for<'a>(
 /// anything starts (as `--server` would), so that the trace names that server and replays
 /// on it.
 pub fn pin(opts: &mut Options, req: &Request) -> Result<()> {
-    let path = file_of(req);
+    let path = file_of(req, &opts.cwd);
     if forced(opts) || (path.is_none() && !whole_workspace(req)) {
         return Ok(());
     }

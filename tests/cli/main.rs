@@ -13,6 +13,7 @@ mod freshness;
 mod hostile;
 mod impact;
 mod language_apply;
+mod language_check;
 mod languages;
 mod mcp;
 mod mutations;
