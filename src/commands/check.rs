@@ -72,7 +72,7 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
         }
         complete &= target.wait_ready().await?;
         let one = speculate::speculate(target, &part).await?;
-        // pr-v2's structural terms read one server's view: the first group's.
+        // pr-v2's terms are read on one server's view: the first group's.
         if v2.is_none() && target.opts.reward.is_v2() {
             v2 = Some(super::structural::measure_v2(target, &one, &part).await?);
         }

@@ -16,6 +16,7 @@ use crate::relocate::outline::{self, Def, DefKind};
 use crate::reward::v2::{self, Structural};
 use crate::selector::resolve::Document;
 use crate::speculate::{self, with_text, Speculation};
+use crate::workspace::walk::is_python;
 use crate::workspace::{path_to_uri, uri_to_path};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -177,7 +178,11 @@ pub async fn measure_v2(
         before: Some(speculate::tally(&spec.before)),
         after: Some(speculate::tally(&spec.after)),
         remaining: Some(super::baseline::new_runtime_errors(&baseline, &spec.after)),
-        structural: Some(measure(o, changes).await?),
+        // The structural terms read Python outlines: measured when every change is Python.
+        structural: match changes.iter().all(|(d, _)| is_python(&d.rel)) {
+            true => Some(measure(o, changes).await?),
+            false => None,
+        },
         tests,
     })
 }

@@ -65,6 +65,23 @@ fn a_typescript_patch_is_measured_by_tsserver() {
         r < 0.4,
         "a patch that adds an error scores below an unchanged one: {r}"
     );
+    // pr-v2 counts the server's diagnostics of any language; its structural terms read
+    // Python outlines and are left out.
+    let o = run(&[
+        "check",
+        "--patch",
+        &patch,
+        "--workspace",
+        &w,
+        "--reward",
+        "pr-v2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let inputs = &bundle(&o)["processReward"]["inputs"];
+    assert_eq!(inputs["before"]["error"], 0, "{inputs}");
+    assert_eq!(inputs["after"]["error"], 1, "{inputs}");
+    assert!(inputs["structural"].is_null(), "{inputs}");
     assert_eq!(read(&ts, "src/store.ts"), before, "check writes nothing");
 }
 
