@@ -501,6 +501,18 @@ fn shell_scripts_through_bash_language_server() {
     ];
     assert_eq!(lines, want);
     assert_symbols(&ws, "lib.sh", &["greet", "total"]);
+    let b = json(&[
+        "hover",
+        &format!("main.sh@L{call}:greet"),
+        "--workspace",
+        &ws,
+        "--json",
+    ]);
+    let text = b["facts"].to_string();
+    assert!(
+        text.contains("greet") && text.contains("Say hello to someone."),
+        "{text}"
+    );
     // Diagnostics come from shellcheck, which the server runs when it is on PATH.
     if on_path("shellcheck") {
         let b = json(&["diag", "broken.sh", "--workspace", &ws, "--json"]);

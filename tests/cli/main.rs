@@ -14,6 +14,7 @@ mod hostile;
 mod impact;
 mod language_apply;
 mod language_check;
+mod language_stable;
 mod languages;
 mod mcp;
 mod mutations;
