@@ -4,7 +4,8 @@
 //! replay never re-reads a file that may have changed or may not exist on this machine.
 //!
 //! Workspace files are not inputs in this sense: the trace's `file` records and workspace
-//! digest cover them.
+//! digest cover them. The snapshot store's texts are (arg `snapshot`, path the `docVersion`):
+//! a stale selector maps through the text it was made on, which the replay's machine lacks.
 
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};

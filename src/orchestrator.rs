@@ -383,7 +383,7 @@ impl Orchestrator {
             io: self.opts.index_io,
             cwd: &self.opts.cwd,
             config: self.opts.relocate,
-            store: relocate::snapshot::Store::open(),
+            store: relocate::snapshot::Store::through(&self.opts.inputs),
             cache: &self.parses,
             docs: &self.docs,
         };

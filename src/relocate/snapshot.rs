@@ -6,12 +6,16 @@
 //! changed line does not map, and relocation falls back to scoring.
 
 use crate::digest::sha256_tagged;
+use crate::inputs::Inputs;
 use similar::{Algorithm, DiffTag, TextDiff};
 use std::path::PathBuf;
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Store {
     dir: PathBuf,
+    /// Reads go through the run's inputs: a traced run records each snapshot it maps a
+    /// stale selector through, and its replay is served the same text.
+    inputs: Option<Inputs>,
 }
 
 impl Store {
@@ -19,6 +23,15 @@ impl Store {
     pub fn open() -> Store {
         Store {
             dir: crate::home::lanser_home().join("snapshots"),
+            inputs: None,
+        }
+    }
+
+    /// The store, read through `inputs` (`input` records with arg `snapshot`).
+    pub fn through(inputs: &Inputs) -> Store {
+        Store {
+            inputs: Some(inputs.clone()),
+            ..Store::open()
         }
     }
 
@@ -49,7 +62,13 @@ impl Store {
 
     /// The text stored under `doc_version`, if it is there and intact.
     pub fn get(&self, doc_version: &str) -> Option<String> {
-        let text = std::fs::read_to_string(self.file(doc_version)?).ok()?;
+        let path = self.file(doc_version)?;
+        let text = match &self.inputs {
+            Some(inputs) => inputs
+                .read_to_string("snapshot", doc_version, || std::fs::read(&path))
+                .ok()?,
+            None => std::fs::read_to_string(path).ok()?,
+        };
         (sha256_tagged(text.as_bytes()) == doc_version).then_some(text)
     }
 }
@@ -126,6 +145,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store {
             dir: dir.path().join("snapshots"),
+            inputs: None,
         };
         let text = "x = 1\n";
         let dv = sha256_tagged(text.as_bytes());
@@ -135,5 +155,30 @@ mod tests {
         std::fs::write(store.file(&dv).unwrap(), "tampered").unwrap();
         assert_eq!(store.get(&dv), None);
         assert_eq!(store.file("sha256:zz"), None);
+    }
+
+    #[test]
+    fn a_traced_read_is_served_to_the_replay_without_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let live = Inputs::logged();
+        let store = Store {
+            dir: dir.path().join("snapshots"),
+            inputs: Some(live.clone()),
+        };
+        let text = "def f():\n    pass\n";
+        let dv = sha256_tagged(text.as_bytes());
+        store.put(&dv, text);
+        assert_eq!(store.get(&dv).as_deref(), Some(text));
+        let recs = live.attach(std::sync::Arc::new(|_| {}));
+        assert_eq!(
+            (recs[0].arg.as_str(), recs[0].path.as_str()),
+            ("snapshot", dv.as_str())
+        );
+        // The replay's machine has no such store.
+        let replay = Store {
+            dir: dir.path().join("elsewhere"),
+            inputs: Some(Inputs::recorded(&recs)),
+        };
+        assert_eq!(replay.get(&dv).as_deref(), Some(text));
     }
 }

@@ -128,16 +128,8 @@ fn a_cursor_on_a_definition_offers_a_sym_selector_that_survives_an_edit() {
     std::fs::write(&path, edited).unwrap();
     let moved = line_with(&go, "store/store.go", "func (s *Store) Total()");
     assert_eq!(moved, at + 5);
-    // Not traced: the old text comes from the snapshot store in LANSER_HOME, which a trace
-    // does not carry.
-    let w = go.to_string_lossy().into_owned();
-    let o = lanser()
-        .args(["locate", &durable, "--workspace", &w, "--json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let b = bundle(&o);
-    crate::schemas::collect_value(&b);
+    // Traced and replayed by the harness: the trace carries the snapshot it maps through.
+    let b = locate(&go, &durable);
     let (text, line) = target(&b);
     assert_eq!((text.as_str(), line), ("Total", moved as u64));
     assert_eq!(b["resolution"]["disambiguation"][0]["match"], "exact-map");
