@@ -1,10 +1,11 @@
 //! The workspace: its root, and the mapping between paths, `file://` URIs and the names lanser
 //! prints (DESIGN §1, §5).
 //!
-//! Inside the root a file is named by its POSIX path relative to the root. Outside it, the
-//! server's bundled typeshed becomes `typeshed://…`, installed packages `site-packages://…`,
-//! and anything else stays an absolute `file://` URI. Nothing here talks to a server.
+//! Inside the root a file is named by its POSIX path relative to the root. Outside it, by where
+//! it comes from ([`external`]: `typeshed://…`, `site-packages://…`, a toolchain's library),
+//! else an absolute `file://` URI. Nothing here talks to a server.
 //!
+//! - `external`: the names of files outside the root.
 //! - `walk`: the rules of which directories and files are the workspace's sources.
 //! - `index`: the sources, their content digests and the configuration files, kept current.
 //! - `watch`: file-system events that keep an index current in a long-lived process.
@@ -13,6 +14,7 @@
 //! Clones of a [`Workspace`] share one index, so every reader in a process (a daemon's
 //! freshness step, its memo, `diag`, `check`, `rename-file`, traces) sees the same one.
 
+pub mod external;
 pub mod index;
 pub mod pyconfig;
 pub mod walk;
@@ -55,7 +57,7 @@ impl std::fmt::Debug for Workspace {
 pub enum Place {
     /// Inside the root: relative POSIX path.
     Workspace(String),
-    /// Anywhere else: `typeshed://…`, `site-packages://…` or `file://…`.
+    /// Anywhere else: [`external::name`] (`typeshed://…`, `goroot://…`, … or `file://…`).
     External(String),
 }
 
@@ -191,19 +193,7 @@ impl Workspace {
                 return Place::Workspace(rel);
             }
         }
-        let s = path.to_string_lossy().replace('\\', "/");
-        if let Some(i) = s.find("/typeshed-fallback/") {
-            return Place::External(format!(
-                "typeshed://{}",
-                &s[i + "/typeshed-fallback/".len()..]
-            ));
-        }
-        for marker in ["/site-packages/", "/dist-packages/"] {
-            if let Some(i) = s.rfind(marker) {
-                return Place::External(format!("site-packages://{}", &s[i + marker.len()..]));
-            }
-        }
-        Place::External(path_to_uri(path))
+        Place::External(external::name(path))
     }
 
     pub fn root_uri(&self) -> String {

@@ -77,3 +77,46 @@ fn bundles_are_the_same_in_fresh_processes_and_in_a_copy_for_every_server() {
         );
     }
 }
+
+/// `def` at `name` on the line of `needle` in `rel` lands in a library, named `want`.
+fn def_lands_in(ws: &Path, rel: &str, needle: &str, name: &str, want: &str) {
+    let at = line_with(ws, rel, needle);
+    let w = ws.to_string_lossy().into_owned();
+    let sel = format!("{rel}@L{at}:{name}");
+    let o = run(&["def", &sel, "--workspace", &w, "--json"]);
+    assert!(o.status.success(), "{sel}: {}", stderr(&o));
+    let got = locs(&bundle(&o)["facts"]["definitions"]);
+    assert_eq!(got.len(), 1, "{sel}: {got:?}");
+    assert_eq!(got[0].0, want, "{sel}");
+}
+
+#[test]
+fn a_definition_in_a_toolchain_or_package_is_named_the_same_on_every_machine() {
+    def_lands_in(
+        &fixture("ts"),
+        "src/store.ts",
+        "this.items.push(item);",
+        "push",
+        "node_modules://typescript/lib/lib.es5.d.ts",
+    );
+    if have_go() {
+        def_lands_in(
+            &fixture("go"),
+            "main.go",
+            "fmt.Println(",
+            "Println",
+            "goroot://fmt/print.go",
+        );
+    }
+    if have_rust_analyzer() {
+        let dir = tempfile::tempdir().unwrap();
+        let rs = copy_of(dir.path(), "rust", "a");
+        def_lands_in(
+            &rs,
+            "src/store.rs",
+            "self.items.push(item);",
+            "push",
+            "rust-std://alloc/src/vec/mod.rs",
+        );
+    }
+}
