@@ -77,7 +77,10 @@ def main() -> int:
     ap.add_argument("--kill-server", action="store_true")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--lanser", default=str(REPO / "target" / "debug" / "lanser"))
+    ap.add_argument("--dump", help="write every answer that is not exact (bundle and the "
+                    "reference facts of each version) to this JSONL file")
     a = ap.parse_args()
+    dump = []
     tmp = Path(tempfile.mkdtemp(prefix="lanser-load-"))
     home = tmp / "home"
     home.mkdir()
@@ -179,8 +182,14 @@ def main() -> int:
                     facts = json.dumps(b["facts"], sort_keys=True)
                     if any(facts == want_facts[(tuple(r), i)] for i in range(len(texts))):
                         results["mixed"].append((r, v))
+                        kind = "mixed"
                     else:
                         results["wrong"].append((r, f"matches no version (named {v})", b["bundleId"]))
+                        kind = "wrong"
+                    if a.dump:
+                        dump.append({"kind": kind, "request": r, "named": v, "bundle": b,
+                                     "reference": {i: json.loads(want_facts[(tuple(r), i)])
+                                                   for i in range(len(texts))}})
 
     daemon_pid = int((next((home / "daemon").iterdir()) / "pid").read_text())
     rss = [rss_kib(daemon_pid)]
@@ -204,8 +213,17 @@ def main() -> int:
           f"wrong {len(results['wrong'])}; hangs {results['hangs']}; error bundles {results['errors']}; "
           f"server faults {faults}; daemon RSS {rss[0] if rss else '?'} -> max {max(rss) if rss else '?'} "
           f"-> end {rss[-1] if rss else '?'} KiB")
+    if rss:
+        # After warm-up: the first tenth of the run against the rest.
+        warm = rss[max(1, len(rss) // 10)]
+        print(f"  RSS after warm-up {warm} KiB, max after it {max(rss[len(rss) // 10:])} KiB, "
+              f"samples {len(rss)} (1 s apart)")
     for w in results["wrong"][:5]:
         print("  wrong:", w)
+    if a.dump:
+        with open(a.dump, "w") as f:
+            for d in dump:
+                f.write(json.dumps(d) + "\n")
     shutil.rmtree(tmp, ignore_errors=True)
     return 1 if results["wrong"] or results["hangs"] else 0
 

@@ -390,7 +390,10 @@ impl Index {
             Some(e) => {
                 let old = e.hash.take();
                 let new = std::fs::read(&abs).ok().map(|b| sha256_hex(&b));
-                if old.is_none() || old != new {
+                // Written again, even with the bytes it had (A → B → A between two looks):
+                // a server that read the file in between holds B, so it is told again.
+                let rewritten = e.stat.ino != stat.ino || e.stat.mtime_ns != stat.mtime_ns;
+                if old.is_none() || old != new || rewritten {
                     changes.changed.push(rel.to_string());
                 }
                 e.hash = new;
@@ -588,5 +591,21 @@ mod tests {
         write("x = 2\n");
         assert_eq!(i.rescan().changed, vec!["a.py"]);
         assert_ne!(i.digest(), before, "same size, same mtime, new bytes");
+    }
+
+    #[test]
+    fn a_file_replaced_by_the_same_bytes_is_a_change_and_the_digest_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.py"), "x = 1\n").unwrap();
+        let mut i = index_of(&root);
+        let before = i.digest();
+        // A → B → A between two looks (an editor's atomic saves): the bytes are A again, but
+        // a server may have read B in between, so the file is reported.
+        std::fs::write(root.join(".a.tmp"), "x = 1\n").unwrap();
+        std::fs::rename(root.join(".a.tmp"), root.join("a.py")).unwrap();
+        assert_eq!(i.rescan().changed, vec!["a.py"]);
+        assert_eq!(i.digest(), before);
+        assert!(i.rescan().is_empty(), "told once");
     }
 }
