@@ -7,25 +7,13 @@ use crate::support::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Every file of `root` (relative path → bytes), `.git` and tool caches aside.
+/// Every file of `root` (relative path → bytes), `.git` and the servers' caches aside
+/// (clangd's index, rust-analyzer's `target/`, written while they work).
 fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if p.is_dir() {
-                if ![".git", ".cache", "target"].contains(&name.as_str()) {
-                    walk(root, &p, out);
-                }
-            } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
+    crate::mutations::snapshot(root)
+        .into_iter()
+        .filter(|(rel, _)| !rel.starts_with(".cache/") && !rel.starts_with("target/"))
+        .collect()
 }
 
 /// Preview, then apply, the rename at `sel` to `new`; afterwards each file in `changes` is its
