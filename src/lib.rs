@@ -152,7 +152,7 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
 }
 
 /// Print a bundle's text, and its error on stderr; the exit status it stands for.
-fn show(bundle: &bundle::Bundle, text: &str) -> ExitCode {
+pub(crate) fn show(bundle: &bundle::Bundle, text: &str) -> ExitCode {
     let code = emit(text);
     match &bundle.error {
         Some(err) => {

@@ -130,14 +130,7 @@ fn print_reply(reply: FromDaemon, json: bool, ws: &Workspace) -> ExitCode {
             } else {
                 crate::commands::render::render(&bundle, ws)
             };
-            let code = crate::emit(&text);
-            match &bundle.error {
-                Some(err) => {
-                    eprintln!("lanser: {}: {}", err.code, err.message);
-                    ExitCode::from(bundle.meta.exit_code)
-                }
-                None => code,
-            }
+            crate::show(&bundle, &text)
         }
         FromDaemon::Failed { exit, line } => {
             eprintln!("{line}");
