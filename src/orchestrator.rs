@@ -143,9 +143,7 @@ impl Orchestrator {
     /// Find the workspace; nothing is spawned yet but the interpreter probe.
     pub fn new(opts: Options) -> Result<Orchestrator> {
         let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
-        if let Some(n) = crate::edits::apply::recover(&ws.root)? {
-            eprintln!("lanser: rolled back an interrupted apply ({n} paths restored)");
-        }
+        crate::edits::apply::recover_and_report(&ws.root)?;
         let python_exe = env::find_python(&ws);
         let config = Config::load(&ws.root)?;
         let server_def = config.select(opts.server.as_deref())?.clone();

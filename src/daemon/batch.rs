@@ -91,11 +91,7 @@ pub async fn run(cli: &Cli) -> Option<Result<u8>> {
     let argv = std::env::args_os()
         .map(|a| a.into_string().ok())
         .collect::<Option<Vec<_>>>()?;
-    match crate::edits::apply::recover(&ws.root) {
-        Ok(Some(n)) => eprintln!("lanser: rolled back an interrupted apply ({n} paths restored)"),
-        Ok(None) => {}
-        Err(_) => return None,
-    }
+    crate::edits::apply::recover_and_report(&ws.root).ok()?;
     client::install_on_first_need(&ws, &opts);
     let paths = Paths::for_root(&ws.root);
     if let Err(e) = ensure_started(&ws.root, &paths, None) {

@@ -59,11 +59,7 @@ pub fn answer(cli: &Cli, opts: &Options, request: &Request) -> Option<ExitCode> 
     let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd).ok()?;
     // The recovery rule holds whoever answers: a journal left by a killed apply is rolled
     // back before anything reads the files.
-    match crate::edits::apply::recover(&ws.root) {
-        Ok(Some(n)) => eprintln!("lanser: rolled back an interrupted apply ({n} paths restored)"),
-        Ok(None) => {}
-        Err(_) => return None,
-    }
+    crate::edits::apply::recover_and_report(&ws.root).ok()?;
     install_on_first_need(&ws, opts);
     match run_remote(&ws, opts) {
         Ok(reply) => Some(print_reply(reply, cli.global.json, &ws)),

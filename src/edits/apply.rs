@@ -357,6 +357,15 @@ pub fn recover(root: &Path) -> Result<Option<usize>> {
     }
 }
 
+/// [`recover`], saying on stderr when an interrupted apply was rolled back (every route runs
+/// this before it reads the workspace).
+pub fn recover_and_report(root: &Path) -> Result<()> {
+    if let Some(n) = recover(root)? {
+        eprintln!("lanser: rolled back an interrupted apply ({n} paths restored)");
+    }
+    Ok(())
+}
+
 fn read_intent(path: &Path) -> Option<Intent> {
     fs::read(path)
         .ok()

@@ -199,9 +199,8 @@ impl ServerHandler for Server {
 pub async fn serve(global: &crate::cli::Global) -> Result<()> {
     let opts = global.options()?;
     let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
-    if let Ok(Some(n)) = crate::edits::apply::recover(&ws.root) {
-        eprintln!("lanser: rolled back an interrupted apply ({n} paths restored)");
-    }
+    // A failed recovery is met again, and reported, by the call that needs the files.
+    let _ = crate::edits::apply::recover_and_report(&ws.root);
     // The command line without its subcommand: the global options every call runs under.
     let mut base: Vec<String> = std::env::args().skip(1).collect();
     if let Some(i) = base.iter().position(|a| a == "mcp") {
