@@ -69,28 +69,73 @@ impl Document {
 /// (compared, not judged by its modification time) is not hashed or indexed again.
 #[derive(Debug, Default)]
 pub struct DocCache {
-    docs: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<Document>>>,
+    /// The documents, and the bytes of their texts.
+    docs: std::sync::Mutex<(std::collections::HashMap<PathBuf, Arc<Document>>, usize)>,
 }
 
-/// At most this many documents are kept; past it the cache starts over.
+/// At most this many documents, and this many bytes of their texts, are kept; past either
+/// the cache starts over. A larger document is not kept.
 const DOC_CACHE_MAX: usize = 1024;
+const DOC_CACHE_BYTES: usize = if cfg!(test) { 1 << 10 } else { 256 << 20 };
 
 impl DocCache {
     /// [`Document::load`], through the cache.
     pub fn load(&self, abs: PathBuf, rel: String) -> Result<Arc<Document>> {
         let bytes = std::fs::read(&abs)
             .map_err(|e| LanserError::not_found(format!("cannot read {rel}: {e}")))?;
-        let mut docs = self.docs.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.docs.lock().unwrap_or_else(|p| p.into_inner());
+        let (docs, held) = &mut *guard;
         if let Some(d) = docs.get(&abs) {
             if d.rel == rel && d.text.as_bytes() == bytes.as_slice() {
                 return Ok(d.clone());
             }
         }
         let doc = Arc::new(Document::from_bytes(abs.clone(), rel, bytes)?);
-        if docs.len() >= DOC_CACHE_MAX {
-            docs.clear();
+        let size = doc.text.len();
+        if size > DOC_CACHE_BYTES {
+            return Ok(doc);
         }
-        docs.insert(abs, doc.clone());
+        if docs.len() >= DOC_CACHE_MAX || *held + size > DOC_CACHE_BYTES {
+            docs.clear();
+            *held = 0;
+        }
+        if let Some(old) = docs.insert(abs, doc.clone()) {
+            *held -= old.text.len();
+        }
+        *held += size;
         Ok(doc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_document_cache_is_bounded_by_bytes_as_well_as_by_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, size: usize| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, "x".repeat(size)).unwrap();
+            p
+        };
+        let cache = DocCache::default();
+        let (a, b, big) = (file("a.py", 600), file("b.py", 300), file("big.py", 2000));
+        let a1 = cache.load(a.clone(), "a.py".into()).unwrap();
+        assert!(Arc::ptr_eq(
+            &a1,
+            &cache.load(a.clone(), "a.py".into()).unwrap()
+        ));
+        cache.load(b.clone(), "b.py".into()).unwrap();
+        // Over the cap with a third: the cache starts over, and a is read again.
+        cache.load(file("c.py", 300), "c.py".into()).unwrap();
+        assert!(!Arc::ptr_eq(&a1, &cache.load(a, "a.py".into()).unwrap()));
+        // A document larger than the whole cap is never kept.
+        let big1 = cache.load(big.clone(), "big.py".into()).unwrap();
+        assert!(!Arc::ptr_eq(
+            &big1,
+            &cache.load(big, "big.py".into()).unwrap()
+        ));
+        assert!(cache.docs.lock().unwrap().1 <= 1 << 10);
     }
 }

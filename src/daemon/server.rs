@@ -35,8 +35,9 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{Mutex, Notify};
 
-/// Most bundles kept in the memo.
+/// Most bundles kept in the memo, and most bytes of them in all.
 const MEMO_CAP: usize = 512;
+const MEMO_BYTES: usize = 64 << 20;
 /// How many times a read-only request is answered while the workspace keeps changing under
 /// it before it is answered E/CONTENT_MODIFIED.
 const TRIES: u32 = 4;
@@ -543,8 +544,9 @@ impl Daemon {
             && bundle.meta.complete
             && bundle.meta.timing.is_none()
             && request.op.memoizable();
-        if cacheable {
-            if engine.memo.len() >= MEMO_CAP {
+        if cacheable && jcs.len() <= MEMO_BYTES {
+            let held: usize = engine.memo.values().map(String::len).sum();
+            if engine.memo.len() >= MEMO_CAP || held + jcs.len() > MEMO_BYTES {
                 engine.memo.clear();
             }
             engine.memo.insert(memo_key, jcs.clone());

@@ -85,11 +85,22 @@ pub struct ParseCache {
     files: Mutex<HashMap<PathBuf, Arc<Parsed>>>,
 }
 
-/// At most this many parses are kept (a daemon lives long); past it the cache starts over.
+/// At most this many parses, of this many bytes of source in all, are kept (a daemon lives
+/// long); past either the cache starts over. A larger file's parse is not kept.
 const PARSE_CACHE_MAX: usize = 512;
+const PARSE_CACHE_BYTES: usize = 64 << 20;
 
 fn keep(m: &mut HashMap<PathBuf, Arc<Parsed>>, abs: PathBuf, parsed: Arc<Parsed>) {
-    if m.len() >= PARSE_CACHE_MAX && !m.contains_key(&abs) {
+    let size = parsed.doc.text.len();
+    if size > PARSE_CACHE_BYTES {
+        return;
+    }
+    let held: usize = m
+        .iter()
+        .filter(|(path, _)| **path != abs)
+        .map(|(_, p)| p.doc.text.len())
+        .sum();
+    if (m.len() >= PARSE_CACHE_MAX && !m.contains_key(&abs)) || held + size > PARSE_CACHE_BYTES {
         m.clear();
     }
     m.insert(abs, parsed);
