@@ -10,8 +10,11 @@ byte the bundle `--no-daemon` gives for the same request on a copy holding that 
 (computed first). Reports: answers, wrong or stale ones (must be 0), hangs past the timeout
 (must be 0), server faults injected, and the daemon's RSS over the run.
 
+With --mcp M, M more clients are MCP sessions (`lanser mcp`, driven by the official MCP
+Python client), each sending R tool calls whose structured content is judged the same way.
+
 Usage: python3 benches/load_daemon.py [--clients 8] [--requests 5000] [--kill-server]
-       [--lanser target/debug/lanser]     (exit 1 on any wrong answer or hang)
+       [--mcp 0] [--lanser target/debug/lanser]     (exit 1 on any wrong answer or hang)
 """
 import argparse
 import json
@@ -75,6 +78,8 @@ def main() -> int:
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--requests", type=int, default=5000)
     ap.add_argument("--kill-server", action="store_true")
+    ap.add_argument("--mcp", type=int, default=0,
+                    help="MCP sessions (`lanser mcp`, official client) beside the CLI clients")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--lanser", default=str(REPO / "target" / "debug" / "lanser"))
     ap.add_argument("--dump", help="write every answer that is not exact (bundle and the "
@@ -146,6 +151,37 @@ def main() -> int:
     results = {"answers": 0, "exact": 0, "mixed": [], "wrong": [], "hangs": 0, "errors": {}}
     lock = threading.Lock()
 
+    def judge(r, b):
+        """Count one answer (a bundle) to request `r`."""
+        with lock:
+            results["answers"] += 1
+            if b["status"] != "ok":
+                code = b["error"]["code"]
+                results["errors"][code] = results["errors"].get(code, 0) + 1
+                return
+            named = b["meta"]["docVersions"].get(UNITS)
+            v = by_digest.get(named)
+            refs = {want[(tuple(r), i)] for i in range(len(texts))}
+            if named is not None and v is None:
+                results["wrong"].append((r, "names no version of units.py that was ever written", named))
+            elif v is not None and want[(tuple(r), v)] == b["bundleId"]:
+                results["exact"] += 1
+            elif v is None and b["bundleId"] in refs:
+                results["exact"] += 1  # the answer does not name units.py: any version's
+            else:
+                # Not the answer for the version it names: compare the facts alone.
+                facts = json.dumps(b["facts"], sort_keys=True)
+                if any(facts == want_facts[(tuple(r), i)] for i in range(len(texts))):
+                    results["mixed"].append((r, v))
+                    kind = "mixed"
+                else:
+                    results["wrong"].append((r, f"matches no version (named {v})", b["bundleId"]))
+                    kind = "wrong"
+                if a.dump:
+                    dump.append({"kind": kind, "request": r, "named": v, "bundle": b,
+                                 "reference": {i: json.loads(want_facts[(tuple(r), i)])
+                                               for i in range(len(texts))}})
+
     def client(seed):
         rnd = random.Random(seed)
         for _ in range(a.requests):
@@ -162,39 +198,51 @@ def main() -> int:
                 with lock:
                     results["wrong"].append((r, "no bundle", out.stderr[-300:]))
                 continue
-            with lock:
-                results["answers"] += 1
-                if b["status"] != "ok":
-                    code = b["error"]["code"]
-                    results["errors"][code] = results["errors"].get(code, 0) + 1
-                    continue
-                named = b["meta"]["docVersions"].get(UNITS)
-                v = by_digest.get(named)
-                refs = {want[(tuple(r), i)] for i in range(len(texts))}
-                if named is not None and v is None:
-                    results["wrong"].append((r, "names no version of units.py that was ever written", named))
-                elif v is not None and want[(tuple(r), v)] == b["bundleId"]:
-                    results["exact"] += 1
-                elif v is None and b["bundleId"] in refs:
-                    results["exact"] += 1  # the answer does not name units.py: any version's
-                else:
-                    # Not the answer for the version it names: compare the facts alone.
-                    facts = json.dumps(b["facts"], sort_keys=True)
-                    if any(facts == want_facts[(tuple(r), i)] for i in range(len(texts))):
-                        results["mixed"].append((r, v))
-                        kind = "mixed"
-                    else:
-                        results["wrong"].append((r, f"matches no version (named {v})", b["bundleId"]))
-                        kind = "wrong"
-                    if a.dump:
-                        dump.append({"kind": kind, "request": r, "named": v, "bundle": b,
-                                     "reference": {i: json.loads(want_facts[(tuple(r), i)])
-                                                   for i in range(len(texts))}})
+            judge(r, b)
+
+    def mcp_client(seed):
+        """One `lanser mcp` session (the official MCP client) sending the same requests as
+        tool calls; each tool's structured content is the bundle."""
+        import asyncio
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+        rnd = random.Random(seed)
+
+        def call(r):
+            cmd, arg = r
+            if cmd == "symbols":
+                return "symbols", {"file": arg}
+            if cmd == "diag":
+                return "diagnostics", {"files": [arg]}
+            return {"def": "definition", "refs": "references", "hover": "hover"}[cmd], {"selector": arg}
+
+        async def go():
+            params = StdioServerParameters(command=a.lanser, args=["mcp", "--workspace", str(ws)], env=env)
+            async with stdio_client(params) as (rd, wr):
+                async with ClientSession(rd, wr) as session:
+                    await session.initialize()
+                    for _ in range(a.requests):
+                        r = rnd.choice(reqs)
+                        tool, args = call(r)
+                        try:
+                            res = await asyncio.wait_for(session.call_tool(tool, args), a.timeout)
+                        except asyncio.TimeoutError:
+                            with lock:
+                                results["hangs"] += 1
+                            continue
+                        if res.structured_content is None:
+                            with lock:
+                                results["wrong"].append((r, "no bundle (mcp)", str(res.content)[:300]))
+                            continue
+                        judge(r, res.structured_content)
+
+        asyncio.run(go())
 
     daemon_pid = int((next((home / "daemon").iterdir()) / "pid").read_text())
     rss = [rss_kib(daemon_pid)]
     threads = [threading.Thread(target=editor)] + ([threading.Thread(target=chaos)] if a.kill_server else [])
     clients = [threading.Thread(target=client, args=(i,)) for i in range(a.clients)]
+    clients += [threading.Thread(target=mcp_client, args=(1000 + i,)) for i in range(a.mcp)]
     started = time.time()
     for t in threads + clients:
         t.start()
@@ -207,8 +255,8 @@ def main() -> int:
     took = time.time() - started
     subprocess.run([a.lanser, "daemon", "stop", "--workspace", str(ws)], env=env, capture_output=True)
     rss = [r for r in rss if r]
-    n = a.clients * a.requests
-    print(f"{a.clients} clients x {a.requests} requests = {n} in {took:.0f} s; answered {results['answers']}; "
+    n = (a.clients + a.mcp) * a.requests
+    print(f"{a.clients} CLI + {a.mcp} MCP clients x {a.requests} requests = {n} in {took:.0f} s; answered {results['answers']}; "
           f"exact {results['exact']}; facts of another version than named {len(results['mixed'])}; "
           f"wrong {len(results['wrong'])}; hangs {results['hangs']}; error bundles {results['errors']}; "
           f"server faults {faults}; daemon RSS {rss[0] if rss else '?'} -> max {max(rss) if rss else '?'} "
