@@ -217,7 +217,7 @@ class PositionSpec2(BaseModel):
     start: list[StartItem] = Field(..., max_length=2, min_length=2)
 
 
-class PositionSpec5(BaseModel):
+class PositionSpec6(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
@@ -344,11 +344,17 @@ class Role(Enum):
     doc = 'doc'
 
 
-class SegmentKind(Enum):
+class SegmentKind1(Enum):
     module = 'module'
     class_ = 'class'
     def_ = 'def'
     assign = 'assign'
+
+
+class SegmentKind(RootModel[SegmentKind1 | Literal['file']]):
+    root: SegmentKind1 | Literal['file'] = Field(
+        ..., description='The kind of one `ast://` path segment.'
+    )
 
 
 class ServerId(BaseModel):
@@ -668,10 +674,24 @@ class PositionSpec4(BaseModel):
         extra='forbid',
     )
     docVersion: str | None = None
+    kind: Literal['sym']
+    path: str
+    qualname: str = Field(
+        ...,
+        description='Dotted qualified name inside the file (`Greeter.greet`, `Counter.Add`).',
+    )
+    role: Role | None = None
+
+
+class PositionSpec5(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    docVersion: str | None = None
     kind: Literal['ast']
     node: NodePick | None = Field(None, description='The trailing `nodekind[N]`.')
     path: list[AstSegment] = Field(
-        ..., description='`[kind, name]` pairs, the first one a module.'
+        ..., description='`[kind, name]` pairs, the first one a module or a file.'
     )
 
 
@@ -682,10 +702,16 @@ class PositionSpec(
         | PositionSpec3
         | PositionSpec4
         | PositionSpec5
+        | PositionSpec6
     ]
 ):
     root: (
-        PositionSpec1 | PositionSpec2 | PositionSpec3 | PositionSpec4 | PositionSpec5
+        PositionSpec1
+        | PositionSpec2
+        | PositionSpec3
+        | PositionSpec4
+        | PositionSpec5
+        | PositionSpec6
     ) = Field(..., description='The structured selector.')
 
 
