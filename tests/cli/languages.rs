@@ -533,8 +533,7 @@ fn shell_scripts_through_bash_language_server() {
 }
 
 fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
+    lanser::lsp::provision::which(program).is_some()
 }
 
 /// ty and pyrefly, chosen with `--server`, give Pyright's definition and references on the
