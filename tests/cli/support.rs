@@ -112,6 +112,7 @@ fn run_traced(args: &[&str]) -> Output {
         );
         return out;
     }
+    keep_trace(&trace_file, args, out.status.code());
     let home = trace.path().join("empty-home");
     std::fs::create_dir_all(&home).unwrap();
     let replay = lanser()
@@ -149,6 +150,23 @@ fn run_traced(args: &[&str]) -> Output {
         );
     }
     out
+}
+
+/// With `LANSER_TEST_KEEP_TRACES=DIR`, every recorded trace is also copied into DIR, so the
+/// suite's traces recorded by one build can be replayed with `--verify` by another
+/// (`scripts/replay_traces.sh DIR`): a refactor's proof that every bundle stays byte-identical.
+fn keep_trace(trace_file: &Path, args: &[&str], exit: Option<i32>) {
+    let Some(dir) = std::env::var_os("LANSER_TEST_KEEP_TRACES") else {
+        return;
+    };
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).expect("the trace directory");
+    // The name carries the exit status the replay must reproduce.
+    let exit = exit.map_or("signal".to_string(), |c| c.to_string());
+    let name = format!("{}-{}-{n}.exit{exit}.jsonl", std::process::id(), args[0]);
+    std::fs::copy(trace_file, dir.join(name)).expect("the trace is kept");
 }
 
 /// A temp dir for the trace when `args` is a server-backed command that writes nothing and
