@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::Arc;
 
 /// The closed set of error codes, one per row of the exit-code table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -95,14 +96,26 @@ impl fmt::Display for ErrorCode {
 }
 
 /// A failure with its code and a one-line message (no trailing period).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct LanserError {
     pub code: ErrorCode,
     pub message: String,
     /// Machine-readable evidence (conflict hunks, candidates), carried into the bundle.
     pub details: Option<serde_json::Value>,
+    /// What caused it (an I/O error, a serde error, …): never in a bundle, shown with
+    /// `--verbose` as the chain under the error line.
+    #[source]
+    pub source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
+
+/// Two errors are equal when what a bundle shows of them is: code, message and details.
+impl PartialEq for LanserError {
+    fn eq(&self, other: &Self) -> bool {
+        (self.code, &self.message, &self.details) == (other.code, &other.message, &other.details)
+    }
+}
+impl Eq for LanserError {}
 
 impl LanserError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
@@ -110,7 +123,25 @@ impl LanserError {
             code,
             message: message.into(),
             details: None,
+            source: None,
         }
+    }
+
+    /// Keep `cause` as this error's source.
+    pub fn with_source(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(cause));
+        self
+    }
+
+    /// The causes under this error, outermost first, one line each (for `--verbose`).
+    pub fn causes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut next = std::error::Error::source(self);
+        while let Some(cause) = next {
+            out.push(cause.to_string().replace('\n', " "));
+            next = cause.source();
+        }
+        out
     }
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::NotFound, message)

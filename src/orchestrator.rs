@@ -473,7 +473,10 @@ impl Orchestrator {
     /// `TextDocumentPositionParams` for the target's start.
     /// A target that starts on `def`, `async def` or `class` (an anchor on a header, a range
     /// over a definition, a cursor on the keyword) is asked about at the name it defines.
-    pub async fn position_params(&mut self, target: &Target) -> Result<Value> {
+    pub async fn position_params(
+        &mut self,
+        target: &Target,
+    ) -> Result<lsp_types::TextDocumentPositionParams> {
         let session = self.ensure_session().await?;
         let uri = path_to_uri(&target.doc.abs);
         session.sync_document(&uri, &target.doc);
@@ -481,10 +484,7 @@ impl Orchestrator {
         let session = self.session.as_ref().expect("started");
         let at = skip_definition_keyword(&target.doc.text, target.start);
         let (line, character) = target.doc.position(at, session.encoding);
-        Ok(json!({
-            "textDocument": {"uri": uri},
-            "position": {"line": line, "character": character},
-        }))
+        crate::lsp::typed::position(&uri, line as u32, character as u32)
     }
 
     /// After a document was opened: wait (bounded) for servers that load the project on the

@@ -11,7 +11,14 @@
 use super::nav::require;
 use crate::bundle::normalize::{sort_by_location, Normalizer};
 use crate::error::Result;
+use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
+use lsp_types::request::{
+    CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare,
+};
+use lsp_types::{
+    CallHierarchyIncomingCallsParams, CallHierarchyOutgoingCallsParams, CallHierarchyPrepareParams,
+};
 use serde_json::{json, Value};
 
 /// Which directions to ask for.
@@ -91,40 +98,56 @@ pub async fn run(o: &mut Orchestrator, selector: &str, dirs: Directions) -> Resu
     };
     let session = o.ensure_session().await?;
     let prepared = session
-        .request("textDocument/prepareCallHierarchy", params)
+        .request::<CallHierarchyPrepare>(CallHierarchyPrepareParams {
+            text_document_position_params: params,
+            work_done_progress_params: Default::default(),
+        })
         .await?;
-    let items: Vec<Value> = prepared.as_array().cloned().unwrap_or_default();
+    let items = prepared.unwrap_or_default();
     let mut incoming = Vec::new();
     let mut outgoing = Vec::new();
     for item in &items {
-        let item_uri = item.get("uri").and_then(Value::as_str).unwrap_or_default();
         if dirs.incoming {
-            let raw = session
-                .request("callHierarchy/incomingCalls", json!({ "item": item }))
+            let calls = session
+                .request::<CallHierarchyIncomingCalls>(CallHierarchyIncomingCallsParams {
+                    item: item.clone(),
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                })
                 .await?;
-            for call in raw.as_array().into_iter().flatten() {
-                let from = call.get("from").unwrap_or(&Value::Null);
-                let from_uri = from.get("uri").and_then(Value::as_str).unwrap_or_default();
+            for call in calls.into_iter().flatten() {
+                let from_uri = call.from.uri.as_str().to_string();
                 incoming.push((
-                    from.clone(),
-                    from_uri.to_string(),
-                    call["fromRanges"].clone(),
+                    typed::json(&call.from),
+                    from_uri,
+                    typed::json(&call.from_ranges),
                 ));
             }
         }
         if dirs.outgoing {
-            let raw = session
-                .request("callHierarchy/outgoingCalls", json!({ "item": item }))
+            let calls = session
+                .request::<CallHierarchyOutgoingCalls>(CallHierarchyOutgoingCallsParams {
+                    item: item.clone(),
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                })
                 .await?;
-            for call in raw.as_array().into_iter().flatten() {
-                let to = call.get("to").unwrap_or(&Value::Null);
-                outgoing.push((to.clone(), item_uri.to_string(), call["fromRanges"].clone()));
+            for call in calls.into_iter().flatten() {
+                let item_uri = item.uri.as_str().to_string();
+                outgoing.push((
+                    typed::json(&call.to),
+                    item_uri,
+                    typed::json(&call.from_ranges),
+                ));
             }
         }
     }
     let mut n = o.normalizer();
     n.add_document(&target.doc);
-    let mut item_facts: Vec<Value> = items.iter().map(|i| item_fact(&mut n, i)).collect();
+    let mut item_facts: Vec<Value> = items
+        .iter()
+        .map(|i| item_fact(&mut n, &typed::json(i)))
+        .collect();
     sort_by_location(&mut item_facts);
     let mut facts = json!({
         "item": item_facts.first().cloned(),

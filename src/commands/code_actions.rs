@@ -6,8 +6,14 @@
 use super::mutate::{self, MutationArgs};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::session::Session;
+use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::workspace::path_to_uri;
+use lsp_types::request::{CodeActionRequest, CodeActionResolveRequest, ExecuteCommand};
+use lsp_types::{
+    CodeAction, CodeActionContext, CodeActionKind, CodeActionParams, ExecuteCommandParams,
+    Position, Range, TextDocumentPositionParams,
+};
 use serde_json::{json, Value};
 
 /// Server commands that write to disk on their own; running one would bypass the envelope.
@@ -53,7 +59,7 @@ fn summary(index: usize, a: &Value) -> Value {
 /// plus Pyright's organize-imports command as an action.
 async fn offered(
     o: &mut Orchestrator,
-    params: &Value,
+    params: &TextDocumentPositionParams,
     r: [u32; 4],
     uri: &str,
     kind: Option<&str>,
@@ -65,21 +71,24 @@ async fn offered(
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let mut context = json!({ "diagnostics": overlapping(&diags, r) });
-    if let Some(k) = kind {
-        context["only"] = json!([k]);
-    }
-    let raw = session
-        .request(
-            "textDocument/codeAction",
-            json!({
-                "textDocument": params["textDocument"],
-                "range": {"start": {"line": r[0], "character": r[1]}, "end": {"line": r[2], "character": r[3]}},
-                "context": context,
-            }),
-        )
+    let diagnostics = serde_json::from_value(json!(overlapping(&diags, r))).map_err(|e| {
+        LanserError::internal("the pulled diagnostics are not LSP diagnostics").with_source(e)
+    })?;
+    let point = |line, character| Position { line, character };
+    let answer = session
+        .request::<CodeActionRequest>(CodeActionParams {
+            text_document: params.text_document.clone(),
+            range: Range::new(point(r[0], r[1]), point(r[2], r[3])),
+            context: CodeActionContext {
+                diagnostics,
+                only: kind.map(|k| vec![CodeActionKind::from(k.to_string())]),
+                trigger_kind: None,
+            },
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        })
         .await?;
-    let mut actions: Vec<Value> = raw.as_array().cloned().unwrap_or_default();
+    let mut actions: Vec<Value> = answer.iter().flatten().map(typed::json).collect();
     let pyright = o.server_id().is_some_and(|s| s.name.contains("pyright"));
     if pyright && kind.is_none_or(|k| "source.organizeImports".starts_with(k)) {
         // Pyright sorts imports only through its `pyright.organizeimports` command (whose result
@@ -117,7 +126,14 @@ async fn edit_of(session: &Session, mut action: Value, pick: &str) -> Result<Val
         .pointer("/codeActionProvider/resolveProvider")
         == Some(&json!(true));
     if !has_edit && resolvable && action.get("data").is_some() {
-        action = session.request("codeAction/resolve", action).await?;
+        let unresolved: CodeAction = serde_json::from_value(action).map_err(|e| {
+            LanserError::internal("the offered code action is not an LSP CodeAction").with_source(e)
+        })?;
+        action = typed::json(
+            &session
+                .request::<CodeActionResolveRequest>(unresolved)
+                .await?,
+        );
     }
     let mut edits: Vec<Value> = action.get("edit").cloned().into_iter().collect();
     let command = match action.get("command") {
@@ -133,14 +149,19 @@ async fn edit_of(session: &Session, mut action: Value, pick: &str) -> Result<Val
             ));
         }
         session.capture_edits(true);
+        let arguments = match cmd.get("arguments") {
+            Some(Value::Array(a)) => a.clone(),
+            _ => Vec::new(),
+        };
         let ran = session
-            .request(
-                "workspace/executeCommand",
-                json!({"command": cmd["command"], "arguments": cmd.get("arguments").cloned().unwrap_or(json!([]))}),
-            )
+            .request::<ExecuteCommand>(ExecuteCommandParams {
+                command: cmd["command"].as_str().unwrap_or_default().to_string(),
+                arguments,
+                work_done_progress_params: Default::default(),
+            })
             .await;
         session.capture_edits(false);
-        let result = ran?;
+        let result = ran?.unwrap_or(Value::Null);
         edits.extend(session.take_captured_edits());
         // Some commands return their WorkspaceEdit instead of pushing it.
         // (Pyright does both, with the same edit.)
@@ -193,7 +214,7 @@ pub async fn run(
     };
     let index = choose(&actions, pick, selector)?;
     let edit = edit_of(session, actions[index].clone(), pick).await?;
-    let plan = mutate::plan(o, m, &edit)?;
+    let plan = mutate::plan(o, m, crate::edits::workspace_edit(&edit)?)?;
     let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
     Ok(Outcome {

@@ -1,16 +1,38 @@
 //! `lanser def` and `lanser type-def`: where a symbol (or its type) is defined.
 
 use crate::error::{ErrorCode, Result};
+use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
+use lsp_types::request::{GotoDefinition, GotoTypeDefinition};
+use lsp_types::GotoDefinitionParams;
 use serde_json::json;
 
-/// `method` is `textDocument/definition` or `textDocument/typeDefinition`; the locations are
-/// kept under `key`.
-pub async fn run(o: &mut Orchestrator, selector: &str, method: &str, key: &str) -> Result<Outcome> {
+/// Which of the two the command asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goto {
+    Definition,
+    TypeDefinition,
+}
+
+impl Goto {
+    /// The facts key the locations are kept under.
+    fn key(self) -> &'static str {
+        match self {
+            Goto::Definition => "definitions",
+            Goto::TypeDefinition => "typeDefinitions",
+        }
+    }
+}
+
+pub async fn run(o: &mut Orchestrator, selector: &str, goto: Goto) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;
-    let params = o.position_params(&target).await?;
+    let params = GotoDefinitionParams {
+        text_document_position_params: o.position_params(&target).await?,
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
     let mut complete = true;
-    if method == "textDocument/typeDefinition" {
+    if goto == Goto::TypeDefinition {
         // Pyright answers a module's type definition (`import asyncio` → its stub) only once
         // the project is loaded and the file checked; before that it answers nothing, without
         // error. Waiting for the load and asking for the file's diagnostics first makes the
@@ -24,10 +46,14 @@ pub async fn run(o: &mut Orchestrator, selector: &str, method: &str, key: &str) 
             _ => {}
         }
     }
-    let raw = o.ensure_session().await?.request(method, params).await?;
-    let locations = o.normalizer().locations(&raw);
+    let session = o.ensure_session().await?;
+    let answer = match goto {
+        Goto::Definition => session.request::<GotoDefinition>(params).await?,
+        Goto::TypeDefinition => session.request::<GotoTypeDefinition>(params).await?,
+    };
+    let locations = o.normalizer().locations(&typed::json(&answer));
     Ok(Outcome {
-        facts: json!({ key: locations, "provenance": "lsp" }),
+        facts: json!({ goto.key(): locations, "provenance": "lsp" }),
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,

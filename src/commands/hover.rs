@@ -1,19 +1,26 @@
 //! `lanser hover`: the server's hover text (signature, type, docstring) at the selector.
 
 use crate::error::Result;
+use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
+use lsp_types::request::HoverRequest;
+use lsp_types::HoverParams;
 use serde_json::json;
 
 pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;
-    let params = o.position_params(&target).await?;
-    let raw = o
+    let params = HoverParams {
+        text_document_position_params: o.position_params(&target).await?,
+        work_done_progress_params: Default::default(),
+    };
+    let answer = o
         .ensure_session()
         .await?
-        .request("textDocument/hover", params)
+        .request::<HoverRequest>(params)
         .await?;
+    let hover = o.normalizer().hover(&typed::json(&answer));
     Ok(Outcome {
-        facts: json!({ "hover": o.normalizer().hover(&raw), "provenance": "lsp" }),
+        facts: json!({ "hover": hover, "provenance": "lsp" }),
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,

@@ -17,10 +17,18 @@
 
 use crate::edits::patch::{self, FilePatch};
 use crate::error::{LanserError, Result};
+use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::relocate::outline::{self, Def, DefKind};
 use crate::selector::resolve::Document;
 use crate::workspace::{path_to_uri, uri_to_path};
+use lsp_types::request::{
+    CallHierarchyIncomingCalls, CallHierarchyPrepare, GotoDefinition, References,
+};
+use lsp_types::{
+    CallHierarchyIncomingCallsParams, CallHierarchyPrepareParams, GotoDefinitionParams,
+    GotoDefinitionResponse, Position, ReferenceContext, ReferenceParams, Uri,
+};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -298,30 +306,25 @@ async fn overridden(
         session.sync_document(&uri, &doc);
         let (line, character) = doc.position(offset, session.encoding);
         let enc = session.encoding;
-        let raw = session
-            .request(
-                "textDocument/definition",
-                json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
-            )
+        let answer = session
+            .request::<GotoDefinition>(GotoDefinitionParams {
+                text_document_position_params: typed::position(
+                    &uri,
+                    line as u32,
+                    character as u32,
+                )?,
+                work_done_progress_params: Default::default(),
+                partial_result_params: Default::default(),
+            })
             .await?;
-        for loc in raw.as_array().into_iter().flatten() {
-            let u = loc["targetUri"]
-                .as_str()
-                .or(loc["uri"].as_str())
-                .unwrap_or_default();
-            let start = loc
-                .get("targetSelectionRange")
-                .or(loc.get("range"))
-                .map(|r| r["start"].clone())
-                .unwrap_or_default();
-            let Some(rel) = uri_to_path(u).and_then(|abs| o.ws.relative(&abs)) else {
+        for (u, start) in starts(answer) {
+            let Some(rel) = uri_to_path(u.as_str()).and_then(|abs| o.ws.relative(&abs)) else {
                 continue;
             };
             let Some(bp) = load(o, files, &rel) else {
                 continue;
             };
-            let line = start["line"].as_u64().unwrap_or(0) as usize;
-            let col = start["character"].as_u64().unwrap_or(0) as usize;
+            let (line, col) = (start.line as usize, start.character as usize);
             let off = bp.doc.index.offset_clamped(&bp.doc.text, line, col, enc);
             let base = enclosing(&rel, &bp.defs, off);
             let mut qual = base.qual.clone();
@@ -373,30 +376,41 @@ async fn callers(
     let session = o.ensure_session().await?;
     session.sync_document(&uri, &doc);
     let (line, character) = doc.position(def.name.0, session.encoding);
-    let at =
-        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
-    let mut places: Vec<(String, Value)> = Vec::new();
+    let at = typed::position(&uri, line as u32, character as u32)?;
+    let mut places: Vec<(String, Position)> = Vec::new();
     if kind == DefKind::Function {
         let prepared = session
-            .request("textDocument/prepareCallHierarchy", at)
+            .request::<CallHierarchyPrepare>(CallHierarchyPrepareParams {
+                text_document_position_params: at,
+                work_done_progress_params: Default::default(),
+            })
             .await?;
-        for it in prepared.as_array().into_iter().flatten() {
-            let raw = session
-                .request("callHierarchy/incomingCalls", json!({ "item": it }))
+        for item in prepared.into_iter().flatten() {
+            let calls = session
+                .request::<CallHierarchyIncomingCalls>(CallHierarchyIncomingCallsParams {
+                    item,
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                })
                 .await?;
-            for call in raw.as_array().into_iter().flatten() {
-                let from = &call["from"];
-                let from_uri = from["uri"].as_str().unwrap_or_default().to_string();
-                places.push((from_uri, from["selectionRange"]["start"].clone()));
+            for call in calls.into_iter().flatten() {
+                let from = call.from;
+                places.push((from.uri.as_str().to_string(), from.selection_range.start));
             }
         }
     } else {
-        let mut params = at;
-        params["context"] = json!({"includeDeclaration": false});
-        let raw = session.request("textDocument/references", params).await?;
-        for loc in raw.as_array().into_iter().flatten() {
-            let u = loc["uri"].as_str().unwrap_or_default().to_string();
-            places.push((u, loc["range"]["start"].clone()));
+        let refs = session
+            .request::<References>(ReferenceParams {
+                text_document_position: at,
+                context: ReferenceContext {
+                    include_declaration: false,
+                },
+                work_done_progress_params: Default::default(),
+                partial_result_params: Default::default(),
+            })
+            .await?;
+        for loc in refs.into_iter().flatten() {
+            places.push((loc.uri.as_str().to_string(), loc.range.start));
         }
     }
     let enc = session.encoding;
@@ -408,8 +422,7 @@ async fn callers(
         let Some(p) = load(o, files, &rel) else {
             continue;
         };
-        let line = pos["line"].as_u64().unwrap_or(0) as usize;
-        let col = pos["character"].as_u64().unwrap_or(0) as usize;
+        let (line, col) = (pos.line as usize, pos.character as usize);
         let offset = p.doc.index.offset_clamped(&p.doc.text, line, col, enc);
         if rel == item.path && own.0 <= offset && offset < own.1 {
             continue; // a use inside the definition itself (recursion, a class's own body)
@@ -417,6 +430,21 @@ async fn callers(
         out.insert(enclosing(&rel, &p.defs, offset));
     }
     Ok(out.into_iter().collect())
+}
+
+/// Where each answer of a definition request starts: a link's target name, else the location.
+fn starts(answer: Option<GotoDefinitionResponse>) -> Vec<(Uri, Position)> {
+    match answer {
+        None => Vec::new(),
+        Some(GotoDefinitionResponse::Scalar(l)) => vec![(l.uri, l.range.start)],
+        Some(GotoDefinitionResponse::Array(ls)) => {
+            ls.into_iter().map(|l| (l.uri, l.range.start)).collect()
+        }
+        Some(GotoDefinitionResponse::Link(ls)) => ls
+            .into_iter()
+            .map(|l| (l.target_uri, l.target_selection_range.start))
+            .collect(),
+    }
 }
 
 fn kind_of(files: &BTreeMap<String, Parsed>, item: &Item) -> &'static str {

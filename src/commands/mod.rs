@@ -42,16 +42,8 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
             .ok_or_else(|| LanserError::usage(format!("{} needs a selector", req.op.name())))
     };
     match &req.op {
-        Op::Def => def::run(o, selector()?, "textDocument/definition", "definitions").await,
-        Op::TypeDef => {
-            def::run(
-                o,
-                selector()?,
-                "textDocument/typeDefinition",
-                "typeDefinitions",
-            )
-            .await
-        }
+        Op::Def => def::run(o, selector()?, def::Goto::Definition).await,
+        Op::TypeDef => def::run(o, selector()?, def::Goto::TypeDefinition).await,
         Op::Refs {
             include_declaration,
         } => refs::run(o, selector()?, *include_declaration).await,

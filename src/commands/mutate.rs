@@ -14,13 +14,14 @@ use crate::safety::{self, Jail};
 use crate::selector::resolve::Document;
 use crate::speculate;
 use crate::workspace::path_to_uri;
+use lsp_types::WorkspaceEdit;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
 /// A server WorkspaceEdit as a checked plan (jail and filters already applied).
-pub fn plan(o: &Orchestrator, m: &MutationArgs, raw: &Value) -> Result<Plan> {
+pub fn plan(o: &Orchestrator, m: &MutationArgs, edit: WorkspaceEdit) -> Result<Plan> {
     let jail = Jail::new(&o.ws, &m.allow, &m.deny)?;
-    Plan::from_workspace_edit(&jail, raw, o.encoding())
+    Plan::from_workspace_edit(&jail, edit, o.encoding())
 }
 
 /// The bundle's `edits` block for a plan.

@@ -4,8 +4,14 @@
 //! `E/UNSUPPORTED_CAP` (72) naming it, without the request being sent.
 
 use crate::error::{ErrorCode, LanserError, Result};
+use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::workspace::path_to_uri;
+use lsp_types::request::{DocumentHighlightRequest, GotoImplementation, SignatureHelpRequest};
+use lsp_types::{
+    DocumentHighlightParams, GotoDefinitionParams, SignatureHelpContext, SignatureHelpParams,
+    SignatureHelpTriggerKind,
+};
 use serde_json::{json, Value};
 
 /// Fail with `E/UNSUPPORTED_CAP` unless the running server declares `provider`.
@@ -43,12 +49,16 @@ pub async fn implementation(o: &mut Orchestrator, selector: &str) -> Result<Outc
     let params = o.position_params(&target).await?;
     require(o, "implementationProvider", "textDocument/implementation")?;
     let complete = o.wait_ready().await?;
-    let raw = o
+    let answer = o
         .ensure_session()
         .await?
-        .request("textDocument/implementation", params)
+        .request::<GotoImplementation>(GotoDefinitionParams {
+            text_document_position_params: params,
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        })
         .await?;
-    let implementations = o.normalizer().locations(&raw);
+    let implementations = o.normalizer().locations(&typed::json(&answer));
     Ok(Outcome {
         facts: json!({ "implementations": implementations, "provenance": "lsp" }),
         resolution: Some(o.resolution(&spec, &target)),
@@ -108,11 +118,16 @@ pub async fn highlight(o: &mut Orchestrator, selector: &str) -> Result<Outcome> 
         "documentHighlightProvider",
         "textDocument/documentHighlight",
     )?;
-    let raw = o
+    let answer = o
         .ensure_session()
         .await?
-        .request("textDocument/documentHighlight", params)
+        .request::<DocumentHighlightRequest>(DocumentHighlightParams {
+            text_document_position_params: params,
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        })
         .await?;
+    let raw = typed::json(&answer);
     let highlights = highlights(o, &path_to_uri(&target.doc.abs), &raw);
     Ok(Outcome {
         facts: json!({
@@ -188,14 +203,23 @@ pub fn signature_help(raw: &Value) -> Value {
 /// parameter it is at. Null when the selector is not inside a call's parentheses.
 pub async fn signature(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;
-    let mut params = o.position_params(&target).await?;
+    let params = o.position_params(&target).await?;
     require(o, "signatureHelpProvider", "textDocument/signatureHelp")?;
-    params["context"] = json!({"triggerKind": 1, "isRetrigger": false});
-    let raw = o
+    let answer = o
         .ensure_session()
         .await?
-        .request("textDocument/signatureHelp", params)
+        .request::<SignatureHelpRequest>(SignatureHelpParams {
+            context: Some(SignatureHelpContext {
+                trigger_kind: SignatureHelpTriggerKind::INVOKED,
+                trigger_character: None,
+                is_retrigger: false,
+                active_signature_help: None,
+            }),
+            text_document_position_params: params,
+            work_done_progress_params: Default::default(),
+        })
         .await?;
+    let raw = typed::json(&answer);
     Ok(Outcome {
         facts: json!({ "signature": signature_help(&raw), "provenance": "lsp" }),
         resolution: Some(o.resolution(&spec, &target)),

@@ -21,6 +21,7 @@
 
 use super::nav;
 use crate::error::{LanserError, Result};
+use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::selector::resolve::Document;
 use crate::workspace::{path_to_uri, uri_to_path, Place, Workspace};
@@ -89,7 +90,7 @@ pub async fn run(o: &mut Orchestrator, method: &str, source: Source<'_>) -> Resu
         }
         Source::Selector(sel) => {
             let (spec, target) = o.resolve(sel)?;
-            let mut params = o.position_params(&target).await?;
+            let mut params = typed::json(&o.position_params(&target).await?);
             resolution = Some(o.resolution(&spec, &target));
             if DOCUMENT_ONLY.contains(&method) {
                 params = json!({ "textDocument": params["textDocument"] });
@@ -116,7 +117,7 @@ pub async fn run(o: &mut Orchestrator, method: &str, source: Source<'_>) -> Resu
     let raw = o
         .ensure_session()
         .await?
-        .request(method, params.clone())
+        .request_raw(method, params.clone())
         .await?;
     let mut facts = json!({
         "method": method,

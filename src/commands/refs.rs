@@ -4,7 +4,10 @@
 //! waits for readiness first; `meta.complete` is false when the wait ran out.
 
 use crate::error::Result;
+use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
+use lsp_types::request::References;
+use lsp_types::{ReferenceContext, ReferenceParams};
 use serde_json::json;
 
 pub async fn run(
@@ -13,15 +16,21 @@ pub async fn run(
     include_declaration: bool,
 ) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;
-    let mut params = o.position_params(&target).await?;
+    let params = ReferenceParams {
+        text_document_position: o.position_params(&target).await?,
+        context: ReferenceContext {
+            include_declaration,
+        },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
     let complete = o.wait_ready().await?;
-    params["context"] = json!({ "includeDeclaration": include_declaration });
-    let raw = o
+    let answer = o
         .ensure_session()
         .await?
-        .request("textDocument/references", params)
+        .request::<References>(params)
         .await?;
-    let references = o.normalizer().locations(&raw);
+    let references = o.normalizer().locations(&typed::json(&answer));
     Ok(Outcome {
         facts: json!({
             "references": references,

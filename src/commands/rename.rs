@@ -7,24 +7,26 @@ use super::mutate::{self, MutationArgs};
 use crate::edits::check_name;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
-use serde_json::{json, Value};
+use lsp_types::request::{PrepareRenameRequest, Rename};
+use lsp_types::{PrepareRenameResponse, RenameParams, TextDocumentPositionParams};
+use serde_json::json;
 
 /// prepareRename at the selector: the range that would be renamed, or NOT_FOUND.
-async fn prepare_range(o: &mut Orchestrator, params: Value, selector: &str) -> Result<[u32; 4]> {
-    let raw = o
+async fn prepare_range(
+    o: &mut Orchestrator,
+    params: TextDocumentPositionParams,
+    selector: &str,
+) -> Result<[u32; 4]> {
+    let answer = o
         .ensure_session()
         .await?
-        .request("textDocument/prepareRename", params)
+        .request::<PrepareRenameRequest>(params)
         .await?;
-    let range = raw.get("range").unwrap_or(&raw);
-    let n = |p: &str| range.pointer(p).and_then(Value::as_u64).map(|v| v as u32);
-    match (
-        n("/start/line"),
-        n("/start/character"),
-        n("/end/line"),
-        n("/end/character"),
-    ) {
-        (Some(a), Some(b), Some(c), Some(d)) => Ok([a, b, c, d]),
+    match answer {
+        Some(PrepareRenameResponse::Range(r))
+        | Some(PrepareRenameResponse::RangeWithPlaceholder { range: r, .. }) => {
+            Ok([r.start.line, r.start.character, r.end.line, r.end.character])
+        }
         _ => Err(LanserError::not_found(format!(
             "nothing renameable at {selector} (prepareRename refused)"
         ))),
@@ -57,21 +59,24 @@ pub async fn rename(
 ) -> Result<Outcome> {
     check_name(new_name)?;
     let (spec, target) = o.resolve(selector)?;
-    let mut params = o.position_params(&target).await?;
+    let position = o.position_params(&target).await?;
     let complete = o.wait_ready().await?;
-    let range = prepare_range(o, params.clone(), selector).await?;
-    params["newName"] = json!(new_name);
-    let raw = o
+    let range = prepare_range(o, position.clone(), selector).await?;
+    let answer = o
         .ensure_session()
         .await?
-        .request("textDocument/rename", params)
+        .request::<Rename>(RenameParams {
+            text_document_position: position,
+            new_name: new_name.to_string(),
+            work_done_progress_params: Default::default(),
+        })
         .await?;
-    if raw.is_null() {
+    let Some(edit) = answer else {
         return Err(LanserError::not_found(format!(
             "the server offered no rename at {selector}"
         )));
-    }
-    let plan = mutate::plan(o, m, &raw)?;
+    };
+    let plan = mutate::plan(o, m, edit)?;
     let resolution = o.resolution(&spec, &target);
     let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;

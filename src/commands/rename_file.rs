@@ -15,6 +15,8 @@ use crate::error::Result;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::safety::Jail;
 use crate::workspace::path_to_uri;
+use lsp_types::request::WillRenameFiles;
+use lsp_types::{FileRename, RenameFilesParams};
 use serde_json::{json, Value};
 
 fn advertised(caps: &Value, op: &str) -> bool {
@@ -26,22 +28,24 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
     let jail = Jail::new(&o.ws, &m.allow, &m.deny)?;
     let mv = rename_file::resolve_paths(&o.ws, &jail, &o.opts.cwd, src, dst)?;
     let mut built = rename_file::build(&o.ws, &jail, &mv, o.encoding())?;
-    let uris = json!({"files": [{
-        "oldUri": path_to_uri(&o.ws.root.join(&mv.src)),
-        "newUri": path_to_uri(&o.ws.root.join(&mv.dst)),
-    }]});
+    let uris = RenameFilesParams {
+        files: vec![FileRename {
+            old_uri: path_to_uri(&o.ws.root.join(&mv.src)),
+            new_uri: path_to_uri(&o.ws.root.join(&mv.dst)),
+        }],
+    };
     let caps = o.ensure_session().await?.capabilities().clone();
     let mut complete = true;
     let mut provenance = "lanser";
     if advertised(&caps, "willRename") {
         complete = o.wait_ready().await?;
-        let raw = o
+        let answer = o
             .ensure_session()
             .await?
-            .request("workspace/willRenameFiles", uris.clone())
+            .request::<WillRenameFiles>(uris.clone())
             .await?;
-        if !raw.is_null() {
-            let theirs = mutate::plan(o, m, &raw)?;
+        if let Some(edit) = answer {
+            let theirs = mutate::plan(o, m, edit)?;
             rename_file::merge_server_edits(&mut built.plan, theirs);
             provenance = "lsp+lanser";
         }
@@ -53,7 +57,7 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
     let applied = mutate::maybe_apply(o, m, &built.plan, complete, None)?;
     if applied && advertised(&caps, "didRename") {
         if let Some(s) = o.session.as_ref() {
-            s.notify("workspace/didRenameFiles", uris);
+            s.notify("workspace/didRenameFiles", crate::lsp::typed::json(&uris));
         }
     }
     let modules: Vec<Value> = built

@@ -11,6 +11,7 @@
 //!   something references it.
 
 use crate::error::Result;
+use crate::lsp::typed;
 use crate::orchestrator::Orchestrator;
 use crate::relocate::outline::{self, Def, DefKind};
 use crate::reward::v2::{self, Structural};
@@ -18,7 +19,9 @@ use crate::selector::resolve::Document;
 use crate::speculate::{self, with_text, Speculation};
 use crate::workspace::walk::is_python;
 use crate::workspace::{path_to_uri, uri_to_path};
-use serde_json::{json, Value};
+use lsp_types::request::{HoverRequest, References};
+use lsp_types::{HoverParams, Location, Position, ReferenceContext, ReferenceParams};
+use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Most edited functions whose hovers are compared per step (two requests each).
@@ -90,21 +93,14 @@ pub fn breaking(before: &str, after: &str) -> bool {
 }
 
 /// A location the server sent, as (workspace-relative path, byte offset of its end).
-fn place(o: &Orchestrator, loc: &Value) -> Option<(String, usize, usize)> {
-    let abs = uri_to_path(loc["uri"].as_str()?)?;
+fn place(o: &Orchestrator, loc: &Location) -> Option<(String, usize, usize)> {
+    let abs = uri_to_path(loc.uri.as_str())?;
     let rel = o.ws.relative(&abs)?;
     let text = std::fs::read_to_string(&abs).ok()?;
     let index = crate::text::LineIndex::new(&text);
     let enc = o.session.as_ref()?.encoding;
-    let at = |p: &Value| {
-        index.offset_clamped(
-            &text,
-            p["line"].as_u64().unwrap_or(0) as usize,
-            p["character"].as_u64().unwrap_or(0) as usize,
-            enc,
-        )
-    };
-    let (start, end) = (at(&loc["range"]["start"]), at(&loc["range"]["end"]));
+    let at = |p: Position| index.offset_clamped(&text, p.line as usize, p.character as usize, enc);
+    let (start, end) = (at(loc.range.start), at(loc.range.end));
     let call = text[end..].trim_start().starts_with('(');
     Some((rel, start, usize::from(call)))
 }
@@ -118,22 +114,21 @@ async fn references(
 ) -> Result<Vec<(String, usize, usize)>> {
     let session = o.ensure_session().await?;
     let (line, character) = doc.position(offset, session.encoding);
-    let raw = session
-        .request(
-            "textDocument/references",
-            json!({
-                "textDocument": {"uri": path_to_uri(&doc.abs)},
-                "position": {"line": line, "character": character},
-                "context": {"includeDeclaration": false},
-            }),
-        )
+    let refs = session
+        .request::<References>(ReferenceParams {
+            text_document_position: typed::position(
+                &path_to_uri(&doc.abs),
+                line as u32,
+                character as u32,
+            )?,
+            context: ReferenceContext {
+                include_declaration: false,
+            },
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        })
         .await?;
-    Ok(raw
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|l| place(o, l))
-        .collect())
+    Ok(refs.iter().flatten().filter_map(|l| place(o, l)).collect())
 }
 
 /// The return type in a hover's signature (`def f(x) -> int` → `int`).
@@ -150,16 +145,17 @@ async fn hover_at(o: &mut Orchestrator, doc: &Document, offset: usize) -> Result
     let session = o.ensure_session().await?;
     session.sync_document(&path_to_uri(&doc.abs), doc);
     let (line, character) = doc.position(offset, session.encoding);
-    let raw = session
-        .request(
-            "textDocument/hover",
-            json!({
-                "textDocument": {"uri": path_to_uri(&doc.abs)},
-                "position": {"line": line, "character": character},
-            }),
-        )
+    let hover = session
+        .request::<HoverRequest>(HoverParams {
+            text_document_position_params: typed::position(
+                &path_to_uri(&doc.abs),
+                line as u32,
+                character as u32,
+            )?,
+            work_done_progress_params: Default::default(),
+        })
         .await?;
-    Ok(return_type(&raw))
+    Ok(return_type(&typed::json(&hover)))
 }
 
 /// Everything pr-v2 measures of a change beside pr-v1's count: diagnostics by kind before
@@ -258,6 +254,7 @@ async fn returns_changed(o: &mut Orchestrator, edited: &[(usize, Document, usize
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn incompatible_signature_changes() {

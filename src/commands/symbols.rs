@@ -2,9 +2,12 @@
 //! symbols; waits for the project to load, since Pyright answers empty before that).
 
 use crate::error::{LanserError, Result};
+use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
+use lsp_types::request::{DocumentSymbolRequest, WorkspaceSymbolRequest};
+use lsp_types::{DocumentSymbolParams, WorkspaceSymbolParams};
 use serde_json::{json, Value};
 
 pub async fn run(o: &mut Orchestrator, file: Option<&str>, query: Option<&str>) -> Result<Outcome> {
@@ -22,12 +25,14 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
     o.ensure_session().await?.sync_document(&uri, &doc);
     o.wait_opened().await?;
     let session = o.ensure_session().await?;
-    let raw = session
-        .request(
-            "textDocument/documentSymbol",
-            json!({"textDocument": {"uri": uri}}),
-        )
+    let answer = session
+        .request::<DocumentSymbolRequest>(DocumentSymbolParams {
+            text_document: typed::document(&uri)?,
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        })
         .await?;
+    let raw = typed::json(&answer);
     let mut n = o.normalizer();
     n.add_document(&doc);
     let mut symbols = n.document_symbols(&uri, &raw);
@@ -91,12 +96,19 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
 /// `workspace/symbol` on `o`'s server, normalized; and whether it had loaded the project.
 async fn ask(o: &mut Orchestrator, query: &str) -> Result<(Vec<Value>, bool)> {
     let complete = o.wait_ready().await?;
-    let raw = o
+    let answer = o
         .ensure_session()
         .await?
-        .request("workspace/symbol", json!({ "query": query }))
+        .request::<WorkspaceSymbolRequest>(WorkspaceSymbolParams {
+            query: query.to_string(),
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        })
         .await?;
-    Ok((o.normalizer().workspace_symbols(&raw), complete))
+    Ok((
+        o.normalizer().workspace_symbols(&typed::json(&answer)),
+        complete,
+    ))
 }
 
 /// The other servers that take a source of the workspace, each with its first such file.

@@ -74,12 +74,16 @@ fn uri_str(u: &lsp_types::Uri) -> &str {
     u.as_str()
 }
 
+/// A WorkspaceEdit that came as JSON (a command's result, a captured `workspace/applyEdit`).
+pub fn workspace_edit(raw: &Value) -> Result<WorkspaceEdit> {
+    serde_json::from_value(raw.clone()).map_err(|e| {
+        LanserError::internal(format!("server sent a malformed WorkspaceEdit: {e}")).with_source(e)
+    })
+}
+
 impl Plan {
     /// Build and check a plan. `server` is the encoding of the edit's positions.
-    pub fn from_workspace_edit(jail: &Jail, raw: &Value, server: Encoding) -> Result<Plan> {
-        let we: WorkspaceEdit = serde_json::from_value(raw.clone()).map_err(|e| {
-            LanserError::internal(format!("server sent a malformed WorkspaceEdit: {e}"))
-        })?;
+    pub fn from_workspace_edit(jail: &Jail, we: WorkspaceEdit, server: Encoding) -> Result<Plan> {
         let mut builder = Builder {
             jail,
             server,
@@ -466,7 +470,7 @@ mod tests {
         let range = json!({"start": {"line": start.0, "character": start.1},
                            "end": {"line": end.0, "character": end.1}});
         let raw = json!({"changes": {uri: [{"range": range, "newText": "X"}]}});
-        Plan::from_workspace_edit(&jail, &raw, Encoding::Utf16)
+        Plan::from_workspace_edit(&jail, workspace_edit(&raw)?, Encoding::Utf16)
     }
 
     /// Fuzz find (workspace_edit): a range whose end comes before its start was applied,

@@ -10,4 +10,5 @@ pub mod provision;
 pub mod session;
 pub mod transport;
 pub mod tsserver;
+pub mod typed;
 pub mod view;

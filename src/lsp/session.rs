@@ -16,6 +16,8 @@ use crate::document::Document;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::languages::Ready;
 use crate::text::Encoding;
+use lsp_types::request::{DocumentDiagnosticRequest, Request};
+use lsp_types::DocumentDiagnosticParams;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -225,7 +227,9 @@ impl Session {
             encoding: Encoding::Utf16,
         };
         let params = super::capabilities::initialize_params(&session.config);
-        let result = session.request("initialize", params).await?;
+        // Sent as built: the client capabilities are kept verbatim, not through lsp-types'
+        // structs (which would drop what a server reads beyond them).
+        let result = session.request_raw("initialize", params).await?;
         session.encoding = match result
             .pointer("/capabilities/positionEncoding")
             .and_then(Value::as_str)
@@ -296,8 +300,27 @@ impl Session {
         let _ = self.transport.outgoing.send(body.to_string());
     }
 
-    /// Send a request and wait for its answer, at most the configured request timeout.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value> {
+    /// Send a typed request (`lsp_types::request::*`) and wait for its typed answer, at most
+    /// the configured request timeout. The params serialize and the answer deserializes
+    /// through `lsp-types`; an answer that does not fit the protocol's type is the server's
+    /// fault, reported as such.
+    pub async fn request<R: Request>(&self, params: R::Params) -> Result<R::Result> {
+        let params = serde_json::to_value(params).map_err(|e| {
+            LanserError::internal(format!("{} params do not serialize", R::METHOD)).with_source(e)
+        })?;
+        let answer = self.request_raw(R::METHOD, params).await?;
+        serde_json::from_value(answer).map_err(|e| {
+            LanserError::internal(format!(
+                "language server answered {} with a result that is not the protocol's",
+                R::METHOD
+            ))
+            .with_source(e)
+        })
+    }
+
+    /// Send an untyped request (`lanser request`, and answers kept verbatim) and wait for its
+    /// answer, at most the configured request timeout.
+    pub async fn request_raw(&self, method: &str, params: Value) -> Result<Value> {
         self.request_with_timeout(method, params, self.config.request_timeout)
             .await
     }
@@ -434,12 +457,16 @@ impl Session {
                 return Ok(answer);
             }
         }
-        let answer = self
-            .request(
-                "textDocument/diagnostic",
-                json!({"textDocument": {"uri": uri}}),
-            )
+        let report = self
+            .request::<DocumentDiagnosticRequest>(DocumentDiagnosticParams {
+                text_document: super::typed::document(uri)?,
+                identifier: None,
+                previous_result_id: None,
+                work_done_progress_params: Default::default(),
+                partial_result_params: Default::default(),
+            })
             .await?;
+        let answer = super::typed::json(&report);
         if let Some(k) = key.filter(|k| self.view_key().as_ref() == Some(k)) {
             self.shared.lock().diag_memo.put(&k, uri, answer.clone());
         }

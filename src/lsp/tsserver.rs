@@ -6,6 +6,8 @@
 
 use super::session::Session;
 use crate::error::{LanserError, Result};
+use lsp_types::request::ExecuteCommand;
+use lsp_types::ExecuteCommandParams;
 use serde_json::{json, Value};
 
 /// The command typescript-language-server offers for raw tsserver requests.
@@ -29,8 +31,14 @@ pub async fn diagnostics(session: &Session, uri: &str) -> Result<Value> {
         "semanticDiagnosticsSync",
         "suggestionDiagnosticsSync",
     ] {
-        let args = json!({"command": COMMAND, "arguments": [kind, {"file": path}]});
-        let answer = session.request("workspace/executeCommand", args).await?;
+        let answer = session
+            .request::<ExecuteCommand>(ExecuteCommandParams {
+                command: COMMAND.to_string(),
+                arguments: vec![json!(kind), json!({ "file": path })],
+                work_done_progress_params: Default::default(),
+            })
+            .await?
+            .unwrap_or(Value::Null);
         let body = answer.get("body").and_then(Value::as_array);
         items.extend(body.into_iter().flatten().map(to_lsp));
     }

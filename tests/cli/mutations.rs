@@ -4,7 +4,7 @@
 
 use crate::support::*;
 use lanser::edits::apply::{self, Mode};
-use lanser::edits::Plan;
+use lanser::edits::{workspace_edit, Plan};
 use lanser::safety::Jail;
 use lanser::text::Encoding;
 use lanser::workspace::{path_to_uri, Workspace};
@@ -303,22 +303,30 @@ fn the_envelope_refuses_bad_edits_before_writing() {
         ),
     ];
     for (bad, code, needle) in cases {
-        let err =
-            Plan::from_workspace_edit(&jail, &edit_for(&[a.clone(), bad.clone()]), Encoding::Utf16)
-                .unwrap_err();
+        let err = Plan::from_workspace_edit(
+            &jail,
+            workspace_edit(&edit_for(&[a.clone(), bad.clone()])).unwrap(),
+            Encoding::Utf16,
+        )
+        .unwrap_err();
         assert_eq!(err.code.exit_code(), code, "{bad}: {}", err.message);
         assert!(err.message.contains(needle), "{bad}: {}", err.message);
     }
     // Overlapping edits are rejected, not dropped.
     let r = |c: u32, d: u32| json!({"start": {"line": 0, "character": c}, "end": {"line": 0, "character": d}});
     let overlap = json!({"changes": {a.clone(): [{"range": r(0, 3), "newText": "x"}, {"range": r(2, 4), "newText": "y"}]}});
-    let err = Plan::from_workspace_edit(&jail, &overlap, Encoding::Utf16).unwrap_err();
+    let err = Plan::from_workspace_edit(&jail, workspace_edit(&overlap).unwrap(), Encoding::Utf16)
+        .unwrap_err();
     assert_eq!(err.code.exit_code(), 70);
 
     // A stale docVersion: one file changed after the preview → 70 with hunks, nothing written.
     let b = path_to_uri(&ws.root.join("pkg/b.py"));
-    let plan =
-        Plan::from_workspace_edit(&jail, &edit_for(&[a.clone(), b]), Encoding::Utf16).unwrap();
+    let plan = Plan::from_workspace_edit(
+        &jail,
+        workspace_edit(&edit_for(&[a.clone(), b])).unwrap(),
+        Encoding::Utf16,
+    )
+    .unwrap();
     std::fs::write(root.join("pkg/b.py"), "b = 3\n").unwrap();
     let changed = snapshot(&ws.root);
     let err = apply::apply(&ws.root, &plan, Mode::Direct).unwrap_err();
