@@ -40,6 +40,10 @@ use clap::{CommandFactory, Parser};
 use error::LanserError;
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `--verbose`: error lines are followed by their causes.
+static VERBOSE: AtomicBool = AtomicBool::new(false);
 
 /// Run the command line; returns the process exit status.
 pub fn run() -> ExitCode {
@@ -50,6 +54,7 @@ pub fn run() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    VERBOSE.store(cli.global.verbose, Ordering::Relaxed);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -157,6 +162,7 @@ pub(crate) fn show(bundle: &bundle::Bundle, text: &str) -> ExitCode {
     match &bundle.error {
         Some(err) => {
             eprintln!("lanser: {}: {}", err.code, err.message);
+            print_causes(&err.causes);
             ExitCode::from(bundle.meta.exit_code)
         }
         None => code,
@@ -190,5 +196,15 @@ pub(crate) fn emit(text: &str) -> ExitCode {
 
 pub(crate) fn fail(err: &LanserError) -> ExitCode {
     eprintln!("lanser: {err}");
+    print_causes(&err.causes());
     ExitCode::from(err.code.exit_code())
+}
+
+/// With `--verbose`, an error's source chain, one `caused by:` line per cause.
+fn print_causes(causes: &[String]) {
+    if VERBOSE.load(Ordering::Relaxed) {
+        for cause in causes {
+            eprintln!("  caused by: {cause}");
+        }
+    }
 }

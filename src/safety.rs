@@ -28,8 +28,9 @@ impl Jail {
             globs
                 .iter()
                 .map(|g| {
-                    glob::Pattern::new(g)
-                        .map_err(|e| LanserError::usage(format!("bad --{flag} glob {g}: {e}")))
+                    glob::Pattern::new(g).map_err(|e| {
+                        LanserError::usage(format!("bad --{flag} glob {g}: {e}")).with_source(e)
+                    })
                 })
                 .collect()
         };

@@ -185,7 +185,7 @@ fn last_line(bytes: &[u8]) -> String {
 fn run(what: &str, cmd: &mut Command) -> Result<()> {
     let out = cmd
         .output()
-        .map_err(|e| LanserError::crash(format!("{what}: {e}")))?;
+        .map_err(|e| LanserError::crash(format!("{what}: {e}")).with_source(e))?;
     if out.status.success() {
         return Ok(());
     }
@@ -206,9 +206,9 @@ pub fn install_into(def: &ServerDef, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(parent)
         .map_err(|e| LanserError::crash(format!("{what}: {}: {e}", parent.display())))?;
     let lock = std::fs::File::create(parent.join(".install.lock"))
-        .map_err(|e| LanserError::crash(format!("{what}: lock: {e}")))?;
+        .map_err(|e| LanserError::crash(format!("{what}: lock: {e}")).with_source(e))?;
     lock.lock()
-        .map_err(|e| LanserError::crash(format!("{what}: lock: {e}")))?;
+        .map_err(|e| LanserError::crash(format!("{what}: lock: {e}")).with_source(e))?;
     if installed(def, dir) {
         return Ok(());
     }

@@ -105,6 +105,11 @@ pub struct ErrorObj {
     pub retryable: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
+    /// The error's causes (its source chain), outermost first: never in the bundle's bytes,
+    /// shown under the error line with `--verbose`.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub causes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -189,6 +194,7 @@ impl Bundle {
             message: err.message.clone(),
             retryable: err.code.retryable(),
             details: err.details.clone(),
+            causes: err.causes(),
         });
         self.meta.exit_code = err.code.exit_code();
     }

@@ -430,7 +430,7 @@ impl Global {
             )));
         }
         let cwd = std::env::current_dir()
-            .map_err(|e| LanserError::internal(format!("current directory: {e}")))?;
+            .map_err(|e| LanserError::internal(format!("current directory: {e}")).with_source(e))?;
         Ok(Options {
             workspace: self.workspace.clone(),
             server_cmd: self.server_cmd.clone(),

@@ -23,9 +23,12 @@ pub(crate) fn read_patch(o: &Orchestrator, path: &str) -> Result<String> {
             std::fs::read(&abs)
         }
     });
-    text.map_err(|e| match path {
-        "-" => LanserError::usage(format!("cannot read the patch from stdin: {e}")),
-        _ => LanserError::not_found(format!("patch {path}: {e}")),
+    text.map_err(|e| {
+        match path {
+            "-" => LanserError::usage(format!("cannot read the patch from stdin: {e}")),
+            _ => LanserError::not_found(format!("patch {path}: {e}")),
+        }
+        .with_source(e)
     })
 }
 

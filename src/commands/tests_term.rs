@@ -48,14 +48,18 @@ pub async fn run(
         };
         let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))
             .await
-            .map_err(|e| LanserError::internal(format!("the test run panicked: {e}")))?
-            .map_err(|e| LanserError::usage(format!("--tests impacted: {e}")))?;
+            .map_err(|e| {
+                LanserError::internal(format!("the test run panicked: {e}")).with_source(e)
+            })?
+            .map_err(|e| LanserError::usage(format!("--tests impacted: {e}")).with_source(e))?;
         let bytes = serde_json::to_vec(&ran).expect("runs serialize");
         o.opts.inputs.read_to_string(INPUT, &key, || Ok(bytes))
     };
-    let text = text.map_err(|e| LanserError::internal(format!("--tests impacted: {e}")))?;
-    let ran: testrun::Run = serde_json::from_str(&text)
-        .map_err(|e| LanserError::internal(format!("--tests impacted: bad record: {e}")))?;
+    let text =
+        text.map_err(|e| LanserError::internal(format!("--tests impacted: {e}")).with_source(e))?;
+    let ran: testrun::Run = serde_json::from_str(&text).map_err(|e| {
+        LanserError::internal(format!("--tests impacted: bad record: {e}")).with_source(e)
+    })?;
     Ok(tally(&ran))
 }
 

@@ -671,13 +671,13 @@ fn git_apply(root: &Path, plan: &Plan) -> Result<()> {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .map_err(|e| LanserError::internal(format!("cannot run git: {e}")))?;
+        .map_err(|e| LanserError::internal(format!("cannot run git: {e}")).with_source(e))?;
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(patch.as_bytes());
     }
     let out = child
         .wait_with_output()
-        .map_err(|e| LanserError::internal(format!("git apply: {e}")))?;
+        .map_err(|e| LanserError::internal(format!("git apply: {e}")).with_source(e))?;
     if out.status.success() {
         return Ok(());
     }

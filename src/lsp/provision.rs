@@ -203,7 +203,7 @@ pub fn install_managed(dir: &Path) -> Result<()> {
         .arg(&tmp)
         .arg(format!("pyright@{PYRIGHT_VERSION}"))
         .output()
-        .map_err(|e| LanserError::crash(format!("{what}: npm: {e}")))?;
+        .map_err(|e| LanserError::crash(format!("{what}: npm: {e}")).with_source(e))?;
     if !out.status.success() || !managed_entry(&tmp).is_file() {
         let _ = std::fs::remove_dir_all(&tmp);
         let stderr = String::from_utf8_lossy(&out.stderr);

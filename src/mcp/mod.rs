@@ -212,7 +212,7 @@ pub async fn serve(global: &crate::cli::Global) -> Result<()> {
         .clone()
         .serve(rmcp::transport::stdio())
         .await
-        .map_err(|e| LanserError::internal(format!("mcp: {e}")))?;
+        .map_err(|e| LanserError::internal(format!("mcp: {e}")).with_source(e))?;
     let _ = running.waiting().await;
     server.answerer.close().await;
     Ok(())

@@ -155,7 +155,7 @@ impl Workspace {
         };
         let canon = found
             .canonicalize()
-            .map_err(|e| LanserError::not_found(format!("file {path}: {e}")))?;
+            .map_err(|e| LanserError::not_found(format!("file {path}: {e}")).with_source(e))?;
         match self.relative(&canon) {
             Some(rel) => {
                 if !canon.is_file() {

@@ -440,3 +440,26 @@ fn diagnostic_messages_name_no_machine_path() {
     }
     assert_eq!(ids[0], ids[1]);
 }
+
+#[test]
+fn verbose_shows_an_errors_cause_under_its_one_line() {
+    let ws = srcpkg();
+    let missing = tempfile::tempdir().unwrap().path().join("gone.diff");
+    let missing = missing.to_string_lossy().into_owned();
+    let args = ["check", "--patch", &missing, "--workspace", &ws];
+    let plain = run(&args);
+    assert_eq!(plain.status.code(), Some(3), "{}", stderr(&plain));
+    assert_eq!(stderr(&plain).lines().count(), 1, "{}", stderr(&plain));
+    let verbose = run(&[&args[..], &["--verbose"]].concat());
+    assert_eq!(verbose.status.code(), Some(3));
+    let lines: Vec<String> = stderr(&verbose).lines().map(String::from).collect();
+    assert_eq!(
+        lines[0],
+        stderr(&plain).trim_end(),
+        "the error line is unchanged"
+    );
+    // The cause is the operating system's own error, kept as the source, not only as text.
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[1].starts_with("  caused by: "), "{lines:?}");
+    assert!(lines[1].contains("os error 2"), "{lines:?}");
+}

@@ -65,8 +65,9 @@ impl Source {
                 Box::new(tokio::io::BufReader::new(tokio::io::stdin()));
             return Ok(Source::Reader(stdin.lines()));
         }
-        let file = std::fs::File::open(input)
-            .map_err(|e| LanserError::not_found(format!("cannot read requests {input}: {e}")))?;
+        let file = std::fs::File::open(input).map_err(|e| {
+            LanserError::not_found(format!("cannot read requests {input}: {e}")).with_source(e)
+        })?;
         // A regular file: blocking reads are short.
         Ok(Source::File(std::io::BufRead::lines(
             std::io::BufReader::new(file),
@@ -76,14 +77,12 @@ impl Source {
     /// The next line; cancel-safe (a line is never half read).
     pub async fn next(&mut self) -> Result<Option<String>> {
         match self {
-            Source::Reader(lines) => lines
-                .next_line()
-                .await
-                .map_err(|e| LanserError::internal(format!("reading requests: {e}"))),
-            Source::File(lines) => lines
-                .next()
-                .transpose()
-                .map_err(|e| LanserError::internal(format!("reading requests: {e}"))),
+            Source::Reader(lines) => lines.next_line().await.map_err(|e| {
+                LanserError::internal(format!("reading requests: {e}")).with_source(e)
+            }),
+            Source::File(lines) => lines.next().transpose().map_err(|e| {
+                LanserError::internal(format!("reading requests: {e}")).with_source(e)
+            }),
             Source::List(items) => Ok(items.pop_front()),
         }
     }
