@@ -75,6 +75,31 @@ impl ErrorCode {
         }
     }
 
+    /// The code whose symbol is `s` (`E/NOT_FOUND` → [`ErrorCode::NotFound`]).
+    pub fn from_symbol(s: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.symbol() == s)
+    }
+
+    /// Every code, in the table's order.
+    pub const ALL: [ErrorCode; 16] = [
+        ErrorCode::BadSelectorSyntax,
+        ErrorCode::NotFound,
+        ErrorCode::Ambiguous,
+        ErrorCode::IndexingMismatch,
+        ErrorCode::VersionSkew,
+        ErrorCode::LsTimeout,
+        ErrorCode::LsCrash,
+        ErrorCode::ApplyConflict,
+        ErrorCode::FsPermissions,
+        ErrorCode::UnsupportedCap,
+        ErrorCode::RequestCancelled,
+        ErrorCode::ContentModified,
+        ErrorCode::IndexingUnsupported,
+        ErrorCode::ReplayMismatch,
+        ErrorCode::Usage,
+        ErrorCode::Internal,
+    ];
+
     /// Whether the same request may succeed when tried again (Appendix C's last column).
     pub fn retryable(self) -> bool {
         matches!(
@@ -159,9 +184,33 @@ impl LanserError {
 
 pub type Result<T, E = LanserError> = std::result::Result<T, E>;
 
+/// Serde for a code written as its `E/…` symbol (the bundle's `error.code`).
+pub mod symbol {
+    use super::ErrorCode;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(code: &ErrorCode, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(code.symbol())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ErrorCode, D::Error> {
+        let s = String::deserialize(d)?;
+        ErrorCode::from_symbol(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown error code {s}")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_symbol_names_its_code() {
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::from_symbol(code.symbol()), Some(code));
+        }
+        assert_eq!(ErrorCode::from_symbol("E/NOPE"), None);
+    }
 
     #[test]
     fn exit_codes_match_appendix_c() {

@@ -15,6 +15,7 @@ pub mod document;
 pub mod edits;
 pub mod env;
 pub mod error;
+pub mod exit;
 pub mod home;
 pub mod inputs;
 pub mod languages;
@@ -38,51 +39,54 @@ pub mod workspace;
 use crate::commands::Execute;
 use clap::{CommandFactory, Parser};
 use error::LanserError;
+use exit::ExitStatus;
 use std::io::Write;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `--verbose`: error lines are followed by their causes.
 static VERBOSE: AtomicBool = AtomicBool::new(false);
 
-/// Run the command line; returns the process exit status.
-pub fn run() -> ExitCode {
+/// Run the command line: the status to exit with, or the error that ended the run (which
+/// [`report`] prints).
+pub fn run() -> Result<ExitStatus, LanserError> {
     let cli = match cli::Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return Ok(ExitStatus::Relayed(if e.use_stderr() { 2 } else { 0 }));
         }
     };
     VERBOSE.store(cli.global.verbose, Ordering::Relaxed);
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-    {
-        Ok(r) => r,
-        Err(e) => return fail(&LanserError::internal(format!("tokio runtime: {e}"))),
-    };
+        .map_err(|e| LanserError::internal(format!("tokio runtime: {e}")).with_source(e))?;
     runtime.block_on(run_cli(cli))
 }
 
-async fn run_cli(cli: cli::Cli) -> ExitCode {
+/// Print the error that ended a run (with its causes under `--verbose`); its exit status.
+pub fn report(err: &LanserError) -> ExitStatus {
+    eprintln!("lanser: {err}");
+    print_causes(&err.causes());
+    ExitStatus::Failed(err.code)
+}
+
+async fn run_cli(cli: cli::Cli) -> Result<ExitStatus, LanserError> {
     match &cli.command {
         cli::Command::Batch { servers, .. } => {
             // Through the workspace's warm daemon unless opted out, traced, or asked for
             // several server sessions of its own (the daemon has one).
             if servers.is_none_or(|k| k <= 1) {
                 if let Some(answered) = daemon::batch::run(&cli).await {
-                    return commands::batch::exit(answered);
+                    return answered;
                 }
             }
             return commands::batch::main(cli).await;
         }
         cli::Command::Trace { .. } => return commands::trace::main(cli).await,
         cli::Command::Mcp => {
-            return match mcp::serve(&cli.global).await {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => fail(&e),
-            }
+            mcp::serve(&cli.global).await?;
+            return Ok(ExitStatus::Success);
         }
         cli::Command::Schema { action } => return schema_main(action),
         cli::Command::Completions { shell } => {
@@ -92,48 +96,34 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
         }
         _ => {}
     }
-    let mut opts = match cli.global.options() {
-        Ok(o) => o,
-        Err(e) => return fail(&e),
-    };
+    let mut opts = cli.global.options()?;
     if let cli::Command::Daemon { action } = &cli.command {
         return daemon::command(action, &cli.global, &opts).await;
     }
     let Some(request) = cli.command.request() else {
-        let result = match &cli.command {
-            cli::Command::Setup => tools::setup(&opts),
+        let text = match &cli.command {
+            cli::Command::Setup => tools::setup(&opts)?,
             cli::Command::Reward {
                 from_bundles,
                 weights,
-            } => tools::reward(from_bundles, weights.as_deref(), cli.global.json),
-            _ => tools::doctor(&opts),
+            } => tools::reward(from_bundles, weights.as_deref(), cli.global.json)?,
+            _ => tools::doctor(&opts)?,
         };
-        return match result {
-            Ok(text) => emit(&text),
-            Err(e) => fail(&e),
-        };
+        return emit(&text);
     };
     // A traced run names the server its file's type routes to up front, so that its trace
     // header and replay have it (untraced runs route in `commands::execute`).
     if cli.global.trace_file.is_some() {
-        if let Err(e) = commands::route::pin(&mut opts, &request) {
-            return fail(&e);
-        }
+        commands::route::pin(&mut opts, &request)?;
     }
     // A traced run records its own frames, so it is answered in this process.
     if cli.global.trace_file.is_none() {
-        if let Some(code) = daemon::client::answer(&cli, &opts, &request) {
-            return code;
+        if let Some(answered) = daemon::client::answer(&cli, &opts, &request) {
+            return answered;
         }
     }
-    let recorder = match trace::recorder::begin(cli.global.trace_file.as_deref(), &mut opts) {
-        Ok(r) => r,
-        Err(e) => return fail(&e),
-    };
-    let mut orch = match orchestrator::Orchestrator::new(opts) {
-        Ok(o) => o,
-        Err(e) => return fail(&e),
-    };
+    let recorder = trace::recorder::begin(cli.global.trace_file.as_deref(), &mut opts)?;
+    let mut orch = orchestrator::Orchestrator::new(opts)?;
     if let Some(r) = &recorder {
         r.header_for(&mut orch, cli.global.trace_sources).await;
     }
@@ -150,54 +140,38 @@ async fn run_cli(cli: cli::Cli) -> ExitCode {
     // period to answer `shutdown`); a traced run prints once its trace is complete.
     let shown = recorder.is_none().then(|| show(&bundle, &text));
     orch.close().await;
-    if let Some(Err(e)) = recorder.map(|r| r.finish()) {
-        return fail(&e);
+    if let Some(r) = recorder {
+        r.finish()?;
     }
     shown.unwrap_or_else(|| show(&bundle, &text))
 }
 
 /// Print a bundle's text, and its error on stderr; the exit status it stands for.
-pub(crate) fn show(bundle: &bundle::Bundle, text: &str) -> ExitCode {
-    let code = emit(text);
-    match &bundle.error {
-        Some(err) => {
-            eprintln!("lanser: {}: {}", err.code, err.message);
-            print_causes(&err.causes);
-            ExitCode::from(bundle.meta.exit_code)
-        }
-        None => code,
+pub(crate) fn show(bundle: &bundle::Bundle, text: &str) -> Result<ExitStatus, LanserError> {
+    emit(text)?;
+    if let Some(err) = &bundle.error {
+        eprintln!("lanser: {}: {}", err.code, err.message);
+        print_causes(&err.causes);
     }
+    Ok(bundle.exit_status())
 }
 
-/// `lanser schema …`: its report on stdout, then its exit status (2: an invalid document).
-fn schema_main(action: &schema::cmd::SchemaCmd) -> ExitCode {
-    match schema::cmd::run(action) {
-        Ok((code, text)) => {
-            let printed = emit(&text);
-            if code == 0 {
-                printed
-            } else {
-                ExitCode::from(code)
-            }
-        }
-        Err(e) => fail(&e),
-    }
+/// `lanser schema …`: its report on stdout, then its exit status (E/USAGE: an invalid
+/// document).
+fn schema_main(action: &schema::cmd::SchemaCmd) -> Result<ExitStatus, LanserError> {
+    let (status, text) = schema::cmd::run(action)?;
+    emit(&text)?;
+    Ok(status)
 }
 
 /// Print to stdout; a closed pipe is not an error.
-pub(crate) fn emit(text: &str) -> ExitCode {
+pub(crate) fn emit(text: &str) -> Result<ExitStatus, LanserError> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(&LanserError::internal(format!("stdout: {e}"))),
+        Ok(()) => Ok(ExitStatus::Success),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitStatus::Success),
+        Err(e) => Err(LanserError::internal(format!("stdout: {e}")).with_source(e)),
     }
-}
-
-pub(crate) fn fail(err: &LanserError) -> ExitCode {
-    eprintln!("lanser: {err}");
-    print_causes(&err.causes());
-    ExitCode::from(err.code.exit_code())
 }
 
 /// With `--verbose`, an error's source chain, one `caused by:` line per cause.

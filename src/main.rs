@@ -1,3 +1,6 @@
 fn main() -> std::process::ExitCode {
-    lanser::run()
+    match lanser::run() {
+        Ok(status) => status.into(),
+        Err(e) => lanser::report(&e).into(),
+    }
 }

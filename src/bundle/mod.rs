@@ -8,7 +8,8 @@
 
 pub mod normalize;
 
-use crate::error::LanserError;
+use crate::error::{ErrorCode, LanserError};
+use crate::exit::ExitStatus;
 use crate::selector::PositionSpec;
 use crate::text::Encoding;
 use crate::workspace::Workspace;
@@ -100,7 +101,9 @@ pub struct Environment {
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorObj {
-    pub code: String,
+    #[serde(with = "crate::error::symbol")]
+    #[schemars(with = "String")]
+    pub code: ErrorCode,
     pub message: String,
     pub retryable: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -190,13 +193,21 @@ impl Bundle {
     pub fn set_error(&mut self, err: &LanserError) {
         self.status = Status::Error;
         self.error = Some(ErrorObj {
-            code: err.code.symbol().into(),
+            code: err.code,
             message: err.message.clone(),
             retryable: err.code.retryable(),
             details: err.details.clone(),
             causes: err.causes(),
         });
         self.meta.exit_code = err.code.exit_code();
+    }
+
+    /// The exit status this bundle stands for.
+    pub fn exit_status(&self) -> ExitStatus {
+        match &self.error {
+            Some(e) => ExitStatus::Failed(e.code),
+            None => ExitStatus::Success,
+        }
     }
 
     /// Compute and store `bundleId` over the hash domain.

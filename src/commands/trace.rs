@@ -6,12 +6,12 @@ use crate::bundle::Bundle;
 use crate::cli::Cli;
 pub use crate::cli::{Filter, TraceCmd};
 use crate::error::{ErrorCode, LanserError, Result};
+use crate::exit::ExitStatus;
 use crate::trace::{OpRec, Trace};
 use crate::workspace::Workspace;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 impl Filter {
     fn keeps(&self, op: &OpRec) -> bool {
@@ -25,23 +25,16 @@ impl Filter {
     }
 }
 
-pub async fn main(cli: Cli) -> ExitCode {
+pub async fn main(cli: Cli) -> Result<ExitStatus> {
     let crate::cli::Command::Trace { action } = &cli.command else {
-        return ExitCode::FAILURE;
+        return Err(LanserError::internal("not a trace command"));
     };
-    let (code, text, err) = match run(&cli, action).await {
-        Ok(r) => r,
-        Err(e) => return crate::fail(&e),
-    };
-    let printed = crate::emit(&text);
+    let (status, text, err) = run(&cli, action).await?;
+    crate::emit(&text)?;
     if let Some(e) = err {
         eprintln!("lanser: {e}");
     }
-    if code == 0 {
-        printed
-    } else {
-        ExitCode::from(code)
-    }
+    Ok(status)
 }
 
 fn trace_path(cli: &Cli) -> Result<PathBuf> {
@@ -51,8 +44,8 @@ fn trace_path(cli: &Cli) -> Result<PathBuf> {
         .ok_or_else(|| LanserError::usage("trace commands need --trace-file FILE"))
 }
 
-/// (exit code, stdout, one stderr line).
-async fn run(cli: &Cli, action: &TraceCmd) -> Result<(u8, String, Option<String>)> {
+/// (exit status, stdout, one stderr line).
+async fn run(cli: &Cli, action: &TraceCmd) -> Result<(ExitStatus, String, Option<String>)> {
     let trace = Trace::load(&trace_path(cli)?)?;
     match action {
         TraceCmd::List { filter } => {
@@ -77,7 +70,7 @@ async fn run(cli: &Cli, action: &TraceCmd) -> Result<(u8, String, Option<String>
                     );
                 }
             }
-            Ok((0, out, None))
+            Ok((ExitStatus::Success, out, None))
         }
         TraceCmd::Show { n, filter } => {
             let picked: Vec<&OpRec> = match n {
@@ -110,7 +103,7 @@ async fn run(cli: &Cli, action: &TraceCmd) -> Result<(u8, String, Option<String>
                     out.push_str(&crate::commands::render::render(&bundle, &ws));
                 }
             }
-            Ok((0, out, None))
+            Ok((ExitStatus::Success, out, None))
         }
         TraceCmd::Replay { verify, op } => replay_cmd(cli, &trace, *verify, *op).await,
     }
@@ -121,7 +114,7 @@ async fn replay_cmd(
     trace: &Trace,
     verify: bool,
     only: Option<usize>,
-) -> Result<(u8, String, Option<String>)> {
+) -> Result<(ExitStatus, String, Option<String>)> {
     if let Some(n) = only.filter(|n| !trace.ops.iter().any(|o| o.n == *n)) {
         return Err(LanserError::not_found(format!(
             "the trace has no operation {n} (it has {})",
@@ -136,14 +129,12 @@ async fn replay_cmd(
     let result = replay::replay(trace, workspace.as_deref()).await?;
     let selected = |n: usize| only.is_none_or(|o| o == n);
     let mut out = String::new();
-    let mut exit = 0u8;
+    let mut exit = ExitStatus::Success;
     for (i, a) in result.answers.iter().enumerate() {
         if selected(i + 1) {
             out.push_str(&a.bundle.to_jcs());
             out.push('\n');
-            if exit == 0 {
-                exit = a.bundle.meta.exit_code;
-            }
+            exit = exit.or(a.bundle.exit_status());
         }
     }
     let mismatch = || -> Option<String> {
@@ -167,7 +158,7 @@ async fn replay_cmd(
     match (verify, mismatch()) {
         (true, Some(m)) => {
             let e = LanserError::new(ErrorCode::ReplayMismatch, m);
-            Ok((e.code.exit_code(), out, Some(e.to_string())))
+            Ok((ExitStatus::Failed(e.code), out, Some(e.to_string())))
         }
         (false, Some(m)) => Ok((exit, out, Some(format!("warning: replay differs: {m}")))),
         (_, None) => Ok((exit, out, None)),

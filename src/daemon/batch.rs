@@ -23,6 +23,7 @@ use crate::cli::{Cli, Command};
 use crate::commands::batch::{line_error, LineParser, Output, Source};
 use crate::commands::Execute;
 use crate::error::{LanserError, Result};
+use crate::exit::ExitStatus;
 use crate::orchestrator::{Options, Orchestrator};
 use crate::workspace::Workspace;
 use std::collections::VecDeque;
@@ -72,7 +73,7 @@ struct Slot {
 
 /// `lanser batch` through the daemon; `None` when the in-process batch answers instead
 /// (opted out, traced, or no daemon could be reached — said once on stderr in that case).
-pub async fn run(cli: &Cli) -> Option<Result<u8>> {
+pub async fn run(cli: &Cli) -> Option<Result<ExitStatus>> {
     let Command::Batch {
         input, out, jobs, ..
     } = &cli.command
@@ -129,7 +130,7 @@ pub async fn run(cli: &Cli) -> Option<Result<u8>> {
         orch: None,
         parser: LineParser::default(),
         output,
-        exit: 0,
+        exit: ExitStatus::Success,
     };
     let outcome = batch.drive(source, *jobs).await;
     if let Some(orch) = batch.orch.take() {
@@ -150,8 +151,8 @@ struct Batch {
     orch: Option<Orchestrator>,
     parser: LineParser,
     output: Output,
-    /// The first failing line's exit code.
-    exit: u8,
+    /// The first failing line's exit status.
+    exit: ExitStatus,
 }
 
 /// An open batch stream: lines are written here, and a task reads the daemon's answers,
@@ -371,9 +372,7 @@ impl Batch {
     }
 
     fn emit(&mut self, line: usize, jcs: &str, bundle: &Bundle) -> Result<()> {
-        if self.exit == 0 {
-            self.exit = bundle.meta.exit_code;
-        }
+        self.exit = self.exit.or(bundle.exit_status());
         self.output.write(line, jcs, bundle)
     }
 }

@@ -12,12 +12,13 @@ use super::{DaemonError, FromDaemon, Paths, ToDaemon};
 use crate::bundle::Bundle;
 use crate::cli::Cli;
 use crate::commands::Op;
+use crate::exit::ExitStatus;
 use crate::orchestrator::{Options, Request};
 use crate::workspace::Workspace;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
-use std::process::{ExitCode, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// How long a daemon started on demand may take to listen.
@@ -52,7 +53,11 @@ pub fn routable_line(op: &Op) -> bool {
 
 /// Answer `request` through the daemon; `None` means "answer in-process" (opted out, not
 /// routable, or the daemon could not be used — said on stderr in the last case).
-pub fn answer(cli: &Cli, opts: &Options, request: &Request) -> Option<ExitCode> {
+pub fn answer(
+    cli: &Cli,
+    opts: &Options,
+    request: &Request,
+) -> Option<crate::error::Result<ExitStatus>> {
     if super::disabled(&cli.global) || !routable(&request.op) {
         return None;
     }
@@ -110,17 +115,12 @@ fn run_remote(ws: &Workspace, opts: &Options) -> Result<FromDaemon, DaemonError>
     ))
 }
 
-fn print_reply(reply: FromDaemon, json: bool, ws: &Workspace) -> ExitCode {
+fn print_reply(reply: FromDaemon, json: bool, ws: &Workspace) -> crate::error::Result<ExitStatus> {
     match reply {
         FromDaemon::Bundle { jcs } => {
-            let bundle: Bundle = match serde_json::from_str(&jcs) {
-                Ok(b) => b,
-                Err(e) => {
-                    return crate::fail(&crate::error::LanserError::internal(format!(
-                        "daemon bundle: {e}"
-                    )))
-                }
-            };
+            let bundle: Bundle = serde_json::from_str(&jcs).map_err(|e| {
+                crate::error::LanserError::internal(format!("daemon bundle: {e}")).with_source(e)
+            })?;
             let text = if json {
                 format!("{jcs}\n")
             } else {
@@ -130,9 +130,9 @@ fn print_reply(reply: FromDaemon, json: bool, ws: &Workspace) -> ExitCode {
         }
         FromDaemon::Failed { exit, line } => {
             eprintln!("{line}");
-            ExitCode::from(exit)
+            Ok(ExitStatus::Relayed(exit))
         }
-        other => crate::fail(&crate::error::LanserError::internal(format!(
+        other => Err(crate::error::LanserError::internal(format!(
             "unexpected daemon answer {other:?}"
         ))),
     }

@@ -26,11 +26,11 @@ pub mod server;
 pub use crate::cli::Action;
 use crate::cli::Global;
 use crate::error::LanserError;
+use crate::exit::ExitStatus;
 use crate::orchestrator::Options;
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Duration;
 
 /// Default idle shutdown.
@@ -282,11 +282,12 @@ pub enum FromDaemon {
 }
 
 /// `lanser daemon start|stop|status` (and the hidden `serve`).
-pub async fn command(action: &Action, global: &Global, opts: &Options) -> ExitCode {
-    let ws = match Workspace::discover(opts.workspace.as_deref(), &opts.cwd) {
-        Ok(ws) => ws,
-        Err(e) => return crate::fail(&e),
-    };
+pub async fn command(
+    action: &Action,
+    global: &Global,
+    opts: &Options,
+) -> crate::error::Result<ExitStatus> {
+    let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
     let paths = Paths::for_root(&ws.root);
     let result = match action {
         Action::Serve { idle_timeout } => {
@@ -294,8 +295,8 @@ pub async fn command(action: &Action, global: &Global, opts: &Options) -> ExitCo
                 .map(Duration::from_secs)
                 .unwrap_or_else(idle_from_env);
             return match server::serve(ws, paths, idle).await {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => crate::fail(&LanserError::internal(e.to_string())),
+                Ok(()) => Ok(ExitStatus::Success),
+                Err(e) => Err(LanserError::internal(e.to_string()).with_source(e)),
             };
         }
         Action::Start { idle_timeout } => client::ensure_started(&ws.root, &paths, *idle_timeout)
@@ -320,7 +321,7 @@ pub async fn command(action: &Action, global: &Global, opts: &Options) -> ExitCo
     };
     match result {
         Ok(text) => crate::emit(&text),
-        Err(e) => crate::fail(&LanserError::internal(e.to_string())),
+        Err(e) => Err(LanserError::internal(e.to_string()).with_source(e)),
     }
 }
 

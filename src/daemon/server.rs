@@ -242,9 +242,7 @@ fn failed_before_server(b: &crate::bundle::Bundle) -> bool {
         ErrorCode::IndexingUnsupported,
         ErrorCode::Usage,
     ];
-    b.error
-        .as_ref()
-        .is_some_and(|e| before.iter().any(|c| c.symbol() == e.code))
+    b.error.as_ref().is_some_and(|e| before.contains(&e.code))
 }
 
 impl Daemon {
@@ -396,7 +394,7 @@ impl Daemon {
         let crashed = first.as_ref().is_err_and(|b| {
             b.error
                 .as_ref()
-                .is_some_and(|e| e.code == ErrorCode::LsCrash.symbol())
+                .is_some_and(|e| e.code == ErrorCode::LsCrash)
         });
         let bundle = if crashed {
             // Restart with backoff, retry once.

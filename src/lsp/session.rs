@@ -305,9 +305,14 @@ impl Session {
     /// through `lsp-types`; an answer that does not fit the protocol's type is the server's
     /// fault, reported as such.
     pub async fn request<R: Request>(&self, params: R::Params) -> Result<R::Result> {
-        let params = serde_json::to_value(params).map_err(|e| {
+        let mut params = serde_json::to_value(params).map_err(|e| {
             LanserError::internal(format!("{} params do not serialize", R::METHOD)).with_source(e)
         })?;
+        // lsp-types writes some absent optional members as `null` (a pull's `identifier`,
+        // `previousResultId`); the protocol spells absence by leaving them out.
+        if let Value::Object(members) = &mut params {
+            members.retain(|_, v| !v.is_null());
+        }
         let answer = self.request_raw(R::METHOD, params).await?;
         serde_json::from_value(answer).map_err(|e| {
             LanserError::internal(format!(

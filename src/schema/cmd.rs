@@ -5,7 +5,8 @@
 
 use super::{schema, Kind, Validator};
 pub use crate::cli::SchemaCmd;
-use crate::error::{LanserError, Result};
+use crate::error::{ErrorCode, LanserError, Result};
+use crate::exit::ExitStatus;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -18,13 +19,13 @@ pub fn render(kind: Kind) -> String {
 }
 
 /// `lanser schema …`: the text for stdout and the exit status.
-pub fn run(action: &SchemaCmd) -> Result<(u8, String)> {
-    let print = |kind: Kind, out: &Option<PathBuf>| -> Result<(u8, String)> {
+pub fn run(action: &SchemaCmd) -> Result<(ExitStatus, String)> {
+    let print = |kind: Kind, out: &Option<PathBuf>| -> Result<(ExitStatus, String)> {
         match out {
-            None => Ok((0, render(kind))),
+            None => Ok((ExitStatus::Success, render(kind))),
             Some(path) => {
                 write(path, &render(kind))?;
-                Ok((0, String::new()))
+                Ok((ExitStatus::Success, String::new()))
             }
         }
     };
@@ -43,7 +44,7 @@ pub fn run(action: &SchemaCmd) -> Result<(u8, String)> {
                 write(&path, &render(kind))?;
                 let _ = writeln!(text, "{}", path.display());
             }
-            Ok((0, text))
+            Ok((ExitStatus::Success, text))
         }
         SchemaCmd::Validate { kind, file } => {
             let validator = Validator::new(*kind);
@@ -57,7 +58,7 @@ pub fn run(action: &SchemaCmd) -> Result<(u8, String)> {
                 report.documents,
                 kind.name()
             );
-            Ok((if report.invalid == 0 { 0 } else { 2 }, text))
+            Ok((invalid_if(report.invalid > 0), text))
         }
         SchemaCmd::ValidateBatch { kind, dir } => {
             let validator = Validator::new(*kind);
@@ -89,8 +90,17 @@ pub fn run(action: &SchemaCmd) -> Result<(u8, String)> {
                 docs,
                 kind.name()
             );
-            Ok((if bad_files == 0 { 0 } else { 2 }, text))
+            Ok((invalid_if(bad_files > 0), text))
         }
+    }
+}
+
+/// An invalid document is a usage error (exit 2).
+fn invalid_if(invalid: bool) -> ExitStatus {
+    if invalid {
+        ExitStatus::Failed(ErrorCode::Usage)
+    } else {
+        ExitStatus::Success
     }
 }
 

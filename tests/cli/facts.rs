@@ -377,7 +377,10 @@ async fn srcpkg_facts_match_the_fixture() {
             selector: Some(format!("{intl}@L{line}:C{inside}")),
         })
         .await;
-    assert_eq!(b.error.as_ref().unwrap().code, "E/INDEXING_MISMATCH");
+    assert_eq!(
+        b.error.as_ref().unwrap().code.symbol(),
+        "E/INDEXING_MISMATCH"
+    );
     o.close().await;
 }
 

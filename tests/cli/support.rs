@@ -99,9 +99,13 @@ fn run_traced(args: &[&str]) -> Output {
     };
     let trace_file = trace.path().join("trace.jsonl");
     let trace_arg = trace_file.to_string_lossy().into_owned();
+    // A kept trace carries the workspace's sources, so it replays after the test's
+    // temporary copy is gone.
+    let keep = std::env::var_os("LANSER_TEST_KEEP_TRACES").is_some();
     let out = lanser()
         .args(args)
         .args(["--trace-file", &trace_arg])
+        .args(keep.then_some("--trace-sources"))
         .output()
         .expect("lanser runs");
     if !trace_file.exists() {

@@ -61,7 +61,7 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
         })
         .await;
     let err = b.error.as_ref().expect("impl must fail on Pyright");
-    assert_eq!(err.code, "E/UNSUPPORTED_CAP");
+    assert_eq!(err.code.symbol(), "E/UNSUPPORTED_CAP");
     assert_eq!(b.meta.exit_code, 72);
     assert!(
         err.message.contains("textDocument/implementation")

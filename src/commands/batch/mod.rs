@@ -37,6 +37,7 @@ use crate::cli::Cli;
 use crate::commands::pool::{Pool, Worker};
 use crate::commands::Op;
 use crate::error::{LanserError, Result};
+use crate::exit::ExitStatus;
 use crate::orchestrator::{Orchestrator, Request};
 use crate::workspace::watch::Watch;
 use serde_json::Map;
@@ -173,14 +174,14 @@ async fn next_or_front(
 
 /// Run every line of `source`, handing each answer to `sink` in input order, with up to
 /// `jobs` requests in flight over up to `servers` server sessions (one while tracing or
-/// replaying). Returns the exit code: 0, or the first failing line's.
+/// replaying). Returns the exit status: success, or the first failing line's.
 pub async fn run_lines(
     orch: &mut Orchestrator,
     source: Source,
     jobs: usize,
     servers: usize,
     sink: impl FnMut(Answer) -> Result<()>,
-) -> Result<u8> {
+) -> Result<ExitStatus> {
     let jobs = jobs.max(1);
     // A trace records, and its replay serves, the frames of one session.
     let servers = if orch.opts.tap.is_some() || orch.replays() {
@@ -200,11 +201,11 @@ async fn run_pooled(
     mut source: Source,
     jobs: usize,
     mut sink: impl FnMut(Answer) -> Result<()>,
-) -> Result<u8> {
+) -> Result<ExitStatus> {
     let mut parser = LineParser::default();
     let mut memo = Memo::default();
     let mut window: VecDeque<Slot> = VecDeque::new();
-    let (mut line_no, mut eof, mut exit) = (0usize, false, 0u8);
+    let (mut line_no, mut eof, mut exit) = (0usize, false, ExitStatus::Success);
     loop {
         while !eof && window.len() < jobs {
             // A harness streaming over stdin may wait for an answer before writing its next
@@ -252,9 +253,7 @@ async fn run_pooled(
         if let Some(cell) = slot.cell {
             *cell.lock().unwrap_or_else(|p| p.into_inner()) = Some(bundle.clone());
         }
-        if exit == 0 {
-            exit = bundle.meta.exit_code;
-        }
+        exit = exit.or(bundle.exit_status());
         sink(Answer {
             line: slot.line,
             input: slot.input,
@@ -376,20 +375,11 @@ async fn finish(work: Work, pool: &mut Pool) -> Result<(Bundle, bool)> {
 
 /// `lanser batch`: stream `--in` to `--out`, one bundle per request line.
 /// `lanser batch` in this process (`lib.rs` first offers it to the workspace's daemon).
-pub async fn main(cli: Cli) -> std::process::ExitCode {
-    exit(run_cli(&cli).await)
+pub async fn main(cli: Cli) -> Result<ExitStatus> {
+    run_cli(&cli).await
 }
 
-/// A batch's exit status.
-pub fn exit(result: Result<u8>) -> std::process::ExitCode {
-    match result {
-        Ok(0) => std::process::ExitCode::SUCCESS,
-        Ok(code) => std::process::ExitCode::from(code),
-        Err(e) => crate::fail(&e),
-    }
-}
-
-async fn run_cli(cli: &Cli) -> Result<u8> {
+async fn run_cli(cli: &Cli) -> Result<ExitStatus> {
     let crate::cli::Command::Batch {
         input,
         out,
@@ -427,9 +417,9 @@ async fn run_cli(cli: &Cli) -> Result<u8> {
     if let Some(r) = &recorder {
         r.finish()?;
     }
-    let code = outcome?;
+    let status = outcome?;
     output.report();
-    Ok(code)
+    Ok(status)
 }
 
 /// The error bundle of line `line` that is not a request (`cmd`: the command it named, if
