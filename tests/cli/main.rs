@@ -27,6 +27,7 @@ mod schemas;
 mod sdk;
 mod selectors;
 mod servers;
+mod snapshots;
 mod support;
 mod surface;
 mod trace;
