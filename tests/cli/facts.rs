@@ -1,6 +1,6 @@
-//! Every read-only command against real Pyright on the fixture projects, one server session
-//! per project (the orchestrator is reused, as batch and the daemon will). Each expectation is
-//! computed from the fixture text, not from lanser.
+//! Every read-only command against real Pyright on the fixture projects: one case per
+//! concern, each with its own server session reused across its requests (as batch and the
+//! daemon reuse theirs). Each expectation is computed from the fixture text, not from lanser.
 
 use crate::support::*;
 use lanser::bundle::Bundle;
@@ -37,11 +37,10 @@ fn at(ws: &Path, rel: &str, needle: &str, ident: &str) -> (String, [u32; 4]) {
 }
 
 #[tokio::test]
-async fn srcpkg_facts_match_the_fixture() {
+async fn def_lands_on_the_definition_through_imports_crlf_and_overloads() {
     let ws = fixture("srcpkg");
     let ws = ws.as_path();
     let mut o = Orchestrator::new(options(ws)).unwrap();
-
     // def after CJK and astral-plane emoji on the same line, through a relative import.
     let line = line_with(ws, "src/shapes/intl.py", "total = area_of(");
     let b = ask(&mut o, Op::Def, sel("src/shapes/intl.py", line, "area_of")).await;
@@ -108,7 +107,15 @@ async fn srcpkg_facts_match_the_fixture() {
             at(ws, g, "def scale(value: int | float,", "scale"),
         ]
     );
+    o.close().await;
+}
 
+#[tokio::test]
+async fn type_def_is_the_class_and_hover_names_a_property() {
+    let ws = fixture("srcpkg");
+    let ws = ws.as_path();
+    let mut o = Orchestrator::new(options(ws)).unwrap();
+    let g = "src/shapes/geometry.py";
     // type-def of a variable is its class; hover on a property says so.
     let line = line_with(ws, "tests/test_geometry.py", "circle.diameter ==");
     let b = ask(
@@ -129,6 +136,14 @@ async fn srcpkg_facts_match_the_fixture() {
     .await;
     let hover = b.facts["hover"]["value"].as_str().unwrap();
     assert!(hover.contains("(property) diameter: float"), "{hover}");
+    o.close().await;
+}
+
+#[tokio::test]
+async fn refs_cross_files_with_and_without_the_declaration() {
+    let ws = fixture("srcpkg");
+    let ws = ws.as_path();
+    let mut o = Orchestrator::new(options(ws)).unwrap();
 
     // refs across files, including the import in __init__ and the __all__ entry.
     let u = "src/shapes/units.py";
@@ -179,7 +194,15 @@ async fn srcpkg_facts_match_the_fixture() {
     )
     .await;
     assert_eq!(locs(&b.facts["references"]), want_uses);
+    o.close().await;
+}
 
+#[tokio::test]
+async fn outline_and_workspace_symbols_name_every_definition() {
+    let ws = fixture("srcpkg");
+    let ws = ws.as_path();
+    let mut o = Orchestrator::new(options(ws)).unwrap();
+    let g = "src/shapes/geometry.py";
     // The outline: qualified names, nested classes, properties, overloads, async defs.
     let b = ask(
         &mut o,
@@ -238,7 +261,14 @@ async fn srcpkg_facts_match_the_fixture() {
         .collect();
     let (_, r) = at(ws, g, "class Circle(", "Circle");
     assert_eq!(hits, vec![(g.to_string(), serde_json::json!(r))]);
+    o.close().await;
+}
 
+#[tokio::test]
+async fn diagnostics_are_the_marked_errors_in_files_globs_and_workspace() {
+    let ws = fixture("srcpkg");
+    let ws = ws.as_path();
+    let mut o = Orchestrator::new(options(ws)).unwrap();
     // Diagnostics: exactly the three marked errors, in one file and in the whole workspace.
     let broken = "src/shapes/broken.py";
     let text = read(ws, broken);
@@ -317,7 +347,15 @@ async fn srcpkg_facts_match_the_fixture() {
         both.facts["files"],
         serde_json::json!(["src/shapes/broken.py", "src/shapes/units.py"])
     );
+    o.close().await;
+}
 
+#[tokio::test]
+async fn every_index_unit_resolves_alike_and_an_emoji_column_is_a_mismatch() {
+    let ws = fixture("srcpkg");
+    let ws = ws.as_path();
+    let mut o = Orchestrator::new(options(ws)).unwrap();
+    let g = "src/shapes/geometry.py";
     // The same identifier addressed in each --index-io unit resolves to the same place.
     let intl = "src/shapes/intl.py";
     let line = line_with(ws, intl, "total = area_of(");
