@@ -21,6 +21,7 @@ pub mod inputs;
 pub mod languages;
 pub mod lsp;
 pub mod mcp;
+pub mod memo;
 pub mod orchestrator;
 pub mod relocate;
 pub mod request;

@@ -26,7 +26,6 @@ use crate::workspace::watch::Watch;
 use crate::workspace::Workspace;
 use serde_json::json;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -35,9 +34,6 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{Mutex, Notify};
 
-/// Most bundles kept in the memo, and most bytes of them in all.
-const MEMO_CAP: usize = 512;
-const MEMO_BYTES: usize = 64 << 20;
 /// How many times a read-only request is answered while the workspace keeps changing under
 /// it before it is answered E/CONTENT_MODIFIED.
 const TRIES: u32 = 4;
@@ -53,7 +49,7 @@ struct Engine {
     config: String,
     /// Keeps the workspace's index current (started with the first session).
     watch: Option<Watch>,
-    memo: HashMap<String, String>,
+    memo: crate::memo::Store<String>,
     /// Consecutive server crashes, for the restart backoff.
     crashes: u32,
 }
@@ -534,20 +530,15 @@ impl Daemon {
                 }),
             );
         }
+        // An error a one-shot run would answer before starting a server is answered cold
+        // (see `answer`), so only a warm answer is kept.
+        let warm = !failed_before_server(&bundle);
+        let jcs = bundle.to_jcs();
+        if self.memo && warm && crate::memo::keeps(&request.op, &bundle) {
+            engine.memo.insert(memo_key, jcs.clone(), jcs.len());
+        }
         if bundle.error.is_some() {
             return Ok(Err(bundle));
-        }
-        let jcs = bundle.to_jcs();
-        let cacheable = self.memo
-            && bundle.meta.complete
-            && bundle.meta.timing.is_none()
-            && request.op.memoizable();
-        if cacheable && jcs.len() <= MEMO_BYTES {
-            let held: usize = engine.memo.values().map(String::len).sum();
-            if engine.memo.len() >= MEMO_CAP || held + jcs.len() > MEMO_BYTES {
-                engine.memo.clear();
-            }
-            engine.memo.insert(memo_key, jcs.clone());
         }
         Ok(Ok(jcs))
     }

@@ -41,7 +41,7 @@ use crate::exit::ExitStatus;
 use crate::orchestrator::{Orchestrator, Request};
 use crate::workspace::watch::Watch;
 use serde_json::Map;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 /// One answered line.
@@ -265,10 +265,12 @@ async fn run_pooled(
 }
 
 /// The batch memo: a request's answer, shared with later identical lines while the index's
-/// generation stays the entry's epoch.
+/// generation stays the entry's epoch, under the policy of [`crate::memo`]. An entry is taken
+/// when its line starts, before its answer's size is known, so a batch's memo is bounded by
+/// its number of entries.
 #[derive(Default)]
 struct Memo {
-    entries: HashMap<String, MemoEntry>,
+    entries: crate::memo::Store<MemoEntry>,
     changes: Changes,
 }
 
@@ -290,7 +292,7 @@ impl Memo {
         // A repeat, and a line that reads the file set (`check`'s importers, `diag`,
         // `rename-file`), see the index as it is now; any other line takes the generation
         // of the events seen so far as its entry's epoch (no wait).
-        let repeat = request.op.memoizable() && self.entries.contains_key(&key);
+        let repeat = request.op.memoizable() && self.entries.contains(&key);
         let reads_files = matches!(
             request.op,
             Op::Check { .. } | Op::Diag { .. } | Op::RenameFile { .. } | Op::Impact { .. }
@@ -303,7 +305,7 @@ impl Memo {
             let reusable = entry.epoch == epoch
                 && match &*entry.cell.lock().unwrap_or_else(|p| p.into_inner()) {
                     None => true,
-                    Some(b) => memoizable(b),
+                    Some(b) => crate::memo::keeps(&request.op, b),
                 };
             if reusable {
                 return Lookup::Same(entry.cell.clone());
@@ -314,7 +316,7 @@ impl Memo {
             epoch,
             cell: cell.clone(),
         };
-        self.entries.insert(key, entry);
+        self.entries.insert(key, entry, 0);
         Lookup::New(cell)
     }
 }
@@ -433,11 +435,6 @@ pub async fn line_error(orch: &mut Orchestrator, line: usize, cmd: String, why: 
     };
     let err = LanserError::usage(format!("batch line {line}: {why}"));
     orch.error_bundle(echo, &err).await
-}
-
-/// Answers that may be served again: successes and errors a retry would not change.
-fn memoizable(b: &Bundle) -> bool {
-    b.error.as_ref().is_none_or(|e| !e.retryable)
 }
 
 #[cfg(test)]
