@@ -366,7 +366,9 @@ impl Batch {
         let orch = self.orch.as_mut().expect("made above");
         let bundle = match self.parser.parse(text) {
             Ok(request) => orch.execute(&request).await,
-            Err((cmd, why)) => line_error(orch, line, cmd, &why).await,
+            Err(crate::commands::batch::BadLine { cmd, why }) => {
+                line_error(orch, line, cmd, &why).await
+            }
         };
         self.emit(line, &bundle.to_jcs(), &bundle)
     }

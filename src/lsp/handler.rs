@@ -22,6 +22,12 @@ pub(super) struct Handler {
     pub(super) ready_log: Option<String>,
 }
 
+/// lanser's error answer to a request from the server (a JSON-RPC error object).
+struct Refusal {
+    code: i64,
+    message: String,
+}
+
 impl Handler {
     pub(super) fn on_message(&mut self, msg: Result<Value, FrameError>) {
         let msg = match msg {
@@ -53,7 +59,7 @@ impl Handler {
                 let params = msg.get("params").cloned().unwrap_or(Value::Null);
                 let body = match self.answer(method, &params) {
                     Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                    Err((code, message)) => json!({
+                    Err(Refusal { code, message }) => json!({
                         "jsonrpc": "2.0", "id": id,
                         "error": {"code": code, "message": message}
                     }),
@@ -81,7 +87,7 @@ impl Handler {
     }
 
     /// Every server→client request gets an answer; unknown ones MethodNotFound.
-    fn answer(&self, method: &str, params: &Value) -> std::result::Result<Value, (i64, String)> {
+    fn answer(&self, method: &str, params: &Value) -> std::result::Result<Value, Refusal> {
         match method {
             "workspace/configuration" => {
                 let items = params
@@ -132,7 +138,10 @@ impl Handler {
                     }))
                 }
             }
-            _ => Err((METHOD_NOT_FOUND, format!("Unhandled method {method}"))),
+            _ => Err(Refusal {
+                code: METHOD_NOT_FOUND,
+                message: format!("Unhandled method {method}"),
+            }),
         }
     }
 

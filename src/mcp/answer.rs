@@ -119,7 +119,7 @@ impl Answerer {
         &self,
         call: &Call,
         argv: &[String],
-        request: std::result::Result<crate::request::Request, (String, String)>,
+        request: std::result::Result<crate::request::Request, crate::commands::batch::BadLine>,
     ) -> Result<String> {
         let cli = Cli::try_parse_from(argv).map_err(|e| LanserError::usage(e.to_string()))?;
         let own = !call.globals.is_empty() || call.stdin_patch.is_some();
@@ -148,7 +148,9 @@ impl Answerer {
         };
         let bundle = match request {
             Ok(request) => orch.execute(&request).await,
-            Err((cmd, why)) => line_error(orch, 1, cmd, &why).await,
+            Err(crate::commands::batch::BadLine { cmd, why }) => {
+                line_error(orch, 1, cmd, &why).await
+            }
         };
         if let Some(o) = fresh {
             o.close().await;

@@ -25,25 +25,42 @@ impl Default for LineParser {
     }
 }
 
+/// A batch line that asks for no request: the `cmd` it named (empty if none) and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{why}")]
+pub struct BadLine {
+    pub cmd: String,
+    pub why: String,
+}
+
+impl BadLine {
+    pub fn new(cmd: &str, why: impl Into<String>) -> Self {
+        BadLine {
+            cmd: cmd.to_string(),
+            why: why.into(),
+        }
+    }
+}
+
 impl LineParser {
-    /// The request a line asks for; on failure the `cmd` it named (if any) and why.
-    pub fn parse(&mut self, text: &str) -> std::result::Result<Request, (String, String)> {
+    /// The request a line asks for, or why it asks for none.
+    pub fn parse(&mut self, text: &str) -> std::result::Result<Request, BadLine> {
         let v: Value =
-            serde_json::from_str(text).map_err(|e| (String::new(), format!("not JSON: {e}")))?;
+            serde_json::from_str(text).map_err(|e| BadLine::new("", format!("not JSON: {e}")))?;
         let Value::Object(obj) = v else {
-            return Err((String::new(), "not a JSON object".into()));
+            return Err(BadLine::new("", "not a JSON object"));
         };
         if let Some(k) = obj.keys().find(|k| !LINE_KEYS.contains(&k.as_str())) {
-            return Err((
-                String::new(),
+            return Err(BadLine::new(
+                "",
                 format!("unknown key {k:?} (use id, cmd, selector, args)"),
             ));
         }
         let cmd = match obj.get("cmd") {
             Some(Value::String(c)) => c.clone(),
-            _ => return Err((String::new(), "no \"cmd\" string".into())),
+            _ => return Err(BadLine::new("", "no \"cmd\" string")),
         };
-        let fail = |m: String| (cmd.clone(), m);
+        let fail = |m: String| BadLine::new(&cmd, m);
         let sub = self
             .cli
             .find_subcommand(&cmd)

@@ -30,7 +30,7 @@ mod io;
 mod line;
 
 pub use io::{py_modules, Output, Source};
-pub use line::{own_request_line, request_line, LineParser};
+pub use line::{own_request_line, request_line, BadLine, LineParser};
 
 use crate::bundle::{Bundle, RequestEcho};
 use crate::cli::Cli;
@@ -227,7 +227,7 @@ async fn run_pooled(
                 continue;
             }
             let (work, cell) = match parser.parse(&text) {
-                Err((cmd, why)) => {
+                Err(crate::commands::batch::BadLine { cmd, why }) => {
                     let bundle = line_error(orch, line_no, cmd, &why).await;
                     (Work::Done(Box::new(bundle)), None)
                 }
@@ -443,7 +443,7 @@ mod tests {
     use crate::commands::{Op, Request};
     use clap::{CommandFactory, Parser};
 
-    fn parse(text: &str) -> std::result::Result<Request, (String, String)> {
+    fn parse(text: &str) -> std::result::Result<Request, BadLine> {
         LineParser::default().parse(text)
     }
 
@@ -516,23 +516,23 @@ mod tests {
 
     #[test]
     fn bad_lines_say_why() {
-        assert!(parse("{nope").unwrap_err().1.starts_with("not JSON"));
+        assert!(parse("{nope").unwrap_err().why.starts_with("not JSON"));
         assert_eq!(
-            parse(r#"{"cmd":"fly"}"#).unwrap_err().1,
+            parse(r#"{"cmd":"fly"}"#).unwrap_err().why,
             "unknown cmd \"fly\""
         );
         assert_eq!(
             parse(r#"{"cmd":"def","args":{"workspace":"/"}}"#)
                 .unwrap_err()
-                .1,
+                .why,
             "def has no argument \"workspace\""
         );
         assert_eq!(
-            parse(r#"{"cmd":"setup"}"#).unwrap_err().1,
+            parse(r#"{"cmd":"setup"}"#).unwrap_err().why,
             "setup cannot run inside a batch"
         );
         assert_eq!(
-            parse(r#"{"cmd":"def"}"#).unwrap_err().1,
+            parse(r#"{"cmd":"def"}"#).unwrap_err().why,
             "the following required arguments were not provided: <SELECTOR>"
         );
     }

@@ -91,7 +91,7 @@ impl Daemon {
         let request = match parsed {
             Ok(r) if crate::daemon::client::routable_line(&r.op) => r,
             Ok(_) => return Err(LanserError::usage("not a request the daemon answers")),
-            Err((cmd, why)) => {
+            Err(crate::commands::batch::BadLine { cmd, why }) => {
                 // Not a request: the batch's error bundle (which names no server).
                 let mut engine = self.engine.lock().await;
                 self.prepare(&mut engine, &args.opts).await?;
