@@ -483,8 +483,7 @@ impl Orchestrator {
         self.wait_opened().await?;
         let session = self.session.as_ref().expect("started");
         let at = skip_definition_keyword(&target.doc.text, target.start);
-        let (line, character) = target.doc.position(at, session.encoding);
-        crate::lsp::typed::position(&uri, line as u32, character as u32)
+        crate::lsp::typed::at(&target.doc, at, session.encoding)
     }
 
     /// After a document was opened: wait (bounded) for servers that load the project on the

@@ -304,15 +304,10 @@ async fn overridden(
     for offset in bases {
         let session = o.ensure_session().await?;
         session.sync_document(&uri, &doc);
-        let (line, character) = doc.position(offset, session.encoding);
         let enc = session.encoding;
         let answer = session
             .request::<GotoDefinition>(GotoDefinitionParams {
-                text_document_position_params: typed::position(
-                    &uri,
-                    line as u32,
-                    character as u32,
-                )?,
+                text_document_position_params: typed::at(&doc, offset, enc)?,
                 work_done_progress_params: Default::default(),
                 partial_result_params: Default::default(),
             })
@@ -375,8 +370,7 @@ async fn callers(
     let uri = path_to_uri(&doc.abs);
     let session = o.ensure_session().await?;
     session.sync_document(&uri, &doc);
-    let (line, character) = doc.position(def.name.0, session.encoding);
-    let at = typed::position(&uri, line as u32, character as u32)?;
+    let at = typed::at(&doc, def.name.0, session.encoding)?;
     let mut places: Vec<(String, Position)> = Vec::new();
     if kind == DefKind::Function {
         let prepared = session

@@ -113,14 +113,9 @@ async fn references(
     offset: usize,
 ) -> Result<Vec<(String, usize, usize)>> {
     let session = o.ensure_session().await?;
-    let (line, character) = doc.position(offset, session.encoding);
     let refs = session
         .request::<References>(ReferenceParams {
-            text_document_position: typed::position(
-                &path_to_uri(&doc.abs),
-                line as u32,
-                character as u32,
-            )?,
+            text_document_position: typed::at(doc, offset, session.encoding)?,
             context: ReferenceContext {
                 include_declaration: false,
             },
@@ -144,14 +139,9 @@ fn return_type(hover: &Value) -> Option<String> {
 async fn hover_at(o: &mut Orchestrator, doc: &Document, offset: usize) -> Result<Option<String>> {
     let session = o.ensure_session().await?;
     session.sync_document(&path_to_uri(&doc.abs), doc);
-    let (line, character) = doc.position(offset, session.encoding);
     let hover = session
         .request::<HoverRequest>(HoverParams {
-            text_document_position_params: typed::position(
-                &path_to_uri(&doc.abs),
-                line as u32,
-                character as u32,
-            )?,
+            text_document_position_params: typed::at(doc, offset, session.encoding)?,
             work_done_progress_params: Default::default(),
         })
         .await?;

@@ -2,7 +2,10 @@
 //! and the way back from a typed answer to the JSON the normalizer reads (the same normalizer
 //! reads `lanser request`'s verbatim answers, so there is one reading of each shape).
 
+use crate::document::Document;
 use crate::error::{LanserError, Result};
+use crate::text::Encoding;
+use crate::workspace::path_to_uri;
 use lsp_types::{Position, TextDocumentIdentifier, TextDocumentPositionParams, Uri};
 use serde::Serialize;
 use serde_json::Value;
@@ -24,6 +27,12 @@ pub fn position(uri_str: &str, line: u32, character: u32) -> Result<TextDocument
         text_document: document(uri_str)?,
         position: Position { line, character },
     })
+}
+
+/// The position at byte `offset` of `doc`, in the server's column unit `enc`.
+pub fn at(doc: &Document, offset: usize, enc: Encoding) -> Result<TextDocumentPositionParams> {
+    let (line, character) = doc.position(offset, enc);
+    position(&path_to_uri(&doc.abs), line as u32, character as u32)
 }
 
 /// A typed answer as JSON, for the normalizer.
