@@ -6,6 +6,7 @@
 //! on one line; the volatile `meta.timing` is present only when asked for (`--timing`), so two
 //! runs over the same snapshot print the same bytes.
 
+pub mod facts;
 pub mod normalize;
 
 use crate::error::{ErrorCode, LanserError};

@@ -12,16 +12,16 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// One location as a fact.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// One location: server coordinates plus a selector ready to feed back.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Location")]
 pub struct Loc {
     pub path: String,
-    /// Server coordinates: 0-based, in the negotiated positionEncoding.
+    /// 0-based `[startLine, startCol, endLine, endCol]` in the negotiated positionEncoding.
     pub range: [u32; 4],
-    /// A cursor selector for the start, in the `--index-io` unit, ready to feed back.
     pub selector: String,
     /// 1-based range in the `--index-io` unit (`--verbose` only).
-    #[serde(rename = "ioRange", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "ioRange", default, skip_serializing_if = "Option::is_none")]
     pub io_range: Option<[u32; 4]>,
 }
 

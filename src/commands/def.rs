@@ -1,27 +1,17 @@
 //! `lanser def` and `lanser type-def`: where a symbol (or its type) is defined.
 
+use crate::bundle::facts::{self, DefFacts, Provenance, TypeDefFacts};
 use crate::error::{ErrorCode, Result};
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::{GotoDefinition, GotoTypeDefinition};
 use lsp_types::GotoDefinitionParams;
-use serde_json::json;
 
 /// Which of the two the command asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Goto {
     Definition,
     TypeDefinition,
-}
-
-impl Goto {
-    /// The facts key the locations are kept under.
-    fn key(self) -> &'static str {
-        match self {
-            Goto::Definition => "definitions",
-            Goto::TypeDefinition => "typeDefinitions",
-        }
-    }
 }
 
 pub async fn run(o: &mut Orchestrator, selector: &str, goto: Goto) -> Result<Outcome> {
@@ -52,8 +42,19 @@ pub async fn run(o: &mut Orchestrator, selector: &str, goto: Goto) -> Result<Out
         Goto::TypeDefinition => session.request::<GotoTypeDefinition>(params).await?,
     };
     let locations = o.normalizer().locations(&typed::json(&answer));
+    let provenance = Provenance::Lsp;
+    let facts = match goto {
+        Goto::Definition => facts::to_json(&DefFacts {
+            definitions: locations,
+            provenance,
+        }),
+        Goto::TypeDefinition => facts::to_json(&TypeDefFacts {
+            type_definitions: locations,
+            provenance,
+        }),
+    };
     Ok(Outcome {
-        facts: json!({ goto.key(): locations, "provenance": "lsp" }),
+        facts,
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,

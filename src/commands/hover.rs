@@ -1,11 +1,11 @@
 //! `lanser hover`: the server's hover text (signature, type, docstring) at the selector.
 
+use crate::bundle::facts::{self, HoverFacts, Provenance};
 use crate::error::Result;
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::HoverRequest;
 use lsp_types::HoverParams;
-use serde_json::json;
 
 pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;
@@ -20,7 +20,10 @@ pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
         .await?;
     let hover = o.normalizer().hover(&typed::json(&answer));
     Ok(Outcome {
-        facts: json!({ "hover": hover, "provenance": "lsp" }),
+        facts: facts::to_json(&HoverFacts {
+            hover: Some(hover).filter(|h| !h.is_null()),
+            provenance: Provenance::Lsp,
+        }),
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,

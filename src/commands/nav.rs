@@ -3,6 +3,7 @@
 //! through: a server that does not declare the provider in its `InitializeResult` gets
 //! `E/UNSUPPORTED_CAP` (72) naming it, without the request being sent.
 
+use crate::bundle::facts::{self, ImplFacts, Provenance};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -60,7 +61,10 @@ pub async fn implementation(o: &mut Orchestrator, selector: &str) -> Result<Outc
         .await?;
     let implementations = o.normalizer().locations(&typed::json(&answer));
     Ok(Outcome {
-        facts: json!({ "implementations": implementations, "provenance": "lsp" }),
+        facts: facts::to_json(&ImplFacts {
+            implementations,
+            provenance: Provenance::Lsp,
+        }),
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,

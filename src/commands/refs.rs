@@ -3,12 +3,12 @@
 //! Pyright answers references partially, without error, until the project is loaded, so this
 //! waits for readiness first; `meta.complete` is false when the wait ran out.
 
+use crate::bundle::facts::{self, Provenance, RefsFacts};
 use crate::error::Result;
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::References;
 use lsp_types::{ReferenceContext, ReferenceParams};
-use serde_json::json;
 
 pub async fn run(
     o: &mut Orchestrator,
@@ -32,10 +32,10 @@ pub async fn run(
         .await?;
     let references = o.normalizer().locations(&typed::json(&answer));
     Ok(Outcome {
-        facts: json!({
-            "references": references,
-            "count": references.len(),
-            "provenance": "lsp",
+        facts: facts::to_json(&RefsFacts {
+            count: references.len() as u64,
+            references,
+            provenance: Provenance::Lsp,
         }),
         resolution: Some(o.resolution(&spec, &target)),
         complete,

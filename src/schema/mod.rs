@@ -8,9 +8,8 @@
 //! wherever lanser fixes the keys.
 
 pub mod cmd;
-pub mod facts;
 
-use crate::bundle::{Bundle, ErrorObj};
+use crate::bundle::{facts, Bundle, ErrorObj};
 use crate::selector::PositionSpec;
 use crate::trace::{EofRec, FileRec, Header, InputRec, OpRec};
 use schemars::generate::SchemaSettings;

@@ -1,17 +1,24 @@
 //! The typed `facts` of every command, written for the bundle schema.
 //!
-//! The commands build their facts with `json!`; these structs describe what they build, one per
-//! `request.cmd`, and [`variants`] ties each to its command. They are never used to serialize:
-//! the validation of every bundle the test suite produces (tests/cli/support.rs) keeps them
-//! honest, and `additionalProperties: false` (added by [`super`]) makes a new key a visible
-//! schema change. Inner payloads that mirror the server's own shapes (hover contents, code
+//! One struct per `request.cmd`, and [`variants`] ties each to its command. Where a command
+//! builds its facts from its struct (`def`, `type-def`, `impl`, `refs`, `hover`), the one type
+//! both serializes the bundle and generates its schema, so the schema is true by construction;
+//! the others still build theirs with `json!`, kept honest by the validation of every bundle the
+//! test suite produces (tests/cli/support.rs). `additionalProperties: false` (added by
+//! `schema`) makes a new key a visible schema change. Inner payloads that mirror the server's own shapes (hover contents, code
 //! actions, capabilities) stay open JSON.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
 use serde_json::Value;
 
+/// A command's typed facts as the bundle's `facts` member.
+pub fn to_json<T: Serialize>(facts: &T) -> Value {
+    serde_json::to_value(facts).expect("facts serialize")
+}
+
 /// Where a fact came from.
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Provenance {
     /// The language server.
@@ -27,38 +34,29 @@ pub enum Provenance {
     LspLanser,
 }
 
-/// One location: server coordinates plus a selector ready to feed back.
-#[derive(JsonSchema)]
-pub struct Location {
-    pub path: String,
-    /// 0-based `[startLine, startCol, endLine, endCol]` in the negotiated positionEncoding.
-    pub range: [u32; 4],
-    pub selector: String,
-    /// 1-based range in the `--index-io` unit (`--verbose` only).
-    #[serde(rename = "ioRange", default, skip_serializing_if = "Option::is_none")]
-    pub io_range: Option<[u32; 4]>,
-}
+/// One location: the normalizer's own type, the same for the bundle and its schema.
+pub use super::normalize::Loc as Location;
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct DefFacts {
     pub definitions: Vec<Location>,
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct TypeDefFacts {
     #[serde(rename = "typeDefinitions")]
     pub type_definitions: Vec<Location>,
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct ImplFacts {
     pub implementations: Vec<Location>,
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct RefsFacts {
     pub references: Vec<Location>,
     /// References before paging.
@@ -66,7 +64,7 @@ pub struct RefsFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct HoverFacts {
     /// The normalized hover, or null when the server has none.
     pub hover: Option<Value>,
