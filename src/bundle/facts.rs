@@ -115,14 +115,14 @@ pub struct DiagFailure {
     pub message: String,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct PreviewLine {
     /// 1-based line number.
     pub line: u64,
     pub text: String,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct LocateTarget {
     pub path: String,
     pub range: [u32; 4],
@@ -132,7 +132,7 @@ pub struct LocateTarget {
     pub preview: Option<Vec<PreviewLine>>,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct DurableSelectors {
     /// The `py://` selector of the enclosing symbol, if any.
     pub symbol: Option<String>,
@@ -140,7 +140,7 @@ pub struct DurableSelectors {
     pub anchor: Option<String>,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct LocateFacts {
     pub target: LocateTarget,
     pub symbol: Option<Value>,
@@ -148,7 +148,7 @@ pub struct LocateFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct PrepareRenameFacts {
     pub renameable: bool,
     pub range: [u32; 4],
@@ -200,7 +200,7 @@ pub struct ImpactFacts {
     pub provenance: String,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct RenameFacts {
     #[serde(rename = "newName")]
     pub new_name: String,
@@ -271,14 +271,14 @@ pub struct CallsFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct HighlightFacts {
     pub path: String,
     pub highlights: Vec<Value>,
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct SignatureFacts {
     /// Null when the selector is not inside a call's parentheses.
     pub signature: Option<Value>,

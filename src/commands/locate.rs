@@ -4,6 +4,9 @@
 //! does a cursor on a definition's name). `selectors` offers durable forms of the target: the
 //! `py://` (`sym://` in other languages) of the definition named there, and a hashed anchor, both with `docVersion`.
 
+use crate::bundle::facts::{
+    self, DurableSelectors, LocateFacts, LocateTarget, PreviewLine, Provenance,
+};
 use crate::error::Result;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::relocate::durable;
@@ -16,11 +19,9 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
     let (first, _) = doc.position(target.start, o.opts.index_io);
     let (last, _) = doc.position(target.end, o.opts.index_io);
     let lines: Vec<_> = (first..=last)
-        .map(|l| {
-            json!({
-                "line": l + 1,
-                "text": doc.index.line_text(&doc.text, l).unwrap_or_default(),
-            })
+        .map(|l| PreviewLine {
+            line: l as u64 + 1,
+            text: doc.index.line_text(&doc.text, l).unwrap_or_default().into(),
         })
         .collect();
     let at = durable::symbol_at(&o.ws, o.parse_cache(), doc, target.start);
@@ -30,26 +31,26 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
         .and_then(|ev| ev.candidates.first())
         .and_then(|c| c.symbol.clone())
         .or_else(|| at.as_ref().map(|(info, _)| info.clone()));
-    let selectors = json!({
-        "symbol": at.map(|(_, sel)| sel),
-        "anchor": durable::anchor_for(doc, target.start, target.end),
-    });
+    let selectors = DurableSelectors {
+        symbol: at.map(|(_, sel)| sel),
+        anchor: durable::anchor_for(doc, target.start, target.end),
+    };
     let loc = o.normalizer().location(
         &crate::workspace::path_to_uri(&doc.abs),
         resolution.resolved.range,
     );
     Ok(Outcome {
-        facts: json!({
-            "target": {
-                "path": doc.rel,
-                "range": resolution.resolved.range,
-                "selector": loc.selector,
-                "text": &doc.text[target.start..target.end],
-                "preview": if preview { Some(lines) } else { None },
+        facts: facts::to_json(&LocateFacts {
+            target: LocateTarget {
+                path: doc.rel.clone(),
+                range: resolution.resolved.range,
+                selector: loc.selector,
+                text: doc.text[target.start..target.end].to_string(),
+                preview: preview.then_some(lines),
             },
-            "symbol": symbol,
-            "selectors": selectors,
-            "provenance": "parser",
+            symbol: symbol.map(|s| json!(s)),
+            selectors,
+            provenance: Provenance::Parser,
         }),
         resolution: Some(resolution),
         complete: true,

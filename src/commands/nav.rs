@@ -3,7 +3,7 @@
 //! through: a server that does not declare the provider in its `InitializeResult` gets
 //! `E/UNSUPPORTED_CAP` (72) naming it, without the request being sent.
 
-use crate::bundle::facts::{self, ImplFacts, Provenance};
+use crate::bundle::facts::{self, HighlightFacts, ImplFacts, Provenance, SignatureFacts};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -134,10 +134,10 @@ pub async fn highlight(o: &mut Orchestrator, selector: &str) -> Result<Outcome> 
     let raw = typed::json(&answer);
     let highlights = highlights(o, &path_to_uri(&target.doc.abs), &raw);
     Ok(Outcome {
-        facts: json!({
-            "path": target.doc.rel,
-            "highlights": highlights,
-            "provenance": "lsp",
+        facts: facts::to_json(&HighlightFacts {
+            path: target.doc.rel.clone(),
+            highlights,
+            provenance: Provenance::Lsp,
         }),
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
@@ -225,7 +225,10 @@ pub async fn signature(o: &mut Orchestrator, selector: &str) -> Result<Outcome> 
         .await?;
     let raw = typed::json(&answer);
     Ok(Outcome {
-        facts: json!({ "signature": signature_help(&raw), "provenance": "lsp" }),
+        facts: facts::to_json(&SignatureFacts {
+            signature: Some(signature_help(&raw)).filter(|s| !s.is_null()),
+            provenance: Provenance::Lsp,
+        }),
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,

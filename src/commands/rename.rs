@@ -4,6 +4,7 @@
 //! server gave before the project was loaded.
 
 use super::mutate::{self, MutationArgs};
+use crate::bundle::facts::{self, PrepareRenameFacts, Provenance, RenameFacts};
 use crate::edits::check_name;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -43,7 +44,12 @@ pub async fn prepare(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
         .normalizer()
         .location(&crate::workspace::path_to_uri(&target.doc.abs), range);
     Ok(Outcome {
-        facts: json!({ "renameable": true, "range": range, "selector": loc.selector, "provenance": "lsp" }),
+        facts: facts::to_json(&PrepareRenameFacts {
+            renameable: true,
+            range,
+            selector: loc.selector,
+            provenance: Provenance::Lsp,
+        }),
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,
@@ -81,14 +87,14 @@ pub async fn rename(
     let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
     Ok(Outcome {
-        facts: json!({
-            "newName": new_name,
-            "range": range,
-            "files": plan.touched(),
-            "editCount": plan.edit_count(),
-            "applied": applied,
-            "speculativeDiagnostics": delta,
-            "provenance": "lsp",
+        facts: facts::to_json(&RenameFacts {
+            new_name: new_name.to_string(),
+            range,
+            files: plan.touched(),
+            edit_count: plan.edit_count() as u64,
+            applied,
+            speculative_diagnostics: json!(delta),
+            provenance: Provenance::Lsp,
         }),
         resolution: Some(resolution),
         complete,
