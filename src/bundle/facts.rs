@@ -12,6 +12,17 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::Value;
 
+/// JSON objects (a normalized symbol or diagnostic) as the map the facts type holds.
+pub fn objects(values: Vec<Value>) -> Vec<serde_json::Map<String, Value>> {
+    values
+        .into_iter()
+        .filter_map(|v| match v {
+            Value::Object(m) => Some(m),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A command's typed facts as the bundle's `facts` member.
 pub fn to_json<T: Serialize>(facts: &T) -> Value {
     serde_json::to_value(facts).expect("facts serialize")
@@ -72,7 +83,7 @@ pub struct HoverFacts {
 }
 
 /// A file's outline (`path`, `docVersion`) or a workspace search (`query`).
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct SymbolsFacts {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -88,7 +99,7 @@ pub struct SymbolsFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct DiagCounts {
     pub error: u64,
     pub warning: u64,
@@ -96,7 +107,7 @@ pub struct DiagCounts {
     pub hint: u64,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct DiagFacts {
     pub files: Vec<Value>,
     pub diagnostics: Vec<serde_json::Map<String, Value>>,
@@ -108,7 +119,7 @@ pub struct DiagFacts {
     pub failed: Option<Vec<DiagFailure>>,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct DiagFailure {
     pub path: String,
     /// What the server answered, on one line.
@@ -257,7 +268,7 @@ pub struct RenameFileFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct CallsFacts {
     /// The prepared call-hierarchy item (null when the selector is not on a function).
     pub item: Option<Value>,

@@ -9,6 +9,7 @@
 //! every other location list. Incoming calls are cross-file, so this waits for the project.
 
 use super::nav::require;
+use crate::bundle::facts::{self, CallsFacts, Provenance};
 use crate::bundle::normalize::{sort_by_location, Normalizer};
 use crate::error::Result;
 use crate::lsp::typed;
@@ -149,28 +150,26 @@ pub async fn run(o: &mut Orchestrator, selector: &str, dirs: Directions) -> Resu
         .map(|i| item_fact(&mut n, &typed::json(i)))
         .collect();
     sort_by_location(&mut item_facts);
-    let mut facts = json!({
-        "item": item_facts.first().cloned(),
-        "provenance": "lsp",
+    let mut listed = |wanted: bool, calls: Vec<(Value, String, Value)>| {
+        wanted.then(|| {
+            let mut list: Vec<Value> = calls
+                .iter()
+                .map(|(other, uri, ranges)| call_fact(&mut n, other, uri, ranges))
+                .collect();
+            sort_by_location(&mut list);
+            list.dedup();
+            list
+        })
+    };
+    let incoming = listed(dirs.incoming, incoming);
+    let outgoing = listed(dirs.outgoing, outgoing);
+    let facts = facts::to_json(&CallsFacts {
+        item: item_facts.first().cloned(),
+        items: (item_facts.len() > 1).then_some(item_facts),
+        incoming,
+        outgoing,
+        provenance: Provenance::Lsp,
     });
-    if item_facts.len() > 1 {
-        facts["items"] = json!(item_facts);
-    }
-    for (key, wanted, calls) in [
-        ("incoming", dirs.incoming, incoming),
-        ("outgoing", dirs.outgoing, outgoing),
-    ] {
-        if !wanted {
-            continue;
-        }
-        let mut list: Vec<Value> = calls
-            .iter()
-            .map(|(other, uri, ranges)| call_fact(&mut n, other, uri, ranges))
-            .collect();
-        sort_by_location(&mut list);
-        list.dedup();
-        facts[key] = json!(list);
-    }
     Ok(Outcome {
         facts,
         resolution: Some(o.resolution(&spec, &target)),

@@ -3,9 +3,10 @@
 //! file is checked by the server for its type (`commands::route`) — with `--server`, only the
 //! files that server takes — and the answers are merged in location order.
 
+use crate::bundle::facts::{self, DiagCounts, DiagFacts, DiagFailure, Provenance};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 fn is_glob(s: &str) -> bool {
@@ -68,7 +69,10 @@ pub(crate) fn by_server(
 pub(crate) type Groups = BTreeMap<Option<String>, Vec<String>>;
 
 /// Diagnostics of `files` from `o`'s server: (diagnostics, files it refused, loaded).
-async fn check(o: &mut Orchestrator, files: &[String]) -> Result<(Vec<Value>, Vec<Value>, bool)> {
+async fn check(
+    o: &mut Orchestrator,
+    files: &[String],
+) -> Result<(Vec<Value>, Vec<DiagFailure>, bool)> {
     // A server that only publishes checks open documents, and tsserver loads its project
     // on the first one: open them before waiting for the load.
     let root = o.ws.root.clone();
@@ -88,9 +92,10 @@ async fn check(o: &mut Orchestrator, files: &[String]) -> Result<(Vec<Value>, Ve
     for rel in files {
         match crate::speculate::pull(o, std::slice::from_ref(rel)).await {
             Ok(map) => diagnostics.extend(map.into_values().flatten()),
-            Err(e) if e.code == ErrorCode::Internal => {
-                failed.push(json!({"path": rel, "message": e.message}))
-            }
+            Err(e) if e.code == ErrorCode::Internal => failed.push(DiagFailure {
+                path: rel.clone(),
+                message: e.message,
+            }),
             Err(e) => return Err(e),
         }
     }
@@ -104,7 +109,10 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
     let (mut diagnostics, mut failed, mut ready) = (Vec::new(), Vec::new(), true);
     for rel in unchecked {
         let why = "not checked: a traced run records one server, and another takes this file";
-        failed.push(json!({"path": rel, "message": why}));
+        failed.push(DiagFailure {
+            path: rel,
+            message: why.into(),
+        });
     }
     // The own server's files first: it then runs, and the others are routed beside it.
     for (server, group) in groups {
@@ -122,21 +130,20 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
     let complete = ready && failed.is_empty();
     crate::bundle::normalize::sort_by_location(&mut diagnostics);
     let count = |sev: &str| diagnostics.iter().filter(|d| d["severity"] == sev).count();
-    let counts = json!({
-        "error": count("error"),
-        "warning": count("warning"),
-        "information": count("information"),
-        "hint": count("hint"),
+    let counts = DiagCounts {
+        error: count("error") as u64,
+        warning: count("warning") as u64,
+        information: count("information") as u64,
+        hint: count("hint") as u64,
+    };
+    let problems = counts.error + counts.warning;
+    let facts = facts::to_json(&DiagFacts {
+        files: files.into_iter().map(Value::String).collect(),
+        diagnostics: facts::objects(diagnostics),
+        counts,
+        provenance: Provenance::Lsp,
+        failed: (!failed.is_empty()).then_some(failed),
     });
-    let mut facts = json!({
-        "files": files,
-        "diagnostics": diagnostics,
-        "counts": counts,
-        "provenance": "lsp",
-    });
-    if !failed.is_empty() {
-        facts["failed"] = Value::Array(failed);
-    }
     Ok(Outcome {
         facts,
         resolution: None,
@@ -144,7 +151,7 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
         edits: None,
         reward: Some(crate::reward::Measured {
             d_prev: None,
-            d_now: Some((count("error") + count("warning")) as u64),
+            d_now: Some(problems),
             safety: 1,
             ..Default::default()
         }),

@@ -1,6 +1,7 @@
 //! `lanser symbols FILE` (the file's outline) and `lanser symbols --query Q` (workspace
 //! symbols; waits for the project to load, since Pyright answers empty before that).
 
+use crate::bundle::facts::{self, Provenance, SymbolsFacts};
 use crate::error::{LanserError, Result};
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -8,7 +9,7 @@ use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
 use lsp_types::request::{DocumentSymbolRequest, WorkspaceSymbolRequest};
 use lsp_types::{DocumentSymbolParams, WorkspaceSymbolParams};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub async fn run(o: &mut Orchestrator, file: Option<&str>, query: Option<&str>) -> Result<Outcome> {
     match (file, query) {
@@ -45,11 +46,12 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
         });
     }
     Ok(Outcome {
-        facts: json!({
-            "path": doc.rel,
-            "docVersion": doc.doc_version,
-            "symbols": symbols,
-            "provenance": "lsp",
+        facts: facts::to_json(&SymbolsFacts {
+            path: Some(doc.rel.clone()),
+            doc_version: Some(doc.doc_version.clone()),
+            query: None,
+            symbols: facts::objects(symbols),
+            provenance: Provenance::Lsp,
         }),
         resolution: None,
         complete: true,
@@ -85,7 +87,13 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
     crate::bundle::normalize::sort_by_location(&mut symbols);
     symbols.dedup();
     Ok(Outcome {
-        facts: json!({ "query": query, "symbols": symbols, "provenance": "lsp" }),
+        facts: facts::to_json(&SymbolsFacts {
+            path: None,
+            doc_version: None,
+            query: Some(query.to_string()),
+            symbols: facts::objects(symbols),
+            provenance: Provenance::Lsp,
+        }),
         resolution: None,
         complete,
         edits: None,
