@@ -167,7 +167,7 @@ pub struct PrepareRenameFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct CheckFacts {
     /// The files the patch changes.
     pub patched: Vec<String>,
@@ -226,7 +226,7 @@ pub struct RenameFacts {
 }
 
 /// The listed actions; with `--apply`, also the chosen one and what it changes.
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct CodeActionsFacts {
     pub actions: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -3,6 +3,7 @@
 //! collected for the patched files and their importers, the originals restored. Disk is
 //! never written. The delta per file matches diagnostics by severity, code and message.
 
+use crate::bundle::facts::{self, CheckFacts, Provenance};
 use crate::edits::patch;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -96,12 +97,12 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
         v2: v2.unwrap_or_default(),
     };
     Ok(Outcome {
-        facts: json!({
-            "patched": changes.iter().map(|(d, _)| d.rel.clone()).collect::<Vec<_>>(),
-            "files": speculate::delta(&spec),
-            "before": before,
-            "after": after,
-            "provenance": "lsp",
+        facts: facts::to_json(&CheckFacts {
+            patched: changes.iter().map(|(d, _)| d.rel.clone()).collect(),
+            files: json!(speculate::delta(&spec)),
+            before,
+            after,
+            provenance: Provenance::Lsp,
         }),
         resolution: None,
         complete,

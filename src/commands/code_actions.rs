@@ -4,6 +4,7 @@
 //! server send; all go through the same envelope as rename.
 
 use super::mutate::{self, MutationArgs};
+use crate::bundle::facts::{self, CodeActionsFacts, Provenance};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::session::Session;
 use crate::lsp::typed;
@@ -205,7 +206,15 @@ pub async fn run(
         .collect();
     let Some(pick) = pick else {
         return Ok(Outcome {
-            facts: json!({ "actions": listed, "provenance": "lsp" }),
+            facts: facts::to_json(&CodeActionsFacts {
+                actions: listed,
+                chosen: None,
+                files: None,
+                edit_count: None,
+                applied: None,
+                speculative_diagnostics: None,
+                provenance: Provenance::Lsp,
+            }),
             resolution: Some(resolution),
             complete,
             edits: None,
@@ -218,14 +227,14 @@ pub async fn run(
     let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
     Ok(Outcome {
-        facts: json!({
-            "actions": listed,
-            "chosen": index,
-            "files": plan.touched(),
-            "editCount": plan.edit_count(),
-            "applied": applied,
-            "speculativeDiagnostics": delta,
-            "provenance": "lsp",
+        facts: facts::to_json(&CodeActionsFacts {
+            actions: listed,
+            chosen: Some(index as u64),
+            files: Some(plan.touched()),
+            edit_count: Some(plan.edit_count() as u64),
+            applied: Some(applied),
+            speculative_diagnostics: Some(json!(delta)),
+            provenance: Provenance::Lsp,
         }),
         resolution: Some(resolution),
         complete,
