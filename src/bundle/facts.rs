@@ -246,14 +246,14 @@ pub struct CodeActionsFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MoveKind {
     Module,
     Package,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct RenameFileFacts {
     pub from: String,
     pub to: String,
@@ -305,7 +305,7 @@ pub struct CapabilitiesFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct StatusFacts {
     pub servers: Vec<Value>,
     #[serde(rename = "configFiles")]
@@ -314,7 +314,7 @@ pub struct StatusFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct ReloadFacts {
     pub server: String,
     #[serde(rename = "configFiles")]

@@ -8,6 +8,7 @@
 //! it only reports what it read and says that nothing was running; with a long-lived
 //! orchestrator (batch, a daemon) it reconfigures the live server.
 
+use crate::bundle::facts::{self, Provenance, ReloadFacts, StatusFacts};
 use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
 use crate::error::Result;
@@ -106,11 +107,11 @@ pub fn status(o: &Orchestrator) -> Result<Outcome> {
         .map(|d| server_status(o, d))
         .collect();
     Ok(Outcome {
-        facts: json!({
-            "servers": servers,
-            "configFiles": config_files(&o.config),
-            "sessions": sessions(o),
-            "provenance": "config",
+        facts: facts::to_json(&StatusFacts {
+            servers,
+            config_files: json!(config_files(&o.config)),
+            sessions: json!(sessions(o)),
+            provenance: Provenance::Config,
         }),
         resolution: None,
         complete: true,
@@ -151,12 +152,12 @@ pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
     o.server_def = def;
     o.forget_config_digest();
     Ok(Outcome {
-        facts: json!({
-            "server": o.server_def.name,
-            "configFiles": config_files(&o.config),
-            "reloaded": reloaded,
-            "note": note,
-            "provenance": "config",
+        facts: facts::to_json(&ReloadFacts {
+            server: o.server_def.name.clone(),
+            config_files: json!(config_files(&o.config)),
+            reloaded: json!(reloaded),
+            note: Some(note.to_string()),
+            provenance: Provenance::Config,
         }),
         resolution: None,
         complete: true,

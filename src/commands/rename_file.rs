@@ -9,6 +9,7 @@
 //! ([`super::mutate::maybe_apply`]): the text edits are written first, then the move.
 
 use super::mutate::{self, MutationArgs};
+use crate::bundle::facts::{self, MoveKind, Provenance, RenameFileFacts};
 use crate::bundle::Edits;
 use crate::edits::rename_file;
 use crate::error::Result;
@@ -36,7 +37,7 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
     };
     let caps = o.ensure_session().await?.capabilities().clone();
     let mut complete = true;
-    let mut provenance = "lanser";
+    let mut provenance = Provenance::Lanser;
     if advertised(&caps, "willRename") {
         complete = o.wait_ready().await?;
         let answer = o
@@ -47,7 +48,7 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
         if let Some(edit) = answer {
             let theirs = mutate::plan(o, m, edit)?;
             rename_file::merge_server_edits(&mut built.plan, theirs);
-            provenance = "lsp+lanser";
+            provenance = Provenance::LspLanser;
         }
     }
     let diff = rename_file::git_diff(&built, &mv);
@@ -71,17 +72,21 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
         .map(|(a, b)| json!({"from": a, "to": b}))
         .collect();
     Ok(Outcome {
-        facts: json!({
-            "from": mv.src,
-            "to": mv.dst,
-            "kind": if mv.is_dir { "package" } else { "module" },
-            "modules": modules,
-            "moved": moved,
-            "created": built.created,
-            "files": built.plan.touched(),
-            "editCount": built.plan.edit_count(),
-            "applied": applied,
-            "provenance": provenance,
+        facts: facts::to_json(&RenameFileFacts {
+            from: mv.src.clone(),
+            to: mv.dst.clone(),
+            kind: if mv.is_dir {
+                MoveKind::Package
+            } else {
+                MoveKind::Module
+            },
+            modules: json!(modules),
+            moved: json!(moved),
+            created: json!(built.created),
+            files: built.plan.touched(),
+            edit_count: built.plan.edit_count() as u64,
+            applied,
+            provenance,
         }),
         resolution: None,
         complete,
