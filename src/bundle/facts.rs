@@ -179,7 +179,7 @@ pub struct CheckFacts {
 }
 
 /// A definition an impact analysis reached (`<module>` for a file's top level).
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct ImpactItem {
     pub path: String,
     pub name: String,
@@ -195,7 +195,7 @@ pub struct ImpactItem {
     pub id: Option<String>,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct ImpactFacts {
     /// The definitions the change touches.
     pub seeds: Vec<ImpactItem>,

@@ -15,6 +15,7 @@
 //! autouse fixture every test in its scope; a test file's affected top level brings in all
 //! its tests. Nothing outside the workspace is reported.
 
+use crate::bundle::facts::{self, ImpactFacts, ImpactItem};
 use crate::edits::patch::{self, FilePatch};
 use crate::error::{LanserError, Result};
 use crate::lsp::typed;
@@ -29,7 +30,7 @@ use lsp_types::{
     CallHierarchyIncomingCallsParams, CallHierarchyPrepareParams, GotoDefinitionParams,
     GotoDefinitionResponse, Position, ReferenceContext, ReferenceParams, Uri,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub mod tests_of;
@@ -452,7 +453,7 @@ fn kind_of(files: &BTreeMap<String, Parsed>, item: &Item) -> &'static str {
 }
 
 /// An item as a location fact (its name's range; a module's first line).
-fn item_fact(o: &Orchestrator, impact: &Impact, item: &Item) -> Value {
+fn item_fact(o: &Orchestrator, impact: &Impact, item: &Item) -> ImpactItem {
     let p = impact.files.get(&item.path);
     let def = p.and_then(|p| p.defs.iter().find(|d| d.qual == item.qual));
     let enc = o.encoding();
@@ -469,39 +470,43 @@ fn item_fact(o: &Orchestrator, impact: &Impact, item: &Item) -> Value {
         n.add_document(&p.doc);
     }
     let loc = n.location(&path_to_uri(&o.ws.root.join(&item.path)), range);
-    json!({
-        "path": loc.path,
-        "name": if item.qual.is_empty() { "<module>".to_string() } else { item.qual.join(".") },
-        "kind": kind_of(&impact.files, item),
-        "range": loc.range,
-        "selector": loc.selector,
-    })
+    ImpactItem {
+        path: loc.path,
+        name: if item.qual.is_empty() {
+            "<module>".to_string()
+        } else {
+            item.qual.join(".")
+        },
+        kind: kind_of(&impact.files, item).to_string(),
+        range: loc.range,
+        selector: loc.selector,
+        depth: None,
+        id: None,
+    }
 }
 
 fn facts(o: &Orchestrator, impact: &Impact, depth: u32) -> Value {
-    let seeds: Vec<Value> = impact
+    let seeds: Vec<ImpactItem> = impact
         .seeds
         .iter()
         .map(|s| item_fact(o, impact, s))
         .collect();
-    let library: Vec<Value> = impact
+    let library: Vec<ImpactItem> = impact
         .reached
         .iter()
         .filter(|(i, _)| !tests_of::is_test_support(&i.path))
-        .map(|(i, d)| {
-            let mut f = item_fact(o, impact, i);
-            f["depth"] = json!(d);
-            f
+        .map(|(i, d)| ImpactItem {
+            depth: Some(*d),
+            ..item_fact(o, impact, i)
         })
         .collect();
-    let tests: Vec<Value> = impact
+    let tests: Vec<ImpactItem> = impact
         .tests
         .iter()
-        .map(|(id, (i, d))| {
-            let mut f = item_fact(o, impact, i);
-            f["id"] = json!(id);
-            f["depth"] = json!(d);
-            f
+        .map(|(id, (i, d))| ImpactItem {
+            id: Some(id.clone()),
+            depth: Some(*d),
+            ..item_fact(o, impact, i)
         })
         .collect();
     let test_files: BTreeSet<&str> = impact
@@ -509,13 +514,13 @@ fn facts(o: &Orchestrator, impact: &Impact, depth: u32) -> Value {
         .values()
         .map(|(i, _)| i.path.as_str())
         .collect();
-    json!({
-        "seeds": seeds,
-        "library": library,
-        "tests": tests,
-        "testFiles": test_files,
-        "depth": depth,
-        "truncated": impact.truncated,
-        "provenance": "lsp+tree-sitter",
+    facts::to_json(&ImpactFacts {
+        seeds,
+        library,
+        tests,
+        test_files: test_files.into_iter().map(String::from).collect(),
+        depth,
+        truncated: impact.truncated,
+        provenance: "lsp+tree-sitter".into(),
     })
 }
