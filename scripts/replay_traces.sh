@@ -5,6 +5,7 @@
 #   LANSER_TEST_KEEP_TRACES=DIR cargo test --test cli
 # on one commit, then run this on another: the check that a refactor changed no bundle.
 set -uo pipefail
+shopt -s nullglob
 dir="$(realpath "${1:?usage: scripts/replay_traces.sh DIR}")"
 cd "$(dirname "$0")/.."
 cargo build --quiet || exit 1

@@ -206,7 +206,7 @@ impl Orchestrator {
         let capabilities = self
             .session
             .as_ref()
-            .map(|s| capability_summary(s.capabilities()))
+            .map(|s| json!(capability_summary(s.capabilities())))
             .unwrap_or_else(|| json!({}));
         let (mut facts, resolution, complete, edits) = match outcome {
             Some(o) => (

@@ -296,7 +296,7 @@ pub struct SignatureFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Serialize)]
 pub struct CapabilitiesFacts {
     pub server: Option<Value>,
     /// The server's capabilities, verbatim (workspace paths made relative).

@@ -8,7 +8,7 @@
 //! it only reports what it read and says that nothing was running; with a long-lived
 //! orchestrator (batch, a daemon) it reconfigures the live server.
 
-use crate::bundle::facts::{self, Provenance, ReloadFacts, StatusFacts};
+use crate::bundle::facts::{self, CapabilitiesFacts, Provenance, ReloadFacts, StatusFacts};
 use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
 use crate::error::Result;
@@ -23,11 +23,11 @@ pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome> {
     let raw = super::raw::relativize(&o.ws, &caps);
     let summary = capability_summary(&caps);
     Ok(Outcome {
-        facts: json!({
-            "server": o.server_id(),
-            "capabilities": raw,
-            "summary": summary,
-            "provenance": "lsp",
+        facts: facts::to_json(&CapabilitiesFacts {
+            server: o.server_id().map(|s| json!(s)),
+            capabilities: raw,
+            summary,
+            provenance: Provenance::Lsp,
         }),
         resolution: None,
         complete: true,

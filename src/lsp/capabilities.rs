@@ -3,7 +3,8 @@
 
 use super::session::SessionConfig;
 use crate::languages::Ready;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 pub(super) fn initialize_params(config: &SessionConfig) -> Value {
     let mut params = json!({
@@ -51,12 +52,12 @@ pub(super) fn initialize_params(config: &SessionConfig) -> Value {
 }
 
 /// Which LSP features the server offers statically, as booleans.
-pub fn capability_summary(caps: &Value) -> Value {
+pub fn capability_summary(caps: &Value) -> BTreeMap<String, bool> {
     let has = |k: &str| {
         caps.get(k)
             .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)))
     };
-    let mut m = Map::new();
+    let mut m = BTreeMap::new();
     for (name, key) in [
         ("callHierarchy", "callHierarchyProvider"),
         ("codeAction", "codeActionProvider"),
@@ -73,11 +74,11 @@ pub fn capability_summary(caps: &Value) -> Value {
         ("typeDefinition", "typeDefinitionProvider"),
         ("workspaceSymbol", "workspaceSymbolProvider"),
     ] {
-        m.insert(name.into(), json!(has(key)));
+        m.insert(name.into(), has(key));
     }
     m.insert(
         "prepareRename".into(),
-        json!(caps.pointer("/renameProvider/prepareProvider") == Some(&json!(true))),
+        caps.pointer("/renameProvider/prepareProvider") == Some(&json!(true)),
     );
-    Value::Object(m)
+    m
 }
