@@ -1,12 +1,11 @@
-//! The typed `facts` of every command, written for the bundle schema.
-//!
-//! One struct per `request.cmd`, and [`variants`] ties each to its command. Where a command
-//! builds its facts from its struct (`def`, `type-def`, `impl`, `refs`, `hover`), the one type
-//! both serializes the bundle and generates its schema, so the schema is true by construction;
-//! the others still build theirs with `json!`, kept honest by the validation of every bundle the
-//! test suite produces (tests/cli/support.rs). `additionalProperties: false` (added by
-//! `schema`) makes a new key a visible schema change. Inner payloads that mirror the server's own shapes (hover contents, code
-//! actions, capabilities) stay open JSON.
+//! The typed `facts` of every command: one struct per `request.cmd`, which [`variants`] ties to
+//! its command. Each command builds its facts from its struct (through [`to_json`]), so the one
+//! type both serializes the bundle and generates its schema: the schema is true by
+//! construction. The exception is `request`, whose facts hold the server's raw answer beside
+//! the normalized view of the method asked (built as JSON, kept honest by the validation of
+//! every bundle the test suite produces, tests/cli/support.rs). `additionalProperties: false`
+//! (added by `schema`) makes a new key a visible schema change. Inner payloads that mirror the
+//! server's own shapes (hover contents, code actions, capabilities) stay open JSON.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
