@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     PARSER.with(|p| {
         let mut p = p.borrow_mut();
         let first = p.parse(line);
-        if let Err((_, why)) = &first {
+        if let Err(lanser::commands::batch::BadLine { why, .. }) = &first {
             assert!(!why.trim().is_empty(), "an empty reason");
             assert!(!why.contains('\n'), "a multi-line reason: {why:?}");
         }

@@ -150,7 +150,9 @@ fuzz_target!(|data: &[u8]| {
     let jail = Jail::new(&ws, &[], &[]).expect("jail");
     let uri = format!("file://{}", file.display());
     let raw = workspace_edit(&uri, &inp);
-    let got = Plan::from_workspace_edit(&jail, &raw, inp.enc);
+    // As a server's answer arrives: JSON read into the protocol's type, then planned.
+    let got = lanser::edits::workspace_edit(&raw)
+        .and_then(|edit| Plan::from_workspace_edit(&jail, edit, inp.enc));
     match (expected(&inp), got) {
         (Ok(want), Ok(plan)) => {
             assert_eq!(plan.changes.len(), 1, "one file, one change");
