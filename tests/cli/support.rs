@@ -99,13 +99,9 @@ fn run_traced(args: &[&str]) -> Output {
     };
     let trace_file = trace.path().join("trace.jsonl");
     let trace_arg = trace_file.to_string_lossy().into_owned();
-    // A kept trace carries the workspace's sources, so it replays after the test's
-    // temporary copy is gone.
-    let keep = std::env::var_os("LANSER_TEST_KEEP_TRACES").is_some();
     let out = lanser()
         .args(args)
         .args(["--trace-file", &trace_arg])
-        .args(keep.then_some("--trace-sources"))
         .output()
         .expect("lanser runs");
     if !trace_file.exists() {
@@ -116,7 +112,7 @@ fn run_traced(args: &[&str]) -> Output {
         );
         return out;
     }
-    keep_trace(&trace_file, args, out.status.code());
+    keep_trace(args);
     let home = trace.path().join("empty-home");
     std::fs::create_dir_all(&home).unwrap();
     let replay = lanser()
@@ -156,10 +152,12 @@ fn run_traced(args: &[&str]) -> Output {
     out
 }
 
-/// With `LANSER_TEST_KEEP_TRACES=DIR`, every recorded trace is also copied into DIR, so the
-/// suite's traces recorded by one build can be replayed with `--verify` by another
-/// (`scripts/replay_traces.sh DIR`): a refactor's proof that every bundle stays byte-identical.
-fn keep_trace(trace_file: &Path, args: &[&str], exit: Option<i32>) {
+/// With `LANSER_TEST_KEEP_TRACES=DIR`, every traced command is run once more, recording its
+/// trace with the workspace's sources (so it replays after the test's temporary copy is gone)
+/// into DIR, so the suite's traces recorded by one build can be replayed with `--verify` by
+/// another (`scripts/replay_traces.sh DIR`): a refactor's proof that every bundle stays
+/// byte-identical. The test's own run and replay stay as without the variable.
+fn keep_trace(args: &[&str]) {
     let Some(dir) = std::env::var_os("LANSER_TEST_KEEP_TRACES") else {
         return;
     };
@@ -167,10 +165,20 @@ fn keep_trace(trace_file: &Path, args: &[&str], exit: Option<i32>) {
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = PathBuf::from(dir);
     std::fs::create_dir_all(&dir).expect("the trace directory");
+    let kept = dir.join(format!("{}-{}-{n}.jsonl", std::process::id(), args[0]));
+    let out = lanser()
+        .args(args)
+        .arg("--trace-file")
+        .arg(&kept)
+        .arg("--trace-sources")
+        .output()
+        .expect("lanser runs");
     // The name carries the exit status the replay must reproduce.
-    let exit = exit.map_or("signal".to_string(), |c| c.to_string());
-    let name = format!("{}-{}-{n}.exit{exit}.jsonl", std::process::id(), args[0]);
-    std::fs::copy(trace_file, dir.join(name)).expect("the trace is kept");
+    let exit = out.status.code().map_or("signal".into(), |c| c.to_string());
+    if kept.exists() {
+        let named = kept.with_extension(format!("exit{exit}.jsonl"));
+        std::fs::rename(&kept, named).expect("the trace is kept");
+    }
 }
 
 /// A temp dir for the trace when `args` is a server-backed command that writes nothing and
