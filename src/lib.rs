@@ -5,6 +5,7 @@
 //! [`commands::Execute`]: `orch.execute(&request)` turns a [`request::Request`] into a sealed
 //! bundle. [`run`] is the command line on top of it. README "Architecture" maps the modules.
 
+pub mod batch;
 pub mod bundle;
 pub mod cli;
 pub mod commands;
@@ -24,6 +25,7 @@ pub mod mcp;
 pub mod memo;
 pub mod orchestrator;
 pub mod relocate;
+pub mod replay;
 pub mod request;
 pub mod reward;
 pub mod safety;
@@ -82,9 +84,9 @@ async fn run_cli(cli: cli::Cli) -> Result<ExitStatus, LanserError> {
                     return answered;
                 }
             }
-            return commands::batch::main(cli).await;
+            return batch::main(cli).await;
         }
-        cli::Command::Trace { .. } => return commands::trace::main(cli).await,
+        cli::Command::Trace { .. } => return replay::subcommand::main(cli).await,
         cli::Command::Mcp => {
             mcp::serve(&cli.global).await?;
             return Ok(ExitStatus::Success);
@@ -130,7 +132,7 @@ async fn run_cli(cli: cli::Cli) -> Result<ExitStatus, LanserError> {
     }
     let bundle = orch.execute(&request).await;
     if let Some(r) = &recorder {
-        r.op(1, &commands::batch::own_request_line(), false, &bundle);
+        r.op(1, &batch::own_request_line(), false, &bundle);
     }
     let text = if cli.global.json {
         format!("{}\n", bundle.to_jcs())

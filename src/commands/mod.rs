@@ -1,8 +1,7 @@
-//! The read-only commands, one file each: what a command asks the server, which facts it
+//! The operations, one file each (read-only queries and mutations): what an operation asks the server, which facts it
 //! keeps, and how it renders them for a person. The orchestrator supplies everything shared.
 
 pub mod baseline;
-pub mod batch;
 pub mod calls;
 pub mod check;
 pub mod code_actions;
@@ -15,19 +14,16 @@ pub mod locate;
 pub mod meta;
 pub mod mutate;
 pub mod nav;
-pub mod pool;
 pub mod raw;
 pub mod refs;
 pub mod rename;
 pub mod rename_file;
 pub mod render;
-pub mod replay;
 pub mod route;
 pub mod show;
 pub mod structural;
 pub mod symbols;
 pub mod tests_term;
-pub mod trace;
 
 use crate::error::{LanserError, Result};
 use crate::orchestrator::Orchestrator;

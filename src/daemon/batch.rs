@@ -18,9 +18,9 @@
 
 use super::client::{self, ensure_started};
 use super::{DaemonError, FromDaemon, Paths, StreamLine, ToDaemon};
+use crate::batch::{line_error, LineParser, Output, Source};
 use crate::bundle::Bundle;
 use crate::cli::{Cli, Command};
-use crate::commands::batch::{line_error, LineParser, Output, Source};
 use crate::commands::Execute;
 use crate::error::{LanserError, Result};
 use crate::exit::ExitStatus;
@@ -366,9 +366,7 @@ impl Batch {
         let orch = self.orch.as_mut().expect("made above");
         let bundle = match self.parser.parse(text) {
             Ok(request) => orch.execute(&request).await,
-            Err(crate::commands::batch::BadLine { cmd, why }) => {
-                line_error(orch, line, cmd, &why).await
-            }
+            Err(crate::batch::BadLine { cmd, why }) => line_error(orch, line, cmd, &why).await,
         };
         self.emit(line, &bundle.to_jcs(), &bundle)
     }

@@ -17,7 +17,7 @@ mod stream;
 
 use super::fresh;
 use super::{FromDaemon, Paths, ToDaemon};
-use crate::commands::batch::LineParser;
+use crate::batch::LineParser;
 use crate::commands::Execute;
 use crate::error::{ErrorCode, LanserError};
 use crate::orchestrator::{Op, Options, Orchestrator, Request};

@@ -5,9 +5,9 @@
 //! compact text a model reads, paged.
 
 use super::tools::Call;
+use crate::batch::{line_error, LineParser};
 use crate::bundle::{Bundle, Status};
 use crate::cli::Cli;
-use crate::commands::batch::{line_error, LineParser};
 use crate::commands::Execute;
 use crate::daemon::client::{routable_line, Held};
 use crate::error::{LanserError, Result};
@@ -119,7 +119,7 @@ impl Answerer {
         &self,
         call: &Call,
         argv: &[String],
-        request: std::result::Result<crate::request::Request, crate::commands::batch::BadLine>,
+        request: std::result::Result<crate::request::Request, crate::batch::BadLine>,
     ) -> Result<String> {
         let cli = Cli::try_parse_from(argv).map_err(|e| LanserError::usage(e.to_string()))?;
         let own = !call.globals.is_empty() || call.stdin_patch.is_some();
@@ -148,9 +148,7 @@ impl Answerer {
         };
         let bundle = match request {
             Ok(request) => orch.execute(&request).await,
-            Err(crate::commands::batch::BadLine { cmd, why }) => {
-                line_error(orch, 1, cmd, &why).await
-            }
+            Err(crate::batch::BadLine { cmd, why }) => line_error(orch, 1, cmd, &why).await,
         };
         if let Some(o) = fresh {
             o.close().await;

@@ -91,12 +91,12 @@ impl Daemon {
         let request = match parsed {
             Ok(r) if crate::daemon::client::routable_line(&r.op) => r,
             Ok(_) => return Err(LanserError::usage("not a request the daemon answers")),
-            Err(crate::commands::batch::BadLine { cmd, why }) => {
+            Err(crate::batch::BadLine { cmd, why }) => {
                 // Not a request: the batch's error bundle (which names no server).
                 let mut engine = self.engine.lock().await;
                 self.prepare(&mut engine, &args.opts).await?;
                 let orch = engine.orch.as_mut().expect("prepared");
-                let b = crate::commands::batch::line_error(orch, line_no, cmd, &why).await;
+                let b = crate::batch::line_error(orch, line_no, cmd, &why).await;
                 return Ok(b.to_jcs());
             }
         };
@@ -179,7 +179,7 @@ impl Daemon {
     /// Parse the modules `input`'s lines name on the other core until `stop` is set (see
     /// [`crate::orchestrator::Orchestrator::prefetch_parses`]).
     async fn read_ahead(&self, opts: &Options, input: &Path, stop: Arc<AtomicBool>) {
-        let modules = crate::commands::batch::py_modules(input);
+        let modules = crate::batch::py_modules(input);
         if modules.is_empty() {
             return;
         }

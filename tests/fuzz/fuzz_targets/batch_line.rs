@@ -3,7 +3,7 @@
 //! (`cargo +nightly fuzz run batch_line`).
 #![no_main]
 
-use lanser::commands::batch::LineParser;
+use lanser::batch::LineParser;
 use libfuzzer_sys::fuzz_target;
 use std::cell::RefCell;
 
@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     PARSER.with(|p| {
         let mut p = p.borrow_mut();
         let first = p.parse(line);
-        if let Err(lanser::commands::batch::BadLine { why, .. }) = &first {
+        if let Err(lanser::batch::BadLine { why, .. }) = &first {
             assert!(!why.trim().is_empty(), "an empty reason");
             assert!(!why.contains('\n'), "a multi-line reason: {why:?}");
         }

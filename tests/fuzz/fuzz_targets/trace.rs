@@ -4,7 +4,7 @@
 //! no difference from itself (`cargo +nightly fuzz run trace`).
 #![no_main]
 
-use lanser::commands::replay::{comparable, first_difference, verify_op};
+use lanser::replay::{comparable, first_difference, verify_op};
 use lanser::trace::{replay_root, Trace, TraceError};
 use libfuzzer_sys::fuzz_target;
 

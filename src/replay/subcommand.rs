@@ -1,7 +1,7 @@
 //! `lanser trace list|show|replay --trace-file T` (DESIGN §9): read a trace back, filter its
 //! operations, and replay them offline (`--verify`: byte-compare, exit 76 on any difference).
 
-use super::replay::{self, verify_op};
+use super::{self as replay, verify_op};
 use crate::bundle::Bundle;
 use crate::cli::Cli;
 pub use crate::cli::{Filter, TraceCmd};

@@ -28,13 +28,14 @@
 
 mod io;
 mod line;
+pub mod pool;
 
 pub use io::{py_modules, Output, Source};
 pub use line::{own_request_line, request_line, BadLine, LineParser};
 
+use crate::batch::pool::{Pool, Worker};
 use crate::bundle::{Bundle, RequestEcho};
 use crate::cli::Cli;
-use crate::commands::pool::{Pool, Worker};
 use crate::commands::Op;
 use crate::error::{LanserError, Result};
 use crate::exit::ExitStatus;
@@ -227,7 +228,7 @@ async fn run_pooled(
                 continue;
             }
             let (work, cell) = match parser.parse(&text) {
-                Err(crate::commands::batch::BadLine { cmd, why }) => {
+                Err(crate::batch::BadLine { cmd, why }) => {
                     let bundle = line_error(orch, line_no, cmd, &why).await;
                     (Work::Done(Box::new(bundle)), None)
                 }

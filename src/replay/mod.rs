@@ -17,7 +17,9 @@
 //! sees the same end and quotes the same stderr line. Files named on the command line are
 //! served from the trace's `input` records ([`crate::inputs::Inputs::recorded`]).
 
-use super::batch::{self, Answer, Source};
+pub mod subcommand;
+
+use crate::batch::{self, Answer, Source};
 use crate::bundle::{Bundle, Python};
 use crate::cli::{Cli, Command};
 use crate::error::{ErrorCode, LanserError, Result};
@@ -90,7 +92,7 @@ async fn replay_in(trace: &Trace, root: &Path) -> Result<Replay> {
     opts.tap = None;
     // A one-request trace was answered by the server its file's type routed it to.
     if let Some(req) = cli.command.request() {
-        super::route::pin(&mut opts, &req)?;
+        crate::commands::route::pin(&mut opts, &req)?;
     }
     let mut orch = Orchestrator::new(opts)?;
     let root = orch.ws.root.clone();
