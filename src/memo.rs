@@ -6,7 +6,7 @@
 //! both take from here is the rule [`keeps`] and the bounded [`Store`].
 
 use crate::bundle::Bundle;
-use crate::request::Op;
+use crate::commands::Op;
 use std::collections::HashMap;
 
 /// Most answers a memo holds.

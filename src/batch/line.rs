@@ -3,7 +3,7 @@
 //! such a line (what a trace records).
 
 use crate::cli::Cli;
-use crate::orchestrator::Request;
+use crate::commands::Request;
 use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches};
 use serde_json::{Map, Value};

@@ -30,8 +30,9 @@
 use crate::bundle::Bundle;
 use crate::commands::Execute;
 use crate::commands::Op;
+use crate::commands::Request;
 use crate::lsp::changes;
-use crate::orchestrator::{Orchestrator, Request};
+use crate::orchestrator::Orchestrator;
 use crate::workspace::index::Changes;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
@@ -136,7 +137,7 @@ impl Pool {
     /// in flight; afterwards every other lane sees what it wrote and what it reloaded.
     pub async fn run_alone(&mut self, orch: &mut Orchestrator, request: &Request) -> Bundle {
         let writes = request.op.writes_files();
-        let reload = matches!(request.op, Op::Reload);
+        let reload = matches!(request.op, Op::Reload(_));
         let others = self.sessions() > 1;
         let everywhere = self.everywhere_op(&request.op);
         if others && (writes || reload || everywhere) {
@@ -262,7 +263,7 @@ impl Pool {
 /// session runs them: pulling a file's diagnostics has Pyright check it, and some answers
 /// depend on that (a type definition of an imported module is found only in a checked file).
 fn broadcast(op: &Op) -> bool {
-    matches!(op, Op::Diag { .. })
+    matches!(op, Op::Diag(_))
 }
 
 async fn forks(orch: &mut Orchestrator, n: usize) -> (Vec<Orchestrator>, Option<u32>) {

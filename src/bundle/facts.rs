@@ -7,7 +7,7 @@
 //! (added by `schema`) makes a new key a visible schema change. Inner payloads that mirror the
 //! server's own shapes (hover contents, code actions, capabilities) stay open JSON.
 
-use schemars::{JsonSchema, Schema, SchemaGenerator};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -359,36 +359,4 @@ pub struct RequestFacts {
     pub hover: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub highlights: Option<Vec<Value>>,
-}
-
-type Maker = fn(&mut SchemaGenerator) -> Schema;
-
-/// `(request.cmd, schema of its facts)` for every command that prints a bundle.
-pub fn variants() -> Vec<(&'static str, Maker)> {
-    fn s<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
-        g.subschema_for::<T>()
-    }
-    vec![
-        ("calls", s::<CallsFacts>),
-        ("capabilities", s::<CapabilitiesFacts>),
-        ("check", s::<CheckFacts>),
-        ("code-actions", s::<CodeActionsFacts>),
-        ("def", s::<DefFacts>),
-        ("diag", s::<DiagFacts>),
-        ("highlight", s::<HighlightFacts>),
-        ("hover", s::<HoverFacts>),
-        ("impact", s::<ImpactFacts>),
-        ("impl", s::<ImplFacts>),
-        ("locate", s::<LocateFacts>),
-        ("prepare-rename", s::<PrepareRenameFacts>),
-        ("refs", s::<RefsFacts>),
-        ("reload", s::<ReloadFacts>),
-        ("rename", s::<RenameFacts>),
-        ("rename-file", s::<RenameFileFacts>),
-        ("request", s::<RequestFacts>),
-        ("signature", s::<SignatureFacts>),
-        ("status", s::<StatusFacts>),
-        ("symbols", s::<SymbolsFacts>),
-        ("type-def", s::<TypeDefFacts>),
-    ]
 }

@@ -1,10 +1,10 @@
 //! The command line: clap definitions, turned into an [`Options`] and a [`Request`].
 
 mod sub;
+use crate::commands::{Op, Request};
 use crate::error::{LanserError, Result};
 use crate::inputs::Inputs;
-use crate::orchestrator::{Options, Request, DEFAULT_PAGE_SIZE};
-use crate::request::{MutationArgs, Op};
+use crate::orchestrator::{Options, DEFAULT_PAGE_SIZE};
 use crate::reward::Scheme;
 use crate::text::Encoding;
 use clap::{Args, Parser, Subcommand};
@@ -129,55 +129,8 @@ fn parse_encoding(s: &str) -> std::result::Result<Encoding, String> {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Where the symbol at SELECTOR is defined
-    Def {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-    },
-    /// Where the type of the symbol at SELECTOR is defined
-    TypeDef {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-    },
-    /// Every reference to the symbol at SELECTOR
-    Refs {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-        /// Leave the declaration itself out
-        #[arg(long)]
-        exclude_declaration: bool,
-    },
-    /// Type, signature and documentation at SELECTOR
-    Hover {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-    },
-    /// A file's outline, or workspace symbols with --query
-    Symbols {
-        /// The file to outline (workspace-relative or absolute)
-        file: Option<String>,
-        /// Workspace symbol search (filters the outline when FILE is given)
-        #[arg(long)]
-        query: Option<String>,
-    },
-    /// Diagnostics for files or globs (default: every Python file of the workspace)
-    Diag {
-        /// Files or globs (workspace-relative)
-        targets: Vec<String>,
-    },
-    /// Resolve SELECTOR to a range without asking the server
-    Locate {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-        /// Show the lines the range covers
-        #[arg(long)]
-        preview: bool,
-    },
+    #[command(flatten)]
+    Op(Op),
     /// Run JSONL requests (one per line) over one server session; one bundle per line out
     Batch {
         /// Requests, one JSON object per line (`-`: stdin)
@@ -201,57 +154,6 @@ pub enum Command {
         #[command(subcommand)]
         action: TraceCmd,
     },
-    /// Check that the symbol at SELECTOR can be renamed, and what range would change
-    PrepareRename {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-    },
-    /// Rename the symbol at SELECTOR: a preview (diff + WorkspaceEdit) unless --apply
-    Rename {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-        /// The new identifier
-        new_name: String,
-        /// Write the change (transactionally, inside the safety envelope)
-        #[arg(long, conflicts_with = "dry_run")]
-        apply: bool,
-        #[command(flatten)]
-        mutation: MutationFlags,
-    },
-    /// List code actions at SELECTOR, or preview/apply one with --apply INDEX|TITLE
-    CodeActions {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-        /// Only actions of this kind (quickfix, source.organizeImports, …)
-        #[arg(long)]
-        kind: Option<String>,
-        /// The action to preview (with --dry-run) or apply, by index or exact title
-        #[arg(long, value_name = "INDEX|TITLE")]
-        apply: Option<String>,
-        #[command(flatten)]
-        mutation: MutationFlags,
-    },
-    /// Diagnostics a unified diff would add or remove, measured in memory (disk untouched)
-    Check {
-        /// The patch file (`-` for stdin)
-        #[arg(long, value_name = "FILE")]
-        patch: String,
-    },
-    /// What a change can affect: the definitions it touches, their callers and references
-    /// (transitively), and the tests that reach them
-    Impact {
-        /// The changed symbol (path@L42:C7, py://…, …); or give --patch
-        selector: Option<String>,
-        /// A unified diff: its changed lines seed the analysis (`-` for stdin)
-        #[arg(long, value_name = "FILE", conflicts_with = "selector")]
-        patch: Option<String>,
-        /// Levels of callers to follow
-        #[arg(long, default_value_t = 3, value_name = "N")]
-        depth: u32,
-    },
     /// Recompute the process rewards of recorded bundles, without a server
     Reward {
         /// Bundle files (JSON or JSONL), in episode order
@@ -261,67 +163,6 @@ pub enum Command {
         /// alpha,beta,gamma for pr-v1, name=value pairs for pr-v2
         #[arg(long, value_name = "A,B,G")]
         weights: Option<String>,
-    },
-    /// Where the symbol at SELECTOR is implemented (textDocument/implementation)
-    Impl {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-    },
-    /// Callers and callees of the function at SELECTOR (both unless one flag is given)
-    Calls {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-        /// Only the functions that call it
-        #[arg(long, conflicts_with = "outgoing")]
-        incoming: bool,
-        /// Only the functions it calls
-        #[arg(long)]
-        outgoing: bool,
-    },
-    /// Every occurrence of the symbol at SELECTOR in its file, read or write
-    Highlight {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-    },
-    /// Signature help for the call SELECTOR is inside
-    Signature {
-        /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-        /// ast://…, anchor://… or a JSON PositionSpec
-        selector: String,
-    },
-    /// The server's capabilities (starts it)
-    Capabilities,
-    /// Configured servers, their resolved commands and versions (starts nothing)
-    Status,
-    /// Re-read lanser.toml and reconfigure running sessions (none in the one-shot CLI)
-    Reload,
-    /// Send a raw LSP request; params from --payload, a selector, or a file path
-    Request {
-        /// The LSP method, e.g. textDocument/documentSymbol
-        method: String,
-        /// A selector (TextDocumentPositionParams) or a file path without `@`
-        /// (TextDocumentIdentifier)
-        #[arg(conflicts_with = "payload")]
-        target: Option<String>,
-        /// The params as JSON, sent verbatim
-        #[arg(long, value_name = "JSON")]
-        payload: Option<String>,
-    },
-    /// Move a module file or package directory and rewrite every import of it: a preview
-    /// (diff + WorkspaceEdit) unless --apply
-    RenameFile {
-        /// The module file (`src/pkg/mod.py`) or package directory to move
-        src: String,
-        /// Its new path (must not exist; missing parent directories are created)
-        dst: String,
-        /// Write the change (transactionally, inside the safety envelope)
-        #[arg(long, conflicts_with = "dry_run")]
-        apply: bool,
-        #[command(flatten)]
-        mutation: MutationFlags,
     },
     /// Install the pinned server (Pyright, or --server NAME) into the cache now
     Setup,
@@ -355,42 +196,6 @@ pub enum Command {
         #[command(subcommand)]
         action: Action,
     },
-}
-
-/// The safety envelope's flags, shared by every mutating command.
-#[derive(Debug, Args)]
-pub struct MutationFlags {
-    /// Preview only (the default for rename; with code-actions --apply, preview that action)
-    #[arg(long)]
-    pub dry_run: bool,
-    /// How to write: lanser's journaled transaction (direct) or `git apply --3way` (git)
-    #[arg(long, default_value = "direct", value_parser = ["direct", "git"])]
-    pub apply_mode: String,
-    /// Apply even when the git worktree has uncommitted changes (or there is no repository)
-    #[arg(long)]
-    pub allow_dirty: bool,
-    /// Only paths matching one of these globs (workspace-relative) may be touched
-    #[arg(long, value_name = "GLOB")]
-    pub allow: Vec<String>,
-    /// Paths matching any of these globs may not be touched
-    #[arg(long, value_name = "GLOB")]
-    pub deny: Vec<String>,
-    /// Refuse to apply when the selector resolved only ambiguously
-    #[arg(long)]
-    pub deny_apply_on_ambiguous: bool,
-}
-
-impl MutationFlags {
-    fn args(&self, apply: bool) -> MutationArgs {
-        MutationArgs {
-            apply: apply && !self.dry_run,
-            git_mode: self.apply_mode == "git",
-            allow_dirty: self.allow_dirty,
-            allow: self.allow.clone(),
-            deny: self.deny.clone(),
-            deny_apply_on_ambiguous: self.deny_apply_on_ambiguous,
-        }
-    }
 }
 
 impl Global {
@@ -465,141 +270,9 @@ impl Global {
 impl Command {
     /// The orchestrator request, for the commands that are one.
     pub fn request(&self) -> Option<Request> {
-        let (op, selector) = self.query().or_else(|| self.change())?;
-        Some(Request {
-            op,
-            selector: selector.cloned(),
-        })
-    }
-
-    /// The commands that only ask.
-    fn query(&self) -> Option<(Op, Option<&String>)> {
-        Some(match self {
-            Command::Def { selector } => (Op::Def, Some(selector)),
-            Command::TypeDef { selector } => (Op::TypeDef, Some(selector)),
-            Command::Refs {
-                selector,
-                exclude_declaration,
-            } => (
-                Op::Refs {
-                    include_declaration: !exclude_declaration,
-                },
-                Some(selector),
-            ),
-            Command::Hover { selector } => (Op::Hover, Some(selector)),
-            Command::Symbols { file, query } => (
-                Op::Symbols {
-                    file: file.clone(),
-                    query: query.clone(),
-                },
-                None,
-            ),
-            Command::Diag { targets } => (
-                Op::Diag {
-                    targets: targets.clone(),
-                },
-                None,
-            ),
-            Command::Locate { selector, preview } => {
-                (Op::Locate { preview: *preview }, Some(selector))
-            }
-            Command::PrepareRename { selector } => (Op::PrepareRename, Some(selector)),
-            Command::Impl { selector } => (Op::Impl, Some(selector)),
-            Command::Calls {
-                selector,
-                incoming,
-                outgoing,
-            } => (
-                Op::Calls {
-                    incoming: *incoming,
-                    outgoing: *outgoing,
-                },
-                Some(selector),
-            ),
-            Command::Highlight { selector } => (Op::Highlight, Some(selector)),
-            Command::Signature { selector } => (Op::Signature, Some(selector)),
-            Command::Capabilities => (Op::Capabilities, None),
-            Command::Status => (Op::Status, None),
-            Command::Reload => (Op::Reload, None),
-            _ => return None,
-        })
-    }
-
-    /// The commands that change something (or may: a raw request), or read a patch.
-    fn change(&self) -> Option<(Op, Option<&String>)> {
-        Some(match self {
-            Command::Rename {
-                selector,
-                new_name,
-                apply,
-                mutation,
-            } => (
-                Op::Rename {
-                    new_name: new_name.clone(),
-                    mutation: mutation.args(*apply),
-                },
-                Some(selector),
-            ),
-            Command::CodeActions {
-                selector,
-                kind,
-                apply,
-                mutation,
-            } => (
-                Op::CodeActions {
-                    kind: kind.clone(),
-                    pick: apply.clone(),
-                    mutation: mutation.args(apply.is_some()),
-                },
-                Some(selector),
-            ),
-            Command::Check { patch } => (
-                Op::Check {
-                    patch: patch.clone(),
-                },
-                None,
-            ),
-            Command::Impact {
-                selector,
-                patch,
-                depth,
-            } => (
-                Op::Impact {
-                    patch: patch.clone(),
-                    depth: *depth,
-                },
-                selector.as_ref(),
-            ),
-            Command::Request {
-                method,
-                target,
-                payload,
-            } => {
-                // A path without `@` names a whole document; anything else is a selector.
-                let is_file = target.as_deref().is_some_and(|t| !t.contains('@'));
-                (
-                    Op::RawRequest {
-                        method: method.clone(),
-                        payload: payload.clone(),
-                        file: target.clone().filter(|_| is_file),
-                    },
-                    target.as_ref().filter(|_| !is_file),
-                )
-            }
-            Command::RenameFile {
-                src,
-                dst,
-                apply,
-                mutation,
-            } => (
-                Op::RenameFile {
-                    src: src.clone(),
-                    dst: dst.clone(),
-                    mutation: mutation.args(*apply),
-                },
-                None,
-            ),
-            _ => return None,
-        })
+        match self {
+            Command::Op(op) => Some(Request { op: op.clone() }),
+            _ => None,
+        }
     }
 }

@@ -9,8 +9,11 @@
 //! every other location list. Incoming calls are cross-file, so this waits for the project.
 
 use super::nav::require;
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, CallsFacts, Provenance};
 use crate::bundle::normalize::{sort_by_location, Normalizer};
+use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -21,6 +24,42 @@ use lsp_types::{
     CallHierarchyIncomingCallsParams, CallHierarchyOutgoingCallsParams, CallHierarchyPrepareParams,
 };
 use serde_json::{json, Value};
+
+/// Callers and callees of the function at SELECTOR (both unless one flag is given)
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Calls {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+    /// Only the functions that call it
+    #[arg(long, conflicts_with = "outgoing")]
+    pub incoming: bool,
+    /// Only the functions it calls
+    #[arg(long)]
+    pub outgoing: bool,
+}
+
+impl Operation for Calls {
+    const NAME: &'static str = "calls";
+    type Facts = CallsFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    fn args(&self) -> serde_json::Map<String, Value> {
+        super::args_of(json!({"incoming": self.incoming, "outgoing": self.outgoing}))
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        let both = !self.incoming && !self.outgoing;
+        let dirs = Directions {
+            incoming: self.incoming || both,
+            outgoing: self.outgoing || both,
+        };
+        run(o, &self.selector, dirs).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::show::calls(page, &bundle.facts);
+    }
+}
 
 /// Which directions to ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,10 @@
 //! collected for the patched files and their importers, the originals restored. Disk is
 //! never written. The delta per file matches diagnostics by severity, code and message.
 
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, CheckFacts, Provenance};
+use crate::bundle::Bundle;
 use crate::edits::patch;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -12,6 +15,35 @@ use crate::selector::resolve::Document;
 use crate::speculate;
 use serde_json::json;
 use std::io::Read;
+
+/// Diagnostics a unified diff would add or remove, measured in memory (disk untouched)
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Check {
+    /// The patch file (`-` for stdin)
+    #[arg(long, value_name = "FILE")]
+    pub patch: String,
+}
+
+impl Operation for Check {
+    const NAME: &'static str = "check";
+    type Facts = CheckFacts;
+    fn args(&self) -> serde_json::Map<String, serde_json::Value> {
+        super::args_of(json!({ "patch": self.patch }))
+    }
+    fn changes_server_view(&self) -> bool {
+        true
+    }
+    /// It reads its patch file when it runs.
+    fn memoizable(&self) -> bool {
+        false
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        run(o, &self.patch).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::render::check(page, &bundle.facts);
+    }
+}
 
 /// The patch text: from the file (or stdin), or at replay from the trace.
 pub(crate) fn read_patch(o: &Orchestrator, path: &str) -> Result<String> {

@@ -4,7 +4,10 @@
 //! server send; all go through the same envelope as rename.
 
 use super::mutate::{self, MutationArgs};
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, CodeActionsFacts, Provenance};
+use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::session::Session;
 use crate::lsp::typed;
@@ -16,6 +19,56 @@ use lsp_types::{
     Position, Range, TextDocumentPositionParams,
 };
 use serde_json::{json, Value};
+
+/// List code actions at SELECTOR, or preview/apply one with --apply INDEX|TITLE
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct CodeActions {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+    /// Only actions of this kind (quickfix, source.organizeImports, …)
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// The action to preview (with --dry-run) or apply, by index or exact title
+    #[arg(long, value_name = "INDEX|TITLE")]
+    pub apply: Option<String>,
+    #[command(flatten)]
+    pub mutation: super::mutate::MutationFlags,
+}
+
+impl Operation for CodeActions {
+    const NAME: &'static str = "code-actions";
+    type Facts = crate::bundle::facts::CodeActionsFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    fn args(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = self.mutation.args(self.apply.is_some()).to_args();
+        m.insert("kind".into(), self.kind.clone().into());
+        m.insert("pick".into(), self.apply.clone().into());
+        m
+    }
+    fn changes_server_view(&self) -> bool {
+        true
+    }
+    fn writes_files(&self) -> bool {
+        self.mutation.args(self.apply.is_some()).apply
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        let m = self.mutation.args(self.apply.is_some());
+        run(
+            o,
+            &self.selector,
+            self.kind.as_deref(),
+            self.apply.as_deref(),
+            &m,
+        )
+        .await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::render::edits(page, bundle);
+    }
+}
 
 /// Server commands that write to disk on their own; running one would bypass the envelope.
 const WRITES_ITSELF: &[&str] = &["pyright.createtypestub"];

@@ -1,11 +1,58 @@
 //! `lanser def` and `lanser type-def`: where a symbol (or its type) is defined.
 
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, DefFacts, Provenance, TypeDefFacts};
+use crate::bundle::Bundle;
 use crate::error::{ErrorCode, Result};
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::{GotoDefinition, GotoTypeDefinition};
 use lsp_types::GotoDefinitionParams;
+
+/// Where the symbol at SELECTOR is defined
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Def {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+}
+
+impl Operation for Def {
+    const NAME: &'static str = "def";
+    type Facts = DefFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        run(o, &self.selector, Goto::Definition).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        page.found(&bundle.facts, "definitions", "no definition found");
+    }
+}
+
+/// Where the type of the symbol at SELECTOR is defined
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct TypeDef {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+}
+
+impl Operation for TypeDef {
+    const NAME: &'static str = "type-def";
+    type Facts = TypeDefFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        run(o, &self.selector, Goto::TypeDefinition).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        page.found(&bundle.facts, "typeDefinitions", "no definition found");
+    }
+}
 
 /// Which of the two the command asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,11 +3,35 @@
 //! file is checked by the server for its type (`commands::route`) — with `--server`, only the
 //! files that server takes — and the answers are merged in location order.
 
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, DiagCounts, DiagFacts, DiagFailure, Provenance};
+use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Diagnostics for files or globs (default: every Python file of the workspace)
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Diag {
+    /// Files or globs (workspace-relative)
+    pub targets: Vec<String>,
+}
+
+impl Operation for Diag {
+    const NAME: &'static str = "diag";
+    type Facts = DiagFacts;
+    fn args(&self) -> serde_json::Map<String, serde_json::Value> {
+        super::args_of(serde_json::json!({"targets": self.targets}))
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        run(o, &self.targets).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::render::diag(page, &bundle.facts);
+    }
+}
 
 fn is_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])

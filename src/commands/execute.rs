@@ -3,10 +3,11 @@
 //! versions and seal. The engine ([`crate::orchestrator`]) never calls a command; this is
 //! where the two meet.
 
+use super::{Outcome, Request};
 use crate::bundle::Bundle;
 use crate::bundle::RequestEcho;
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::orchestrator::{ms, Orchestrator, Outcome, Request};
+use crate::orchestrator::{ms, Orchestrator};
 use crate::reward::Measured;
 use crate::selector;
 use serde_json::{json, Value};
@@ -40,7 +41,7 @@ pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
     }
     let started = Instant::now();
     o.clear_rejected();
-    let outcome = match req.selector.as_deref().map(selector::parse) {
+    let outcome = match req.selector().map(selector::parse) {
         Some(Err(e)) => Err(e),
         _ => super::run(o, req).await,
     };
@@ -88,10 +89,7 @@ async fn finish(
 ) -> Bundle {
     let echo = RequestEcho {
         cmd: req.op.name().to_string(),
-        selector: req
-            .selector
-            .as_deref()
-            .and_then(|s| selector::parse(s).ok()),
+        selector: req.selector().and_then(|s| selector::parse(s).ok()),
         args: req.op.args(),
         index_io: o.opts.index_io,
     };

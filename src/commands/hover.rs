@@ -1,11 +1,43 @@
 //! `lanser hover`: the server's hover text (signature, type, docstring) at the selector.
 
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, HoverFacts, Provenance};
+use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::HoverRequest;
 use lsp_types::HoverParams;
+
+/// Type, signature and documentation at SELECTOR
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Hover {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+}
+
+impl Operation for Hover {
+    const NAME: &'static str = "hover";
+    type Facts = HoverFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        run(o, &self.selector).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        match bundle
+            .facts
+            .pointer("/hover/value")
+            .and_then(serde_json::Value::as_str)
+        {
+            Some(v) => page.line(v.trim_end()),
+            None => page.line("no hover information"),
+        }
+    }
+}
 
 pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;

@@ -15,7 +15,10 @@
 //! autouse fixture every test in its scope; a test file's affected top level brings in all
 //! its tests. Nothing outside the workspace is reported.
 
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, ImpactFacts, ImpactItem};
+use crate::bundle::Bundle;
 use crate::edits::patch::{self, FilePatch};
 use crate::error::{LanserError, Result};
 use crate::lsp::typed;
@@ -32,6 +35,47 @@ use lsp_types::{
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// What a change can affect: the definitions it touches, their callers and references
+/// (transitively), and the tests that reach them
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Impact {
+    /// The changed symbol (path@L42:C7, py://…, …); or give --patch
+    pub selector: Option<String>,
+    /// A unified diff: its changed lines seed the analysis (`-` for stdin)
+    #[arg(long, value_name = "FILE", conflicts_with = "selector")]
+    pub patch: Option<String>,
+    /// Levels of callers to follow
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub depth: u32,
+}
+
+impl Operation for Impact {
+    const NAME: &'static str = "impact";
+    type Facts = ImpactFacts;
+    fn selector(&self) -> Option<&str> {
+        self.selector.as_deref()
+    }
+    fn args(&self) -> serde_json::Map<String, Value> {
+        super::args_of(serde_json::json!({ "patch": self.patch, "depth": self.depth }))
+    }
+    /// With --patch it reads its patch file when it runs.
+    fn memoizable(&self) -> bool {
+        self.patch.is_none()
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        run(
+            o,
+            self.selector.as_deref(),
+            self.patch.as_deref(),
+            self.depth,
+        )
+        .await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::show::impact(page, &bundle.facts);
+    }
+}
 
 pub mod tests_of;
 
@@ -55,7 +99,7 @@ pub struct Parsed {
 }
 
 /// What an analysis found.
-pub struct Impact {
+pub struct Analysis {
     pub seeds: Vec<Item>,
     /// Every item reached (seeds included), with the depth it was first reached at.
     pub reached: BTreeMap<Item, u32>,
@@ -202,7 +246,7 @@ pub async fn analyse(
     seeds: Vec<Item>,
     mut files: BTreeMap<String, Parsed>,
     depth: u32,
-) -> Result<Impact> {
+) -> Result<Analysis> {
     let mut reached: BTreeMap<Item, u32> = BTreeMap::new();
     let mut queue: VecDeque<(Item, u32)> = VecDeque::new();
     for s in &seeds {
@@ -240,7 +284,7 @@ pub async fn analyse(
         }
     }
     let tests = tests_of::select(o, &mut files, &reached)?;
-    Ok(Impact {
+    Ok(Analysis {
         seeds,
         reached,
         tests,
@@ -453,7 +497,7 @@ fn kind_of(files: &BTreeMap<String, Parsed>, item: &Item) -> &'static str {
 }
 
 /// An item as a location fact (its name's range; a module's first line).
-fn item_fact(o: &Orchestrator, impact: &Impact, item: &Item) -> ImpactItem {
+fn item_fact(o: &Orchestrator, impact: &Analysis, item: &Item) -> ImpactItem {
     let p = impact.files.get(&item.path);
     let def = p.and_then(|p| p.defs.iter().find(|d| d.qual == item.qual));
     let enc = o.encoding();
@@ -485,7 +529,7 @@ fn item_fact(o: &Orchestrator, impact: &Impact, item: &Item) -> ImpactItem {
     }
 }
 
-fn facts(o: &Orchestrator, impact: &Impact, depth: u32) -> Value {
+fn facts(o: &Orchestrator, impact: &Analysis, depth: u32) -> Value {
     let seeds: Vec<ImpactItem> = impact
         .seeds
         .iter()

@@ -4,13 +4,47 @@
 //! does a cursor on a definition's name). `selectors` offers durable forms of the target: the
 //! `py://` (`sym://` in other languages) of the definition named there, and a hashed anchor, both with `docVersion`.
 
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{
     self, DurableSelectors, LocateFacts, LocateTarget, PreviewLine, Provenance,
 };
+use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::relocate::durable;
 use serde_json::json;
+
+/// Resolve SELECTOR to a range without asking the server
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Locate {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+    /// Show the lines the range covers
+    #[arg(long)]
+    pub preview: bool,
+}
+
+impl Operation for Locate {
+    const NAME: &'static str = "locate";
+    type Facts = LocateFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    fn args(&self) -> serde_json::Map<String, serde_json::Value> {
+        super::args_of(serde_json::json!({"preview": self.preview}))
+    }
+    fn uses_server(&self) -> bool {
+        false
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        run(o, &self.selector, self.preview)
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::render::locate(page, &bundle.facts);
+    }
+}
 
 pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;

@@ -8,7 +8,10 @@
 //! it only reports what it read and says that nothing was running; with a long-lived
 //! orchestrator (batch, a daemon) it reconfigures the live server.
 
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, CapabilitiesFacts, Provenance, ReloadFacts, StatusFacts};
+use crate::bundle::Bundle;
 use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
 use crate::error::Result;
@@ -16,6 +19,51 @@ use crate::lsp::provision;
 use crate::orchestrator::{capability_summary, Orchestrator, Outcome};
 use crate::servers;
 use serde_json::{json, Value};
+
+/// The server's capabilities (starts it)
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Capabilities {}
+
+impl Operation for Capabilities {
+    const NAME: &'static str = "capabilities";
+    type Facts = CapabilitiesFacts;
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        capabilities(o).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        page.line(super::show::pretty(&bundle.facts["capabilities"]));
+    }
+}
+
+/// Configured servers, their resolved commands and versions (starts nothing)
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Status {}
+
+impl Operation for Status {
+    const NAME: &'static str = "status";
+    type Facts = StatusFacts;
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        status(o)
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::show::status(page, &bundle.facts);
+    }
+}
+
+/// Re-read lanser.toml and reconfigure running sessions (none in the one-shot CLI)
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Reload {}
+
+impl Operation for Reload {
+    const NAME: &'static str = "reload";
+    type Facts = ReloadFacts;
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        reload(o)
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::show::reload(page, &bundle.facts);
+    }
+}
 
 /// `lanser capabilities`: start the server and report what it declared.
 pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome> {

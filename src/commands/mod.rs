@@ -1,5 +1,15 @@
-//! The operations, one file each (read-only queries and mutations): what an operation asks the server, which facts it
-//! keeps, and how it renders them for a person. The orchestrator supplies everything shared.
+//! The operations, one file each (read-only queries and mutations), and their registry.
+//!
+//! An operation is one type: a clap `Args` struct (so the command line, batch lines, MCP
+//! calls and traces all parse it the same way) that implements [`Operation`] — its name, its
+//! flags as `request.args`, its facts type (which serializes the bundle's facts and generates
+//! their schema), how it runs, and how it shows for a person. The [`operations!`] list below
+//! is the only other place that names it: it makes [`Op`], the subcommand enum the CLI
+//! flattens, and every dispatch over it. Adding an operation is its file, one line here, and
+//! (to offer it as an MCP tool) one entry in `mcp/tools.rs`.
+//!
+//! The orchestrator supplies everything shared and never calls an operation; `execute` is
+//! where the two meet.
 
 pub mod baseline;
 pub mod calls;
@@ -20,73 +30,198 @@ pub mod rename;
 pub mod rename_file;
 pub mod render;
 pub mod route;
-pub mod show;
+mod show;
 pub mod structural;
 pub mod symbols;
 pub mod tests_term;
 
-use crate::error::{LanserError, Result};
+use crate::bundle::Bundle;
+use crate::error::Result;
 use crate::orchestrator::Orchestrator;
-pub use crate::request::{Op, Outcome, Request};
+pub use crate::outcome::Outcome;
 pub use execute::{execute, Execute};
+pub use mutate::MutationArgs;
+use render::Page;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde_json::{Map, Value};
+
+/// One operation: its arguments are `Self`, parsed by clap from a command line or a batch
+/// line. Every method but [`Operation::run`] has the answer most operations want.
+#[allow(async_fn_in_trait)] // called only on concrete types, so the futures stay `Send`
+pub trait Operation: clap::Args + Clone + std::fmt::Debug + PartialEq + Eq {
+    /// The subcommand name, as in `request.cmd`.
+    const NAME: &'static str;
+    /// The bundle's `facts`: the type the operation builds them from, and their schema.
+    type Facts: JsonSchema;
+
+    /// The selector it names, if any (it travels as the request's `selector`).
+    fn selector(&self) -> Option<&str> {
+        None
+    }
+    /// The other flags, by long name, for `request.args` (in the hash domain).
+    fn args(&self) -> Map<String, Value> {
+        Map::new()
+    }
+    /// Whether answering asks the server (the bundle then names it and its capabilities).
+    fn uses_server(&self) -> bool {
+        true
+    }
+    /// Whether running it changes what the server sees while it runs (speculative in-memory
+    /// edits, or writes): such requests must not overlap with others.
+    fn changes_server_view(&self) -> bool {
+        false
+    }
+    /// Whether an answer may be served again for the same request over the same workspace
+    /// (the batch and daemon memos): not when it reads a file of its own when it runs.
+    fn memoizable(&self) -> bool {
+        true
+    }
+    /// Whether it writes files (`--apply`): every other server session must then be
+    /// brought in line with the disk.
+    fn writes_files(&self) -> bool {
+        false
+    }
+    /// Answer it.
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome>;
+    /// Append the human rendering of a successful bundle it produced.
+    fn render(_bundle: &Bundle, _page: &mut Page) {}
+}
+
+/// The schema of one operation's facts.
+pub type Maker = fn(&mut SchemaGenerator) -> Schema;
+
+fn schema_of<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
+    g.subschema_for::<T>()
+}
+
+/// Builds [`Op`] and its dispatch from the list of operations.
+macro_rules! operations {
+    ($($variant:ident($ty:ty),)*) => {
+        /// Every operation, as the subcommands the CLI flattens into its own.
+        #[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
+        pub enum Op {
+            $($variant($ty),)*
+        }
+
+        impl Op {
+            /// The subcommand name, as in `request.cmd`.
+            pub fn name(&self) -> &'static str {
+                match self { $(Op::$variant(_) => <$ty as Operation>::NAME,)* }
+            }
+            /// See [`Operation::selector`].
+            pub fn selector(&self) -> Option<&str> {
+                match self { $(Op::$variant(a) => a.selector(),)* }
+            }
+            /// See [`Operation::args`].
+            pub fn args(&self) -> Map<String, Value> {
+                match self { $(Op::$variant(a) => a.args(),)* }
+            }
+            /// See [`Operation::uses_server`].
+            pub fn uses_server(&self) -> bool {
+                match self { $(Op::$variant(a) => a.uses_server(),)* }
+            }
+            /// See [`Operation::changes_server_view`].
+            pub fn changes_server_view(&self) -> bool {
+                match self { $(Op::$variant(a) => a.changes_server_view(),)* }
+            }
+            /// See [`Operation::memoizable`].
+            pub fn memoizable(&self) -> bool {
+                match self { $(Op::$variant(a) => a.memoizable(),)* }
+            }
+            /// See [`Operation::writes_files`].
+            pub fn writes_files(&self) -> bool {
+                match self { $(Op::$variant(a) => a.writes_files(),)* }
+            }
+            /// Answer it.
+            pub async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+                match self { $(Op::$variant(a) => a.run(o).await,)* }
+            }
+        }
+
+        /// `(request.cmd, schema of its facts)` for every operation, by name.
+        pub fn facts_schemas() -> Vec<(&'static str, Maker)> {
+            let mut all: Vec<(&'static str, Maker)> = vec![
+                $((<$ty as Operation>::NAME, schema_of::<<$ty as Operation>::Facts>),)*
+            ];
+            all.sort_by_key(|(name, _)| *name);
+            all
+        }
+
+        /// Append the human rendering of a successful bundle of operation `cmd`.
+        fn render_facts(cmd: &str, bundle: &Bundle, page: &mut Page) {
+            $(if cmd == <$ty as Operation>::NAME {
+                return <$ty as Operation>::render(bundle, page);
+            })*
+        }
+    };
+}
+
+operations! {
+    Def(def::Def),
+    TypeDef(def::TypeDef),
+    Refs(refs::Refs),
+    Hover(hover::Hover),
+    Symbols(symbols::Symbols),
+    Diag(diag::Diag),
+    Locate(locate::Locate),
+    PrepareRename(rename::PrepareRename),
+    Rename(rename::Rename),
+    CodeActions(code_actions::CodeActions),
+    Check(check::Check),
+    Impact(impact::Impact),
+    Impl(nav::Impl),
+    Calls(calls::Calls),
+    Highlight(nav::Highlight),
+    Signature(nav::Signature),
+    Capabilities(meta::Capabilities),
+    Status(meta::Status),
+    Reload(meta::Reload),
+    Request(raw::RawRequest),
+    RenameFile(rename_file::RenameFile),
+}
+
+/// One request: an operation with its arguments — what the command line, a batch line, the
+/// daemon and a trace all turn into before anything runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub op: Op,
+}
+
+/// One operation's words, parsed as the CLI parses them.
+#[derive(clap::Parser)]
+#[command(name = "lanser", no_binary_name = true)]
+struct Words {
+    #[command(subcommand)]
+    op: Op,
+}
+
+impl Request {
+    /// The request a command line's words ask for (`["refs", "a.py@L3:x",
+    /// "--exclude-declaration"]`), parsed by the CLI's own definitions.
+    pub fn parse<I, T>(words: I) -> std::result::Result<Request, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::Parser;
+        Words::try_parse_from(words).map(|w| Request { op: w.op })
+    }
+
+    /// The selector the operation names, if any.
+    pub fn selector(&self) -> Option<&str> {
+        self.op.selector()
+    }
+}
 
 /// Run `req`'s operation.
 pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
-    let selector = || {
-        req.selector
-            .as_deref()
-            .ok_or_else(|| LanserError::usage(format!("{} needs a selector", req.op.name())))
-    };
-    match &req.op {
-        Op::Def => def::run(o, selector()?, def::Goto::Definition).await,
-        Op::TypeDef => def::run(o, selector()?, def::Goto::TypeDefinition).await,
-        Op::Refs {
-            include_declaration,
-        } => refs::run(o, selector()?, *include_declaration).await,
-        Op::Hover => hover::run(o, selector()?).await,
-        Op::Symbols { file, query } => symbols::run(o, file.as_deref(), query.as_deref()).await,
-        Op::Diag { targets } => diag::run(o, targets).await,
-        Op::Locate { preview } => locate::run(o, selector()?, *preview),
-        Op::PrepareRename => rename::prepare(o, selector()?).await,
-        Op::Check { patch } => check::run(o, patch).await,
-        Op::Impact { patch, depth } => {
-            impact::run(o, req.selector.as_deref(), patch.as_deref(), *depth).await
-        }
-        Op::Rename { new_name, mutation } => {
-            rename::rename(o, selector()?, new_name, mutation).await
-        }
-        Op::CodeActions {
-            kind,
-            pick,
-            mutation,
-        } => code_actions::run(o, selector()?, kind.as_deref(), pick.as_deref(), mutation).await,
-        Op::Impl => nav::implementation(o, selector()?).await,
-        Op::Calls { incoming, outgoing } => {
-            let both = !incoming && !outgoing;
-            let dirs = calls::Directions {
-                incoming: *incoming || both,
-                outgoing: *outgoing || both,
-            };
-            calls::run(o, selector()?, dirs).await
-        }
-        Op::Highlight => nav::highlight(o, selector()?).await,
-        Op::Signature => nav::signature(o, selector()?).await,
-        Op::Capabilities => meta::capabilities(o).await,
-        Op::Status => meta::status(o),
-        Op::Reload => meta::reload(o),
-        Op::RawRequest {
-            method,
-            payload,
-            file,
-        } => {
-            let source = match (payload, req.selector.as_deref(), file) {
-                (Some(p), ..) => raw::Source::Payload(p),
-                (None, Some(s), _) => raw::Source::Selector(s),
-                (None, None, Some(f)) => raw::Source::File(f),
-                (None, None, None) => raw::Source::Nothing,
-            };
-            raw::run(o, method, source).await
-        }
-        Op::RenameFile { src, dst, mutation } => rename_file::run(o, src, dst, mutation).await,
+    req.op.run(o).await
+}
+
+/// A `json!` object as `request.args`.
+pub(crate) fn args_of(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
     }
 }

@@ -8,7 +8,6 @@ use crate::edits::apply::{self, Mode};
 use crate::edits::{FileChange, Plan};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::orchestrator::Orchestrator;
-pub use crate::request::MutationArgs;
 use crate::reward::Measured;
 use crate::safety::{self, Jail};
 use crate::selector::resolve::Document;
@@ -17,6 +16,73 @@ use crate::workspace::path_to_uri;
 use lsp_types::WorkspaceEdit;
 use serde_json::{json, Value};
 use std::path::PathBuf;
+
+/// The safety envelope's flags, shared by every mutating command.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct MutationFlags {
+    /// Preview only (the default for rename; with code-actions --apply, preview that action)
+    #[arg(long)]
+    pub dry_run: bool,
+    /// How to write: lanser's journaled transaction (direct) or `git apply --3way` (git)
+    #[arg(long, default_value = "direct", value_parser = ["direct", "git"])]
+    pub apply_mode: String,
+    /// Apply even when the git worktree has uncommitted changes (or there is no repository)
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// Only paths matching one of these globs (workspace-relative) may be touched
+    #[arg(long, value_name = "GLOB")]
+    pub allow: Vec<String>,
+    /// Paths matching any of these globs may not be touched
+    #[arg(long, value_name = "GLOB")]
+    pub deny: Vec<String>,
+    /// Refuse to apply when the selector resolved only ambiguously
+    #[arg(long)]
+    pub deny_apply_on_ambiguous: bool,
+}
+
+impl MutationFlags {
+    /// The flags as the envelope reads them; `apply` is the command's own "write it" flag.
+    pub fn args(&self, apply: bool) -> MutationArgs {
+        MutationArgs {
+            apply: apply && !self.dry_run,
+            git_mode: self.apply_mode == "git",
+            allow_dirty: self.allow_dirty,
+            allow: self.allow.clone(),
+            deny: self.deny.clone(),
+            deny_apply_on_ambiguous: self.deny_apply_on_ambiguous,
+        }
+    }
+}
+
+/// The flags of a mutating command, resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MutationArgs {
+    /// Write the change (default: preview only).
+    pub apply: bool,
+    pub git_mode: bool,
+    pub allow_dirty: bool,
+    pub allow: Vec<String>,
+    pub deny: Vec<String>,
+    pub deny_apply_on_ambiguous: bool,
+}
+
+impl MutationArgs {
+    /// The flags by long name, for `request.args`; the command adds its own.
+    pub fn to_args(&self) -> serde_json::Map<String, Value> {
+        let v = json!({
+            "apply": self.apply,
+            "apply-mode": if self.git_mode { "git" } else { "direct" },
+            "allow-dirty": self.allow_dirty,
+            "allow": self.allow,
+            "deny": self.deny,
+            "deny-apply-on-ambiguous": self.deny_apply_on_ambiguous,
+        });
+        match v {
+            Value::Object(m) => m,
+            _ => serde_json::Map::new(),
+        }
+    }
+}
 
 /// A server WorkspaceEdit as a checked plan (jail and filters already applied).
 pub fn plan(o: &Orchestrator, m: &MutationArgs, edit: WorkspaceEdit) -> Result<Plan> {

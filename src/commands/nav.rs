@@ -3,7 +3,10 @@
 //! through: a server that does not declare the provider in its `InitializeResult` gets
 //! `E/UNSUPPORTED_CAP` (72) naming it, without the request being sent.
 
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, HighlightFacts, ImplFacts, Provenance, SignatureFacts};
+use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -14,6 +17,72 @@ use lsp_types::{
     SignatureHelpTriggerKind,
 };
 use serde_json::{json, Value};
+
+/// Where the symbol at SELECTOR is implemented (textDocument/implementation)
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Impl {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+}
+
+impl Operation for Impl {
+    const NAME: &'static str = "impl";
+    type Facts = ImplFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        implementation(o, &self.selector).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        page.found(&bundle.facts, "implementations", "no implementation found");
+    }
+}
+
+/// Every occurrence of the symbol at SELECTOR in its file, read or write
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Highlight {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+}
+
+impl Operation for Highlight {
+    const NAME: &'static str = "highlight";
+    type Facts = HighlightFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        highlight(o, &self.selector).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::show::highlight(page, &bundle.facts);
+    }
+}
+
+/// Signature help for the call SELECTOR is inside
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Signature {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+}
+
+impl Operation for Signature {
+    const NAME: &'static str = "signature";
+    type Facts = SignatureFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        signature(o, &self.selector).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::show::signature(page, &bundle.facts);
+    }
+}
 
 /// Fail with `E/UNSUPPORTED_CAP` unless the running server declares `provider`.
 pub fn require(o: &Orchestrator, provider: &str, method: &str) -> Result<()> {

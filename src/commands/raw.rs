@@ -20,12 +20,65 @@
 //! `symbols`.
 
 use super::nav;
+use super::render::Page;
+use super::Operation;
+use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::selector::resolve::Document;
 use crate::workspace::{path_to_uri, uri_to_path, Place, Workspace};
 use serde_json::{json, Map, Value};
+
+/// Send a raw LSP request; params from --payload, a selector, or a file path
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct RawRequest {
+    /// The LSP method, e.g. textDocument/documentSymbol
+    pub method: String,
+    /// A selector (TextDocumentPositionParams) or a file path without `@`
+    /// (TextDocumentIdentifier)
+    #[arg(conflicts_with = "payload")]
+    pub target: Option<String>,
+    /// The params as JSON, sent verbatim
+    #[arg(long, value_name = "JSON")]
+    pub payload: Option<String>,
+}
+
+impl RawRequest {
+    /// A target without `@` names a whole document; anything else is a selector.
+    fn file(&self) -> Option<&str> {
+        self.target.as_deref().filter(|t| !t.contains('@'))
+    }
+}
+
+impl Operation for RawRequest {
+    const NAME: &'static str = "request";
+    type Facts = crate::bundle::facts::RequestFacts;
+    fn selector(&self) -> Option<&str> {
+        self.target.as_deref().filter(|t| t.contains('@'))
+    }
+    fn args(&self) -> Map<String, Value> {
+        // The params sent, with workspace URIs made relative, are `facts.params`; the
+        // payload itself would put this machine's paths into the hash domain.
+        super::args_of(json!({
+            "method": self.method,
+            "payload": self.payload.is_some(),
+            "file": self.file(),
+        }))
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        let source = match (&self.payload, self.selector(), self.file()) {
+            (Some(p), ..) => Source::Payload(p),
+            (None, Some(s), _) => Source::Selector(s),
+            (None, None, Some(f)) => Source::File(f),
+            (None, None, None) => Source::Nothing,
+        };
+        run(o, &self.method, source).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::show::request(page, &bundle.facts);
+    }
+}
 
 /// Methods whose params are a bare `TextDocumentIdentifier`.
 const DOCUMENT_ONLY: &[&str] = &[

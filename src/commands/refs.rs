@@ -3,12 +3,51 @@
 //! Pyright answers references partially, without error, until the project is loaded, so this
 //! waits for readiness first; `meta.complete` is false when the wait ran out.
 
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, Provenance, RefsFacts};
+use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::References;
 use lsp_types::{ReferenceContext, ReferenceParams};
+use serde_json::{Map, Value};
+
+/// Every reference to the symbol at SELECTOR
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Refs {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+    /// Leave the declaration itself out
+    #[arg(long)]
+    pub exclude_declaration: bool,
+}
+
+impl Operation for Refs {
+    const NAME: &'static str = "refs";
+    type Facts = RefsFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    fn args(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert(
+            "include-declaration".into(),
+            Value::Bool(!self.exclude_declaration),
+        );
+        m
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        run(o, &self.selector, !self.exclude_declaration).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        let items = super::render::array(&bundle.facts, "references");
+        page.locations(items, 50);
+        page.line(format_args!("{} references", items.len()));
+    }
+}
 
 pub async fn run(
     o: &mut Orchestrator,

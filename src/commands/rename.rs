@@ -4,13 +4,86 @@
 //! server gave before the project was loaded.
 
 use super::mutate::{self, MutationArgs};
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, PrepareRenameFacts, Provenance, RenameFacts};
+use crate::bundle::Bundle;
 use crate::edits::check_name;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
-use lsp_types::request::{PrepareRenameRequest, Rename};
+use lsp_types::request::{PrepareRenameRequest, Rename as RenameRequest};
 use lsp_types::{PrepareRenameResponse, RenameParams, TextDocumentPositionParams};
 use serde_json::json;
+
+/// Check that the symbol at SELECTOR can be renamed, and what range would change
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct PrepareRename {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+}
+
+impl Operation for PrepareRename {
+    const NAME: &'static str = "prepare-rename";
+    type Facts = crate::bundle::facts::PrepareRenameFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        prepare(o, &self.selector).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        if let Some((path, line, col)) = super::render::place(&bundle.facts) {
+            page.line(format_args!("renameable at {path}:{line}:{col}"));
+        }
+    }
+}
+
+/// Rename the symbol at SELECTOR: a preview (diff + WorkspaceEdit) unless --apply
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Rename {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+    /// The new identifier
+    pub new_name: String,
+    /// Write the change (transactionally, inside the safety envelope)
+    #[arg(long, conflicts_with = "dry_run")]
+    pub apply: bool,
+    #[command(flatten)]
+    pub mutation: super::mutate::MutationFlags,
+}
+
+impl Operation for Rename {
+    const NAME: &'static str = "rename";
+    type Facts = crate::bundle::facts::RenameFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    fn args(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = self.mutation.args(self.apply).to_args();
+        m.insert("new-name".into(), self.new_name.clone().into());
+        m
+    }
+    fn changes_server_view(&self) -> bool {
+        true
+    }
+    fn writes_files(&self) -> bool {
+        self.mutation.args(self.apply).apply
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        rename(
+            o,
+            &self.selector,
+            &self.new_name,
+            &self.mutation.args(self.apply),
+        )
+        .await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::render::edits(page, bundle);
+    }
+}
 
 /// prepareRename at the selector: the range that would be renamed, or NOT_FOUND.
 async fn prepare_range(
@@ -71,7 +144,7 @@ pub async fn rename(
     let answer = o
         .ensure_session()
         .await?
-        .request::<Rename>(RenameParams {
+        .request::<RenameRequest>(RenameParams {
             text_document_position: position,
             new_name: new_name.to_string(),
             work_done_progress_params: Default::default(),

@@ -9,7 +9,10 @@
 //! ([`super::mutate::maybe_apply`]): the text edits are written first, then the move.
 
 use super::mutate::{self, MutationArgs};
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, MoveKind, Provenance, RenameFileFacts};
+use crate::bundle::Bundle;
 use crate::bundle::Edits;
 use crate::edits::rename_file;
 use crate::error::Result;
@@ -19,6 +22,44 @@ use crate::workspace::path_to_uri;
 use lsp_types::request::WillRenameFiles;
 use lsp_types::{FileRename, RenameFilesParams};
 use serde_json::{json, Value};
+
+/// Move a module file or package directory and rewrite every import of it: a preview
+/// (diff + WorkspaceEdit) unless --apply
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct RenameFile {
+    /// The module file (`src/pkg/mod.py`) or package directory to move
+    pub src: String,
+    /// Its new path (must not exist; missing parent directories are created)
+    pub dst: String,
+    /// Write the change (transactionally, inside the safety envelope)
+    #[arg(long, conflicts_with = "dry_run")]
+    pub apply: bool,
+    #[command(flatten)]
+    pub mutation: super::mutate::MutationFlags,
+}
+
+impl Operation for RenameFile {
+    const NAME: &'static str = "rename-file";
+    type Facts = crate::bundle::facts::RenameFileFacts;
+    fn args(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = self.mutation.args(self.apply).to_args();
+        m.insert("src".into(), self.src.clone().into());
+        m.insert("dst".into(), self.dst.clone().into());
+        m
+    }
+    fn changes_server_view(&self) -> bool {
+        true
+    }
+    fn writes_files(&self) -> bool {
+        self.mutation.args(self.apply).apply
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        run(o, &self.src, &self.dst, &self.mutation.args(self.apply)).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::render::edits(page, bundle);
+    }
+}
 
 fn advertised(caps: &Value, op: &str) -> bool {
     caps.pointer(&format!("/workspace/fileOperations/{op}"))

@@ -1,4 +1,5 @@
-//! Human rendering of bundles: `path:line:col` (1-based, `--index-io` unit) with the line of
+//! Human rendering of bundles (each operation picks what to show; this is the frame and the shared
+//! pieces): `path:line:col` (1-based, `--index-io` unit) with the line of
 //! code for workspace files; errors are printed by the caller on stderr.
 
 use crate::bundle::{Bundle, Status};
@@ -59,7 +60,7 @@ fn locations(out: &mut String, lines: &mut Lines, items: &[Value], limit: usize)
     }
 }
 
-fn array<'v>(facts: &'v Value, key: &str) -> &'v [Value] {
+pub(super) fn array<'v>(facts: &'v Value, key: &str) -> &'v [Value] {
     facts
         .get(key)
         .and_then(Value::as_array)
@@ -68,7 +69,7 @@ fn array<'v>(facts: &'v Value, key: &str) -> &'v [Value] {
 }
 
 /// A file's outline or a workspace symbol search, indented by nesting.
-fn symbols(out: &mut String, facts: &Value) {
+pub(super) fn symbols(out: &mut String, facts: &Value) {
     for s in array(facts, "symbols") {
         let name = s
             .get("qualname")
@@ -89,7 +90,7 @@ fn symbols(out: &mut String, facts: &Value) {
 }
 
 /// Diagnostics, the files the server refused, and the counts.
-fn diag(out: &mut String, facts: &Value) {
+pub(super) fn diag(out: &mut String, facts: &Value) {
     for f in array(facts, "failed") {
         let path = f.get("path").and_then(Value::as_str).unwrap_or_default();
         let msg = f.get("message").and_then(Value::as_str).unwrap_or_default();
@@ -129,7 +130,7 @@ fn diag(out: &mut String, facts: &Value) {
 }
 
 /// Where a selector landed, with the lines it covers.
-fn locate(out: &mut String, facts: &Value) {
+pub(super) fn locate(out: &mut String, facts: &Value) {
     let t = &facts["target"];
     if let Some((path, line, col)) = place(t) {
         writeln!(out, "{path}:{line}:{col}").ok();
@@ -151,7 +152,7 @@ fn locate(out: &mut String, facts: &Value) {
 }
 
 /// What a patch adds and removes, per file.
-fn check(out: &mut String, facts: &Value) {
+pub(super) fn check(out: &mut String, facts: &Value) {
     for f in array(facts, "files") {
         let (added, removed) = (array(f, "added"), array(f, "removed"));
         writeln!(
@@ -183,7 +184,7 @@ fn check(out: &mut String, facts: &Value) {
 }
 
 /// A mutation: the code actions to choose from, then the diff and what was written.
-fn edits(out: &mut String, bundle: &Bundle) {
+pub(super) fn edits(out: &mut String, bundle: &Bundle) {
     let facts = &bundle.facts;
     if let Some(actions) = facts.get("actions").and_then(Value::as_array) {
         if facts.get("chosen").is_none() {
@@ -221,58 +222,61 @@ fn edits(out: &mut String, bundle: &Bundle) {
     }
 }
 
+/// The text of a human rendering being written, with the workspace lines it quotes.
+pub struct Page<'a> {
+    out: String,
+    lines: Lines<'a>,
+}
+
+impl std::ops::Deref for Page<'_> {
+    type Target = String;
+    fn deref(&self) -> &String {
+        &self.out
+    }
+}
+
+impl std::ops::DerefMut for Page<'_> {
+    fn deref_mut(&mut self) -> &mut String {
+        &mut self.out
+    }
+}
+
+impl Page<'_> {
+    /// One line of text.
+    pub fn line(&mut self, text: impl std::fmt::Display) {
+        writeln!(self.out, "{text}").ok();
+    }
+
+    /// Locations as `path:line:col: code`, at most `limit` of them.
+    pub fn locations(&mut self, items: &[Value], limit: usize) {
+        locations(&mut self.out, &mut self.lines, items, limit);
+    }
+
+    /// The locations listed under `key`, or `none` when there are none.
+    pub fn found(&mut self, facts: &Value, key: &str, none: &str) {
+        let items = array(facts, key);
+        if items.is_empty() {
+            self.line(none);
+        }
+        self.locations(items, usize::MAX);
+    }
+}
+
 /// The human rendering of a successful bundle.
 pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
-    let mut out = String::new();
     if bundle.status != Status::Ok {
-        return out;
+        return String::new();
     }
-    let mut lines = Lines {
-        ws,
-        cache: HashMap::new(),
-    };
-    let facts = &bundle.facts;
-    match bundle.request.cmd.as_str() {
-        "def" | "type-def" => {
-            let key = if bundle.request.cmd == "def" {
-                "definitions"
-            } else {
-                "typeDefinitions"
-            };
-            let items = array(facts, key);
-            if items.is_empty() {
-                out.push_str("no definition found\n");
-            }
-            locations(&mut out, &mut lines, items, usize::MAX);
-        }
-        "refs" => {
-            let items = array(facts, "references");
-            locations(&mut out, &mut lines, items, 50);
-            writeln!(out, "{} references", items.len()).ok();
-        }
-        "hover" => match facts.pointer("/hover/value").and_then(Value::as_str) {
-            Some(v) => writeln!(out, "{}", v.trim_end()).unwrap_or(()),
-            None => out.push_str("no hover information\n"),
+    let mut page = Page {
+        out: String::new(),
+        lines: Lines {
+            ws,
+            cache: HashMap::new(),
         },
-        "symbols" => symbols(&mut out, facts),
-        "diag" => diag(&mut out, facts),
-        "locate" => locate(&mut out, facts),
-        "check" => check(&mut out, facts),
-        "prepare-rename" => {
-            if let Some((path, line, col)) = place(facts) {
-                writeln!(out, "renameable at {path}:{line}:{col}").ok();
-            }
-        }
-        "rename" | "code-actions" | "rename-file" => edits(&mut out, bundle),
-        "impl" => {
-            let items = array(facts, "implementations");
-            if items.is_empty() {
-                out.push_str("no implementation found\n");
-            }
-            locations(&mut out, &mut lines, items, usize::MAX);
-        }
-        other => super::show::render(other, facts, &mut out),
-    }
+    };
+    super::render_facts(&bundle.request.cmd, bundle, &mut page);
+    let facts = &bundle.facts;
+    let mut out = page.out;
     if let Some(r) = bundle.resolution.as_ref().filter(|r| r.ambiguous) {
         writeln!(
             out,

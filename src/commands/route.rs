@@ -10,10 +10,10 @@
 //! every source when there is one, else each server checks its own files (`commands::diag`);
 //! workspace symbols ask every such server (`commands::symbols`).
 
+use super::{Op, Request};
 use crate::config::Config;
 use crate::error::Result;
-use crate::orchestrator::{Options, Orchestrator, Request};
-use crate::request::Op;
+use crate::orchestrator::{Options, Orchestrator};
 use crate::selector;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -41,7 +41,7 @@ fn forced(opts: &Options) -> bool {
 
 /// A workspace-wide `diag`: every source file, each checked by its own server.
 fn whole_workspace(req: &Request) -> bool {
-    matches!(&req.op, Op::Diag { targets } if targets.is_empty())
+    matches!(&req.op, Op::Diag(d) if d.targets.is_empty())
 }
 
 /// The one server that takes every source of a workspace that has any (a TypeScript-only
@@ -57,14 +57,14 @@ fn only_server(config: &Config, sources: &[String]) -> Option<String> {
 /// The file a request is about: its selector's path, else its first file argument, or the
 /// first file a `check` patch changes (read here only to route; not from stdin).
 fn file_of(req: &Request, cwd: &Path) -> Option<String> {
-    if let Some(sel) = &req.selector {
+    if let Some(sel) = req.selector() {
         return selector::parse(sel).ok()?.path().map(str::to_string);
     }
     match &req.op {
-        Op::Diag { targets } => targets.first().cloned(),
-        Op::Symbols { file, .. } => file.clone(),
-        Op::Check { patch } if patch != "-" => {
-            let text = std::fs::read_to_string(cwd.join(patch)).ok()?;
+        Op::Diag(d) => d.targets.first().cloned(),
+        Op::Symbols(s) => s.file.clone(),
+        Op::Check(c) if c.patch != "-" => {
+            let text = std::fs::read_to_string(cwd.join(&c.patch)).ok()?;
             let files = crate::edits::patch::parse(&text).ok()?;
             files.into_iter().next().map(|f| f.path)
         }

@@ -1,5 +1,5 @@
-//! Human rendering of the commands of `nav`, `calls`, `impact`, `meta` and `raw` (`render` handles the
-//! rest): `path:line:col` (1-based, `--index-io` unit) as everywhere, JSON where the answer is
+//! Human rendering of the structured answers (`nav`, `calls`, `impact`, `meta`, `raw`; each
+//! operation's `render` picks its function here or in `render`): `path:line:col` (1-based, `--index-io` unit) as everywhere, JSON where the answer is
 //! a structure (capabilities, raw results).
 
 use super::render::place;
@@ -13,7 +13,7 @@ fn at(fact: &Value) -> String {
     }
 }
 
-fn pretty(v: &Value) -> String {
+pub(super) fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
@@ -25,7 +25,7 @@ fn list<'v>(facts: &'v Value, key: &str) -> &'v [Value] {
         .unwrap_or(&[])
 }
 
-fn calls(out: &mut String, facts: &Value) {
+pub(super) fn calls(out: &mut String, facts: &Value) {
     let item = &facts["item"];
     if item.is_null() {
         out.push_str("no callable at the selector\n");
@@ -52,7 +52,7 @@ fn calls(out: &mut String, facts: &Value) {
     }
 }
 
-fn impact(out: &mut String, facts: &Value) {
+pub(super) fn impact(out: &mut String, facts: &Value) {
     let line = |f: &Value| {
         format!(
             "  {} {}  {}  (depth {})",
@@ -91,7 +91,7 @@ fn impact(out: &mut String, facts: &Value) {
     }
 }
 
-fn signature(out: &mut String, facts: &Value) {
+pub(super) fn signature(out: &mut String, facts: &Value) {
     let sig = &facts["signature"];
     let sigs = list(sig, "signatures");
     if sigs.is_empty() {
@@ -119,7 +119,7 @@ fn signature(out: &mut String, facts: &Value) {
     }
 }
 
-fn status(out: &mut String, facts: &Value) {
+pub(super) fn status(out: &mut String, facts: &Value) {
     for s in list(facts, "servers") {
         let mark = if s["selected"] == true { "*" } else { " " };
         let resolved = match s["resolved"].as_array() {
@@ -146,37 +146,29 @@ fn status(out: &mut String, facts: &Value) {
     writeln!(out, "running sessions: {}", list(facts, "sessions").len()).ok();
 }
 
-/// Append the human rendering of `cmd`'s facts.
-pub fn render(cmd: &str, facts: &Value, out: &mut String) {
-    match cmd {
-        "highlight" => {
-            for h in list(facts, "highlights") {
-                writeln!(out, "{} {}", at(h), h["kind"].as_str().unwrap_or_default()).ok();
-            }
-            writeln!(out, "{} highlights", list(facts, "highlights").len()).ok();
-        }
-        "calls" => calls(out, facts),
-        "impact" => impact(out, facts),
-        "signature" => signature(out, facts),
-        "capabilities" => {
-            writeln!(out, "{}", pretty(&facts["capabilities"])).ok();
-        }
-        "status" => status(out, facts),
-        "reload" => {
-            for r in list(facts, "reloaded") {
-                writeln!(
-                    out,
-                    "reloaded {}",
-                    r["server"]["name"].as_str().unwrap_or("?")
-                )
-                .ok();
-            }
-            writeln!(out, "{}", facts["note"].as_str().unwrap_or_default()).ok();
-        }
-        "request" => {
-            writeln!(out, "{}:", facts["method"].as_str().unwrap_or_default()).ok();
-            writeln!(out, "{}", pretty(&facts["result"])).ok();
-        }
-        _ => {}
+/// Every occurrence of a symbol in its file.
+pub(super) fn highlight(out: &mut String, facts: &Value) {
+    for h in list(facts, "highlights") {
+        writeln!(out, "{} {}", at(h), h["kind"].as_str().unwrap_or_default()).ok();
     }
+    writeln!(out, "{} highlights", list(facts, "highlights").len()).ok();
+}
+
+/// The sessions a reload reconfigured.
+pub(super) fn reload(out: &mut String, facts: &Value) {
+    for r in list(facts, "reloaded") {
+        writeln!(
+            out,
+            "reloaded {}",
+            r["server"]["name"].as_str().unwrap_or("?")
+        )
+        .ok();
+    }
+    writeln!(out, "{}", facts["note"].as_str().unwrap_or_default()).ok();
+}
+
+/// A raw request's method and answer.
+pub(super) fn request(out: &mut String, facts: &Value) {
+    writeln!(out, "{}:", facts["method"].as_str().unwrap_or_default()).ok();
+    writeln!(out, "{}", pretty(&facts["result"])).ok();
 }

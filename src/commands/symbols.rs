@@ -1,7 +1,10 @@
 //! `lanser symbols FILE` (the file's outline) and `lanser symbols --query Q` (workspace
 //! symbols; waits for the project to load, since Pyright answers empty before that).
 
+use super::render::Page;
+use super::Operation;
 use crate::bundle::facts::{self, Provenance, SymbolsFacts};
+use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -10,6 +13,30 @@ use crate::workspace::path_to_uri;
 use lsp_types::request::{DocumentSymbolRequest, WorkspaceSymbolRequest};
 use lsp_types::{DocumentSymbolParams, WorkspaceSymbolParams};
 use serde_json::Value;
+
+/// A file's outline, or workspace symbols with --query
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Symbols {
+    /// The file to outline (workspace-relative or absolute)
+    pub file: Option<String>,
+    /// Workspace symbol search (filters the outline when FILE is given)
+    #[arg(long)]
+    pub query: Option<String>,
+}
+
+impl Operation for Symbols {
+    const NAME: &'static str = "symbols";
+    type Facts = SymbolsFacts;
+    fn args(&self) -> serde_json::Map<String, Value> {
+        super::args_of(serde_json::json!({"file": self.file, "query": self.query}))
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        run(o, self.file.as_deref(), self.query.as_deref()).await
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        super::render::symbols(page, &bundle.facts);
+    }
+}
 
 pub async fn run(o: &mut Orchestrator, file: Option<&str>, query: Option<&str>) -> Result<Outcome> {
     match (file, query) {

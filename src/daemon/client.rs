@@ -12,8 +12,9 @@ use super::{DaemonError, FromDaemon, Paths, ToDaemon};
 use crate::bundle::Bundle;
 use crate::cli::Cli;
 use crate::commands::Op;
+use crate::commands::Request;
 use crate::exit::ExitStatus;
-use crate::orchestrator::{Options, Request};
+use crate::orchestrator::Options;
 use crate::workspace::Workspace;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
@@ -29,14 +30,13 @@ const STOP_WAIT: Duration = Duration::from_secs(5);
 /// Whether `op` may be answered by the daemon.
 pub fn routable(op: &Op) -> bool {
     match op {
-        Op::Rename { mutation, .. }
-        | Op::CodeActions { mutation, .. }
-        | Op::RenameFile { mutation, .. } => !mutation.apply,
-        Op::Check { patch } => patch != "-",
-        Op::Impact { patch, .. } => patch.as_deref() != Some("-"),
+        // Writes run in this process, inside its safety envelope.
+        Op::Rename(_) | Op::CodeActions(_) | Op::RenameFile(_) => !op.writes_files(),
+        Op::Check(c) => c.patch != "-",
+        Op::Impact(i) => i.patch.as_deref() != Some("-"),
         // Serverless (locate) or describing this process (status, reload): answered here, so
         // the bundle never depends on whether a warm session happens to exist.
-        Op::Locate { .. } | Op::Status | Op::Reload => false,
+        Op::Locate(_) | Op::Status(_) | Op::Reload(_) => false,
         _ => true,
     }
 }
@@ -46,7 +46,7 @@ pub fn routable(op: &Op) -> bool {
 /// are answered on the session that answers the batch's other lines, as in-process.
 pub fn routable_line(op: &Op) -> bool {
     match op {
-        Op::Locate { .. } | Op::Status | Op::Reload => true,
+        Op::Locate(_) | Op::Status(_) | Op::Reload(_) => true,
         other => routable(other),
     }
 }

@@ -19,8 +19,9 @@ use super::fresh;
 use super::{FromDaemon, Paths, ToDaemon};
 use crate::batch::LineParser;
 use crate::commands::Execute;
+use crate::commands::{Op, Request};
 use crate::error::{ErrorCode, LanserError};
-use crate::orchestrator::{Op, Options, Orchestrator, Request};
+use crate::orchestrator::{Options, Orchestrator};
 use crate::workspace::index::Changes;
 use crate::workspace::watch::Watch;
 use crate::workspace::Workspace;
@@ -80,9 +81,7 @@ tokio::task_local! {
 /// Requests that may be dropped midway when their client hangs up: those that only read (a
 /// speculative edit, a write, a reload or a raw request may leave state behind).
 fn cancellable(op: &Op) -> bool {
-    !op.changes_server_view()
-        && !op.writes_files()
-        && !matches!(op, Op::Reload | Op::RawRequest { .. })
+    !op.changes_server_view() && !op.writes_files() && !matches!(op, Op::Reload(_) | Op::Request(_))
 }
 
 /// Run the daemon for `ws` until idle, stopped or replaced.

@@ -119,7 +119,7 @@ impl Answerer {
         &self,
         call: &Call,
         argv: &[String],
-        request: std::result::Result<crate::request::Request, crate::batch::BadLine>,
+        request: std::result::Result<crate::commands::Request, crate::batch::BadLine>,
     ) -> Result<String> {
         let cli = Cli::try_parse_from(argv).map_err(|e| LanserError::usage(e.to_string()))?;
         let own = !call.globals.is_empty() || call.stdin_patch.is_some();

@@ -9,7 +9,7 @@
 
 pub mod cmd;
 
-use crate::bundle::{facts, Bundle, ErrorObj};
+use crate::bundle::{Bundle, ErrorObj};
 use crate::selector::PositionSpec;
 use crate::trace::{EofRec, FileRec, Header, InputRec, OpRec};
 use schemars::generate::SchemaSettings;
@@ -174,7 +174,10 @@ pub fn schema(kind: Kind) -> Value {
         Kind::Selector => g.root_schema_for::<PositionSpec>().to_value(),
         Kind::Batch => {
             let mut v = g.root_schema_for::<BatchLine>().to_value();
-            let cmds: Vec<&str> = facts::variants().iter().map(|(c, _)| *c).collect();
+            let cmds: Vec<&str> = crate::commands::facts_schemas()
+                .iter()
+                .map(|(c, _)| *c)
+                .collect();
             v["properties"]["cmd"]["enum"] = json!(cmds);
             v
         }
@@ -210,7 +213,7 @@ fn title(kind: Kind) -> &'static str {
 
 /// The bundle envelope, with `facts` tied to `request.cmd` and `error` to `status`.
 fn bundle_schema(g: &mut SchemaGenerator) -> Value {
-    let variants: Vec<(&str, Value)> = facts::variants()
+    let variants: Vec<(&str, Value)> = crate::commands::facts_schemas()
         .into_iter()
         .map(|(cmd, make)| (cmd, make(g).to_value()))
         .collect();
@@ -339,7 +342,7 @@ mod tests {
     #[test]
     fn every_facts_variant_is_a_subcommand() {
         let cli = crate::cli::Cli::command();
-        for (cmd, _) in facts::variants() {
+        for (cmd, _) in crate::commands::facts_schemas() {
             assert!(cli.find_subcommand(cmd).is_some(), "{cmd}");
         }
     }

@@ -4,8 +4,9 @@
 
 use crate::support::*;
 use lanser::bundle::Bundle;
-use lanser::commands::{Execute, Op};
-use lanser::orchestrator::{Options, Orchestrator, Request};
+use lanser::commands::Execute;
+use lanser::commands::Request;
+use lanser::orchestrator::{Options, Orchestrator};
 use lanser::text::Encoding;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -14,8 +15,18 @@ pub fn options(ws: &Path) -> Options {
     Options::for_workspace(ws)
 }
 
-async fn ask(o: &mut Orchestrator, op: Op, selector: Option<String>) -> Bundle {
-    let b = o.execute(&Request { op, selector }).await;
+/// A request from the words of a command line: the operation, its selector (if any), then
+/// its other arguments.
+pub fn request(op: &str, selector: Option<String>, rest: &[&str]) -> Request {
+    let words = [op.to_string()]
+        .into_iter()
+        .chain(selector)
+        .chain(rest.iter().map(|w| w.to_string()));
+    Request::parse(words).unwrap()
+}
+
+async fn ask(o: &mut Orchestrator, op: &str, selector: Option<String>, rest: &[&str]) -> Bundle {
+    let b = o.execute(&request(op, selector, rest)).await;
     assert!(
         b.error.is_none(),
         "{:?} failed: {:?}",
@@ -43,7 +54,13 @@ async fn def_lands_on_the_definition_through_imports_crlf_and_overloads() {
     let mut o = Orchestrator::new(options(ws)).unwrap();
     // def after CJK and astral-plane emoji on the same line, through a relative import.
     let line = line_with(ws, "src/shapes/intl.py", "total = area_of(");
-    let b = ask(&mut o, Op::Def, sel("src/shapes/intl.py", line, "area_of")).await;
+    let b = ask(
+        &mut o,
+        "def",
+        sel("src/shapes/intl.py", line, "area_of"),
+        &[],
+    )
+    .await;
     assert_eq!(
         locs(&b.facts["definitions"]),
         vec![at(ws, "src/shapes/geometry.py", "def area_of(", "area_of")]
@@ -63,8 +80,9 @@ async fn def_lands_on_the_definition_through_imports_crlf_and_overloads() {
     let line = line_with(ws, "tests/test_geometry.py", "circle = Circle(");
     let b = ask(
         &mut o,
-        Op::Def,
+        "def",
         sel("tests/test_geometry.py", line, "Circle"),
+        &[],
     )
     .await;
     assert_eq!(
@@ -76,8 +94,9 @@ async fn def_lands_on_the_definition_through_imports_crlf_and_overloads() {
     let line = line_with(ws, "src/shapes/crlf_mod.py", "CRLF_RESULT = crlf_helper(");
     let b = ask(
         &mut o,
-        Op::Def,
+        "def",
         sel("src/shapes/crlf_mod.py", line, "crlf_helper"),
+        &[],
     )
     .await;
     assert_eq!(
@@ -94,8 +113,9 @@ async fn def_lands_on_the_definition_through_imports_crlf_and_overloads() {
     let line = line_with(ws, "tests/test_geometry.py", "scale(2, 3)");
     let b = ask(
         &mut o,
-        Op::Def,
+        "def",
         sel("tests/test_geometry.py", line, "scale"),
+        &[],
     )
     .await;
     let g = "src/shapes/geometry.py";
@@ -120,8 +140,9 @@ async fn type_def_is_the_class_and_hover_names_a_property() {
     let line = line_with(ws, "tests/test_geometry.py", "circle.diameter ==");
     let b = ask(
         &mut o,
-        Op::TypeDef,
+        "type-def",
         sel("tests/test_geometry.py", line, "circle"),
+        &[],
     )
     .await;
     assert_eq!(
@@ -130,8 +151,9 @@ async fn type_def_is_the_class_and_hover_names_a_property() {
     );
     let b = ask(
         &mut o,
-        Op::Hover,
+        "hover",
         sel("tests/test_geometry.py", line, "diameter"),
+        &[],
     )
     .await;
     let hover = b.facts["hover"]["value"].as_str().unwrap();
@@ -172,14 +194,7 @@ async fn refs_cross_files_with_and_without_the_declaration() {
         at(ws, "src/shapes/intl.py", "result = convert(", "convert"),
     ];
     let decl = at(ws, u, "def convert(", "convert");
-    let b = ask(
-        &mut o,
-        Op::Refs {
-            include_declaration: true,
-        },
-        sel(u, line, "convert"),
-    )
-    .await;
+    let b = ask(&mut o, "refs", sel(u, line, "convert"), &[]).await;
     let mut want: Vec<_> = want_uses.iter().cloned().chain([decl]).collect();
     want.sort();
     assert_eq!(locs(&b.facts["references"]), want);
@@ -187,10 +202,9 @@ async fn refs_cross_files_with_and_without_the_declaration() {
     assert!(b.meta.complete, "refs must wait for the project to load");
     let b = ask(
         &mut o,
-        Op::Refs {
-            include_declaration: false,
-        },
+        "refs",
         sel(u, line, "convert"),
+        &["--exclude-declaration"],
     )
     .await;
     assert_eq!(locs(&b.facts["references"]), want_uses);
@@ -204,15 +218,7 @@ async fn outline_and_workspace_symbols_name_every_definition() {
     let mut o = Orchestrator::new(options(ws)).unwrap();
     let g = "src/shapes/geometry.py";
     // The outline: qualified names, nested classes, properties, overloads, async defs.
-    let b = ask(
-        &mut o,
-        Op::Symbols {
-            file: Some(g.into()),
-            query: None,
-        },
-        None,
-    )
-    .await;
+    let b = ask(&mut o, "symbols", None, &[g]).await;
     let symbols = b.facts["symbols"].as_array().unwrap();
     let names: BTreeSet<&str> = symbols
         .iter()
@@ -243,15 +249,7 @@ async fn outline_and_workspace_symbols_name_every_definition() {
     );
 
     // Workspace symbols find the class by name.
-    let b = ask(
-        &mut o,
-        Op::Symbols {
-            file: None,
-            query: Some("Circle".into()),
-        },
-        None,
-    )
-    .await;
+    let b = ask(&mut o, "symbols", None, &["--query", "Circle"]).await;
     let hits: Vec<_> = b.facts["symbols"]
         .as_array()
         .unwrap()
@@ -282,10 +280,9 @@ async fn diagnostics_are_the_marked_errors_in_files_globs_and_workspace() {
     for targets in [vec![broken.to_string()], vec![]] {
         let b = ask(
             &mut o,
-            Op::Diag {
-                targets: targets.clone(),
-            },
+            "diag",
             None,
+            &targets.iter().map(String::as_str).collect::<Vec<_>>(),
         )
         .await;
         let diags = b.facts["diagnostics"].as_array().unwrap();
@@ -311,7 +308,7 @@ async fn diagnostics_are_the_marked_errors_in_files_globs_and_workspace() {
         );
         assert_eq!(b.facts["counts"]["error"], 3);
     }
-    let b = ask(&mut o, Op::Diag { targets: vec![] }, None).await;
+    let b = ask(&mut o, "diag", None, &[]).await;
     let files: Vec<&str> = b.facts["files"]
         .as_array()
         .unwrap()
@@ -319,28 +316,20 @@ async fn diagnostics_are_the_marked_errors_in_files_globs_and_workspace() {
         .map(|f| f.as_str().unwrap())
         .collect();
     assert_eq!(files.len(), 7, "{files:?}");
-    let b = ask(
-        &mut o,
-        Op::Diag {
-            targets: vec!["src/shapes/u*.py".into()],
-        },
-        None,
-    )
-    .await;
+    let b = ask(&mut o, "diag", None, &["src/shapes/u*.py"]).await;
     assert_eq!(b.facts["files"], serde_json::json!(["src/shapes/units.py"]));
     assert_eq!(b.facts["counts"]["error"], 0);
     // A glob that only matches files already named still counts (regression: it was reported
     // as matching no Python file).
     let both = ask(
         &mut o,
-        Op::Diag {
-            targets: vec![
-                "src/shapes/units.py".into(),
-                "src/shapes/u*.py".into(),
-                "src/shapes/b*.py".into(),
-            ],
-        },
+        "diag",
         None,
+        &[
+            "src/shapes/units.py",
+            "src/shapes/u*.py",
+            "src/shapes/b*.py",
+        ],
     )
     .await;
     assert_eq!(
@@ -370,7 +359,7 @@ async fn every_index_unit_resolves_alike_and_an_emoji_column_is_a_mismatch() {
     let mut seen = Vec::new();
     for (enc, col) in cols {
         o.opts.index_io = enc;
-        let b = ask(&mut o, Op::Def, Some(format!("{intl}@L{line}:C{col}"))).await;
+        let b = ask(&mut o, "def", Some(format!("{intl}@L{line}:C{col}")), &[]).await;
         seen.push((
             b.resolution.unwrap().resolved.range,
             locs(&b.facts["definitions"]),
@@ -396,7 +385,7 @@ async fn every_index_unit_resolves_alike_and_an_emoji_column_is_a_mismatch() {
 
     // --verbose adds the 1-based io range; a column inside an emoji is an indexing mismatch.
     o.opts.verbose = true;
-    let b = ask(&mut o, Op::Def, sel(intl, line, "area_of")).await;
+    let b = ask(&mut o, "def", sel(intl, line, "area_of"), &[]).await;
     let io: Vec<u64> = b.facts["definitions"][0]["ioRange"]
         .as_array()
         .unwrap()
@@ -410,10 +399,11 @@ async fn every_index_unit_resolves_alike_and_an_emoji_column_is_a_mismatch() {
     let emoji = l.find('😀').unwrap();
     let inside = l[..emoji].encode_utf16().count() + 2;
     let b = o
-        .execute(&Request {
-            op: Op::Def,
-            selector: Some(format!("{intl}@L{line}:C{inside}")),
-        })
+        .execute(&request(
+            "def",
+            Some(format!("{intl}@L{line}:C{inside}")),
+            &[],
+        ))
         .await;
     assert_eq!(
         b.error.as_ref().unwrap().code.symbol(),
@@ -428,18 +418,11 @@ async fn flat_project_facts_match_the_fixture() {
     let ws = ws.as_path();
     let mut o = Orchestrator::new(options(ws)).unwrap();
     let line = line_with(ws, "main.py", "user.display_name()");
-    let b = ask(&mut o, Op::Def, sel("main.py", line, "display_name")).await;
+    let b = ask(&mut o, "def", sel("main.py", line, "display_name"), &[]).await;
     let decl = at(ws, "models.py", "def display_name(", "display_name");
     assert_eq!(locs(&b.facts["definitions"]), vec![decl.clone()]);
 
-    let b = ask(
-        &mut o,
-        Op::Refs {
-            include_declaration: true,
-        },
-        sel("main.py", line, "display_name"),
-    )
-    .await;
+    let b = ask(&mut o, "refs", sel("main.py", line, "display_name"), &[]).await;
     let text = read(ws, "main.py");
     let mut want: Vec<_> = text
         .split('\n')
@@ -458,7 +441,7 @@ async fn flat_project_facts_match_the_fixture() {
     assert_eq!(locs(&b.facts["references"]), want);
 
     let line = line_with(ws, "main.py", "register(");
-    let b = ask(&mut o, Op::Def, sel("main.py", line, "register")).await;
+    let b = ask(&mut o, "def", sel("main.py", line, "register"), &[]).await;
     let got = locs(&b.facts["definitions"]);
     // `register` is imported into main.py; the definition lives in service.py.
     assert_eq!(got, vec![at(ws, "service.py", "def register(", "register")]);
@@ -481,22 +464,14 @@ async fn an_edit_between_requests_is_seen() {
             .map(|(_, r)| r[0])
             .collect()
     };
-    let before = ask(
-        &mut o,
-        Op::Refs {
-            include_declaration: true,
-        },
-        sel("main.py", line, "display_name"),
-    )
-    .await;
+    let before = ask(&mut o, "refs", sel("main.py", line, "display_name"), &[]).await;
     let text = read(&ws, "main.py");
     std::fs::write(ws.join("main.py"), format!("# one\n# two\n{text}")).unwrap();
     let after = ask(
         &mut o,
-        Op::Refs {
-            include_declaration: true,
-        },
+        "refs",
         sel("main.py", line + 2, "display_name"),
+        &[],
     )
     .await;
     let shifted: Vec<u32> = refs(&before).iter().map(|l| l + 2).collect();

@@ -558,15 +558,12 @@ fn refused_moves_write_nothing() {
 /// at the new paths), so diagnostics asked afterwards in the same process see the moved tree.
 #[tokio::test]
 async fn the_session_sees_the_move() {
-    use lanser::commands::mutate::MutationArgs;
-    use lanser::commands::{Execute, Op};
-    use lanser::orchestrator::{Orchestrator, Request};
+    use crate::facts::request;
+    use lanser::commands::Execute;
+    use lanser::orchestrator::Orchestrator;
     let (_t, ws) = workspace();
     let mut o = Orchestrator::new(crate::facts::options(&ws)).unwrap();
-    let diag = Request {
-        op: Op::Diag { targets: vec![] },
-        selector: None,
-    };
+    let diag = request("diag", None, &[]);
     // Files the session has open: without didChange it would keep their old imports.
     for (rel, needle, name) in [
         (
@@ -583,26 +580,21 @@ async fn the_session_sees_the_move() {
     ] {
         let line = line_with(&ws, rel, needle);
         let h = o
-            .execute(&Request {
-                op: Op::Hover,
-                selector: Some(format!("{rel}@L{line}:{name}")),
-            })
+            .execute(&request(
+                "hover",
+                Some(format!("{rel}@L{line}:{name}")),
+                &[],
+            ))
             .await;
         assert!(h.error.is_none(), "{:?}", h.error);
     }
     let before = o.execute(&diag).await;
     assert_eq!(before.facts["counts"]["error"], 3);
-    let mv = Request {
-        op: Op::RenameFile {
-            src: "src/shapes/units.py".into(),
-            dst: "src/shapes/sub/units.py".into(),
-            mutation: MutationArgs {
-                apply: true,
-                ..MutationArgs::default()
-            },
-        },
-        selector: None,
-    };
+    let mv = request(
+        "rename-file",
+        None,
+        &["src/shapes/units.py", "src/shapes/sub/units.py", "--apply"],
+    );
     let b = o.execute(&mv).await;
     assert!(b.error.is_none(), "{:?}", b.error);
     crate::schemas::collect_bundle(&b);
@@ -620,10 +612,11 @@ async fn the_session_sees_the_move() {
         "from .sub.units import convert",
     );
     let d = o
-        .execute(&Request {
-            op: Op::Def,
-            selector: Some(format!("src/shapes/__init__.py@L{line}:convert")),
-        })
+        .execute(&request(
+            "def",
+            Some(format!("src/shapes/__init__.py@L{line}:convert")),
+            &[],
+        ))
         .await;
     assert!(d.error.is_none(), "{:?}", d.error);
     let def_line = line_with(&ws, "src/shapes/sub/units.py", "def convert(");

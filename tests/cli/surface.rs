@@ -4,9 +4,9 @@
 
 use crate::support::*;
 use lanser::bundle::Bundle;
-use lanser::commands::{Execute, Op};
+use lanser::commands::Execute;
 use lanser::lsp::transport::{Dir, Tap, Tapped};
-use lanser::orchestrator::{Options, Orchestrator, Request};
+use lanser::orchestrator::{Options, Orchestrator};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -16,8 +16,8 @@ fn options(ws: &Path) -> Options {
     Options::for_workspace(ws)
 }
 
-async fn ask(o: &mut Orchestrator, op: Op, selector: Option<String>) -> Bundle {
-    let b = o.execute(&Request { op, selector }).await;
+async fn ask(o: &mut Orchestrator, op: &str, selector: Option<String>, rest: &[&str]) -> Bundle {
+    let b = o.execute(&crate::facts::request(op, selector, rest)).await;
     assert!(b.error.is_none(), "{} failed: {:?}", b.request.cmd, b.error);
     crate::schemas::collect_bundle(&b);
     b
@@ -55,10 +55,11 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
     // impl: Pyright declares no implementationProvider, so lanser refuses without asking.
     let line = line_with(ws, main_py, "user = register(");
     let b = o
-        .execute(&Request {
-            op: Op::Impl,
-            selector: Some(format!("{main_py}@L{line}:register")),
-        })
+        .execute(&crate::facts::request(
+            "impl",
+            Some(format!("{main_py}@L{line}:register")),
+            &[],
+        ))
         .await;
     let err = b.error.as_ref().expect("impl must fail on Pyright");
     assert_eq!(err.code.symbol(), "E/UNSUPPORTED_CAP");
@@ -82,11 +83,9 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
     // calls: main() calls register twice; register calls User(...), len(...) and repo.add(...).
     let b = ask(
         &mut o,
-        Op::Calls {
-            incoming: false,
-            outgoing: false,
-        },
+        "calls",
         Some(format!("{main_py}@L{line}:register")),
+        &[],
     )
     .await;
     let decl = at(ws, "service.py", "def register(", "register");
@@ -130,11 +129,9 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
     // --outgoing alone leaves incoming out.
     let b = ask(
         &mut o,
-        Op::Calls {
-            incoming: false,
-            outgoing: true,
-        },
+        "calls",
         Some(format!("service.py@{}:register", "L6")),
+        &["--outgoing"],
     )
     .await;
     assert!(b.facts.get("incoming").is_none());
@@ -159,8 +156,9 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
     assert_eq!(want.len(), 3);
     let b = ask(
         &mut o,
-        Op::Highlight,
+        "highlight",
         Some(format!("{main_py}@L{line}:user")),
+        &[],
     )
     .await;
     let got: Vec<_> = b.facts["highlights"]
@@ -177,8 +175,9 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
     let col = l[..l.find("\"Alice\"").unwrap()].chars().count() + 1;
     let b = ask(
         &mut o,
-        Op::Signature,
+        "signature",
         Some(format!("{main_py}@L{line}:C{col}")),
+        &[],
     )
     .await;
     let sig = &b.facts["signature"];
@@ -202,11 +201,11 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
         .unwrap()
         .starts_with("Create a user"));
     // Outside any call there is no signature.
-    let b = ask(&mut o, Op::Signature, Some(format!("{main_py}@L1:C1"))).await;
+    let b = ask(&mut o, "signature", Some(format!("{main_py}@L1:C1")), &[]).await;
     assert_eq!(b.facts["signature"], Value::Null);
 
     // capabilities: what Pyright declared, verbatim, and the summary the envelope carries.
-    let b = ask(&mut o, Op::Capabilities, None).await;
+    let b = ask(&mut o, "capabilities", None, &[]).await;
     let caps = &b.facts["capabilities"];
     assert_eq!(caps["callHierarchyProvider"], true);
     assert!(caps.get("implementationProvider").is_none());
@@ -215,23 +214,12 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
     assert_eq!(b.facts["server"]["name"], "pyright");
 
     // request documentSymbol gives exactly `symbols FILE`'s facts beside the raw result.
-    let sym = ask(
-        &mut o,
-        Op::Symbols {
-            file: Some("models.py".into()),
-            query: None,
-        },
-        None,
-    )
-    .await;
+    let sym = ask(&mut o, "symbols", None, &["models.py"]).await;
     let raw = ask(
         &mut o,
-        Op::RawRequest {
-            method: "textDocument/documentSymbol".into(),
-            payload: None,
-            file: None,
-        },
-        Some("models.py@L1:C1".into()),
+        "request",
+        Some("textDocument/documentSymbol".into()),
+        &["models.py@L1:C1"],
     )
     .await;
     for (k, v) in sym.facts.as_object().unwrap() {
@@ -282,15 +270,12 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
     // request definition at a selector: the `definitions` view equals `def`'s facts, and the
     // raw Location's URI is the workspace-relative path.
     let sel = format!("{main_py}@L{line}:register");
-    let def = ask(&mut o, Op::Def, Some(sel.clone())).await;
+    let def = ask(&mut o, "def", Some(sel.clone()), &[]).await;
     let raw = ask(
         &mut o,
-        Op::RawRequest {
-            method: "textDocument/definition".into(),
-            payload: None,
-            file: None,
-        },
-        Some(sel),
+        "request",
+        Some("textDocument/definition".into()),
+        &[&sel],
     )
     .await;
     assert_eq!(raw.facts["definitions"], def.facts["definitions"]);
@@ -301,7 +286,7 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
     );
 
     // status: every built-in, pyright selected; reload with a live session reconfigures it.
-    let b = ask(&mut o, Op::Status, None).await;
+    let b = ask(&mut o, "status", None, &[]).await;
     let servers = b.facts["servers"].as_array().unwrap();
     let names: Vec<&str> = servers
         .iter()
@@ -324,14 +309,20 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
     assert_eq!(pyright["installedVersion"], "1.1.407");
     assert_eq!(b.facts["sessions"].as_array().unwrap().len(), 1);
     let before = sent.lock().unwrap().len();
-    let b = ask(&mut o, Op::Reload, None).await;
+    let b = ask(&mut o, "reload", None, &[]).await;
     assert_eq!(
         b.facts["reloaded"][0]["action"],
         "workspace/didChangeConfiguration"
     );
     assert_eq!(b.facts["reloaded"][0]["settingsChanged"], false);
     // The server still answers after the reload (and the notification went out before).
-    let b = ask(&mut o, Op::Def, Some(format!("{main_py}@L{line}:register"))).await;
+    let b = ask(
+        &mut o,
+        "def",
+        Some(format!("{main_py}@L{line}:register")),
+        &[],
+    )
+    .await;
     assert_eq!(locs(&b.facts["definitions"]), vec![decl]);
     assert!(sent.lock().unwrap()[before..]
         .iter()
