@@ -15,6 +15,7 @@ pub mod baseline;
 pub mod calls;
 pub mod check;
 pub mod code_actions;
+pub mod decl;
 pub mod def;
 pub mod diag;
 pub mod execute;
@@ -178,6 +179,7 @@ operations! {
     Reload(meta::Reload),
     Request(raw::RawRequest),
     RenameFile(rename_file::RenameFile),
+    Decl(decl::Decl),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the

@@ -302,6 +302,7 @@ macro_rules! position_tool {
 }
 position_tool!(def, "def");
 position_tool!(type_def, "type-def");
+position_tool!(declaration, "decl");
 position_tool!(hover, "hover");
 position_tool!(implementation, "impl");
 position_tool!(highlight, "highlight");
@@ -521,6 +522,7 @@ pub fn all() -> Vec<Spec> {
     vec![
         read("definition", "Go to definition", "Where the symbol at a position is defined (Pyright's answer, as an Analysis Bundle).", schema_of::<At>, def),
         read("type_definition", "Go to type definition", "Where the type of the symbol at a position is defined.", schema_of::<At>, type_def),
+        read("declaration", "Go to declaration", "Where the symbol at a position is declared (textDocument/declaration): for Python the stub the checker reads, where `definition` goes to the implementation.", schema_of::<At>, declaration),
         read("references", "Find references", "Every reference to the symbol at a position, across the workspace (declaration included unless `exclude_declaration`). The text lists the first `limit` lines; `structuredContent` has them all.", schema_of::<Refs>, refs),
         read("hover", "Hover", "The type, signature and documentation of the symbol at a position.", schema_of::<At>, hover),
         plain("symbols", "Symbols", "A file's outline (`file`), or the workspace symbols matching `query`.", schema_of::<Symbols>, symbols),

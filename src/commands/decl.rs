@@ -1,0 +1,70 @@
+//! `lanser decl` (textDocument/declaration): where the symbol at a selector is declared — for
+//! Pyright, the declaration the checker reads, a stub (`typeshed://stdlib/json/__init__.pyi`)
+//! where `def` goes to the implementation; for C and C++, the header's prototype.
+//! A server that does not declare `declarationProvider` gets `E/UNSUPPORTED_CAP` without the
+//! request being sent.
+
+use super::nav::require;
+use super::render::Page;
+use super::Operation;
+use crate::bundle::facts::{self, Location, Provenance};
+use crate::bundle::Bundle;
+use crate::error::Result;
+use crate::lsp::typed;
+use crate::orchestrator::{Orchestrator, Outcome};
+use lsp_types::request::GotoDeclaration;
+use lsp_types::GotoDefinitionParams;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// Where the symbol at SELECTOR is declared (textDocument/declaration)
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct Decl {
+    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
+    /// ast://…, anchor://… or a JSON PositionSpec
+    pub selector: String,
+}
+
+/// The facts of `decl`.
+#[derive(JsonSchema, Serialize)]
+pub struct DeclFacts {
+    pub declarations: Vec<Location>,
+    pub provenance: Provenance,
+}
+
+impl Operation for Decl {
+    const NAME: &'static str = "decl";
+    type Facts = DeclFacts;
+    fn selector(&self) -> Option<&str> {
+        Some(&self.selector)
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        let (spec, target) = o.resolve(&self.selector)?;
+        let params = o.position_params(&target).await?;
+        require(o, "declarationProvider", "textDocument/declaration")?;
+        // A declaration may be in another file: wait for the project, as `refs` does.
+        let complete = o.wait_ready().await?;
+        let answer = o
+            .ensure_session()
+            .await?
+            .request::<GotoDeclaration>(GotoDefinitionParams {
+                text_document_position_params: params,
+                work_done_progress_params: Default::default(),
+                partial_result_params: Default::default(),
+            })
+            .await?;
+        Ok(Outcome {
+            facts: facts::to_json(&DeclFacts {
+                declarations: o.normalizer().locations(&typed::json(&answer)),
+                provenance: Provenance::Lsp,
+            }),
+            resolution: Some(o.resolution(&spec, &target)),
+            complete,
+            edits: None,
+            reward: None,
+        })
+    }
+    fn render(bundle: &Bundle, page: &mut Page) {
+        page.found(&bundle.facts, "declarations", "no declaration found");
+    }
+}
