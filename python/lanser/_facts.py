@@ -543,6 +543,14 @@ class CodeActionsFacts(BaseModel):
     speculativeDiagnostics: Any | None = None
 
 
+class DeclFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    declarations: list[Location]
+    provenance: Provenance
+
+
 class DefFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',

@@ -339,3 +339,42 @@ fn decl_pos(ws: &Path, rel: &str, line: u32, ident: &str) -> (u32, u32) {
     let r = ident_range(ws, rel, line, ident);
     (r[0], r[1])
 }
+
+/// `decl` came as one file and one line of the registry: the CLI, its human rendering and a
+/// batch line all know it. Pyright's declaration of a stdlib function is its typeshed stub,
+/// where `def` goes to the implementation.
+#[test]
+fn decl_goes_to_the_stub_where_def_goes_to_the_source() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("pyproject.toml"), "").unwrap();
+    std::fs::write(t.path().join("m.py"), "import json\n\nx = json.dumps({})\n").unwrap();
+    let ws = t.path().to_str().unwrap();
+    let cli = run(&["decl", "m.py@L3:dumps", "--workspace", ws, "--json"]);
+    let decl = bundle(&cli);
+    assert_eq!(decl["request"]["cmd"], "decl");
+    let found = decl["facts"]["declarations"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["path"], "typeshed://stdlib/json/__init__.pyi");
+    let def = bundle(&run(&["def", "m.py@L3:dumps", "--workspace", ws, "--json"]));
+    let path = def["facts"]["definitions"][0]["path"].as_str().unwrap();
+    assert!(path.ends_with("json/__init__.py"), "{path}");
+    let human = stdout(&run(&["decl", "m.py@L3:dumps", "--workspace", ws]));
+    let at = found[0]["selector"].as_str().unwrap().replace("@L", ":");
+    assert_eq!(human, format!("{}\n", at.replace(":C", ":")));
+    let input = t.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"cmd\":\"decl\",\"selector\":\"m.py@L3:dumps\"}\n",
+    )
+    .unwrap();
+    let batch = run(&[
+        "batch",
+        "--in",
+        input.to_str().unwrap(),
+        "--out",
+        "-",
+        "--workspace",
+        ws,
+    ]);
+    assert_eq!(stdout(&batch), stdout(&cli));
+}

@@ -12,7 +12,7 @@ import anyio
 
 from conftest import BIN, REPO, git
 
-TOOLS = ["definition", "type_definition", "references", "hover", "symbols", "diagnostics",
+TOOLS = ["definition", "type_definition", "declaration", "references", "hover", "symbols", "diagnostics",
          "implementation", "call_hierarchy", "highlight", "signature", "locate", "rename",
          "rename_file", "code_actions", "check_patch", "impact", "status", "capabilities", "reload",
          "request"]
@@ -71,6 +71,7 @@ def test_structured_content_is_the_cli_bundle(make_ws):
         ("rename_file", {"path": UNITS, "new_path": "src/shapes/measure.py"},
          ["rename-file", UNITS, "src/shapes/measure.py"]),
         ("type_definition", {"selector": "src/shapes/broken.py@L6:circle"}, ["type-def", "src/shapes/broken.py@L6:circle"]),
+        ("declaration", {"selector": f"src/shapes/intl.py@L{intl}:convert"}, ["decl", f"src/shapes/intl.py@L{intl}:convert"]),
         ("signature", {"selector": f"src/shapes/intl.py@L{intl}:C33"}, ["signature", f"src/shapes/intl.py@L{intl}:C33"]),
         ("code_actions", {"selector": f"{UNITS}@L{conv}:convert"}, ["code-actions", f"{UNITS}@L{conv}:convert"]),
         ("capabilities", {}, ["capabilities"]),
