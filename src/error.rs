@@ -158,6 +158,11 @@ impl LanserError {
         self
     }
 
+    /// Its direct source, when that is a `T`.
+    pub fn source_as<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        self.source.as_deref()?.downcast_ref::<T>()
+    }
+
     /// The causes under this error, outermost first, one line each (for `--verbose`).
     pub fn causes(&self) -> Vec<String> {
         let mut out = Vec::new();

@@ -107,6 +107,24 @@ pub const PAGED_LISTS: &[&str] = &[
     "highlights",
 ];
 
+/// The resolution of a selector that relocation rejected (ambiguous, or below τ): the source
+/// of its error, so the error bundle still shows what was found and how it scored.
+#[derive(Debug)]
+pub struct Rejected(pub Resolution);
+
+impl std::fmt::Display for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the best of {} candidates scored {} (see resolution.disambiguation)",
+            self.0.disambiguation.len().max(1),
+            self.0.confidence
+        )
+    }
+}
+
+impl std::error::Error for Rejected {}
+
 pub struct Orchestrator {
     pub ws: Workspace,
     pub opts: Options,
@@ -124,8 +142,6 @@ pub struct Orchestrator {
     start_ms: Option<f64>,
     /// An in-process server to talk to instead of spawning one (trace replay).
     connect: Option<Connect>,
-    /// The evidence of a selector that failed to resolve (E/AMBIGUOUS), for the error bundle.
-    rejected: std::sync::Mutex<Option<Resolution>>,
     /// Parsed Python files, reused by every structural selector of this session.
     parses: std::sync::Arc<relocate::ParseCache>,
     /// Files read to resolve selectors and normalize locations, reused while their bytes are
@@ -167,25 +183,11 @@ impl Orchestrator {
             server_def,
             start_ms: None,
             connect: None,
-            rejected: std::sync::Mutex::new(None),
             parses: Arc::default(),
             docs: Arc::default(),
             config_digest: None,
             routed: Default::default(),
         })
-    }
-
-    /// Forget the evidence of an earlier rejected selector (a new request begins).
-    pub fn clear_rejected(&self) {
-        if let Ok(mut r) = self.rejected.lock() {
-            *r = None;
-        }
-    }
-
-    /// The evidence of the selector that failed to resolve in this request (E/AMBIGUOUS),
-    /// for its error bundle.
-    pub fn take_rejected(&self) -> Option<Resolution> {
-        self.rejected.lock().ok().and_then(|mut r| r.take())
     }
 
     /// Every running session: this orchestrator's and those of the servers it routed to.
@@ -373,7 +375,8 @@ impl Orchestrator {
     }
 
     /// Resolve a selector string against the files on disk (any form; paper Algorithm 1).
-    /// The target carries the relocation evidence that [`Orchestrator::resolution`] records.
+    /// The target carries the relocation evidence that [`Orchestrator::resolution`] records;
+    /// a rejected selector's error carries its evidence as its source ([`Rejected`]).
     pub fn resolve(&self, selector: &str) -> Result<(PositionSpec, Target)> {
         let spec = selector::parse(selector)?;
         let cx = relocate::Context {
@@ -391,8 +394,8 @@ impl Orchestrator {
                 if let Some(ev) = rejected.evidence {
                     let c = &ev.candidates[0];
                     let res = self.evidence_resolution(&spec, &ev.docs[c.doc], c.start, c.end, &ev);
-                    if let Ok(mut slot) = self.rejected.lock() {
-                        *slot = Some(res);
+                    if rejected.error.source.is_none() {
+                        return Err(rejected.error.with_source(Rejected(res)));
                     }
                 }
                 Err(rejected.error)
@@ -565,7 +568,6 @@ impl Orchestrator {
             server_def: self.server_def.clone(),
             start_ms: None,
             connect: self.connect.clone(),
-            rejected: std::sync::Mutex::new(None),
             // Parses are shared (by content): forks and siblings keep one copy of each tree.
             parses: self.parses.clone(),
             docs: self.docs.clone(),

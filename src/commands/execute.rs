@@ -7,7 +7,7 @@ use super::{Outcome, Request};
 use crate::bundle::Bundle;
 use crate::bundle::RequestEcho;
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::orchestrator::{ms, Orchestrator};
+use crate::orchestrator::{ms, Orchestrator, Rejected};
 use crate::reward::Measured;
 use crate::selector;
 use serde_json::{json, Value};
@@ -40,7 +40,6 @@ pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
         }
     }
     let started = Instant::now();
-    o.clear_rejected();
     let outcome = match req.selector().map(selector::parse) {
         Some(Err(e)) => Err(e),
         _ => super::run(o, req).await,
@@ -76,7 +75,6 @@ fn edit_while_running(o: &Orchestrator) {
 /// The bundle `req` gets when its command fails with `err` (the daemon's answer when the
 /// workspace kept changing while the request ran).
 pub async fn failed(o: &mut Orchestrator, req: &Request, err: LanserError) -> Bundle {
-    o.clear_rejected();
     finish(o, req, Err(err), Instant::now()).await
 }
 
@@ -106,7 +104,7 @@ async fn finish(
     bundle.process_reward = Some(process_reward(o, &bundle, outcome.as_ref().ok()).await);
     if let Err(e) = &outcome {
         bundle.set_error(e);
-        bundle.resolution = o.take_rejected();
+        bundle.resolution = e.source_as::<Rejected>().map(|r| r.0.clone());
     }
     if o.opts.timing {
         bundle.meta.timing = Some(json!({
