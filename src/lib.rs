@@ -137,7 +137,7 @@ async fn run_cli(cli: cli::Cli) -> Result<ExitStatus, LanserError> {
     let text = if cli.global.json {
         format!("{}\n", bundle.to_jcs())
     } else {
-        commands::render::render(&bundle, &orch.ws)
+        commands::render::render(&bundle, orch.ws())
     };
     // The answer goes out before the server is shut down (a busy server may take its grace
     // period to answer `shutdown`); a traced run prints once its trace is complete.

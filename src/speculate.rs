@@ -18,7 +18,7 @@ pub type DiagMap = BTreeMap<String, Vec<Value>>;
 pub async fn pull(o: &mut Orchestrator, files: &[String]) -> Result<DiagMap> {
     let mut out = DiagMap::new();
     for rel in files {
-        let abs = o.ws.root.join(rel);
+        let abs = o.ws().root.join(rel);
         let uri = path_to_uri(&abs);
         let session = o.ensure_session().await?;
         // A server that only publishes checks the documents it has open.
@@ -163,7 +163,7 @@ pub async fn speculate(
 ) -> Result<Speculation> {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
     let mut files: Vec<String> = touched.clone();
-    files.extend(importers(&o.ws, &touched));
+    files.extend(importers(o.ws(), &touched));
     files.sort();
     files.dedup();
     {
@@ -174,7 +174,7 @@ pub async fn speculate(
     }
     let before = pull(o, &files).await?;
     let swap = |o: &Orchestrator, to_new: bool| {
-        if let Some(session) = o.session.as_ref() {
+        if let Some(session) = o.session() {
             for (doc, new) in changes {
                 let shown = if to_new {
                     with_text(doc, new)

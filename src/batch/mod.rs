@@ -186,7 +186,7 @@ pub async fn run_lines(
 ) -> Result<ExitStatus> {
     let jobs = jobs.max(1);
     // A trace records, and its replay serves, the frames of one session.
-    let servers = if orch.opts.tap.is_some() || orch.replays() {
+    let servers = if orch.opts().tap.is_some() || orch.replays() {
         1
     } else {
         servers
@@ -233,7 +233,7 @@ async fn run_pooled(
                     let bundle = line_error(orch, line_no, cmd, &why).await;
                     (Work::Done(Box::new(bundle)), None)
                 }
-                Ok(request) => match memo.lookup(&orch.ws, &request) {
+                Ok(request) => match memo.lookup(orch.ws(), &request) {
                     Lookup::Same(cell) => (Work::Same(cell), None),
                     Lookup::New(cell) => {
                         let work = dispatch(orch, pool, &mut window, request).await?;
@@ -405,7 +405,7 @@ async fn run_cli(cli: &Cli) -> Result<ExitStatus> {
     // An input file can be read ahead: the modules its py:// lines name are parsed on the
     // other core meanwhile (not while tracing or replaying: a trace is one sequence).
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    if input != "-" && orch.opts.tap.is_none() && !orch.replays() {
+    if input != "-" && orch.opts().tap.is_none() && !orch.replays() {
         orch.prefetch_parses(io::py_modules(std::path::Path::new(input)), stop.clone());
     }
     let outcome = run_lines(&mut orch, source, *jobs, servers, |a| {
@@ -433,7 +433,7 @@ pub async fn line_error(orch: &mut Orchestrator, line: usize, cmd: String, why: 
         cmd,
         selector: None,
         args: Map::new(),
-        index_io: orch.opts.index_io,
+        index_io: orch.opts().index_io,
     };
     let err = LanserError::usage(format!("batch line {line}: {why}"));
     orch.error_bundle(echo, &err).await

@@ -149,7 +149,7 @@ impl Pool {
         // (the write itself brings the shared index up to date, so a rescan alone would find
         // nothing to tell them).
         let before = match others && writes {
-            true => orch.ws.index().hashes(),
+            true => orch.ws().index().hashes(),
             false => Vec::new(),
         };
         let mut bundle = match everywhere {
@@ -158,7 +158,7 @@ impl Pool {
         };
         if others && writes {
             let after = {
-                let mut index = orch.ws.index();
+                let mut index = orch.ws().index();
                 index.rescan();
                 index.hashes()
             };
@@ -166,7 +166,7 @@ impl Pool {
             if !changes.is_empty() {
                 for lane in &self.lanes {
                     for session in lane.owner.iter().flat_map(|o| o.sessions()) {
-                        changes::apply(session, &orch.ws, &changes);
+                        changes::apply(session, orch.ws(), &changes);
                     }
                 }
             }
@@ -182,7 +182,7 @@ impl Pool {
             }
         }
         if bundle.meta.timing.is_some() {
-            let pid = match &orch.session {
+            let pid = match orch.session() {
                 Some(s) => s.server_pid().await,
                 None => None,
             };
@@ -271,7 +271,7 @@ async fn forks(orch: &mut Orchestrator, n: usize) -> (Vec<Orchestrator>, Option<
     for _ in 0..n {
         idle.push(orch.fork().await);
     }
-    let pid = match &orch.session {
+    let pid = match orch.session() {
         Some(s) => s.server_pid().await,
         None => None,
     };

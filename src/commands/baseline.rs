@@ -72,9 +72,9 @@ fn head_text(root: &Path, rel: &str) -> io::Result<Vec<u8>> {
 
 /// The measured files' diagnostics at HEAD.
 pub async fn at_head(o: &mut Orchestrator, spec: &Speculation) -> Result<DiagMap> {
-    let root = o.ws.root.clone();
+    let root = o.ws().root.clone();
     let Ok(list) = o
-        .opts
+        .opts()
         .inputs
         .read_to_string("git:modified", ".", || modified(&root))
     else {
@@ -83,7 +83,7 @@ pub async fn at_head(o: &mut Orchestrator, spec: &Speculation) -> Result<DiagMap
     let mut swaps: Vec<(Document, Document)> = Vec::new();
     for rel in list.lines().filter(|l| !l.is_empty()) {
         let Ok(head) = o
-            .opts
+            .opts()
             .inputs
             .read_to_string("git:HEAD", rel, || head_text(&root, rel))
         else {
@@ -98,7 +98,7 @@ pub async fn at_head(o: &mut Orchestrator, spec: &Speculation) -> Result<DiagMap
         return Ok(spec.before.clone());
     }
     let show = |o: &Orchestrator, head: bool| {
-        if let Some(session) = o.session.as_ref() {
+        if let Some(session) = o.session() {
             for (disk, at_head) in &swaps {
                 let doc = if head { at_head } else { disk };
                 session.sync_document(&path_to_uri(&disk.abs), doc);

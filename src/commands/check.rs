@@ -47,8 +47,8 @@ impl Operation for Check {
 
 /// The patch text: from the file (or stdin), or at replay from the trace.
 pub(crate) fn read_patch(o: &Orchestrator, path: &str) -> Result<String> {
-    let abs = o.opts.cwd.join(path);
-    let text = o.opts.inputs.read_to_string("--patch", path, || {
+    let abs = o.opts().cwd.join(path);
+    let text = o.opts().inputs.read_to_string("--patch", path, || {
         if path == "-" {
             let mut bytes = Vec::new();
             std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
@@ -70,7 +70,7 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
     let files = patch::parse(&text)?;
     let mut changes = Vec::new();
     for fp in &files {
-        let (abs, rel) = o.ws.resolve_user_path(&fp.path, &o.opts.cwd)?;
+        let (abs, rel) = o.ws().resolve_user_path(&fp.path, &o.opts().cwd)?;
         let doc = Document::load(abs, rel)?;
         let new = patch::apply(&doc.rel, &doc.text, fp)?;
         changes.push((doc, new));
@@ -80,7 +80,7 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
     let rels = changes.iter().map(|(d, _)| d.rel.clone()).collect();
     let (groups, unchecked) = super::diag::by_server(o, rels, true);
     if let Some(rel) = unchecked.first() {
-        let name = o.config.taker(rel).unwrap_or_default().to_string();
+        let name = o.config().taker(rel).unwrap_or_default().to_string();
         return Err(super::route::one_server_only(o, &name)
             .unwrap_or_else(|| LanserError::internal(format!("{rel}: no server to measure it"))));
     }
@@ -93,7 +93,7 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
             .collect();
         let target = match server {
             None => &mut *o,
-            Some(name) => match super::route::orchestrator_for(o, &name)? {
+            Some(name) => match o.for_server(&name)? {
                 Some(other) => other,
                 None => &mut *o,
             },
@@ -109,7 +109,7 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
         complete &= target.wait_ready().await?;
         let one = speculate::speculate(target, &part).await?;
         // pr-v2's terms are read on one server's view: the first group's.
-        if v2.is_none() && target.opts.reward.is_v2() {
+        if v2.is_none() && target.opts().reward.is_v2() {
             v2 = Some(super::structural::measure_v2(target, &one, &part).await?);
         }
         spec = Some(match spec {

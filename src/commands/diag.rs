@@ -39,7 +39,7 @@ fn is_glob(s: &str) -> bool {
 
 /// The workspace-relative files the targets name, sorted and deduplicated.
 fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
-    let all = || o.ws.index().sources();
+    let all = || o.ws().index().sources();
     if targets.is_empty() {
         return Ok(all());
     }
@@ -58,7 +58,7 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
             }
             out.extend(matched.into_iter().cloned());
         } else {
-            out.insert(o.ws.resolve_user_path(t, &o.opts.cwd)?.1);
+            out.insert(o.ws().resolve_user_path(t, &o.opts().cwd)?.1);
         }
     }
     Ok(out.into_iter().collect())
@@ -72,18 +72,18 @@ pub(crate) fn by_server(
     files: Vec<String>,
     named: bool,
 ) -> (Groups, Vec<String>) {
-    let forced = o.opts.server.is_some() || o.opts.server_cmd.is_some();
-    let one_server = o.opts.tap.is_some() || o.replays();
+    let forced = o.opts().server.is_some() || o.opts().server_cmd.is_some();
+    let one_server = o.opts().tap.is_some() || o.replays();
     let (mut out, mut unchecked) = (Groups::new(), Vec::new());
     for f in files {
         let server = o
-            .config
+            .config()
             .taker(&f)
-            .filter(|name| !forced && *name != o.server_def.name)
+            .filter(|name| !forced && *name != o.server_def().name)
             .map(str::to_string);
         match server {
             Some(_) if one_server => unchecked.push(f),
-            None if !named && !o.server_def.handles(&f) => {}
+            None if !named && !o.server_def().handles(&f) => {}
             server => out.entry(server).or_default().push(f),
         }
     }
@@ -99,7 +99,7 @@ async fn check(
 ) -> Result<(Vec<Value>, Vec<DiagFailure>, bool)> {
     // A server that only publishes checks open documents, and tsserver loads its project
     // on the first one: open them before waiting for the load.
-    let root = o.ws.root.clone();
+    let root = o.ws().root.clone();
     let session = o.ensure_session().await?;
     if !session.pulls() {
         for rel in files {
@@ -142,7 +142,7 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
     for (server, group) in groups {
         let answer = match server {
             None => check(o, &group).await?,
-            Some(name) => match super::route::orchestrator_for(o, &name)? {
+            Some(name) => match o.for_server(&name)? {
                 Some(other) => check(other, &group).await?,
                 None => check(o, &group).await?,
             },

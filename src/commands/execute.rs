@@ -33,7 +33,7 @@ pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
         if let Some(refused) = super::route::one_server_only(o, &name) {
             return failed(o, req, refused).await;
         }
-        match super::route::orchestrator_for(o, &name) {
+        match o.for_server(&name) {
             Ok(Some(other)) => return Box::pin(execute(other, req)).await,
             Ok(None) => {}
             Err(e) => return failed(o, req, e).await,
@@ -66,7 +66,7 @@ fn edit_while_running(o: &Orchestrator) {
     if DONE.swap(true, Ordering::SeqCst) {
         return;
     }
-    let path = o.ws.root.join(rel);
+    let path = o.ws().root.join(rel);
     if let Ok(text) = std::fs::read_to_string(&path) {
         let _ = std::fs::write(&path, format!("# edited while a request ran\n{text}"));
     }
@@ -89,7 +89,7 @@ async fn finish(
         cmd: req.op.name().to_string(),
         selector: req.selector().and_then(|s| selector::parse(s).ok()),
         args: req.op.args(),
-        index_io: o.opts.index_io,
+        index_io: o.opts().index_io,
     };
     let mut bundle = o.assemble(echo, outcome.as_ref().ok()).await;
     let reached_server = match &outcome {
@@ -106,13 +106,13 @@ async fn finish(
         bundle.set_error(e);
         bundle.resolution = e.source_as::<Rejected>().map(|r| r.0.clone());
     }
-    if o.opts.timing {
+    if o.opts().timing {
         bundle.meta.timing = Some(json!({
             "totalMs": ms(started.elapsed()),
             "serverStartMs": o.start_ms(),
         }));
     }
-    bundle.record_doc_versions(&o.ws);
+    bundle.record_doc_versions(o.ws());
     bundle.seal();
     bundle
 }
@@ -128,7 +128,7 @@ async fn process_reward(o: &mut Orchestrator, bundle: &Bundle, outcome: Option<&
         safety: u8::from(ok),
         ..Default::default()
     });
-    if let (Some(prev), None) = (o.opts.prev_d, m.d_prev) {
+    if let (Some(prev), None) = (o.opts().prev_d, m.d_prev) {
         m.d_prev = Some(prev);
         if let (None, Some(res), true) = (m.d_now, &bundle.resolution, ok) {
             let file = [res.resolved.path.clone()];
@@ -142,7 +142,7 @@ async fn process_reward(o: &mut Orchestrator, bundle: &Bundle, outcome: Option<&
         .as_ref()
         .map(|r| r.confidence)
         .unwrap_or(if ok { 1.0 } else { 0.0 });
-    o.opts.reward.score(&m, confidence)
+    o.opts().reward.score(&m, confidence)
 }
 
 /// Errors raised while reading the request and the files, before anything is asked.

@@ -197,7 +197,7 @@ pub fn seeds_of_patch(
     let mut seeds = BTreeSet::new();
     let mut parsed = BTreeMap::new();
     for fp in files {
-        let (abs, rel) = o.ws.resolve_user_path(&fp.path, &o.opts.cwd)?;
+        let (abs, rel) = o.ws().resolve_user_path(&fp.path, &o.opts().cwd)?;
         let p = parse(Document::load(abs, rel.clone())?);
         for line in changed_lines(fp) {
             let Some((start, end)) = p.doc.index.line_span(line - 1) else {
@@ -358,7 +358,7 @@ async fn overridden(
             })
             .await?;
         for (u, start) in starts(answer) {
-            let Some(rel) = uri_to_path(u.as_str()).and_then(|abs| o.ws.relative(&abs)) else {
+            let Some(rel) = uri_to_path(u.as_str()).and_then(|abs| o.ws().relative(&abs)) else {
                 continue;
             };
             let Some(bp) = load(o, files, &rel) else {
@@ -384,7 +384,7 @@ pub fn load<'f>(
     rel: &str,
 ) -> Option<&'f Parsed> {
     if !files.contains_key(rel) {
-        let doc = Document::load(o.ws.root.join(rel), rel.to_string()).ok()?;
+        let doc = Document::load(o.ws().root.join(rel), rel.to_string()).ok()?;
         files.insert(rel.to_string(), parse(doc));
     }
     files.get(rel)
@@ -398,7 +398,7 @@ async fn callers(
 ) -> Result<Vec<Item>> {
     if item.qual.is_empty() {
         // A module's top level: the files that import it.
-        let importers = crate::speculate::importers(&o.ws, std::slice::from_ref(&item.path));
+        let importers = crate::speculate::importers(o.ws(), std::slice::from_ref(&item.path));
         return Ok(importers
             .into_iter()
             .map(|path| Item { path, qual: vec![] })
@@ -455,7 +455,7 @@ async fn callers(
     let enc = session.encoding;
     let mut out = BTreeSet::new();
     for (u, pos) in places {
-        let Some(rel) = uri_to_path(&u).and_then(|abs| o.ws.relative(&abs)) else {
+        let Some(rel) = uri_to_path(&u).and_then(|abs| o.ws().relative(&abs)) else {
             continue; // outside the workspace
         };
         let Some(p) = load(o, files, &rel) else {
@@ -513,7 +513,7 @@ fn item_fact(o: &Orchestrator, impact: &Analysis, item: &Item) -> ImpactItem {
     if let Some(p) = p {
         n.add_document(&p.doc);
     }
-    let loc = n.location(&path_to_uri(&o.ws.root.join(&item.path)), range);
+    let loc = n.location(&path_to_uri(&o.ws().root.join(&item.path)), range);
     ImpactItem {
         path: loc.path,
         name: if item.qual.is_empty() {

@@ -50,15 +50,15 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
     let (spec, target) = o.resolve(selector)?;
     let resolution = o.resolution(&spec, &target);
     let doc = &target.doc;
-    let (first, _) = doc.position(target.start, o.opts.index_io);
-    let (last, _) = doc.position(target.end, o.opts.index_io);
+    let (first, _) = doc.position(target.start, o.opts().index_io);
+    let (last, _) = doc.position(target.end, o.opts().index_io);
     let lines: Vec<_> = (first..=last)
         .map(|l| PreviewLine {
             line: l as u64 + 1,
             text: doc.index.line_text(&doc.text, l).unwrap_or_default().into(),
         })
         .collect();
-    let at = durable::symbol_at(&o.ws, o.parse_cache(), doc, target.start);
+    let at = durable::symbol_at(o.ws(), o.parse_cache(), doc, target.start);
     let symbol = target
         .evidence
         .as_ref()

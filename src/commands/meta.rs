@@ -68,7 +68,7 @@ impl Operation for Reload {
 /// `lanser capabilities`: start the server and report what it declared.
 pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome> {
     let caps = o.ensure_session().await?.capabilities().clone();
-    let raw = super::raw::relativize(&o.ws, &caps);
+    let raw = super::raw::relativize(o.ws(), &caps);
     let summary = capability_summary(&caps);
     Ok(Outcome {
         facts: facts::to_json(&CapabilitiesFacts {
@@ -97,9 +97,9 @@ fn server_status(o: &Orchestrator, def: &ServerDef) -> Value {
     let configured: Vec<String> = std::iter::once(def.command.clone())
         .chain(def.args.iter().cloned())
         .collect();
-    let selected = def.name == o.server_def.name;
-    let cmd = o.opts.server_cmd.as_deref().filter(|_| selected);
-    let resolved = servers::resolve(&o.ws.root, cmd, def, false);
+    let selected = def.name == o.server_def().name;
+    let cmd = o.opts().server_cmd.as_deref().filter(|_| selected);
+    let resolved = servers::resolve(&o.ws().root, cmd, def, false);
     let (command, source, version, error) = match resolved {
         Ok(spec) => (
             Some(spec.command.iter().map(|c| shown(c)).collect::<Vec<_>>()),
@@ -112,7 +112,7 @@ fn server_status(o: &Orchestrator, def: &ServerDef) -> Value {
     json!({
         "name": def.name,
         "selected": selected,
-        "default": def.name == o.config.default,
+        "default": def.name == o.config().default,
         "origin": def.origin.as_str(),
         "configured": configured,
         "fileTypes": def.file_types,
@@ -139,7 +139,7 @@ fn config_files(config: &Config) -> Vec<Value> {
 }
 
 fn sessions(o: &Orchestrator) -> Vec<Value> {
-    o.session
+    o.session()
         .as_ref()
         .map(|_| json!({ "server": o.server_id() }))
         .into_iter()
@@ -149,7 +149,7 @@ fn sessions(o: &Orchestrator) -> Vec<Value> {
 /// `lanser status`: no server is started; nothing is installed.
 pub fn status(o: &Orchestrator) -> Result<Outcome> {
     let servers: Vec<Value> = o
-        .config
+        .config()
         .servers
         .values()
         .map(|d| server_status(o, d))
@@ -157,7 +157,7 @@ pub fn status(o: &Orchestrator) -> Result<Outcome> {
     Ok(Outcome {
         facts: facts::to_json(&StatusFacts {
             servers,
-            config_files: json!(config_files(&o.config)),
+            config_files: json!(config_files(o.config())),
             sessions: json!(sessions(o)),
             provenance: Provenance::Config,
         }),
@@ -170,15 +170,15 @@ pub fn status(o: &Orchestrator) -> Result<Outcome> {
 
 /// `lanser reload`: re-read lanser.toml; reconfigure a running session.
 pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
-    let config = Config::load(&o.ws.root)?;
-    let def = config.select(Some(&o.server_def.name))?.clone();
-    let python = env::find_python(&o.ws);
+    let config = Config::load(&o.ws().root)?;
+    let def = config.select(Some(&o.server_def().name))?.clone();
+    let python = env::find_python(o.ws());
     let settings = deep_merge(
         env::server_settings(python.as_deref()),
         def.settings.clone(),
     );
-    let changed = settings != o.settings;
-    let reloaded = match &o.session {
+    let changed = settings != *o.settings();
+    let reloaded = match o.session() {
         Some(s) => {
             s.update_settings(settings.clone());
             vec![json!({
@@ -195,14 +195,11 @@ pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
     } else {
         "sent the re-read settings to the running session; files are re-synced on every request"
     };
-    o.settings = settings;
-    o.config = config;
-    o.server_def = def;
-    o.forget_config_digest();
+    o.reconfigure(settings, config, def);
     Ok(Outcome {
         facts: facts::to_json(&ReloadFacts {
-            server: o.server_def.name.clone(),
-            config_files: json!(config_files(&o.config)),
+            server: o.server_def().name.clone(),
+            config_files: json!(config_files(o.config())),
             reloaded: json!(reloaded),
             note: Some(note.to_string()),
             provenance: Provenance::Config,

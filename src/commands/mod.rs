@@ -85,7 +85,9 @@ pub trait Operation: clap::Args + Clone + std::fmt::Debug + PartialEq + Eq {
     /// Answer it.
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome>;
     /// Append the human rendering of a successful bundle it produced.
-    fn render(_bundle: &Bundle, _page: &mut Page) {}
+    fn render(_bundle: &Bundle, _page: &mut Page) {
+        // Most operations show something; the frame (ambiguity, completeness) comes anyway.
+    }
 }
 
 /// The schema of one operation's facts.

@@ -86,7 +86,7 @@ impl MutationArgs {
 
 /// A server WorkspaceEdit as a checked plan (jail and filters already applied).
 pub fn plan(o: &Orchestrator, m: &MutationArgs, edit: WorkspaceEdit) -> Result<Plan> {
-    let jail = Jail::new(&o.ws, &m.allow, &m.deny)?;
+    let jail = Jail::new(o.ws(), &m.allow, &m.deny)?;
     Plan::from_workspace_edit(&jail, edit, o.encoding())
 }
 
@@ -119,7 +119,7 @@ pub fn check_safety(
         ));
     }
     if !m.allow_dirty {
-        safety::require_clean_worktree(&o.ws.root)?;
+        safety::require_clean_worktree(&o.ws().root)?;
     }
     Ok(())
 }
@@ -154,7 +154,7 @@ pub async fn speculate(
     let spec = speculate::speculate(o, &changes).await?;
     measured.d_prev = Some(speculate::count(&spec.before));
     measured.d_now = Some(speculate::count(&spec.after));
-    if o.opts.reward.is_v2() {
+    if o.opts().reward.is_v2() {
         measured.v2 = super::structural::measure_v2(o, &spec, &changes).await?;
     }
     Ok((measured, Some(json!(speculate::delta(&spec)))))
@@ -173,14 +173,14 @@ pub fn maybe_apply(
     }
     check_safety(o, m, complete, resolution)?;
     let mode = if m.git_mode { Mode::Git } else { Mode::Direct };
-    apply::apply(&o.ws.root, plan, mode)?;
+    apply::apply(&o.ws().root, plan, mode)?;
     // The index follows lanser's own writes (a process without a watcher sees them too).
     let written: Vec<PathBuf> = plan
         .touched()
         .iter()
-        .map(|rel| o.ws.root.join(rel))
+        .map(|rel| o.ws().root.join(rel))
         .collect();
-    o.ws.wrote(written.iter().map(PathBuf::as_path));
+    o.ws().wrote(written.iter().map(PathBuf::as_path));
     notify_server(o, plan);
     Ok(true)
 }
@@ -188,7 +188,7 @@ pub fn maybe_apply(
 /// Bring the server in line with what was written: didChange + didSave for edited files,
 /// didChangeWatchedFiles for created, renamed and deleted ones.
 fn notify_server(o: &Orchestrator, plan: &Plan) {
-    let Some(session) = o.session.as_ref() else {
+    let Some(session) = o.session() else {
         return;
     };
     let mut watched = Vec::new();

@@ -87,7 +87,7 @@ impl Operation for Signature {
 /// Fail with `E/UNSUPPORTED_CAP` unless the running server declares `provider`.
 pub fn require(o: &Orchestrator, provider: &str, method: &str) -> Result<()> {
     let declared = o
-        .session
+        .session()
         .as_ref()
         .and_then(|s| s.capabilities().get(provider))
         .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)));
@@ -101,7 +101,7 @@ pub fn require(o: &Orchestrator, provider: &str, method: &str) -> Result<()> {
             None => s.name,
         })
         .unwrap_or_else(|| "the language server".into());
-    let hint = if o.server_def.name != "basedpyright" && provider == "implementationProvider" {
+    let hint = if o.server_def().name != "basedpyright" && provider == "implementationProvider" {
         " (basedpyright has it: --server basedpyright)"
     } else {
         ""

@@ -136,7 +136,7 @@ pub async fn run(o: &mut Orchestrator, method: &str, source: Source<'_>) -> Resu
             })?;
             let uri = params.pointer("/textDocument/uri").and_then(Value::as_str);
             if let Some(abs) = uri.and_then(uri_to_path) {
-                if let Some(rel) = o.ws.relative(&abs) {
+                if let Some(rel) = o.ws().relative(&abs) {
                     doc = Some(Document::load(abs, rel)?);
                 }
             }
@@ -155,7 +155,7 @@ pub async fn run(o: &mut Orchestrator, method: &str, source: Source<'_>) -> Resu
             params
         }
         Source::File(file) => {
-            let (abs, rel) = o.ws.resolve_user_path(file, &o.opts.cwd)?;
+            let (abs, rel) = o.ws().resolve_user_path(file, &o.opts().cwd)?;
             let d = Document::load(abs, rel)?;
             let params = json!({ "textDocument": { "uri": path_to_uri(&d.abs) } });
             doc = Some(d);
@@ -175,8 +175,8 @@ pub async fn run(o: &mut Orchestrator, method: &str, source: Source<'_>) -> Resu
         .await?;
     let mut facts = json!({
         "method": method,
-        "params": relativize(&o.ws, &params),
-        "result": relativize(&o.ws, &raw),
+        "params": relativize(o.ws(), &params),
+        "result": relativize(o.ws(), &raw),
         "provenance": "lsp",
     });
     view(o, method, doc.as_ref(), &raw, &mut facts);

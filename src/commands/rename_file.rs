@@ -67,13 +67,13 @@ fn advertised(caps: &Value, op: &str) -> bool {
 }
 
 pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -> Result<Outcome> {
-    let jail = Jail::new(&o.ws, &m.allow, &m.deny)?;
-    let mv = rename_file::resolve_paths(&o.ws, &jail, &o.opts.cwd, src, dst)?;
-    let mut built = rename_file::build(&o.ws, &jail, &mv, o.encoding())?;
+    let jail = Jail::new(o.ws(), &m.allow, &m.deny)?;
+    let mv = rename_file::resolve_paths(o.ws(), &jail, &o.opts().cwd, src, dst)?;
+    let mut built = rename_file::build(o.ws(), &jail, &mv, o.encoding())?;
     let uris = RenameFilesParams {
         files: vec![FileRename {
-            old_uri: path_to_uri(&o.ws.root.join(&mv.src)),
-            new_uri: path_to_uri(&o.ws.root.join(&mv.dst)),
+            old_uri: path_to_uri(&o.ws().root.join(&mv.src)),
+            new_uri: path_to_uri(&o.ws().root.join(&mv.dst)),
         }],
     };
     let caps = o.ensure_session().await?.capabilities().clone();
@@ -98,7 +98,7 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
     let (measured, _) = mutate::speculate(o, m, &built.plan, complete, None).await?;
     let applied = mutate::maybe_apply(o, m, &built.plan, complete, None)?;
     if applied && advertised(&caps, "didRename") {
-        if let Some(s) = o.session.as_ref() {
+        if let Some(s) = o.session() {
             s.notify("workspace/didRenameFiles", crate::lsp::typed::json(&uris));
         }
     }

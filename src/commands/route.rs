@@ -21,15 +21,15 @@ use std::path::Path;
 /// The server `req` goes to, when it is not `o`'s own (also in a traced run or a replay,
 /// which answer it with [`one_server_only`]).
 pub fn server_for(o: &Orchestrator, req: &Request) -> Option<String> {
-    if forced(&o.opts) {
+    if forced(o.opts()) {
         return None;
     }
-    let name = match file_of(req, &o.opts.cwd) {
-        Some(path) => o.config.route(&path).to_string(),
-        None if whole_workspace(req) => only_server(&o.config, &o.ws.index().sources())?,
+    let name = match file_of(req, &o.opts().cwd) {
+        Some(path) => o.config().route(&path).to_string(),
+        None if whole_workspace(req) => only_server(o.config(), &o.ws().index().sources())?,
         None => return None,
     };
-    (name != o.server_def.name).then_some(name)
+    (name != o.server_def().name).then_some(name)
 }
 
 /// Whether the command line names the server (`--server`, `--server-cmd`, LANSER_SERVER_CMD).
@@ -72,34 +72,6 @@ fn file_of(req: &Request, cwd: &Path) -> Option<String> {
     }
 }
 
-/// The orchestrator that answers for server `name`: `o` itself, made that server's, while it
-/// has started nothing (`None`); else its warm orchestrator for `name`, made on first need.
-pub fn orchestrator_for<'a>(
-    o: &'a mut Orchestrator,
-    name: &str,
-) -> Result<Option<&'a mut Orchestrator>> {
-    let pinned = Options {
-        server: Some(name.to_string()),
-        ..o.opts.clone()
-    };
-    if o.session.is_none() && o.routed.is_empty() && o.server_spec().is_none() {
-        let mut own = Orchestrator::new(pinned)?;
-        own.ws = o.ws.clone();
-        // Still routed: a later request for another file type goes to its own server.
-        own.opts.server = None;
-        *o = own;
-        return Ok(None);
-    }
-    if !o.routed.contains_key(name) {
-        let mut other = Orchestrator::new(pinned.clone())?;
-        other.ws = o.ws.clone();
-        o.routed.insert(name.to_string(), other);
-    }
-    let other = o.routed.get_mut(name).expect("inserted above");
-    other.opts = pinned;
-    Ok(Some(other))
-}
-
 /// For a traced process that answers one request, and its replay: pick its server before
 /// anything starts (as `--server` would), so that the trace names that server and replays
 /// on it.
@@ -123,10 +95,10 @@ pub fn pin(opts: &mut Options, req: &Request) -> Result<()> {
 /// A traced run records one server, and its replay has only that one: a request that would go
 /// to another is refused the same way in both.
 pub fn one_server_only(o: &Orchestrator, name: &str) -> Option<crate::error::LanserError> {
-    (o.opts.tap.is_some() || o.replays()).then(|| {
+    (o.opts().tap.is_some() || o.replays()).then(|| {
         crate::error::LanserError::usage(format!(
             "a trace records one server ({}); this request goes to {name}: trace it in a run of its own",
-            o.server_def.name
+            o.server_def().name
         ))
     })
 }

@@ -95,10 +95,10 @@ pub fn breaking(before: &str, after: &str) -> bool {
 /// A location the server sent, as (workspace-relative path, byte offset of its end).
 fn place(o: &Orchestrator, loc: &Location) -> Option<(String, usize, usize)> {
     let abs = uri_to_path(loc.uri.as_str())?;
-    let rel = o.ws.relative(&abs)?;
+    let rel = o.ws().relative(&abs)?;
     let text = std::fs::read_to_string(&abs).ok()?;
     let index = crate::text::LineIndex::new(&text);
-    let enc = o.session.as_ref()?.encoding;
+    let enc = o.session()?.encoding;
     let at = |p: Position| index.offset_clamped(&text, p.line as usize, p.character as usize, enc);
     let (start, end) = (at(loc.range.start), at(loc.range.end));
     let call = text[end..].trim_start().starts_with('(');
@@ -156,7 +156,7 @@ pub async fn measure_v2(
     changes: &[(Document, String)],
 ) -> Result<v2::Measured> {
     let baseline = super::baseline::at_head(o, spec).await?;
-    let tests = match o.opts.tests {
+    let tests = match o.opts().tests {
         Some(budget) => Some(super::tests_term::run(o, changes, budget).await?),
         None => None,
     };

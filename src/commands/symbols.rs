@@ -47,7 +47,7 @@ pub async fn run(o: &mut Orchestrator, file: Option<&str>, query: Option<&str>) 
 }
 
 async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Result<Outcome> {
-    let (abs, rel) = o.ws.resolve_user_path(file, &o.opts.cwd)?;
+    let (abs, rel) = o.ws().resolve_user_path(file, &o.opts().cwd)?;
     let doc = Document::load(abs, rel)?;
     let uri = path_to_uri(&doc.abs);
     o.ensure_session().await?.sync_document(&uri, &doc);
@@ -95,13 +95,13 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
     let mut others = other_servers(o);
     let (mut symbols, mut complete) = ask(o, query).await?;
     // A traced run (and its replay) has one server: the others' symbols are missing.
-    if o.opts.tap.is_some() || o.replays() {
+    if o.opts().tap.is_some() || o.replays() {
         complete &= others.is_empty();
         others.clear();
     }
     for (name, sample) in others {
-        if let Some(other) = super::route::orchestrator_for(o, &name)? {
-            let (abs, rel) = other.ws.resolve_user_path(&sample, &other.opts.cwd)?;
+        if let Some(other) = o.for_server(&name)? {
+            let (abs, rel) = other.ws().resolve_user_path(&sample, &other.opts().cwd)?;
             let doc = Document::load(abs, rel)?;
             let uri = path_to_uri(&doc.abs);
             other.ensure_session().await?.sync_document(&uri, &doc);
@@ -149,11 +149,11 @@ async fn ask(o: &mut Orchestrator, query: &str) -> Result<(Vec<Value>, bool)> {
 /// The other servers that take a source of the workspace, each with its first such file.
 fn other_servers(o: &Orchestrator) -> std::collections::BTreeMap<String, String> {
     let mut out = std::collections::BTreeMap::new();
-    if o.opts.server.is_some() || o.opts.server_cmd.is_some() {
+    if o.opts().server.is_some() || o.opts().server_cmd.is_some() {
         return out;
     }
-    for f in o.ws.index().sources() {
-        if let Some(name) = o.config.taker(&f).filter(|n| *n != o.server_def.name) {
+    for f in o.ws().index().sources() {
+        if let Some(name) = o.config().taker(&f).filter(|n| *n != o.server_def().name) {
             out.entry(name.to_string()).or_insert(f);
         }
     }

@@ -23,26 +23,26 @@ pub async fn run(
     let found = impact::analyse(o, seeds, files, impact::DEFAULT_DEPTH).await?;
     let ids: Vec<String> = found.tests.keys().cloned().collect();
     let key = ids.join(" ");
-    let text = if o.opts.inputs.serves(INPUT, &key) {
-        o.opts.inputs.read_to_string(INPUT, &key, || {
+    let text = if o.opts().inputs.serves(INPUT, &key) {
+        o.opts().inputs.read_to_string(INPUT, &key, || {
             Err(std::io::Error::other("served from the trace"))
         })
     } else {
         let plan = Plan {
-            root: o.ws.root.clone(),
-            files: o.ws.python_files(),
+            root: o.ws().root.clone(),
+            files: o.ws().python_files(),
             changes: changes
                 .iter()
                 .map(|(d, t)| (d.rel.clone(), t.clone()))
                 .collect(),
             tests: ids,
             budget,
-            python: crate::env::find_python(&o.ws).unwrap_or_else(|| PathBuf::from("python3")),
+            python: crate::env::find_python(o.ws()).unwrap_or_else(|| PathBuf::from("python3")),
             import_roots: o
-                .ws
+                .ws()
                 .import_roots()
                 .iter()
-                .filter_map(|r| o.ws.relative(r))
+                .filter_map(|r| o.ws().relative(r))
                 .chain([".".to_string()])
                 .collect(),
         };
@@ -53,7 +53,7 @@ pub async fn run(
             })?
             .map_err(|e| LanserError::usage(format!("--tests impacted: {e}")).with_source(e))?;
         let bytes = serde_json::to_vec(&ran).expect("runs serialize");
-        o.opts.inputs.read_to_string(INPUT, &key, || Ok(bytes))
+        o.opts().inputs.read_to_string(INPUT, &key, || Ok(bytes))
     };
     let text =
         text.map_err(|e| LanserError::internal(format!("--tests impacted: {e}")).with_source(e))?;

@@ -584,7 +584,7 @@ impl Daemon {
             self.ws.forget_roots();
             let mut orch = Orchestrator::new(opts.clone())?;
             // The session reads the daemon's index (clones share it).
-            orch.ws = self.ws.clone();
+            orch.use_workspace(self.ws.clone());
             engine.orch = Some(orch);
             engine.key = key;
             engine.config = config;
@@ -593,19 +593,16 @@ impl Daemon {
             synced = self.absorb(engine, &changes);
         }
         let orch = engine.orch.as_mut().expect("created above");
-        orch.opts = Options {
+        orch.set_options(Options {
             tap: None,
             ..opts.clone()
-        };
-        if let Some(session) = orch.session.as_mut() {
-            session.set_request_timeout(opts.timeout);
-        }
+        });
         Ok(synced)
     }
 
     async fn status(&self) -> serde_json::Value {
         let engine = self.engine.lock().await;
-        let session = engine.orch.as_ref().and_then(|o| o.session.as_ref());
+        let session = engine.orch.as_ref().and_then(|o| o.session());
         let server_pid = match session {
             Some(s) if !s.is_closed() => s.server_pid().await,
             _ => None,

@@ -95,8 +95,8 @@ async fn replay_in(trace: &Trace, root: &Path) -> Result<Replay> {
         crate::commands::route::pin(&mut opts, &req)?;
     }
     let mut orch = Orchestrator::new(opts)?;
-    let root = orch.ws.root.clone();
-    let workspace_mismatch = compare_workspace(trace, &orch.ws);
+    let root = orch.ws().root.clone();
+    let workspace_mismatch = compare_workspace(trace, orch.ws());
 
     let divergence = Arc::new(Mutex::new(None));
     let peer = Peer::new(trace, root.clone(), divergence.clone());

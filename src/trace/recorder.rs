@@ -133,10 +133,10 @@ impl Recorder {
     pub async fn header_for(&self, orch: &mut Orchestrator, sources: bool) {
         let env = orch.environment().await;
         let argv = super::normalized_argv(std::env::args());
-        self.header(argv, &orch.ws, &orch.opts.cwd, &env, sources);
+        self.header(argv, orch.ws(), &orch.opts().cwd, &env, sources);
         let rec = self.clone();
         let early = orch
-            .opts
+            .opts()
             .inputs
             .attach(Arc::new(move |input: &InputRec| rec.input(input)));
         for input in &early {

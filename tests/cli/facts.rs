@@ -358,7 +358,7 @@ async fn every_index_unit_resolves_alike_and_an_emoji_column_is_a_mismatch() {
     ];
     let mut seen = Vec::new();
     for (enc, col) in cols {
-        o.opts.index_io = enc;
+        o.opts_mut().index_io = enc;
         let b = ask(&mut o, "def", Some(format!("{intl}@L{line}:C{col}")), &[]).await;
         seen.push((
             b.resolution.unwrap().resolved.range,
@@ -381,10 +381,10 @@ async fn every_index_unit_resolves_alike_and_an_emoji_column_is_a_mismatch() {
         assert_eq!(again, format!("{g}@L{def_line}:C{dcol}"));
     }
     assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
-    o.opts.index_io = Encoding::Codepoint;
+    o.opts_mut().index_io = Encoding::Codepoint;
 
     // --verbose adds the 1-based io range; a column inside an emoji is an indexing mismatch.
-    o.opts.verbose = true;
+    o.opts_mut().verbose = true;
     let b = ask(&mut o, "def", sel(intl, line, "area_of"), &[]).await;
     let io: Vec<u64> = b.facts["definitions"][0]["ioRange"]
         .as_array()
@@ -394,8 +394,8 @@ async fn every_index_unit_resolves_alike_and_an_emoji_column_is_a_mismatch() {
         .collect();
     let def_line = line_with(ws, g, "def area_of(") as u64;
     assert_eq!(io, vec![def_line, 5, def_line, 12]);
-    o.opts.verbose = false;
-    o.opts.index_io = Encoding::Utf16;
+    o.opts_mut().verbose = false;
+    o.opts_mut().index_io = Encoding::Utf16;
     let emoji = l.find('😀').unwrap();
     let inside = l[..emoji].encode_utf16().count() + 2;
     let b = o

@@ -70,7 +70,8 @@ fn scope_files(o: &Orchestrator, path: &str) -> Vec<String> {
         return vec![path.to_string()];
     }
     let dir = path.strip_suffix("conftest.py").unwrap_or("");
-    o.ws.python_files()
+    o.ws()
+        .python_files()
         .into_iter()
         .filter(|f| f.starts_with(dir) && is_test_support(f))
         .collect()

@@ -19,82 +19,18 @@ use crate::error::{LanserError, Result};
 pub use crate::lsp::capabilities::capability_summary;
 use crate::lsp::provision::{self, ServerSpec};
 use crate::lsp::session::{Connect, Session, SessionConfig};
-use crate::lsp::transport::Tap;
 pub use crate::outcome::Outcome;
 use crate::relocate::Target;
 use crate::relocate::{self, Evidence};
-use crate::reward::Scheme;
 use crate::selector::{self, PositionSpec};
 use crate::servers;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
+mod options;
+pub use options::{Options, DEFAULT_PAGE_SIZE};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// How lanser runs, independent of any one request.
-#[derive(Clone)]
-pub struct Options {
-    pub workspace: Option<PathBuf>,
-    pub server_cmd: Option<String>,
-    pub index_io: Encoding,
-    /// Add `ioRange` to every location.
-    pub verbose: bool,
-    /// Add the volatile `meta.timing` (outside the hash domain).
-    pub timing: bool,
-    /// Per-request timeout; also the bound on waiting for the project to load.
-    pub timeout: Duration,
-    pub cwd: PathBuf,
-    /// Install the pinned server on first need.
-    pub install: bool,
-    pub tap: Option<Tap>,
-    /// Offset of the first list entry to return (`--cursor`).
-    pub cursor: usize,
-    /// Longest list a bundle carries before it is cut (`--page-size`, default 10⁵).
-    pub page_size: usize,
-    /// The process-reward formula and weights (`--reward`, `--reward-weights`).
-    pub reward: Scheme,
-    /// pr-v2's test term (`--tests impacted`), with its budget (`--test-budget`).
-    pub tests: Option<Duration>,
-    /// D_{t-1} from `--prev-bundle`.
-    pub prev_d: Option<u64>,
-    /// Where files named on the command line (`--patch`) are read from.
-    pub inputs: crate::inputs::Inputs,
-    /// The configured server to run (`--server`); `None` is lanser.toml's default, else Pyright.
-    pub server: Option<String>,
-    /// `--tau` and `--pick best`.
-    pub relocate: relocate::Config,
-}
-
-impl Options {
-    /// Defaults for a workspace, as the CLI has them with no flags (library users and tests
-    /// set the fields they care about and take the rest from here).
-    pub fn for_workspace(ws: &std::path::Path) -> Options {
-        Options {
-            workspace: Some(ws.to_path_buf()),
-            server_cmd: None,
-            index_io: Encoding::Codepoint,
-            verbose: false,
-            timing: false,
-            timeout: Duration::from_secs(60),
-            cwd: ws.to_path_buf(),
-            install: true,
-            tap: None,
-            cursor: 0,
-            page_size: DEFAULT_PAGE_SIZE,
-            reward: Scheme::default(),
-            tests: None,
-            prev_d: None,
-            inputs: crate::inputs::Inputs::disk(),
-            server: None,
-            relocate: relocate::Config::default(),
-        }
-    }
-}
-
-/// The list cap of DESIGN §5.
-pub const DEFAULT_PAGE_SIZE: usize = 100_000;
 
 /// The fact lists that are paged.
 pub const PAGED_LISTS: &[&str] = &[
@@ -126,18 +62,18 @@ impl std::fmt::Display for Rejected {
 impl std::error::Error for Rejected {}
 
 pub struct Orchestrator {
-    pub ws: Workspace,
-    pub opts: Options,
-    pub session: Option<Session>,
+    ws: Workspace,
+    opts: Options,
+    session: Option<Session>,
     server: Option<ServerSpec>,
     python: Option<Python>,
     python_probe: Option<tokio::task::JoinHandle<Python>>,
     /// Served to workspace/configuration: lanser's defaults under the server's own settings.
-    pub settings: Value,
+    settings: Value,
     /// Every lanser.toml layer, merged (see `config`).
-    pub config: Config,
+    config: Config,
     /// The server this orchestrator runs.
-    pub server_def: ServerDef,
+    server_def: ServerDef,
     /// Time spent starting the server, for `meta.timing`.
     start_ms: Option<f64>,
     /// An in-process server to talk to instead of spawning one (trace replay).
@@ -152,10 +88,40 @@ pub struct Orchestrator {
     config_digest: Option<(String, String)>,
     /// By server: the orchestrators of the other servers requests were routed to by their
     /// file's type (`commands::route`), each started on first need and kept warm.
-    pub routed: std::collections::BTreeMap<String, Orchestrator>,
+    routed: std::collections::BTreeMap<String, Orchestrator>,
 }
 
 impl Orchestrator {
+    /// The workspace it answers for.
+    pub fn ws(&self) -> &Workspace {
+        &self.ws
+    }
+
+    /// How it runs.
+    pub fn opts(&self) -> &Options {
+        &self.opts
+    }
+
+    /// How it runs, to change between requests (a test's `--verbose`, a routed copy's server).
+    pub fn opts_mut(&mut self) -> &mut Options {
+        &mut self.opts
+    }
+
+    /// The server session, once started.
+    pub fn session(&self) -> Option<&Session> {
+        self.session.as_ref()
+    }
+
+    /// The merged lanser.toml layers.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The server this orchestrator runs.
+    pub fn server_def(&self) -> &ServerDef {
+        &self.server_def
+    }
+
     /// Find the workspace; nothing is spawned yet but the interpreter probe.
     pub fn new(opts: Options) -> Result<Orchestrator> {
         let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
@@ -261,9 +227,9 @@ impl Orchestrator {
     }
 
     /// The configuration's digest, computed once for these settings, interpreter and
-    /// lanser.toml layers (the server files are read again after [`forget_config_digest`]).
+    /// lanser.toml layers (the server files are read again after [`reconfigure`]).
     ///
-    /// [`forget_config_digest`]: Self::forget_config_digest
+    /// [`reconfigure`]: Self::reconfigure
     fn config_digest(&mut self, python: &Python) -> String {
         let layers = self.config.file_digests();
         let key = format!("{}|{:?}|{layers:?}", self.settings, python.exe);
@@ -277,9 +243,57 @@ impl Orchestrator {
         }
     }
 
-    /// Read the configuration files again for the next bundle's `configDigest` (`reload`).
-    pub fn forget_config_digest(&mut self) {
+    /// Take re-read configuration (`reload`): the settings served to the server, the merged
+    /// lanser.toml and the server's definition; the next bundle's `configDigest` is read again.
+    pub fn reconfigure(&mut self, settings: Value, config: Config, def: ServerDef) {
+        self.settings = settings;
+        self.config = config;
+        self.server_def = def;
         self.config_digest = None;
+    }
+
+    /// The settings served to workspace/configuration.
+    pub fn settings(&self) -> &Value {
+        &self.settings
+    }
+
+    /// Answer over `ws` (a clone sharing its file index) instead of the workspace it found.
+    pub fn use_workspace(&mut self, ws: Workspace) {
+        self.ws = ws;
+    }
+
+    /// Run under `opts` from the next request on; a running session takes its timeout.
+    pub fn set_options(&mut self, opts: Options) {
+        if let Some(session) = self.session.as_mut() {
+            session.set_request_timeout(opts.timeout);
+        }
+        self.opts = opts;
+    }
+
+    /// The orchestrator that answers for server `name`: this one itself, made that server's,
+    /// while it has started nothing (`None`); else its warm orchestrator for `name`, made on
+    /// first need (the workspace and its index are shared).
+    pub fn for_server(&mut self, name: &str) -> Result<Option<&mut Orchestrator>> {
+        let pinned = Options {
+            server: Some(name.to_string()),
+            ..self.opts.clone()
+        };
+        if self.session.is_none() && self.routed.is_empty() && self.server_spec().is_none() {
+            let mut own = Orchestrator::new(pinned)?;
+            own.ws = self.ws.clone();
+            // Still routed: a later request for another file type goes to its own server.
+            own.opts.server = None;
+            *self = own;
+            return Ok(None);
+        }
+        if !self.routed.contains_key(name) {
+            let mut other = Orchestrator::new(pinned.clone())?;
+            other.ws = self.ws.clone();
+            self.routed.insert(name.to_string(), other);
+        }
+        let other = self.routed.get_mut(name).expect("inserted above");
+        other.opts = pinned;
+        Ok(Some(other))
     }
 
     /// The running (or resolved) server's name and version.
