@@ -8,7 +8,7 @@
 //! server's own shapes (hover contents, code actions, capabilities) stay open JSON.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// JSON objects (a normalized symbol or diagnostic) as the map the facts type holds.
@@ -28,7 +28,7 @@ pub fn to_json<T: Serialize>(facts: &T) -> Value {
 }
 
 /// Where a fact came from.
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Provenance {
     /// The language server.
@@ -47,26 +47,26 @@ pub enum Provenance {
 /// One location: the normalizer's own type, the same for the bundle and its schema.
 pub use super::normalize::Loc as Location;
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct DefFacts {
     pub definitions: Vec<Location>,
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct TypeDefFacts {
     #[serde(rename = "typeDefinitions")]
     pub type_definitions: Vec<Location>,
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct ImplFacts {
     pub implementations: Vec<Location>,
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct RefsFacts {
     pub references: Vec<Location>,
     /// References before paging.
@@ -74,7 +74,7 @@ pub struct RefsFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct HoverFacts {
     /// The normalized hover, or null when the server has none.
     pub hover: Option<Value>,
@@ -82,7 +82,7 @@ pub struct HoverFacts {
 }
 
 /// A file's outline (`path`, `docVersion`) or a workspace search (`query`).
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct SymbolsFacts {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -98,7 +98,7 @@ pub struct SymbolsFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct DiagCounts {
     pub error: u64,
     pub warning: u64,
@@ -106,7 +106,7 @@ pub struct DiagCounts {
     pub hint: u64,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct DiagFacts {
     pub files: Vec<Value>,
     pub diagnostics: Vec<serde_json::Map<String, Value>>,
@@ -118,21 +118,21 @@ pub struct DiagFacts {
     pub failed: Option<Vec<DiagFailure>>,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct DiagFailure {
     pub path: String,
     /// What the server answered, on one line.
     pub message: String,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct PreviewLine {
     /// 1-based line number.
     pub line: u64,
     pub text: String,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct LocateTarget {
     pub path: String,
     pub range: [u32; 4],
@@ -142,7 +142,7 @@ pub struct LocateTarget {
     pub preview: Option<Vec<PreviewLine>>,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct DurableSelectors {
     /// The `py://` selector of the enclosing symbol, if any.
     pub symbol: Option<String>,
@@ -150,7 +150,7 @@ pub struct DurableSelectors {
     pub anchor: Option<String>,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct LocateFacts {
     pub target: LocateTarget,
     pub symbol: Option<Value>,
@@ -158,7 +158,7 @@ pub struct LocateFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct PrepareRenameFacts {
     pub renameable: bool,
     pub range: [u32; 4],
@@ -166,7 +166,7 @@ pub struct PrepareRenameFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct CheckFacts {
     /// The files the patch changes.
     pub patched: Vec<String>,
@@ -178,7 +178,7 @@ pub struct CheckFacts {
 }
 
 /// A definition an impact analysis reached (`<module>` for a file's top level).
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct ImpactItem {
     pub path: String,
     pub name: String,
@@ -194,7 +194,7 @@ pub struct ImpactItem {
     pub id: Option<String>,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct ImpactFacts {
     /// The definitions the change touches.
     pub seeds: Vec<ImpactItem>,
@@ -210,7 +210,7 @@ pub struct ImpactFacts {
     pub provenance: String,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct RenameFacts {
     #[serde(rename = "newName")]
     pub new_name: String,
@@ -225,7 +225,7 @@ pub struct RenameFacts {
 }
 
 /// The listed actions; with `--apply`, also the chosen one and what it changes.
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct CodeActionsFacts {
     pub actions: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -245,14 +245,14 @@ pub struct CodeActionsFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MoveKind {
     Module,
     Package,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct RenameFileFacts {
     pub from: String,
     pub to: String,
@@ -267,7 +267,7 @@ pub struct RenameFileFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct CallsFacts {
     /// The prepared call-hierarchy item (null when the selector is not on a function).
     pub item: Option<Value>,
@@ -281,21 +281,21 @@ pub struct CallsFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct HighlightFacts {
     pub path: String,
     pub highlights: Vec<Value>,
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct SignatureFacts {
     /// Null when the selector is not inside a call's parentheses.
     pub signature: Option<Value>,
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct CapabilitiesFacts {
     pub server: Option<Value>,
     /// The server's capabilities, verbatim (workspace paths made relative).
@@ -304,7 +304,7 @@ pub struct CapabilitiesFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct StatusFacts {
     pub servers: Vec<Value>,
     #[serde(rename = "configFiles")]
@@ -313,7 +313,7 @@ pub struct StatusFacts {
     pub provenance: Provenance,
 }
 
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct ReloadFacts {
     pub server: String,
     #[serde(rename = "configFiles")]
@@ -325,7 +325,7 @@ pub struct ReloadFacts {
 
 /// A raw request: what was sent and received, plus the normalized view of the methods lanser
 /// knows (one of the optional keys).
-#[derive(JsonSchema)]
+#[derive(JsonSchema, Deserialize)]
 pub struct RequestFacts {
     pub method: String,
     pub params: Value,

@@ -13,7 +13,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// One location: server coordinates plus a selector ready to feed back.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[schemars(rename = "Location")]
 pub struct Loc {
     pub path: String,

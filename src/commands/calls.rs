@@ -56,8 +56,8 @@ impl Operation for Calls {
         };
         run(o, &self.selector, dirs).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::show::calls(page, &bundle.facts);
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        super::show::calls(page, facts);
     }
 }
 

@@ -40,8 +40,8 @@ impl Operation for Check {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.patch).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::render::check(page, &bundle.facts);
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        super::render::check(page, facts);
     }
 }
 

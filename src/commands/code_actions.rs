@@ -65,8 +65,25 @@ impl Operation for CodeActions {
         )
         .await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::render::edits(page, bundle);
+    fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
+        if facts.chosen.is_none() {
+            for a in &facts.actions {
+                let kind = a["kind"].as_str().map(|k| format!(" [{k}]"));
+                let title = a["title"].as_str().unwrap_or_default();
+                page.line(format_args!(
+                    "{}: {title}{}",
+                    a["index"],
+                    kind.unwrap_or_default()
+                ));
+            }
+            if facts.actions.is_empty() {
+                page.line("no code actions");
+            }
+        }
+        let files = facts.files.as_ref().map_or(0, Vec::len);
+        let edits = facts.edit_count.unwrap_or(0);
+        let applied = facts.applied.unwrap_or(false);
+        super::render::edits(page, bundle, files, edits, applied);
     }
 }
 

@@ -15,7 +15,7 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::GotoDeclaration;
 use lsp_types::GotoDefinitionParams;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Where the symbol at SELECTOR is declared (textDocument/declaration)
 #[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
@@ -26,7 +26,7 @@ pub struct Decl {
 }
 
 /// The facts of `decl`.
-#[derive(JsonSchema, Serialize)]
+#[derive(JsonSchema, Serialize, Deserialize)]
 pub struct DeclFacts {
     pub declarations: Vec<Location>,
     pub provenance: Provenance,
@@ -64,7 +64,7 @@ impl Operation for Decl {
             reward: None,
         })
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        page.found(&bundle.facts, "declarations", "no declaration found");
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        page.found(&facts.declarations, "no declaration found");
     }
 }

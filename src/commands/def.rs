@@ -27,8 +27,8 @@ impl Operation for Def {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.selector, Goto::Definition).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        page.found(&bundle.facts, "definitions", "no definition found");
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        page.found(&facts.definitions, "no definition found");
     }
 }
 
@@ -49,8 +49,8 @@ impl Operation for TypeDef {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.selector, Goto::TypeDefinition).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        page.found(&bundle.facts, "typeDefinitions", "no definition found");
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        page.found(&facts.type_definitions, "no definition found");
     }
 }
 

@@ -28,8 +28,8 @@ impl Operation for Diag {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.targets).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::render::diag(page, &bundle.facts);
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        super::render::diag(page, facts);
     }
 }
 

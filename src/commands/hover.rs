@@ -27,12 +27,9 @@ impl Operation for Hover {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.selector).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        match bundle
-            .facts
-            .pointer("/hover/value")
-            .and_then(serde_json::Value::as_str)
-        {
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        let value = facts.hover.as_ref().and_then(|h| h.get("value"));
+        match value.and_then(serde_json::Value::as_str) {
             Some(v) => page.line(v.trim_end()),
             None => page.line("no hover information"),
         }

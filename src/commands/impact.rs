@@ -72,8 +72,8 @@ impl Operation for Impact {
         )
         .await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::show::impact(page, &bundle.facts);
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        super::show::impact(page, facts);
     }
 }
 

@@ -41,8 +41,8 @@ impl Operation for Locate {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.selector, self.preview)
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::render::locate(page, &bundle.facts);
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        super::render::locate(page, facts);
     }
 }
 

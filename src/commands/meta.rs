@@ -30,8 +30,8 @@ impl Operation for Capabilities {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         capabilities(o).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        page.line(super::show::pretty(&bundle.facts["capabilities"]));
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        page.line(super::show::pretty(&facts.capabilities));
     }
 }
 
@@ -45,8 +45,8 @@ impl Operation for Status {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         status(o)
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::show::status(page, &bundle.facts);
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        super::show::status(page, facts);
     }
 }
 
@@ -60,8 +60,8 @@ impl Operation for Reload {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         reload(o)
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::show::reload(page, &bundle.facts);
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        super::show::reload(page, facts);
     }
 }
 

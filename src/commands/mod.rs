@@ -53,7 +53,7 @@ pub trait Operation: clap::Args + Clone + std::fmt::Debug + PartialEq + Eq {
     /// The subcommand name, as in `request.cmd`.
     const NAME: &'static str;
     /// The bundle's `facts`: the type the operation builds them from, and their schema.
-    type Facts: JsonSchema;
+    type Facts: JsonSchema + serde::de::DeserializeOwned;
 
     /// The selector it names, if any (it travels as the request's `selector`).
     fn selector(&self) -> Option<&str> {
@@ -84,8 +84,9 @@ pub trait Operation: clap::Args + Clone + std::fmt::Debug + PartialEq + Eq {
     }
     /// Answer it.
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome>;
-    /// Append the human rendering of a successful bundle it produced.
-    fn render(_bundle: &Bundle, _page: &mut Page) {
+    /// Append the human rendering of a successful bundle it produced (`facts` is the
+    /// bundle's, read back as its type).
+    fn render(_facts: &Self::Facts, _bundle: &Bundle, _page: &mut Page) {
         // Most operations show something; the frame (ambiguity, completeness) comes anyway.
     }
 }
@@ -153,7 +154,12 @@ macro_rules! operations {
         /// Append the human rendering of a successful bundle of operation `cmd`.
         fn render_facts(cmd: &str, bundle: &Bundle, page: &mut Page) {
             $(if cmd == <$ty as Operation>::NAME {
-                return <$ty as Operation>::render(bundle, page);
+                let facts = serde_json::from_value(bundle.facts.clone());
+                match facts {
+                    Ok(facts) => <$ty as Operation>::render(&facts, bundle, page),
+                    Err(e) => page.line(format_args!("(cannot show {cmd}'s facts: {e}; use --json)")),
+                }
+                return;
             })*
         }
     };

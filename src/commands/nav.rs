@@ -35,8 +35,8 @@ impl Operation for Impl {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         implementation(o, &self.selector).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        page.found(&bundle.facts, "implementations", "no implementation found");
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        page.found(&facts.implementations, "no implementation found");
     }
 }
 
@@ -57,8 +57,8 @@ impl Operation for Highlight {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         highlight(o, &self.selector).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::show::highlight(page, &bundle.facts);
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        super::show::highlight(page, facts);
     }
 }
 
@@ -79,8 +79,8 @@ impl Operation for Signature {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         signature(o, &self.selector).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::show::signature(page, &bundle.facts);
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        super::show::signature(page, facts);
     }
 }
 

@@ -75,8 +75,8 @@ impl Operation for RawRequest {
         };
         run(o, &self.method, source).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::show::request(page, &bundle.facts);
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        super::show::request(page, facts);
     }
 }
 

@@ -42,10 +42,9 @@ impl Operation for Refs {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.selector, !self.exclude_declaration).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        let items = super::render::array(&bundle.facts, "references");
-        page.locations(items, 50);
-        page.line(format_args!("{} references", items.len()));
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        page.locations(&facts.references, 50);
+        page.line(format_args!("{} references", facts.references.len()));
     }
 }
 

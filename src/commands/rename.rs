@@ -32,8 +32,8 @@ impl Operation for PrepareRename {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         prepare(o, &self.selector).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        if let Some((path, line, col)) = super::render::place(&bundle.facts) {
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        if let Some((path, line, col)) = super::render::place_of(&facts.selector) {
             page.line(format_args!("renameable at {path}:{line}:{col}"));
         }
     }
@@ -80,8 +80,9 @@ impl Operation for Rename {
         )
         .await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::render::edits(page, bundle);
+    fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
+        let files = facts.files.len();
+        super::render::edits(page, bundle, files, facts.edit_count, facts.applied);
     }
 }
 

@@ -56,8 +56,9 @@ impl Operation for RenameFile {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.src, &self.dst, &self.mutation.args(self.apply)).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::render::edits(page, bundle);
+    fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
+        let files = facts.files.len();
+        super::render::edits(page, bundle, files, facts.edit_count, facts.applied);
     }
 }
 

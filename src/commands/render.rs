@@ -2,10 +2,11 @@
 //! pieces): `path:line:col` (1-based, `--index-io` unit) with the line of
 //! code for workspace files; errors are printed by the caller on stderr.
 
+use crate::bundle::facts::{CheckFacts, DiagFacts, LocateFacts, Location};
 use crate::bundle::{Bundle, Status};
 use crate::selector::{self, PositionSpec};
 use crate::workspace::Workspace;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -31,9 +32,8 @@ impl Lines<'_> {
     }
 }
 
-/// `path:line:col` of a fact's `selector`.
-pub(super) fn place(fact: &Value) -> Option<(String, u32, u32)> {
-    let sel = fact.get("selector")?.as_str()?;
+/// `path:line:col` of a cursor selector.
+pub(super) fn place_of(sel: &str) -> Option<(String, u32, u32)> {
     match selector::parse(sel).ok()? {
         PositionSpec::Cursor {
             path,
@@ -45,21 +45,12 @@ pub(super) fn place(fact: &Value) -> Option<(String, u32, u32)> {
     }
 }
 
-fn locations(out: &mut String, lines: &mut Lines, items: &[Value], limit: usize) {
-    for fact in items.iter().take(limit) {
-        if let Some((path, line, col)) = place(fact) {
-            match lines.line(&path, line) {
-                Some(code) => writeln!(out, "{path}:{line}:{col}: {code}"),
-                None => writeln!(out, "{path}:{line}:{col}"),
-            }
-            .ok();
-        }
-    }
-    if items.len() > limit {
-        writeln!(out, "… {} more (use --json for all)", items.len() - limit).ok();
-    }
+/// `path:line:col` of a fact's `selector`.
+pub(super) fn place(fact: &Value) -> Option<(String, u32, u32)> {
+    place_of(fact.get("selector")?.as_str()?)
 }
 
+/// The list under `key` of a JSON fact (empty when it is missing).
 pub(super) fn array<'v>(facts: &'v Value, key: &str) -> &'v [Value] {
     facts
         .get(key)
@@ -69,8 +60,8 @@ pub(super) fn array<'v>(facts: &'v Value, key: &str) -> &'v [Value] {
 }
 
 /// A file's outline or a workspace symbol search, indented by nesting.
-pub(super) fn symbols(out: &mut String, facts: &Value) {
-    for s in array(facts, "symbols") {
+pub(super) fn symbols(out: &mut String, symbols: &[Map<String, Value>]) {
+    for s in symbols {
         let name = s
             .get("qualname")
             .or_else(|| s.get("name"))
@@ -78,7 +69,8 @@ pub(super) fn symbols(out: &mut String, facts: &Value) {
             .unwrap_or_default();
         let kind = s.get("kind").and_then(Value::as_str).unwrap_or_default();
         let depth = name.matches('.').count();
-        if let Some((path, line, col)) = place(s) {
+        let at = s.get("selector").and_then(Value::as_str).and_then(place_of);
+        if let Some((path, line, col)) = at {
             writeln!(
                 out,
                 "{}{kind} {name}  {path}:{line}:{col}",
@@ -90,14 +82,13 @@ pub(super) fn symbols(out: &mut String, facts: &Value) {
 }
 
 /// Diagnostics, the files the server refused, and the counts.
-pub(super) fn diag(out: &mut String, facts: &Value) {
-    for f in array(facts, "failed") {
-        let path = f.get("path").and_then(Value::as_str).unwrap_or_default();
-        let msg = f.get("message").and_then(Value::as_str).unwrap_or_default();
-        writeln!(out, "{path}: not checked: {msg}").ok();
+pub(super) fn diag(out: &mut String, facts: &DiagFacts) {
+    for f in facts.failed.iter().flatten() {
+        writeln!(out, "{}: not checked: {}", f.path, f.message).ok();
     }
-    for d in array(facts, "diagnostics") {
-        if let Some((path, line, col)) = place(d) {
+    for d in &facts.diagnostics {
+        let at = d.get("selector").and_then(Value::as_str).and_then(place_of);
+        if let Some((path, line, col)) = at {
             let sev = d.get("severity").and_then(Value::as_str).unwrap_or("error");
             let code = d
                 .get("code")
@@ -113,47 +104,30 @@ pub(super) fn diag(out: &mut String, facts: &Value) {
             .ok();
         }
     }
-    let c = |k: &str| {
-        facts
-            .pointer(&format!("/counts/{k}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
     writeln!(
         out,
         "{} errors, {} warnings in {} files",
-        c("error"),
-        c("warning"),
-        array(facts, "files").len()
+        facts.counts.error,
+        facts.counts.warning,
+        facts.files.len()
     )
     .ok();
 }
 
 /// Where a selector landed, with the lines it covers.
-pub(super) fn locate(out: &mut String, facts: &Value) {
-    let t = &facts["target"];
-    if let Some((path, line, col)) = place(t) {
+pub(super) fn locate(out: &mut String, facts: &LocateFacts) {
+    let t = &facts.target;
+    if let Some((path, line, col)) = place_of(&t.selector) {
         writeln!(out, "{path}:{line}:{col}").ok();
     }
-    for l in t
-        .get("preview")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        writeln!(
-            out,
-            "{:>6} | {}",
-            l["line"],
-            l["text"].as_str().unwrap_or_default()
-        )
-        .ok();
+    for l in t.preview.iter().flatten() {
+        writeln!(out, "{} | {}", l.line, l.text).ok();
     }
 }
 
 /// What a patch adds and removes, per file.
-pub(super) fn check(out: &mut String, facts: &Value) {
-    for f in array(facts, "files") {
+pub(super) fn check(out: &mut String, facts: &CheckFacts) {
+    for f in facts.files.as_array().into_iter().flatten() {
         let (added, removed) = (array(f, "added"), array(f, "removed"));
         writeln!(
             out,
@@ -183,34 +157,11 @@ pub(super) fn check(out: &mut String, facts: &Value) {
     }
 }
 
-/// A mutation: the code actions to choose from, then the diff and what was written.
-pub(super) fn edits(out: &mut String, bundle: &Bundle) {
-    let facts = &bundle.facts;
-    if let Some(actions) = facts.get("actions").and_then(Value::as_array) {
-        if facts.get("chosen").is_none() {
-            for a in actions {
-                let kind = a["kind"]
-                    .as_str()
-                    .map(|k| format!(" [{k}]"))
-                    .unwrap_or_default();
-                writeln!(
-                    out,
-                    "{}: {}{kind}",
-                    a["index"],
-                    a["title"].as_str().unwrap_or_default()
-                )
-                .ok();
-            }
-            if actions.is_empty() {
-                out.push_str("no code actions\n");
-            }
-        }
-    }
+/// A mutation's diff and what was written: `files` touched by `edits` edits.
+pub(super) fn edits(out: &mut String, bundle: &Bundle, files: usize, edits: u64, applied: bool) {
     if let Some(diff) = &bundle.edits.diff {
         out.push_str(diff);
-        let files = array(facts, "files").len();
-        let edits = facts["editCount"].as_u64().unwrap_or(0);
-        if facts["applied"] == true {
+        if applied {
             writeln!(out, "applied {edits} edits in {files} files").ok();
         } else {
             writeln!(
@@ -248,13 +199,24 @@ impl Page<'_> {
     }
 
     /// Locations as `path:line:col: code`, at most `limit` of them.
-    pub fn locations(&mut self, items: &[Value], limit: usize) {
-        locations(&mut self.out, &mut self.lines, items, limit);
+    pub fn locations(&mut self, items: &[Location], limit: usize) {
+        for loc in items.iter().take(limit) {
+            if let Some((path, line, col)) = place_of(&loc.selector) {
+                match self.lines.line(&path, line) {
+                    Some(code) => writeln!(self.out, "{path}:{line}:{col}: {code}"),
+                    None => writeln!(self.out, "{path}:{line}:{col}"),
+                }
+                .ok();
+            }
+        }
+        if items.len() > limit {
+            let more = items.len() - limit;
+            writeln!(self.out, "… {more} more (use --json for all)").ok();
+        }
     }
 
-    /// The locations listed under `key`, or `none` when there are none.
-    pub fn found(&mut self, facts: &Value, key: &str, none: &str) {
-        let items = array(facts, key);
+    /// The locations, or `none` when there are none.
+    pub fn found(&mut self, items: &[Location], none: &str) {
         if items.is_empty() {
             self.line(none);
         }

@@ -1,8 +1,14 @@
 //! Human rendering of the structured answers (`nav`, `calls`, `impact`, `meta`, `raw`; each
-//! operation's `render` picks its function here or in `render`): `path:line:col` (1-based, `--index-io` unit) as everywhere, JSON where the answer is
-//! a structure (capabilities, raw results).
+//! operation's `render` picks its function here or in `render`): `path:line:col` (1-based,
+//! `--index-io` unit) as everywhere, JSON where the answer is a structure (capabilities, raw
+//! results). Each takes its operation's facts type; what the server answered inside them
+//! stays JSON.
 
-use super::render::place;
+use super::render::{array, place, place_of};
+use crate::bundle::facts::{
+    CallsFacts, HighlightFacts, ImpactFacts, ImpactItem, ReloadFacts, RequestFacts, SignatureFacts,
+    StatusFacts,
+};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -13,32 +19,30 @@ fn at(fact: &Value) -> String {
     }
 }
 
+fn at_item(item: &ImpactItem) -> String {
+    match place_of(&item.selector) {
+        Some((path, line, col)) => format!("{path}:{line}:{col}"),
+        None => "?".into(),
+    }
+}
+
 pub(super) fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
-fn list<'v>(facts: &'v Value, key: &str) -> &'v [Value] {
-    facts
-        .get(key)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-}
-
-pub(super) fn calls(out: &mut String, facts: &Value) {
-    let item = &facts["item"];
-    if item.is_null() {
+pub(super) fn calls(out: &mut String, facts: &CallsFacts) {
+    let Some(item) = facts.item.as_ref().filter(|i| !i.is_null()) else {
         out.push_str("no callable at the selector\n");
         return;
-    }
+    };
     let name = item["name"].as_str().unwrap_or_default();
-    for (key, title) in [("incoming", "called by"), ("outgoing", "calls")] {
-        let Some(items) = facts.get(key).and_then(Value::as_array) else {
+    for (items, title) in [(&facts.incoming, "called by"), (&facts.outgoing, "calls")] {
+        let Some(items) = items else {
             continue;
         };
         writeln!(out, "{name} ({}) {title} {}:", at(item), items.len()).ok();
         for c in items {
-            let sites: Vec<String> = list(c, "callSites").iter().map(at).collect();
+            let sites: Vec<String> = array(c, "callSites").iter().map(at).collect();
             writeln!(
                 out,
                 "  {} {}  {}  at {}",
@@ -52,48 +56,32 @@ pub(super) fn calls(out: &mut String, facts: &Value) {
     }
 }
 
-pub(super) fn impact(out: &mut String, facts: &Value) {
-    let line = |f: &Value| {
-        format!(
-            "  {} {}  {}  (depth {})",
-            f["kind"].as_str().unwrap_or_default(),
-            f["name"].as_str().unwrap_or_default(),
-            at(f),
-            f["depth"]
-        )
-    };
-    let seeds: Vec<String> = list(facts, "seeds")
+pub(super) fn impact(out: &mut String, facts: &ImpactFacts) {
+    let depth = |d: Option<u32>| d.map_or("null".to_string(), |d| d.to_string());
+    let seeds: Vec<String> = facts
+        .seeds
         .iter()
-        .map(|s| format!("{} ({})", s["name"].as_str().unwrap_or_default(), at(s)))
+        .map(|s| format!("{} ({})", s.name, at_item(s)))
         .collect();
     writeln!(out, "changed: {}", seeds.join(", ")).ok();
-    writeln!(
-        out,
-        "library code reached: {}",
-        list(facts, "library").len()
-    )
-    .ok();
-    for f in list(facts, "library") {
-        writeln!(out, "{}", line(f)).ok();
+    writeln!(out, "library code reached: {}", facts.library.len()).ok();
+    for f in &facts.library {
+        let d = depth(f.depth);
+        writeln!(out, "  {} {}  {}  (depth {d})", f.kind, f.name, at_item(f)).ok();
     }
-    writeln!(out, "tests reached: {}", list(facts, "tests").len()).ok();
-    for t in list(facts, "tests") {
-        writeln!(
-            out,
-            "  {}  (depth {})",
-            t["id"].as_str().unwrap_or_default(),
-            t["depth"]
-        )
-        .ok();
+    writeln!(out, "tests reached: {}", facts.tests.len()).ok();
+    for t in &facts.tests {
+        let id = t.id.as_deref().unwrap_or_default();
+        writeln!(out, "  {id}  (depth {})", depth(t.depth)).ok();
     }
-    if facts["truncated"] == true {
+    if facts.truncated {
         out.push_str("(cut: too many definitions reached; the answer is incomplete)\n");
     }
 }
 
-pub(super) fn signature(out: &mut String, facts: &Value) {
-    let sig = &facts["signature"];
-    let sigs = list(sig, "signatures");
+pub(super) fn signature(out: &mut String, facts: &SignatureFacts) {
+    let sig = facts.signature.as_ref().unwrap_or(&Value::Null);
+    let sigs = array(sig, "signatures");
     if sigs.is_empty() {
         out.push_str("no signature help (is the selector inside a call's parentheses?)\n");
         return;
@@ -105,7 +93,7 @@ pub(super) fn signature(out: &mut String, facts: &Value) {
         let param = s["activeParameter"]
             .as_u64()
             .or_else(|| sig["activeParameter"].as_u64());
-        if let Some(p) = param.and_then(|p| list(s, "parameters").get(p as usize)) {
+        if let Some(p) = param.and_then(|p| array(s, "parameters").get(p as usize)) {
             writeln!(
                 out,
                 "  parameter: {}",
@@ -119,8 +107,8 @@ pub(super) fn signature(out: &mut String, facts: &Value) {
     }
 }
 
-pub(super) fn status(out: &mut String, facts: &Value) {
-    for s in list(facts, "servers") {
+pub(super) fn status(out: &mut String, facts: &StatusFacts) {
+    for s in &facts.servers {
         let mark = if s["selected"] == true { "*" } else { " " };
         let resolved = match s["resolved"].as_array() {
             Some(cmd) => cmd
@@ -140,35 +128,32 @@ pub(super) fn status(out: &mut String, facts: &Value) {
         )
         .ok();
     }
-    for f in list(facts, "configFiles") {
+    for f in facts.config_files.as_array().into_iter().flatten() {
         writeln!(out, "config: {} {}", f["file"], f["digest"]).ok();
     }
-    writeln!(out, "running sessions: {}", list(facts, "sessions").len()).ok();
+    let sessions = facts.sessions.as_array().map_or(0, Vec::len);
+    writeln!(out, "running sessions: {sessions}").ok();
 }
 
 /// Every occurrence of a symbol in its file.
-pub(super) fn highlight(out: &mut String, facts: &Value) {
-    for h in list(facts, "highlights") {
+pub(super) fn highlight(out: &mut String, facts: &HighlightFacts) {
+    for h in &facts.highlights {
         writeln!(out, "{} {}", at(h), h["kind"].as_str().unwrap_or_default()).ok();
     }
-    writeln!(out, "{} highlights", list(facts, "highlights").len()).ok();
+    writeln!(out, "{} highlights", facts.highlights.len()).ok();
 }
 
 /// The sessions a reload reconfigured.
-pub(super) fn reload(out: &mut String, facts: &Value) {
-    for r in list(facts, "reloaded") {
-        writeln!(
-            out,
-            "reloaded {}",
-            r["server"]["name"].as_str().unwrap_or("?")
-        )
-        .ok();
+pub(super) fn reload(out: &mut String, facts: &ReloadFacts) {
+    for r in facts.reloaded.as_array().into_iter().flatten() {
+        let name = r["server"]["name"].as_str().unwrap_or("?");
+        writeln!(out, "reloaded {name}").ok();
     }
-    writeln!(out, "{}", facts["note"].as_str().unwrap_or_default()).ok();
+    writeln!(out, "{}", facts.note.as_deref().unwrap_or_default()).ok();
 }
 
 /// A raw request's method and answer.
-pub(super) fn request(out: &mut String, facts: &Value) {
-    writeln!(out, "{}:", facts["method"].as_str().unwrap_or_default()).ok();
-    writeln!(out, "{}", pretty(&facts["result"])).ok();
+pub(super) fn request(out: &mut String, facts: &RequestFacts) {
+    writeln!(out, "{}:", facts.method).ok();
+    writeln!(out, "{}", pretty(&facts.result)).ok();
 }

@@ -33,8 +33,8 @@ impl Operation for Symbols {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, self.file.as_deref(), self.query.as_deref()).await
     }
-    fn render(bundle: &Bundle, page: &mut Page) {
-        super::render::symbols(page, &bundle.facts);
+    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
+        super::render::symbols(page, &facts.symbols);
     }
 }
 
