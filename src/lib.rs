@@ -2,7 +2,8 @@
 //! deterministic Analysis Bundles for coding agents and CI.
 //!
 //! The library API is [`orchestrator::Orchestrator`] (one workspace, one server session) with
-//! [`commands::Execute`]: `orch.execute(&request)` turns a [`request::Request`] into a sealed
+//! [`commands::Execute`]: `orch.execute(&request)` turns a [`commands::Request`] (say
+//! `Request::parse(["refs", "a.py@L3:x"])`) into a sealed
 //! bundle. [`run`] is the command line on top of it. README "Architecture" maps the modules.
 
 pub mod batch;

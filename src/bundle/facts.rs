@@ -1,11 +1,11 @@
-//! The typed `facts` of every command: one struct per `request.cmd`, which [`variants`] ties to
-//! its command. Each command builds its facts from its struct (through [`to_json`]), so the one
-//! type both serializes the bundle and generates its schema: the schema is true by
-//! construction. The exception is `request`, whose facts hold the server's raw answer beside
-//! the normalized view of the method asked (built as JSON, kept honest by the validation of
-//! every bundle the test suite produces, tests/cli/support.rs). `additionalProperties: false`
-//! (added by `schema`) makes a new key a visible schema change. Inner payloads that mirror the
-//! server's own shapes (hover contents, code actions, capabilities) stay open JSON.
+//! The typed `facts` of the built-in operations: one struct per `request.cmd`, which each operation
+//! names as its `Operation::Facts`. Each builds its facts from its struct (through [`to_json`]), so
+//! the one type both serializes the bundle and generates its schema: the schema is true by
+//! construction. The exception is `request`, whose facts hold the server's raw answer beside the
+//! normalized view of the method asked (built as JSON, kept honest by the validation of every
+//! bundle the test suite produces, tests/cli/support.rs). `additionalProperties: false` (added by
+//! `schema`) makes a new key a visible schema change. Inner payloads that mirror the server's own
+//! shapes (hover contents, code actions, capabilities) stay open JSON.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,7 @@
 //! An operation is one type: a clap `Args` struct (so the command line, batch lines, MCP
 //! calls and traces all parse it the same way) that implements [`Operation`] — its name, its
 //! flags as `request.args`, its facts type (which serializes the bundle's facts and generates
-//! their schema), how it runs, and how it shows for a person. The [`operations!`] list below
+//! their schema), how it runs, and how it shows for a person. The `operations!` list below
 //! is the only other place that names it: it makes [`Op`], the subcommand enum the CLI
 //! flattens, and every dispatch over it. Adding an operation is its file, one line here, and
 //! (to offer it as an MCP tool) one entry in `mcp/tools.rs`.

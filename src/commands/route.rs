@@ -4,7 +4,7 @@
 //! repository without flags.
 //!
 //! An orchestrator that has started nothing yet becomes that server's; one that has keeps
-//! a warm orchestrator per other server in [`Orchestrator::routed`] (the daemon and batch
+//! a warm orchestrator per other server ([`Orchestrator::for_server`]) (the daemon and batch
 //! thereby hold one session per (workspace, server); a `--jobs` batch runs such lines on its
 //! own orchestrator, not on forks). A workspace-wide `diag` goes to the one server that takes
 //! every source when there is one, else each server checks its own files (`commands::diag`);

@@ -21,7 +21,7 @@ pub const ID_BASE: &str = "https://lanser.dev/schemas/";
 
 pub use crate::cli::SchemaKind as Kind;
 
-/// A batch request line: `{"id"?, "cmd", "selector"?, "args"?}` (commands/batch.rs).
+/// A batch request line: `{"id"?, "cmd", "selector"?, "args"?}` (batch/line.rs).
 #[derive(JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
