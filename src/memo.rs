@@ -1,13 +1,15 @@
 //! The one memo policy, shared by `batch` and the daemon: which answers may serve a later
 //! identical request over the same version of the workspace, and how much is kept.
 //!
-//! Each route keys its memo its own way (a batch by the parsed request, the daemon by the
-//! command line and the index generation) and decides when the workspace moved on; what
+//! Each route keys its memo its own typed way (a batch by the parsed [`crate::commands::Request`],
+//! the daemon by what was asked and the index generation) and decides when the workspace moved on; what
 //! both take from here is the rule [`keeps`] and the bounded [`Store`].
 
 use crate::bundle::Bundle;
 use crate::commands::Op;
+use std::borrow::Borrow;
 use std::collections::HashMap;
+use std::hash::Hash;
 
 /// Most answers a memo holds.
 pub const MAX_ENTRIES: usize = 512;
@@ -28,12 +30,12 @@ pub fn keeps(op: &Op, bundle: &Bundle) -> bool {
 /// A memo bounded by [`MAX_ENTRIES`] and [`MAX_BYTES`]: an insert that would pass either
 /// empties it first (it refills from the next requests; no eviction order to keep).
 #[derive(Debug)]
-pub struct Store<V> {
-    entries: HashMap<String, (V, usize)>,
+pub struct Store<K, V> {
+    entries: HashMap<K, (V, usize)>,
     bytes: usize,
 }
 
-impl<V> Default for Store<V> {
+impl<K, V> Default for Store<K, V> {
     fn default() -> Self {
         Store {
             entries: HashMap::new(),
@@ -42,18 +44,24 @@ impl<V> Default for Store<V> {
     }
 }
 
-impl<V> Store<V> {
-    pub fn get(&self, key: &str) -> Option<&V> {
+impl<K: Hash + Eq, V> Store<K, V> {
+    pub fn get<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+    {
         self.entries.get(key).map(|(v, _)| v)
     }
 
-    pub fn contains(&self, key: &str) -> bool {
+    pub fn contains<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+    {
         self.entries.contains_key(key)
     }
 
     /// Keep `value` (of `bytes` bytes) under `key`; a value larger than the whole budget is
     /// not kept.
-    pub fn insert(&mut self, key: String, value: V, bytes: usize) {
+    pub fn insert(&mut self, key: K, value: V, bytes: usize) {
         if bytes > MAX_BYTES {
             return;
         }

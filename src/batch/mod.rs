@@ -272,7 +272,7 @@ async fn run_pooled(
 /// its number of entries.
 #[derive(Default)]
 struct Memo {
-    entries: crate::memo::Store<MemoEntry>,
+    entries: crate::memo::Store<Request, MemoEntry>,
     changes: Changes,
 }
 
@@ -285,7 +285,7 @@ enum Lookup {
 
 impl Memo {
     fn lookup(&mut self, ws: &crate::workspace::Workspace, request: &Request) -> Lookup {
-        let key = format!("{request:?}");
+        let key = request.clone();
         // A write or reload since the entry was made (even one still waiting for an answer
         // ahead in the window) means its answer may no longer hold.
         if request.op.writes_files() || matches!(request.op, Op::Reload(_)) {

@@ -1,11 +1,10 @@
 //! The typed `facts` of the built-in operations: one struct per `request.cmd`, which each operation
-//! names as its `Operation::Facts`. Each builds its facts from its struct (through [`to_json`]), so
-//! the one type both serializes the bundle and generates its schema: the schema is true by
-//! construction. The exception is `request`, whose facts hold the server's raw answer beside the
-//! normalized view of the method asked (built as JSON, kept honest by the validation of every
-//! bundle the test suite produces, tests/cli/support.rs). `additionalProperties: false` (added by
-//! `schema`) makes a new key a visible schema change. Inner payloads that mirror the server's own
-//! shapes (hover contents, code actions, capabilities) stay open JSON.
+//! names as its `Operation::Facts`. Each builds its facts from its struct (through [`to_json`]) and
+//! its human rendering reads them back as that struct, so the one type serializes the bundle,
+//! generates its schema and is what `render` sees: the schema is true by construction.
+//! `additionalProperties: false` (added by `schema`) makes a new key a visible schema change. Inner
+//! payloads that mirror the server's own shapes (hover contents, code actions, capabilities, a raw
+//! request's params and result) stay open JSON.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -28,10 +27,11 @@ pub fn to_json<T: Serialize>(facts: &T) -> Value {
 }
 
 /// Where a fact came from.
-#[derive(JsonSchema, Serialize, Deserialize)]
+#[derive(JsonSchema, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Provenance {
     /// The language server.
+    #[default]
     Lsp,
     /// lanser's own parser (no server asked).
     Parser,
@@ -325,7 +325,7 @@ pub struct ReloadFacts {
 
 /// A raw request: what was sent and received, plus the normalized view of the methods lanser
 /// knows (one of the optional keys).
-#[derive(JsonSchema, Deserialize)]
+#[derive(JsonSchema, Serialize, Deserialize, Default)]
 pub struct RequestFacts {
     pub method: String,
     pub params: Value,

@@ -26,7 +26,7 @@ use lsp_types::{
 use serde_json::{json, Value};
 
 /// Callers and callees of the function at SELECTOR (both unless one flag is given)
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Calls {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec

@@ -17,7 +17,7 @@ use serde_json::json;
 use std::io::Read;
 
 /// Diagnostics a unified diff would add or remove, measured in memory (disk untouched)
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Check {
     /// The patch file (`-` for stdin)
     #[arg(long, value_name = "FILE")]

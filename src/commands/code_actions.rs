@@ -21,7 +21,7 @@ use lsp_types::{
 use serde_json::{json, Value};
 
 /// List code actions at SELECTOR, or preview/apply one with --apply INDEX|TITLE
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct CodeActions {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec

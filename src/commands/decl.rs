@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where the symbol at SELECTOR is declared (textDocument/declaration)
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Decl {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec

@@ -11,7 +11,7 @@ use lsp_types::request::{GotoDefinition, GotoTypeDefinition};
 use lsp_types::GotoDefinitionParams;
 
 /// Where the symbol at SELECTOR is defined
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Def {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
@@ -33,7 +33,7 @@ impl Operation for Def {
 }
 
 /// Where the type of the symbol at SELECTOR is defined
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct TypeDef {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec

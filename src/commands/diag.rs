@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Diagnostics for files or globs (default: every Python file of the workspace)
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Diag {
     /// Files or globs (workspace-relative)
     pub targets: Vec<String>,

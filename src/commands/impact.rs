@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// What a change can affect: the definitions it touches, their callers and references
 /// (transitively), and the tests that reach them
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Impact {
     /// The changed symbol (path@L42:C7, py://…, …); or give --patch
     pub selector: Option<String>,

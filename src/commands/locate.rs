@@ -16,7 +16,7 @@ use crate::relocate::durable;
 use serde_json::json;
 
 /// Resolve SELECTOR to a range without asking the server
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Locate {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec

@@ -21,7 +21,7 @@ use crate::servers;
 use serde_json::{json, Value};
 
 /// The server's capabilities (starts it)
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Capabilities {}
 
 impl Operation for Capabilities {
@@ -36,7 +36,7 @@ impl Operation for Capabilities {
 }
 
 /// Configured servers, their resolved commands and versions (starts nothing)
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Status {}
 
 impl Operation for Status {
@@ -51,7 +51,7 @@ impl Operation for Status {
 }
 
 /// Re-read lanser.toml and reconfigure running sessions (none in the one-shot CLI)
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Reload {}
 
 impl Operation for Reload {

@@ -102,7 +102,7 @@ fn schema_of<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
 macro_rules! operations {
     ($($variant:ident($ty:ty),)*) => {
         /// Every operation, as the subcommands the CLI flattens into its own.
-        #[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Subcommand)]
         pub enum Op {
             $($variant($ty),)*
         }
@@ -191,8 +191,9 @@ operations! {
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the
-/// daemon and a trace all turn into before anything runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// daemon and a trace all turn into before anything runs. Equal requests ask the same (the
+/// batch memo's key).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Request {
     pub op: Op,
 }

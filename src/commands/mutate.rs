@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 
 /// The safety envelope's flags, shared by every mutating command.
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct MutationFlags {
     /// Preview only (the default for rename; with code-actions --apply, preview that action)
     #[arg(long)]

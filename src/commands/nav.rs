@@ -19,7 +19,7 @@ use lsp_types::{
 use serde_json::{json, Value};
 
 /// Where the symbol at SELECTOR is implemented (textDocument/implementation)
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Impl {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
@@ -41,7 +41,7 @@ impl Operation for Impl {
 }
 
 /// Every occurrence of the symbol at SELECTOR in its file, read or write
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Highlight {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
@@ -63,7 +63,7 @@ impl Operation for Highlight {
 }
 
 /// Signature help for the call SELECTOR is inside
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Signature {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec

@@ -22,6 +22,7 @@
 use super::nav;
 use super::render::Page;
 use super::Operation;
+use crate::bundle::facts::{self, Provenance, RequestFacts};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::lsp::typed;
@@ -31,7 +32,7 @@ use crate::workspace::{path_to_uri, uri_to_path, Place, Workspace};
 use serde_json::{json, Map, Value};
 
 /// Send a raw LSP request; params from --payload, a selector, or a file path
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct RawRequest {
     /// The LSP method, e.g. textDocument/documentSymbol
     pub method: String,
@@ -173,15 +174,16 @@ pub async fn run(o: &mut Orchestrator, method: &str, source: Source<'_>) -> Resu
         .await?
         .request_raw(method, params.clone())
         .await?;
-    let mut facts = json!({
-        "method": method,
-        "params": relativize(o.ws(), &params),
-        "result": relativize(o.ws(), &raw),
-        "provenance": "lsp",
-    });
+    let mut facts = RequestFacts {
+        method: method.to_string(),
+        params: relativize(o.ws(), &params),
+        result: relativize(o.ws(), &raw),
+        provenance: Provenance::Lsp,
+        ..RequestFacts::default()
+    };
     view(o, method, doc.as_ref(), &raw, &mut facts);
     Ok(Outcome {
-        facts,
+        facts: facts::to_json(&facts),
         resolution,
         complete,
         edits: None,
@@ -190,39 +192,32 @@ pub async fn run(o: &mut Orchestrator, method: &str, source: Source<'_>) -> Resu
 }
 
 /// Add the normalized view of `raw` for the methods lanser has a command for.
-fn view(o: &Orchestrator, method: &str, doc: Option<&Document>, raw: &Value, facts: &mut Value) {
+fn view(o: &Orchestrator, method: &str, doc: Option<&Document>, raw: &Value, f: &mut RequestFacts) {
     let mut n = o.normalizer();
     if let Some(d) = doc {
         n.add_document(d);
     }
     let uri = doc.map(|d| path_to_uri(&d.abs));
-    let locations = |key: &str, n: &mut crate::bundle::normalize::Normalizer| {
-        (key.to_string(), json!(n.locations(raw)))
-    };
-    let (key, value) = match (method, doc, &uri) {
+    match (method, doc, &uri) {
         ("textDocument/documentSymbol", Some(d), Some(uri)) => {
-            facts["path"] = json!(d.rel);
-            facts["docVersion"] = json!(d.doc_version);
-            ("symbols".to_string(), json!(n.document_symbols(uri, raw)))
+            f.path = Some(d.rel.clone());
+            f.doc_version = Some(d.doc_version.clone());
+            f.symbols = Some(n.document_symbols(uri, raw));
         }
-        ("textDocument/definition", ..) => locations("definitions", &mut n),
-        ("textDocument/typeDefinition", ..) => locations("typeDefinitions", &mut n),
-        ("textDocument/implementation", ..) => locations("implementations", &mut n),
+        ("textDocument/definition", ..) => f.definitions = Some(n.locations(raw)),
+        ("textDocument/typeDefinition", ..) => f.type_definitions = Some(n.locations(raw)),
+        ("textDocument/implementation", ..) => f.implementations = Some(n.locations(raw)),
         ("textDocument/references", ..) => {
             let refs = n.locations(raw);
-            facts["count"] = json!(refs.len());
-            ("references".to_string(), json!(refs))
+            f.count = Some(refs.len() as u64);
+            f.references = Some(refs);
         }
-        ("textDocument/hover", ..) => ("hover".to_string(), n.hover(raw)),
+        ("textDocument/hover", ..) => f.hover = Some(n.hover(raw)),
         ("textDocument/documentHighlight", _, Some(uri)) => {
             drop(n);
-            (
-                "highlights".to_string(),
-                json!(nav::highlights(o, uri, raw)),
-            )
+            f.highlights = Some(nav::highlights(o, uri, raw));
         }
-        ("workspace/symbol", ..) => ("symbols".to_string(), json!(n.workspace_symbols(raw))),
-        _ => return,
-    };
-    facts[key] = value;
+        ("workspace/symbol", ..) => f.symbols = Some(n.workspace_symbols(raw)),
+        _ => {}
+    }
 }

@@ -15,7 +15,7 @@ use lsp_types::{ReferenceContext, ReferenceParams};
 use serde_json::{Map, Value};
 
 /// Every reference to the symbol at SELECTOR
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Refs {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec

@@ -16,7 +16,7 @@ use lsp_types::{PrepareRenameResponse, RenameParams, TextDocumentPositionParams}
 use serde_json::json;
 
 /// Check that the symbol at SELECTOR can be renamed, and what range would change
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct PrepareRename {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
@@ -40,7 +40,7 @@ impl Operation for PrepareRename {
 }
 
 /// Rename the symbol at SELECTOR: a preview (diff + WorkspaceEdit) unless --apply
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Rename {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec

@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 
 /// Move a module file or package directory and rewrite every import of it: a preview
 /// (diff + WorkspaceEdit) unless --apply
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct RenameFile {
     /// The module file (`src/pkg/mod.py`) or package directory to move
     pub src: String,

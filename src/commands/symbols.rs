@@ -15,7 +15,7 @@ use lsp_types::{DocumentSymbolParams, WorkspaceSymbolParams};
 use serde_json::Value;
 
 /// A file's outline, or workspace symbols with --query
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
 pub struct Symbols {
     /// The file to outline (workspace-relative or absolute)
     pub file: Option<String>,

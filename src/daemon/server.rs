@@ -42,6 +42,19 @@ const TRIES: u32 = 4;
 const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// The orchestrator and what is known about the files it has seen.
+/// What a memo entry of the daemon answers (with the index generation it was answered at).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Asked {
+    /// A command line, the directory it ran in and the D_{t-1} it read (`--prev-bundle`).
+    Command {
+        argv: Vec<String>,
+        cwd: PathBuf,
+        prev_d: Option<u64>,
+    },
+    /// A line of a batch: its batch's options (`BatchArgs::key`) and the line's request.
+    Line { batch: String, request: Request },
+}
+
 #[derive(Default)]
 struct Engine {
     orch: Option<Orchestrator>,
@@ -50,7 +63,7 @@ struct Engine {
     config: String,
     /// Keeps the workspace's index current (started with the first session).
     watch: Option<Watch>,
-    memo: crate::memo::Store<String>,
+    memo: crate::memo::Store<(Asked, u64), String>,
     /// Consecutive server crashes, for the restart backoff.
     crashes: u32,
 }
@@ -356,10 +369,12 @@ impl Daemon {
             .command
             .request()
             .ok_or_else(|| LanserError::usage("not a request the daemon answers"))?;
-        let memo_key = crate::digest::sha256_hex(
-            format!("{argv:?}\0{}\0{:?}", cwd.display(), opts.prev_d).as_bytes(),
-        );
-        self.answer(opts, &request, &memo_key, true).await
+        let asked = Asked::Command {
+            prev_d: opts.prev_d,
+            argv,
+            cwd,
+        };
+        self.answer(opts, &request, &asked, true).await
     }
 
     /// Line `line_no` of `lanser batch` (`argv`), on a connection of its own.
@@ -381,11 +396,11 @@ impl Daemon {
         &self,
         opts: Options,
         request: &Request,
-        memo_key: &str,
+        asked: &Asked,
         cold_early_errors: bool,
     ) -> Result<String, LanserError> {
         let mut engine = self.engine.lock().await;
-        let first = self.execute(&mut engine, &opts, request, memo_key).await?;
+        let first = self.execute(&mut engine, &opts, request, asked).await?;
         let crashed = first.as_ref().is_err_and(|b| {
             b.error
                 .as_ref()
@@ -400,7 +415,7 @@ impl Daemon {
                 o.close().await;
             }
             tokio::time::sleep(backoff).await;
-            self.execute(&mut engine, &opts, request, memo_key).await?
+            self.execute(&mut engine, &opts, request, asked).await?
         } else {
             first
         };
@@ -436,13 +451,13 @@ impl Daemon {
         engine: &mut Engine,
         opts: &Options,
         request: &Request,
-        memo_key: &str,
+        asked: &Asked,
     ) -> Result<Result<String, crate::bundle::Bundle>, LanserError> {
         let mut tries = 0;
         loop {
             let synced = self.prepare(engine, opts).await?;
             let generation = self.ws.index().generation();
-            let memo_key = format!("{memo_key}:{generation}");
+            let memo_key = (asked.clone(), generation);
             if let Some(jcs) = engine.memo.get(&memo_key) {
                 return Ok(Ok(jcs.clone()));
             }
@@ -509,7 +524,7 @@ impl Daemon {
         request: &Request,
         mut bundle: crate::bundle::Bundle,
         synced: &Changes,
-        memo_key: String,
+        memo_key: (Asked, u64),
     ) -> Result<Result<String, crate::bundle::Bundle>, LanserError> {
         if let Some(serde_json::Value::Object(timing)) = bundle.meta.timing.as_mut() {
             // Volatile and outside the hash domain, like the rest of meta.timing: which

@@ -100,10 +100,13 @@ impl Daemon {
                 return Ok(b.to_jcs());
             }
         };
-        let memo_key = crate::digest::sha256_hex(format!("{}\0{request:?}", args.key).as_bytes());
+        let asked = super::Asked::Line {
+            batch: args.key.clone(),
+            request: request.clone(),
+        };
         // A failure before the server is answered on the warm orchestrator, as the in-process
         // batch answers it on its session.
-        self.answer(args.opts.clone(), &request, &memo_key, false)
+        self.answer(args.opts.clone(), &request, &asked, false)
             .await
     }
 
