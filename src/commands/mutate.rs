@@ -13,7 +13,7 @@ use crate::safety::{self, Jail};
 use crate::selector::resolve::Document;
 use crate::speculate;
 use crate::workspace::path_to_uri;
-use lsp_types::WorkspaceEdit;
+use lsp_types::{FileChangeType, WorkspaceEdit};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -207,10 +207,10 @@ fn notify_server(o: &Orchestrator, plan: &Plan) {
                     );
                 }
             }
-            Create { abs, .. } => watched.push((path_to_uri(abs), 1)),
+            Create { abs, .. } => watched.push((path_to_uri(abs), FileChangeType::CREATED)),
             Rename { from, to, .. } => {
-                watched.push((path_to_uri(from), 3));
-                watched.push((path_to_uri(to), 1));
+                watched.push((path_to_uri(from), FileChangeType::DELETED));
+                watched.push((path_to_uri(to), FileChangeType::CREATED));
                 // A moved directory: each file inside it, too.
                 let mut stack = vec![to.clone()];
                 while let Some(dir) = stack.pop() {
@@ -219,13 +219,13 @@ fn notify_server(o: &Orchestrator, plan: &Plan) {
                         if p.is_dir() {
                             stack.push(p);
                         } else if let Ok(rest) = p.strip_prefix(to) {
-                            watched.push((path_to_uri(&from.join(rest)), 3));
-                            watched.push((path_to_uri(&p), 1));
+                            watched.push((path_to_uri(&from.join(rest)), FileChangeType::DELETED));
+                            watched.push((path_to_uri(&p), FileChangeType::CREATED));
                         }
                     }
                 }
             }
-            Delete { abs, .. } => watched.push((path_to_uri(abs), 3)),
+            Delete { abs, .. } => watched.push((path_to_uri(abs), FileChangeType::DELETED)),
         }
     }
     session.files_changed(&watched);

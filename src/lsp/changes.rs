@@ -8,12 +8,16 @@ use super::session::Session;
 use crate::document::Document;
 use crate::workspace::index::Changes;
 use crate::workspace::{path_to_uri, Workspace};
+use lsp_types::FileChangeType;
 
 /// Tell the server about `changes`.
 pub fn apply(session: &Session, ws: &Workspace, changes: &Changes) {
     let open: std::collections::HashSet<String> = session.open_documents().into_iter().collect();
     let mut watched = Vec::new();
-    let kinds = [(&changes.created, 1u8), (&changes.changed, 2u8)];
+    let kinds = [
+        (&changes.created, FileChangeType::CREATED),
+        (&changes.changed, FileChangeType::CHANGED),
+    ];
     for (list, kind) in kinds {
         for rel in list {
             let abs = ws.root.join(rel);
@@ -29,7 +33,7 @@ pub fn apply(session: &Session, ws: &Workspace, changes: &Changes) {
     for rel in &changes.deleted {
         let uri = path_to_uri(&ws.root.join(rel));
         session.close_document(&uri);
-        watched.push((uri, 3));
+        watched.push((uri, FileChangeType::DELETED));
     }
     session.files_changed(&watched);
 }

@@ -594,7 +594,7 @@ impl Session {
 
     /// Tell the server a file changed on disk, was created or was deleted
     /// (`workspace/didChangeWatchedFiles`; type 1 created, 2 changed, 3 deleted).
-    pub fn files_changed(&self, changes: &[(String, u8)]) {
+    pub fn files_changed(&self, changes: &[(String, lsp_types::FileChangeType)]) {
         if changes.is_empty() {
             return;
         }
