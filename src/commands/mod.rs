@@ -236,3 +236,38 @@ pub(crate) fn args_of(v: Value) -> Map<String, Value> {
         _ => Map::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn every_operation_is_the_subcommand_of_its_name() {
+        let subcommands: BTreeSet<String> = Words::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        let named: BTreeSet<String> = facts_schemas().iter().map(|(n, _)| n.to_string()).collect();
+        assert_eq!(subcommands, named);
+    }
+
+    #[test]
+    fn words_become_the_request_the_cli_would_make() {
+        let r = Request::parse(["refs", "a.py@L3:x", "--exclude-declaration"]).unwrap();
+        assert_eq!(r.op.name(), "refs");
+        assert_eq!(r.selector(), Some("a.py@L3:x"));
+        assert_eq!(r.op.args()["include-declaration"], false);
+        let r = Request::parse(["request", "textDocument/hover", "a.py"]).unwrap();
+        assert_eq!(
+            (r.selector(), &r.op.args()["file"]),
+            (None, &Value::from("a.py"))
+        );
+        let r = Request::parse(["rename", "a.py@L1:x", "y", "--apply", "--dry-run"]);
+        assert!(r.is_err(), "--apply and --dry-run conflict");
+        let r = Request::parse(["rename", "a.py@L1:x", "y", "--apply"]).unwrap();
+        assert!(r.op.writes_files() && r.op.changes_server_view() && r.op.memoizable());
+        assert!(Request::parse(["fly"]).is_err());
+    }
+}
