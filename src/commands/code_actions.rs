@@ -52,7 +52,7 @@ impl Operation for CodeActions {
         true
     }
     fn writes_files(&self) -> bool {
-        self.mutation.args(self.apply.is_some()).apply
+        self.mutation.writes(self.apply.is_some())
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         let m = self.mutation.args(self.apply.is_some());

@@ -154,8 +154,8 @@ macro_rules! operations {
         /// Append the human rendering of a successful bundle of operation `cmd`.
         fn render_facts(cmd: &str, bundle: &Bundle, page: &mut Page) {
             $(if cmd == <$ty as Operation>::NAME {
-                let facts = serde_json::from_value(bundle.facts.clone());
-                match facts {
+                use serde::Deserialize;
+                match <$ty as Operation>::Facts::deserialize(&bundle.facts) {
                     Ok(facts) => <$ty as Operation>::render(&facts, bundle, page),
                     Err(e) => page.line(format_args!("(cannot show {cmd}'s facts: {e}; use --json)")),
                 }

@@ -41,10 +41,15 @@ pub struct MutationFlags {
 }
 
 impl MutationFlags {
+    /// Whether the command writes: its own "write it" flag, unless `--dry-run`.
+    pub fn writes(&self, apply: bool) -> bool {
+        apply && !self.dry_run
+    }
+
     /// The flags as the envelope reads them; `apply` is the command's own "write it" flag.
     pub fn args(&self, apply: bool) -> MutationArgs {
         MutationArgs {
-            apply: apply && !self.dry_run,
+            apply: self.writes(apply),
             git_mode: self.apply_mode == "git",
             allow_dirty: self.allow_dirty,
             allow: self.allow.clone(),
@@ -69,18 +74,14 @@ pub struct MutationArgs {
 impl MutationArgs {
     /// The flags by long name, for `request.args`; the command adds its own.
     pub fn to_args(&self) -> serde_json::Map<String, Value> {
-        let v = json!({
+        super::args_of(json!({
             "apply": self.apply,
             "apply-mode": if self.git_mode { "git" } else { "direct" },
             "allow-dirty": self.allow_dirty,
             "allow": self.allow,
             "deny": self.deny,
             "deny-apply-on-ambiguous": self.deny_apply_on_ambiguous,
-        });
-        match v {
-            Value::Object(m) => m,
-            _ => serde_json::Map::new(),
-        }
+        }))
     }
 }
 

@@ -12,7 +12,7 @@ use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::References;
 use lsp_types::{ReferenceContext, ReferenceParams};
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 /// Every reference to the symbol at SELECTOR
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
@@ -32,12 +32,7 @@ impl Operation for Refs {
         Some(&self.selector)
     }
     fn args(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert(
-            "include-declaration".into(),
-            Value::Bool(!self.exclude_declaration),
-        );
-        m
+        super::args_of(json!({"include-declaration": !self.exclude_declaration}))
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.selector, !self.exclude_declaration).await

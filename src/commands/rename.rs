@@ -69,7 +69,7 @@ impl Operation for Rename {
         true
     }
     fn writes_files(&self) -> bool {
-        self.mutation.args(self.apply).apply
+        self.mutation.writes(self.apply)
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         rename(

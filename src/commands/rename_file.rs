@@ -51,7 +51,7 @@ impl Operation for RenameFile {
         true
     }
     fn writes_files(&self) -> bool {
-        self.mutation.args(self.apply).apply
+        self.mutation.writes(self.apply)
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.src, &self.dst, &self.mutation.args(self.apply)).await

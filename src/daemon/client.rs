@@ -31,7 +31,7 @@ const STOP_WAIT: Duration = Duration::from_secs(5);
 pub fn routable(op: &Op) -> bool {
     match op {
         // Writes run in this process, inside its safety envelope.
-        Op::Rename(_) | Op::CodeActions(_) | Op::RenameFile(_) => !op.writes_files(),
+        _ if op.writes_files() => false,
         Op::Check(c) => c.patch != "-",
         Op::Impact(i) => i.patch.as_deref() != Some("-"),
         // Serverless (locate) or describing this process (status, reload): answered here, so
