@@ -352,15 +352,31 @@ fn decl_goes_to_the_stub_where_def_goes_to_the_source() {
     let cli = run(&["decl", "m.py@L3:dumps", "--workspace", ws, "--json"]);
     let decl = bundle(&cli);
     assert_eq!(decl["request"]["cmd"], "decl");
+    // The stub the pinned Pyright ships, read here: its `def dumps(` line is the answer.
+    let stub = crate::daemon::real_home()
+        .join("pyright")
+        .join(lanser::lsp::provision::PYRIGHT_VERSION)
+        .join("node_modules/pyright/dist/typeshed-fallback/stdlib/json/__init__.pyi");
+    let stub = std::fs::read_to_string(&stub).unwrap();
+    let line = stub
+        .lines()
+        .position(|l| l.starts_with("def dumps("))
+        .unwrap();
     let found = decl["facts"]["declarations"].as_array().unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0]["path"], "typeshed://stdlib/json/__init__.pyi");
+    assert_eq!(found[0]["range"], serde_json::json!([line, 4, line, 9]));
+    // `def` goes to the interpreter's own json/__init__.py, at its `def dumps(`.
     let def = bundle(&run(&["def", "m.py@L3:dumps", "--workspace", ws, "--json"]));
-    let path = def["facts"]["definitions"][0]["path"].as_str().unwrap();
+    let d = &def["facts"]["definitions"][0];
+    let path = d["path"].as_str().unwrap();
     assert!(path.ends_with("json/__init__.py"), "{path}");
+    let source = std::fs::read_to_string(path.trim_start_matches("file://")).unwrap();
+    let at = d["range"][0].as_u64().unwrap() as usize;
+    assert!(source.lines().nth(at).unwrap().starts_with("def dumps("));
     let human = stdout(&run(&["decl", "m.py@L3:dumps", "--workspace", ws]));
-    let at = found[0]["selector"].as_str().unwrap().replace("@L", ":");
-    assert_eq!(human, format!("{}\n", at.replace(":C", ":")));
+    let want = format!("typeshed://stdlib/json/__init__.pyi:{}:5\n", line + 1);
+    assert_eq!(human, want);
     let input = t.path().join("in.jsonl");
     std::fs::write(
         &input,
