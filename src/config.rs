@@ -117,7 +117,8 @@ pub struct ServerDef {
 
 impl ServerDef {
     /// True for the built-in Pyright with its command untouched: the managed npm install,
-    /// the workspace's node_modules, and `lanser setup` apply (DESIGN §1).
+    /// the workspace's node_modules, and `lanser setup` apply
+    /// (docs/workspace.md#server-resolution).
     pub fn is_builtin_pyright(&self) -> bool {
         self.name == DEFAULT_SERVER
             && self.command == "pyright-langserver"

@@ -3,7 +3,7 @@
 //! goes to when `--server` does not say ([`crate::config::Config::route`]).
 //!
 //! Every server here was driven by a minimal client on a two-module project before it was
-//! added (README "Languages" has the table):
+//! added (docs/languages.md has the table):
 //! - `typescript-language-server` 5.3.0 with `typescript` 5.9.3 (npm; both pinned, since
 //!   `typescript@latest` has no tsserver): tsserver loads the project on the first `didOpen`
 //!   and answers every request only once it has, so it is ready after `initialized`. It

@@ -1,4 +1,5 @@
-//! Speculative diagnostics (DESIGN §8): what the server would report if a change were made,
+//! Speculative diagnostics (docs/reward.md#d-what-is-counted): what the server would report
+//! if a change were made,
 //! measured on its in-memory documents only — didChange to the new text, pull diagnostics for
 //! the touched files and the workspace files that import them, didChange back. Nothing is
 //! written to disk.

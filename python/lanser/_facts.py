@@ -484,7 +484,7 @@ class Weights2(BaseModel):
 class AstSegment(RootModel[tuple[SegmentKind, str]]):
     root: tuple[SegmentKind, str] = Field(
         ...,
-        description='One `[kind=name]` segment; JSON `["class", "C"]` as in the paper.',
+        description='One `[kind=name]` segment; JSON `["class", "C"]` (docs/selectors.md#json-positionspec).',
     )
 
 

@@ -1,5 +1,5 @@
-//! `lanser prepare-rename SEL` and `lanser rename SEL NEW [--dry-run | --apply]` (paper
-//! Algorithm 2): gated by prepareRename, previewed as a unified diff and a normalized
+//! `lanser prepare-rename SEL` and `lanser rename SEL NEW [--dry-run | --apply]`
+//! (docs/safety.md): gated by prepareRename, previewed as a unified diff and a normalized
 //! WorkspaceEdit, applied only through the safety envelope, and never from an answer the
 //! server gave before the project was loaded.
 

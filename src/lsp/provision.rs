@@ -1,4 +1,5 @@
-//! Finding, and when needed installing, the pinned language server (DESIGN §1).
+//! Finding, and when needed installing, the pinned language server
+//! (docs/workspace.md#server-resolution).
 //!
 //! Resolution order: `--server-cmd` / `LANSER_SERVER_CMD`; the workspace's
 //! `node_modules/.bin/pyright-langserver`; the managed install

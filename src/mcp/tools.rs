@@ -20,7 +20,7 @@ Or give `file` + `line` (1-based) + `symbol` (`name`, or `name#N` for its Nth oc
 line; omitted = the line's first non-blank column). An ambiguous selector is an error that \
 lists every candidate; it is never guessed.";
 
-/// A position, as a selector or as seed 002's file/line/symbol.
+/// A position, as a selector or as agent LSP tools take it: file/line/symbol.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct Position {
     /// Any lanser selector string, or a PositionSpec object.

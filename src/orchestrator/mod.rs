@@ -383,7 +383,7 @@ impl Orchestrator {
         self.parses.prefetch(&self.ws, modules, stop);
     }
 
-    /// Resolve a selector string against the files on disk (any form; paper Algorithm 1).
+    /// Resolve a selector string against the files on disk (any form; docs/relocation.md).
     /// The target carries the relocation evidence that [`Orchestrator::resolution`] records;
     /// a rejected selector's error carries its evidence as its source ([`Rejected`]).
     pub fn resolve(&self, selector: &str) -> Result<(PositionSpec, Target)> {
@@ -644,7 +644,7 @@ fn paginate(facts: &mut Value, key: &str, cursor: usize, page_size: usize) -> Op
     (end < total).then_some(end)
 }
 
-/// The weights of paper Eq. 3.1, as recorded in every `resolution`.
+/// The weights of docs/relocation.md#scoring, as recorded in every `resolution`.
 fn weights() -> Value {
     use relocate::score::{W_AST, W_MODULE, W_PROX, W_TOKEN};
     json!({"ast": W_AST, "module": W_MODULE, "token": W_TOKEN, "prox": W_PROX})

@@ -1,6 +1,7 @@
 //! Durable selectors for a resolved span: the `py://` selector (`sym://` outside Python) and
 //! `symbolId` of the definition whose name it is, and a hashed `anchor://` for its text, each pinned to the
-//! file's `docVersion`, so an agent can hold on to a place across edits (paper §1 (vii)).
+//! file's `docVersion`, so an agent can hold on to a place across edits
+//! (docs/relocation.md#durable-selectors-and-symbolid).
 
 use super::grammars::Grammar;
 use super::score::SymbolInfo;

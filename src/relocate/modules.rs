@@ -1,4 +1,5 @@
-//! Module names ↔ files (DESIGN §3): the import roots of a workspace as Pyright sees them, and
+//! Module names ↔ files (docs/selectors.md#symbols-py): the import roots of a workspace as
+//! Pyright sees them, and
 //! the lookup `pkg.mod` → `pkg/mod.py` | `pkg/mod/__init__.py` | `.pyi` beside them (a stub
 //! wins only when there is no `.py`).
 //!

@@ -1,4 +1,5 @@
-//! Structural resolution of `py://`, `sym://` and `ast://` selectors (Algorithm 1 lines 4–7):
+//! Structural resolution of `py://`, `sym://` and `ast://` selectors
+//! (docs/relocation.md#structural-selectors):
 //! module → file (or the file a `sym://` or `ast://[file=…]` names, in any language with a
 //! grammar: [`super::grammars`]), then the definitions of that file ([`super::outline`],
 //! [`super::other_outline`]) filtered by qualified name (or

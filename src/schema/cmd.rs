@@ -1,7 +1,8 @@
 //! `lanser schema …` and `lanser completions SHELL`: print, export and validate the contracts.
 //!
-//! Exit codes (DESIGN §6): 0 valid, 2 a document that is not JSON or violates its schema (and
-//! any usage error), 3 a file or directory that cannot be read, 1 a write failure.
+//! Exit codes (docs/schemas.md#validation): 0 valid, 2 a document that is not JSON or violates
+//! its schema (and any usage error), 3 a file or directory that cannot be read, 1 a write
+//! failure.
 
 use super::{schema, Kind, Validator};
 pub use crate::cli::SchemaCmd;
