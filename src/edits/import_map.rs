@@ -13,7 +13,7 @@
 //! spans of the text as it is now.
 
 use crate::python::imports::{self, Import, Item};
-use crate::python::modules::{join, name_under, parent, parts as comps, stem};
+use crate::python::modules::{join, name_under, parent, parts, stem};
 use std::collections::BTreeSet;
 
 /// One move: a file or a directory, by workspace-relative path.
@@ -85,7 +85,7 @@ impl Resolver<'_> {
     /// `target` relative to the package directory `pkg` (`.x`, `..y.z`, `.`), when both are
     /// inside one top-level package below `root`.
     fn relative(pkg: &str, target: &str, root: &str) -> Option<String> {
-        let (p, t, r) = (comps(pkg), comps(target), comps(root));
+        let (p, t, r) = (parts(pkg), parts(target), parts(root));
         let common = p.iter().zip(&t).take_while(|(a, b)| a == b).count();
         if common <= r.len() || !p.starts_with(&r) {
             return None;
@@ -194,7 +194,7 @@ impl Ctx<'_> {
     /// climbs above the top), one per import root otherwise.
     fn stems(&self, level: usize, module: &[&str]) -> Option<Vec<(Option<&str>, String)>> {
         if level > 0 {
-            let mut base = comps(&self.pkg_old);
+            let mut base = parts(&self.pkg_old);
             if level - 1 > base.len() {
                 return None;
             }

@@ -3,12 +3,13 @@
 //! lists, parentheses and continuations do), resolved to module stems as Pyright looks them
 //! up ([`super::modules`]).
 //!
-//! A statement imports a module when any stem it may load is the module's or one of its
-//! submodules' (loading `pkg.mod` runs `pkg` too): `import a.b` loads `a.b`; `from M import x`
-//! loads `M` and, when `M.x` is a module, `M.x`. An absolute name is looked up under every
-//! import root and, as Pyright does last, under the importing file's directory and its
-//! parents; a relative one under the importing file's package (`from . import x` in
-//! `p/q/f.py` means `p/q/x`, `from ..r import y` means `p/r`).
+//! A statement imports a module when the names it binds reach it: `import a.b.c` binds `a`,
+//! through which `a`, `a.b` and `a.b.c` are reached; `from M import x` reaches `M`, and `M.x`
+//! when that is a module. (`from a.b import x` runs `a`'s `__init__` too, but binds nothing
+//! of it: a change there cannot change what the importer sees, so it is not counted.) An
+//! absolute name is looked up under every import root and, as Pyright does last, under the
+//! importing file's directory and its parents; a relative one under the importing file's
+//! package (`from . import x` in `p/q/f.py` means `p/q/x`, `from ..r import y` means `p/r`).
 
 use super::imports::{self, Import};
 use super::modules::{is_python, join, parent, parts, stem, workspace_roots};
@@ -46,19 +47,12 @@ pub fn importers(ws: &Workspace, files: &[String]) -> Vec<String> {
 /// Whether the file `rel` (workspace-relative) with contents `text` imports one of the
 /// modules whose stems are `targets`, under the workspace-relative import `roots`.
 pub fn imports_any(rel: &str, text: &str, roots: &[String], targets: &[String]) -> bool {
-    let names = |loaded: &str| {
-        targets.iter().any(|t| {
-            loaded == t
-                || loaded
-                    .strip_prefix(t.as_str())
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
-    };
     let bases = absolute_bases(rel, roots);
-    imports::scan(text)
-        .imports
-        .iter()
-        .any(|stmt| loaded(rel, stmt, &bases).iter().any(|s| names(s)))
+    imports::scan(text).imports.iter().any(|stmt| {
+        reached(rel, stmt, &bases)
+            .iter()
+            .any(|s| targets.contains(s))
+    })
 }
 
 /// Where an absolute import is looked up from `rel`: the import roots, then the importing
@@ -77,17 +71,23 @@ fn absolute_bases(rel: &str, roots: &[String]) -> Vec<String> {
     }
 }
 
-/// The stems one import statement in `rel` may load.
-fn loaded(rel: &str, stmt: &Import, bases: &[String]) -> Vec<String> {
+/// The stems one import statement in `rel` may reach.
+fn reached(rel: &str, stmt: &Import, bases: &[String]) -> Vec<String> {
     let under = |dotted: &[&str]| -> Vec<String> {
         let path = dotted.join("/");
         bases.iter().map(|b| join(b, &path)).collect()
     };
     let Some(from) = &stmt.from else {
+        // `import a.b.c`: `a`, `a.b` and `a.b.c`.
         return stmt
             .items
             .iter()
-            .flat_map(|item| under(&item.name.names()))
+            .flat_map(|item| {
+                let names = item.name.names();
+                (1..=names.len())
+                    .flat_map(|k| under(&names[..k]))
+                    .collect::<Vec<_>>()
+            })
             .collect();
     };
     let module: Vec<&str> = from.module.as_ref().map(|m| m.names()).unwrap_or_default();
@@ -141,7 +141,6 @@ mod tests {
             "from pkg import \\\n    mod\n",
             "from pkg.mod import f\n",
             "from pkg.mod import *\n",
-            "from pkg.mod.sub import f\n",
             "import pkg.mod.sub\n",
             "if TYPE_CHECKING:\n    from pkg import mod\n",
             "x = 1; import pkg.mod\n",
@@ -165,6 +164,8 @@ mod tests {
             "# from pkg import mod\n",
             "t = '''\nfrom pkg import mod\n'''\n",
             "from . import mod\n",
+            // Binds `f` of `pkg.mod.sub` and nothing of `pkg.mod`.
+            "from pkg.mod.sub import f\n",
         ] {
             assert!(!imports_mod("app/user.py", text), "{text:?}");
         }
@@ -182,26 +183,16 @@ mod tests {
         assert!(!imports_mod("other/user.py", "from .mod import f\n"));
         // Climbing above the workspace names nothing.
         assert!(!imports_mod("pkg/user.py", "from ... import mod\n"));
-        // A package's own `__init__` is imported by `from . import x` in it.
+        // A package's own `__init__` is imported by `from . import x` in it, and by any
+        // `import pkg.x`; its modules importing each other, or `from pkg.x import`, bind
+        // nothing of it.
         let init = [stem("pkg/__init__.py")];
-        assert!(imports_any(
-            "pkg/user.py",
-            "from . import x\n",
-            &roots(&[]),
-            &init
-        ));
-        assert!(imports_any(
-            "app/u.py",
-            "import pkg.mod\n",
-            &roots(&[]),
-            &init
-        ));
-        assert!(!imports_any(
-            "app/u.py",
-            "import pkgx\n",
-            &roots(&[]),
-            &init
-        ));
+        let imports_init = |rel: &str, text: &str| imports_any(rel, text, &roots(&[]), &init);
+        assert!(imports_init("pkg/user.py", "from . import x\n"));
+        assert!(imports_init("app/u.py", "import pkg.mod\n"));
+        assert!(!imports_init("app/u.py", "import pkgx\n"));
+        assert!(!imports_init("pkg/a.py", "from .mod import f\n"));
+        assert!(!imports_init("app/u.py", "from pkg.mod import f\n"));
     }
 
     #[test]
