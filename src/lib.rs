@@ -26,6 +26,7 @@ pub mod mcp;
 pub mod memo;
 pub mod orchestrator;
 pub mod outcome;
+pub mod python;
 pub mod relocate;
 pub mod replay;
 pub mod reward;

@@ -12,6 +12,7 @@ mod faults;
 mod freshness;
 mod hostile;
 mod impact;
+mod importers;
 mod language_apply;
 mod language_check;
 mod language_stable;
