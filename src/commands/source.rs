@@ -9,7 +9,8 @@ use crate::bundle::facts::{Facts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
-use crate::relocate::{durable, modules, structural};
+use crate::python::modules;
+use crate::relocate::{durable, structural};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
