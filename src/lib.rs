@@ -39,6 +39,7 @@ pub mod testrun;
 pub mod text;
 pub mod tools;
 pub mod trace;
+pub mod trust;
 pub mod workspace;
 
 use crate::commands::Execute;

@@ -32,3 +32,4 @@ mod snapshots;
 mod support;
 mod surface;
 mod trace;
+mod trust;
