@@ -90,8 +90,8 @@ async fn run_cli(cli: cli::Cli) -> Result<ExitStatus, LanserError> {
             return batch::main(cli).await;
         }
         cli::Command::Trace { .. } => return replay::subcommand::main(cli).await,
-        cli::Command::Mcp => {
-            mcp::serve(&cli.global).await?;
+        cli::Command::Mcp(args) => {
+            mcp::serve(&cli.global, args).await?;
             return Ok(ExitStatus::Success);
         }
         cli::Command::Schema { action } => return schema_main(action),

@@ -161,3 +161,18 @@ fn generated_tools_take_the_operations_arguments() {
         "prepare-rename"
     );
 }
+
+#[test]
+fn calls_run_under_the_global_flags_without_mcp_and_its_own_options() {
+    let args = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        super::global_args(args(
+            "--timeout 5 mcp --workspace /w --http :0 --token t --verbose --token=u --http=:1"
+        )),
+        args("--timeout 5 --workspace /w --verbose")
+    );
+    assert_eq!(
+        super::global_args(args("mcp --workspace /w")),
+        args("--workspace /w")
+    );
+}
