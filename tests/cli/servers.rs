@@ -361,7 +361,8 @@ fn readme_examples_of_the_new_commands_run() {
 /// its settings, and names it in the bundle by its config name with the version it logged.
 #[test]
 fn a_server_defined_in_lanser_toml_runs() {
-    let entry = lanser::lsp::provision::managed_dir().join("node_modules/.bin/pyright-langserver");
+    let entry = lanser::servers::install_dir(&lanser::config::Config::builtin().servers["pyright"])
+        .join("node_modules/.bin/pyright-langserver");
     // Installs the pinned Pyright when this runs first on a fresh machine.
     let o = run(&["setup"]);
     assert!(o.status.success(), "{}", stderr(&o));
