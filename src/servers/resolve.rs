@@ -28,6 +28,12 @@ pub enum Source {
 }
 
 impl Source {
+    /// The definition's command as it is (not an install lanser made): a bundle names the
+    /// server by its definition when it sends no serverInfo.
+    pub fn is_command(self) -> bool {
+        matches!(self, Source::Configured | Source::Path)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Flag => "--server-cmd",

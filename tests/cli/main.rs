@@ -18,6 +18,7 @@ mod language_stable;
 mod languages;
 mod mcp;
 mod mutations;
+mod node;
 mod outlines;
 mod relocation;
 mod rename_file;
