@@ -95,7 +95,10 @@ pub fn doctor(opts: &Options) -> Result<String> {
     .ok();
     let config = crate::config::Config::load(&ws.root)?;
     let def = config.select(opts.server.as_deref())?;
-    let pinned = def.label();
+    let pinned = match def.version {
+        Some(_) => def.label(),
+        None => "nothing".into(),
+    };
     match servers::resolve(&ws.root, opts.server_cmd.as_deref(), def, false) {
         Ok(spec) => {
             writeln!(
@@ -114,6 +117,8 @@ pub fn doctor(opts: &Options) -> Result<String> {
             Ok(out)
         }
         Err(e) => {
+            writeln!(out, "server: {}: cannot be run (below)", def.name).ok();
+            others(&mut out, &config, &def.name);
             print!("{out}");
             Err(e)
         }

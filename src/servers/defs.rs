@@ -126,9 +126,12 @@ impl ServerDef {
         self.file_types.iter().any(|t| t == ext)
     }
 
-    /// `name version`, for messages.
+    /// `name version` (the name alone when nothing is pinned), for messages.
     pub fn label(&self) -> String {
-        format!("{} {}", self.name, self.version.as_deref().unwrap_or("?"))
+        match &self.version {
+            Some(v) => format!("{} {v}", self.name),
+            None => self.name.clone(),
+        }
     }
 }
 

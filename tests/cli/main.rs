@@ -31,4 +31,5 @@ mod servers;
 mod snapshots;
 mod support;
 mod surface;
+mod toolchains;
 mod trace;
