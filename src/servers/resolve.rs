@@ -194,11 +194,7 @@ pub fn resolve(
     let run = format!("cannot run {}", def.label());
     let local = root.join("node_modules/.bin/pyright-langserver");
     if def.is_builtin_pyright() && local.is_file() {
-        let command = npm_command(
-            &local,
-            &format!("cannot run the workspace's pyright"),
-            install,
-        )?;
+        let command = npm_command(&local, "cannot run the workspace's pyright", install)?;
         return Ok(ServerSpec {
             package: package_of(&local),
             command: with_args(command, def),
