@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # fetch-thirdparty.sh - fetch the real third-party workspace used by benches/agree.py and
-# benches/bench_def.sh: the unmodified sdist of requests 2.32.3 (same as
-# /work/shared/tools/PYRIGHT_BASELINE.md §2).
+# benches/bench_def.sh: the unmodified sdist of requests 2.32.3.
 #
 # Usage:  bash benches/fetch-thirdparty.sh
 #         LANSER_THIRDPARTY=/some/dir bash benches/fetch-thirdparty.sh

@@ -51,6 +51,8 @@ pub enum ConfigError {
     UnknownServer { name: String, known: String },
     #[error("server {}: {}", one_line(name), one_line(message))]
     Invalid { name: String, message: String },
+    #[error("{}", one_line(.0))]
+    Untrusted(String),
 }
 
 /// `text` with its control characters escaped (`\n`, `\u{1b}`), so that it prints on one line.
@@ -73,6 +75,8 @@ impl From<ConfigError> for LanserError {
 #[serde(deny_unknown_fields)]
 struct RawFile {
     server: Option<String>,
+    /// Workspaces whose own lanser.toml may name what lanser runs (user file only).
+    trusted_workspaces: Option<Vec<String>>,
     #[serde(default)]
     servers: BTreeMap<String, RawServer>,
 }
@@ -94,6 +98,25 @@ struct RawServer {
     ready_log: Option<String>,
 }
 
+impl RawServer {
+    /// The fields it sets that decide what runs ([`crate::trust::EXEC_FIELDS`]).
+    fn exec_fields(&self) -> Vec<&'static str> {
+        let set = [
+            self.command.is_some(),
+            self.args.is_some(),
+            self.version.is_some(),
+            self.provision.is_some(),
+            self.package.is_some(),
+            self.with.is_some(),
+        ];
+        crate::trust::EXEC_FIELDS
+            .iter()
+            .zip(set)
+            .filter_map(|(f, s)| s.then_some(*f))
+            .collect()
+    }
+}
+
 /// One config file that was read.
 #[derive(Debug, Clone)]
 pub struct ConfigFile {
@@ -111,6 +134,13 @@ pub struct Config {
     /// The `server = …` of the highest layer that sets one, else [`DEFAULT_SERVER`].
     pub default: String,
     pub files: Vec<ConfigFile>,
+    /// Servers whose definition an untrusted workspace file tried to make run something,
+    /// with why they are refused ([`crate::trust`]).
+    pub untrusted: BTreeMap<String, String>,
+    /// Whether the workspace file being layered is trusted.
+    trusted: bool,
+    /// The user configuration's `trusted_workspaces`.
+    trusted_list: Vec<String>,
 }
 
 fn builtins() -> BTreeMap<String, ServerDef> {
@@ -138,12 +168,16 @@ impl Config {
     /// The built-ins, then the user file, then `<root>/lanser.toml`.
     pub fn load(root: &Path) -> Result<Config, ConfigError> {
         let mut layers = Vec::new();
-        if let Some(p) = user_config_path() {
-            layers.push((Origin::User, p));
+        let user = user_config_path();
+        if let Some(p) = &user {
+            layers.push((Origin::User, p.clone()));
         }
         layers.push((Origin::Workspace, root.join(FILE_NAME)));
         let mut config = Config::builtin();
         for (origin, path) in layers {
+            if origin == Origin::Workspace {
+                config.trusted = crate::trust::is_trusted(root, &config.trusted_list);
+            }
             let bytes = match std::fs::read(&path) {
                 Ok(b) => b,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -155,6 +189,14 @@ impl Config {
                 }
             };
             config.add_file(origin, path, &bytes)?;
+        }
+        for (name, why) in config.untrusted.iter_mut() {
+            *why = crate::trust::refusal(
+                root,
+                name,
+                &why.split('/').collect::<Vec<_>>(),
+                user.as_deref(),
+            );
         }
         if !config.servers.contains_key(&config.default) {
             return Err(config.unknown(&config.default.clone()));
@@ -168,6 +210,9 @@ impl Config {
             servers: builtins(),
             default: DEFAULT_SERVER.into(),
             files: Vec::new(),
+            untrusted: BTreeMap::new(),
+            trusted: true,
+            trusted_list: Vec::new(),
         }
     }
 
@@ -200,7 +245,23 @@ impl Config {
         if let Some(s) = raw.server {
             self.default = s;
         }
+        match (origin, raw.trusted_workspaces) {
+            (Origin::Workspace, Some(_)) => {
+                return Err(ConfigError::Invalid {
+                    name: "trusted_workspaces".into(),
+                    message: "only the user configuration can trust workspaces".into(),
+                })
+            }
+            (_, Some(list)) => self.trusted_list.extend(list),
+            (_, None) => {}
+        }
         for (name, r) in raw.servers {
+            if origin == Origin::Workspace && !self.trusted {
+                let set = r.exec_fields();
+                if !set.is_empty() {
+                    self.untrusted.insert(name.clone(), set.join("/"));
+                }
+            }
             let base = self.servers.get(&name).cloned();
             let invalid = |message: &str| ConfigError::Invalid {
                 name: name.clone(),
@@ -283,6 +344,9 @@ impl Config {
     /// The server named by `--server`, else the configured default.
     pub fn select(&self, flag: Option<&str>) -> Result<&ServerDef, ConfigError> {
         let name = flag.unwrap_or(&self.default);
+        if let Some(why) = self.untrusted.get(name) {
+            return Err(ConfigError::Untrusted(why.clone()));
+        }
         self.servers.get(name).ok_or_else(|| self.unknown(name))
     }
 
@@ -391,11 +455,8 @@ mod tests {
     }
 
     fn load(text: &str) -> Result<Config, ConfigError> {
-        let mut c = Config {
-            servers: builtins(),
-            default: DEFAULT_SERVER.into(),
-            files: vec![],
-        };
+        // Layered as a trusted workspace's file (trust itself: tests/cli/trust.rs).
+        let mut c = Config::builtin();
         c.apply(
             Origin::Workspace,
             toml::from_str(text).map_err(|e| ConfigError::Parse {

@@ -1,4 +1,4 @@
-//! Environment capture for bundles (paper §2.2, DESIGN §5): the Python interpreter the server
+//! Environment capture for bundles (docs/bundle.md#environment): the Python interpreter the server
 //! is pointed at, the digest of the configuration that shapes its answers, the platform.
 //!
 //! Paths inside the workspace are recorded relative to it so that a copy of the workspace at

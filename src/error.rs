@@ -1,4 +1,4 @@
-//! The error taxonomy and the one exit-code table (paper Appendix C, DESIGN §6).
+//! The error taxonomy and the one exit-code table (docs/errors.md).
 //!
 //! Every failure lanser reports is a [`LanserError`]: an [`ErrorCode`] (which fixes the exit
 //! status, the `E/…` symbol and whether a retry may help) plus a one-line message naming what
@@ -100,7 +100,7 @@ impl ErrorCode {
         ErrorCode::Internal,
     ];
 
-    /// Whether the same request may succeed when tried again (Appendix C's last column).
+    /// Whether the same request may succeed when tried again (docs/errors.md#exit-codes).
     pub fn retryable(self) -> bool {
         matches!(
             self,

@@ -26,6 +26,7 @@ pub mod mcp;
 pub mod memo;
 pub mod orchestrator;
 pub mod outcome;
+pub mod python;
 pub mod relocate;
 pub mod replay;
 pub mod reward;
@@ -38,6 +39,7 @@ pub mod testrun;
 pub mod text;
 pub mod tools;
 pub mod trace;
+pub mod trust;
 pub mod workspace;
 
 use crate::commands::Execute;

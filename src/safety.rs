@@ -1,4 +1,4 @@
-//! The safety envelope around every write (paper §5.2, DESIGN §7): the workspace jail (after
+//! The safety envelope around every write (docs/safety.md): the workspace jail (after
 //! resolving symlinks), `--allow`/`--deny` globs, the dirty-worktree guard (git2), the
 //! per-workspace lock, and the case-only-rename check for case-insensitive file systems.
 //!

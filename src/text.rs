@@ -1,5 +1,5 @@
 //! Text coordinates: byte offsets inside a file's UTF-8 text, and their conversion to and from
-//! (line, column) pairs in the three column units lanser speaks (DESIGN §2).
+//! (line, column) pairs in the three column units lanser speaks (docs/coordinates.md).
 //!
 //! Everything inside lanser is a byte offset. Lines and columns exist only at the edges: the
 //! CLI (1-based, `--index-io` unit) and the server (0-based, negotiated `positionEncoding`).

@@ -382,8 +382,8 @@ def part(name: str, compute):
 
 
 def v1_from_v2(pr: dict) -> float:
-    """pr-v1 from the same measurement: D = errors + warnings of every kind (the README's
-    formula, default weights)."""
+    """pr-v1 from the same measurement: D = errors + warnings of every kind (pr-v1 of
+    docs/reward.md, default weights)."""
     i = pr["inputs"]
     d = lambda t: t["runtime"] + t["error"] + t["warning"]  # noqa: E731
     return round(0.5 * (d(i["before"]) - d(i["after"])) + 0.4 * i["safety"] - 0.1 * (1 - i["confidence"]), 9)

@@ -132,55 +132,124 @@ def patch_file(diff: str) -> str:
     return str(p)
 
 
-class _Requests:
-    """The request line of each method (shared by the sync and async clients)."""
+def _catalog() -> list:
+    """The operations' catalog (`lanser schema operations`, copied here by
+    scripts/gen_python_types.sh): every operation with its arguments."""
+    return json.loads((Path(__file__).parent / "_operations.json").read_text())
 
-    @staticmethod
-    def _definition(sel):
-        return _req("def", sel)
 
-    @staticmethod
-    def _references(sel, exclude_declaration=False):
-        return _req("refs", sel, **{"exclude-declaration": exclude_declaration})
+class _Methods:
+    """One method per operation, shared by :class:`Lanser` and :class:`AsyncLanser`: each
+    returns `self.ask(...)`, a bundle for the one and an awaitable for the other. `sel` is any
+    lanser selector (see lanser.sel) or a PositionSpec dict. Operations without a method of
+    their own here get one from the catalog (`_op_method`), named after the operation
+    (`prepare-rename` → `prepare_rename`), taking the CLI's arguments by their ids."""
 
-    @staticmethod
-    def _calls(sel, incoming=False, outgoing=False):
-        return _req("calls", sel, incoming=incoming, outgoing=outgoing)
+    def definition(self, sel, check=True):
+        return self.ask(_req("def", sel), check)
 
-    @staticmethod
-    def _symbols(file=None, query=None):
-        return _req("symbols", file=file, query=query)
+    def type_definition(self, sel, check=True):
+        return self.ask(_req("type-def", sel), check)
 
-    @staticmethod
-    def _diagnostics(targets):
-        return _req("diag", targets=list(targets) or None)
+    def references(self, sel, exclude_declaration=False, check=True):
+        return self.ask(_req("refs", sel, exclude_declaration=exclude_declaration), check)
 
-    @staticmethod
-    def _request(method, payload=None, target=None):
+    def hover(self, sel, check=True):
+        return self.ask(_req("hover", sel), check)
+
+    def implementation(self, sel, check=True):
+        return self.ask(_req("impl", sel), check)
+
+    def highlight(self, sel, check=True):
+        return self.ask(_req("highlight", sel), check)
+
+    def signature(self, sel, check=True):
+        return self.ask(_req("signature", sel), check)
+
+    def calls(self, sel, incoming=False, outgoing=False, check=True):
+        return self.ask(_req("calls", sel, incoming=incoming, outgoing=outgoing), check)
+
+    def locate(self, sel, preview=False, check=True):
+        return self.ask(_req("locate", sel, preview=preview), check)
+
+    def symbols(self, file=None, query=None, check=True):
+        return self.ask(_req("symbols", file=file, query=query), check)
+
+    def diagnostics(self, *targets, check=True):
+        return self.ask(_req("diag", targets=list(targets) or None), check)
+
+    def capabilities(self, check=True):
+        return self.ask(_req("capabilities"), check)
+
+    def request(self, method, payload=None, target=None, check=True):
         p = None if payload is None else json.dumps(payload, separators=(",", ":"))
-        return _req("request", method=method, payload=p, target=target)
+        return self.ask(_req("request", method=method, payload=p, target=target), check)
 
-    @staticmethod
-    def _rename(sel, new_name, apply=False, allow_dirty=False):
-        return _req("rename", sel, new_name=new_name, apply=apply, **{"allow-dirty": allow_dirty})
+    def rename(self, sel, new_name, apply=False, allow_dirty=False, check=True):
+        return self.ask(_req("rename", sel, new_name=new_name, apply=apply,
+                             allow_dirty=allow_dirty), check)
 
-    @staticmethod
-    def _rename_file(src, dst, apply=False, allow_dirty=False):
-        return _req("rename-file", src=src, dst=dst, apply=apply, **{"allow-dirty": allow_dirty})
+    def rename_file(self, src, dst, apply=False, allow_dirty=False, check=True):
+        return self.ask(_req("rename-file", src=src, dst=dst, apply=apply,
+                             allow_dirty=allow_dirty), check)
 
-    @staticmethod
-    def _code_actions(sel, kind=None, apply=None, dry_run=False, allow_dirty=False):
+    def code_actions(self, sel, kind=None, apply=None, dry_run=False, allow_dirty=False, check=True):
         pick = None if apply is None else str(apply)
-        return _req("code-actions", sel, kind=kind, apply=pick,
-                    **{"dry-run": dry_run and pick is not None, "allow-dirty": allow_dirty})
+        return self.ask(_req("code-actions", sel, kind=kind, apply=pick,
+                             dry_run=dry_run and pick is not None, allow_dirty=allow_dirty), check)
 
-    @staticmethod
-    def _check_patch(diff):
-        return _req("check", patch=patch_file(diff))
+    def check_patch(self, diff: str, check=True):
+        """The diagnostics a unified diff would add or remove, measured in memory (nothing is
+        written), with the step's process reward (the session's `--reward`, pr-v1 unless
+        `args=["--reward", "pr-v2"]`)."""
+        return self.ask(_req("check", patch=patch_file(diff)), check)
 
-    @staticmethod
-    def _impact(sel=None, patch=None, depth=None):
-        return _req("impact", sel, patch=None if patch is None else patch_file(patch), depth=depth)
+    def impact(self, sel=None, patch: Optional[str] = None, depth: Optional[int] = None, check=True):
+        """What a change (the symbol at `sel`, or a unified diff) can affect: callers,
+        references and the pytest tests that reach them."""
+        return self.ask(_req("impact", sel, patch=None if patch is None else patch_file(patch),
+                             depth=depth), check)
+
+
+#: The operation each hand-written method asks (the rest are named after their operation).
+METHODS = {"def": "definition", "type-def": "type_definition", "refs": "references",
+           "impl": "implementation", "diag": "diagnostics", "check": "check_patch",
+           "code-actions": "code_actions", "rename-file": "rename_file"}
+
+
+def method_name(cmd: str) -> str:
+    """The SDK method of operation `cmd`."""
+    return METHODS.get(cmd, cmd.replace("-", "_"))
+
+
+def _op_method(op: dict):
+    """A method for one operation of the catalog: `sel` first when it takes a position, then
+    its arguments by their batch-line ids (positional ones may be given in order)."""
+    cmd, takes = op["name"], op["selector"]
+    ids = [a["id"] for a in op["args"]]
+    positional = [a["id"] for a in op["args"] if a["positional"]]
+
+    def method(self, *given, check=True, **args):
+        given = list(given)
+        sel = given.pop(0) if takes != "none" and given else args.pop("sel", None)
+        if takes == "required" and sel is None:
+            raise TypeError(f"{method_name(cmd)}() needs a selector")
+        if len(given) > len(positional):
+            raise TypeError(f"{method_name(cmd)}() takes {len(positional)} positional arguments")
+        args.update(zip(positional, given))
+        unknown = sorted(set(args) - set(ids))
+        if unknown:
+            raise TypeError(f"{method_name(cmd)}() has no argument {unknown[0]!r} (it takes {ids})")
+        return self.ask(_req(cmd, sel, **args), check)
+
+    method.__name__ = method_name(cmd)
+    method.__doc__ = op["about"] + "".join(f"\n    {a['id']}: {a['help']}" for a in op["args"])
+    return method
+
+
+for _op in _catalog():
+    if not hasattr(_Methods, method_name(_op["name"])):
+        setattr(_Methods, method_name(_op["name"]), _op_method(_op))
 
 
 def _argv(workspace, lanser_bin, daemon, jobs, args) -> list:
@@ -193,7 +262,7 @@ def _argv(workspace, lanser_bin, daemon, jobs, args) -> list:
     return argv + list(args)
 
 
-class Lanser(_Requests):
+class Lanser(_Methods):
     """A warm lanser session over `workspace` (a context manager). Methods return a
     :class:`Bundle`; an error bundle raises :class:`LanserError` unless `check=False`.
 
@@ -276,66 +345,6 @@ class Lanser(_Requests):
                 yield Bundle(out)
             writer.join()
 
-    # The actions. `sel` is any lanser selector (see lanser.sel) or PositionSpec dict.
-    def definition(self, sel, check=True):
-        return self.ask(self._definition(sel), check)
-
-    def type_definition(self, sel, check=True):
-        return self.ask(_req("type-def", sel), check)
-
-    def references(self, sel, exclude_declaration=False, check=True):
-        return self.ask(self._references(sel, exclude_declaration), check)
-
-    def hover(self, sel, check=True):
-        return self.ask(_req("hover", sel), check)
-
-    def implementation(self, sel, check=True):
-        return self.ask(_req("impl", sel), check)
-
-    def highlight(self, sel, check=True):
-        return self.ask(_req("highlight", sel), check)
-
-    def signature(self, sel, check=True):
-        return self.ask(_req("signature", sel), check)
-
-    def calls(self, sel, incoming=False, outgoing=False, check=True):
-        return self.ask(self._calls(sel, incoming, outgoing), check)
-
-    def locate(self, sel, preview=False, check=True):
-        return self.ask(_req("locate", sel, preview=preview), check)
-
-    def symbols(self, file=None, query=None, check=True):
-        return self.ask(self._symbols(file, query), check)
-
-    def diagnostics(self, *targets, check=True):
-        return self.ask(self._diagnostics(targets), check)
-
-    def capabilities(self, check=True):
-        return self.ask(_req("capabilities"), check)
-
-    def request(self, method, payload=None, target=None, check=True):
-        return self.ask(self._request(method, payload, target), check)
-
-    def rename(self, sel, new_name, apply=False, allow_dirty=False, check=True):
-        return self.ask(self._rename(sel, new_name, apply, allow_dirty), check)
-
-    def rename_file(self, src, dst, apply=False, allow_dirty=False, check=True):
-        return self.ask(self._rename_file(src, dst, apply, allow_dirty), check)
-
-    def code_actions(self, sel, kind=None, apply=None, dry_run=False, allow_dirty=False, check=True):
-        return self.ask(self._code_actions(sel, kind, apply, dry_run, allow_dirty), check)
-
-    def check_patch(self, diff: str, check=True):
-        """The diagnostics a unified diff would add or remove, measured in memory (nothing is
-        written), with the step's process reward (the session's `--reward`, pr-v1 unless
-        `args=["--reward", "pr-v2"]`)."""
-        return self.ask(self._check_patch(diff), check)
-
-    def impact(self, sel=None, patch: Optional[str] = None, depth: Optional[int] = None, check=True):
-        """What a change (the symbol at `sel`, or a unified diff) can affect: callers,
-        references and the pytest tests that reach them."""
-        return self.ask(self._impact(sel, patch, depth), check)
-
     def close(self):
         with self._lock:
             if self._proc is not None:
@@ -354,7 +363,7 @@ class Lanser(_Requests):
         self.close()
 
 
-class AsyncLanser(_Requests):
+class AsyncLanser(_Methods):
     """:class:`Lanser` for asyncio: the same methods, awaitable; concurrent calls are
     pipelined over the one process (answers come back in order; `jobs` > 1 computes several
     at once, in-process)."""
@@ -413,61 +422,6 @@ class AsyncLanser(_Requests):
         futs = [asyncio.ensure_future(self.ask(r, check=False)) for r in requests]
         for f in futs:
             yield await f
-
-    async def definition(self, sel, check=True):
-        return await self.ask(self._definition(sel), check)
-
-    async def type_definition(self, sel, check=True):
-        return await self.ask(_req("type-def", sel), check)
-
-    async def references(self, sel, exclude_declaration=False, check=True):
-        return await self.ask(self._references(sel, exclude_declaration), check)
-
-    async def hover(self, sel, check=True):
-        return await self.ask(_req("hover", sel), check)
-
-    async def implementation(self, sel, check=True):
-        return await self.ask(_req("impl", sel), check)
-
-    async def highlight(self, sel, check=True):
-        return await self.ask(_req("highlight", sel), check)
-
-    async def signature(self, sel, check=True):
-        return await self.ask(_req("signature", sel), check)
-
-    async def calls(self, sel, incoming=False, outgoing=False, check=True):
-        return await self.ask(self._calls(sel, incoming, outgoing), check)
-
-    async def locate(self, sel, preview=False, check=True):
-        return await self.ask(_req("locate", sel, preview=preview), check)
-
-    async def symbols(self, file=None, query=None, check=True):
-        return await self.ask(self._symbols(file, query), check)
-
-    async def diagnostics(self, *targets, check=True):
-        return await self.ask(self._diagnostics(targets), check)
-
-    async def capabilities(self, check=True):
-        return await self.ask(_req("capabilities"), check)
-
-    async def request(self, method, payload=None, target=None, check=True):
-        return await self.ask(self._request(method, payload, target), check)
-
-    async def rename(self, sel, new_name, apply=False, allow_dirty=False, check=True):
-        return await self.ask(self._rename(sel, new_name, apply, allow_dirty), check)
-
-    async def rename_file(self, src, dst, apply=False, allow_dirty=False, check=True):
-        return await self.ask(self._rename_file(src, dst, apply, allow_dirty), check)
-
-    async def code_actions(self, sel, kind=None, apply=None, dry_run=False, allow_dirty=False, check=True):
-        return await self.ask(self._code_actions(sel, kind, apply, dry_run, allow_dirty), check)
-
-    async def impact(self, sel=None, patch: Optional[str] = None, depth: Optional[int] = None,
-                     check=True):
-        return await self.ask(self._impact(sel, patch, depth), check)
-
-    async def check_patch(self, diff: str, check=True):
-        return await self.ask(self._check_patch(diff), check)
 
     async def close(self):
         if self._proc is not None and self._proc.returncode is None:

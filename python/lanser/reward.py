@@ -1,5 +1,5 @@
 """Process rewards for RL trainers: score a patch with lanser's pr-v1 (the step's
-diagnostics delta, safety and resolution confidence; README "Process reward"), measured in
+diagnostics delta, safety and resolution confidence; docs/reward.md), measured in
 memory by `check` (nothing is written), and an adapter for a trainer's tool interface."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Selector helpers: each returns the canonical selector string (what `resolution.original`
-echoes), percent-encoding what the DSL reserves. README "Selectors" has the grammar."""
+echoes), percent-encoding what the DSL reserves. docs/selectors.md has the grammar."""
 from __future__ import annotations
 
 from typing import Optional, Sequence, Tuple

@@ -52,6 +52,11 @@ def test_every_method_returns_the_cli_bundle(make_ws):
         (lambda s: s.code_actions(at), ["code-actions", at]),
         (lambda s: s.check_patch(diff), ["check", "--patch", patch_file(diff)]),
         (lambda s: s.implementation(at, check=False), ["impl", at]),
+        # Methods made from the operations' catalog.
+        (lambda s: s.decl(call), ["decl", call]),
+        (lambda s: s.prepare_rename(at), ["prepare-rename", at]),
+        (lambda s: s.source("py://shapes.units#convert", signature=True),
+         ["source", "py://shapes.units#convert", "--signature"]),
     ]
     before = ws.files()
     with lanser.Lanser(ws.root) as s:
@@ -61,7 +66,8 @@ def test_every_method_returns_the_cli_bundle(make_ws):
         assert b.raw == want, argv
         assert b.bundle_id == want["bundleId"]
         assert json.loads(b.line) == want
-    assert got[-2].facts["after"] == got[-2].facts["before"] + 1
+    checked = got[[argv[0] for _, argv in cases].index("check")]
+    assert checked.facts["after"] == checked.facts["before"] + 1
     assert ws.files() == before  # previews and check write nothing
 
 
@@ -225,3 +231,54 @@ def test_impact_and_pr_v2_are_the_cli_bundles(make_ws):
     # The undefined name is a run-time breaker that HEAD does not have.
     assert want["processReward"]["inputs"]["remaining"] == 1
     assert score["r"] == want["processReward"]["r"] < 0
+
+
+def test_every_operation_is_a_method_with_the_cli_argument_names():
+    """The catalog the SDK is made from is the binary's, and every operation in it is a
+    method of both clients whose parameters are the operation's own arguments."""
+    import inspect
+    from conftest import BIN
+    from lanser.client import METHODS, _catalog, method_name
+    live = json.loads(subprocess.run([BIN, "schema", "operations"], capture_output=True, text=True,
+                                     check=True).stdout)
+    assert live == _catalog(), "python/lanser/_operations.json is stale: run scripts/gen_python_types.sh"
+    # Hand-written parameters that are not an argument id of their operation.
+    renamed = {("check", "diff"): "patch", ("diag", "targets"): "targets"}
+    for op in live:
+        name = method_name(op["name"])
+        for cls in (lanser.Lanser, lanser.AsyncLanser):
+            assert callable(getattr(cls, name, None)), f"{cls.__name__}.{name} ({op['name']})"
+        params = [p for p in inspect.signature(getattr(lanser.Lanser, name)).parameters
+                  if p not in ("self", "sel", "check", "given", "args")]
+        ids = {a["id"] for a in op["args"]}
+        for p in params:
+            assert p in ids or (op["name"], p) in renamed, f"{name}({p}): {op['name']} takes {sorted(ids)}"
+    assert set(METHODS) <= {op["name"] for op in live}
+
+
+def test_a_catalog_method_refuses_what_its_operation_does_not_take(make_ws):
+    ws = make_ws("srcpkg")
+    with lanser.Lanser(ws.root) as s:
+        with pytest.raises(TypeError, match="no argument 'fly'"):
+            s.prepare_rename(f"{UNITS}@L1:C1", fly=True)
+        with pytest.raises(TypeError, match="needs a selector"):
+            s.decl()
+        assert s.reload().ok
+
+
+def test_the_async_client_has_the_catalog_methods(make_ws):
+    ws = make_ws("srcpkg")
+    conv = ws.line_of(UNITS, "def convert(")
+    at = f"{UNITS}@L{conv}:convert"
+
+    async def go():
+        async with lanser.AsyncLanser(ws.root) as s:
+            return await s.prepare_rename(at), await s.decl(at)
+
+    prep, decl = asyncio.run(go())
+    # status reports the process's own running sessions (the daemon's here), so only the
+    # configured servers are the CLI's.
+    with lanser.Lanser(ws.root) as s:
+        assert s.status().facts["servers"] == ws.bundle("status")["facts"]["servers"]
+    assert prep.raw == ws.bundle("prepare-rename", at)
+    assert decl.raw == ws.bundle("decl", at)

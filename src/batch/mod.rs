@@ -1,4 +1,4 @@
-//! `lanser batch --in F --out F [--jobs N] [--servers K]` (DESIGN §9, paper §4): JSONL requests
+//! `lanser batch --in F --out F [--jobs N] [--servers K]` (docs/batch.md): JSONL requests
 //! in, one bundle per request out, in input order.
 //!
 //! A request line is `{"id"?, "cmd", "selector"?, "args"?}`: `cmd` is a subcommand name and

@@ -1,4 +1,5 @@
-//! The server sessions behind `lanser batch --jobs N --servers K` (DESIGN §9): K independent
+//! The server sessions behind `lanser batch --jobs N --servers K`
+//! (docs/batch.md#concurrency-and-sessions): K independent
 //! sessions ("lanes"), each a full [`Orchestrator`] with a server process of its own, and forks
 //! of each so that several requests are in flight per session.
 //!

@@ -21,6 +21,32 @@ pub fn objects(values: Vec<Value>) -> Vec<serde_json::Map<String, Value>> {
         .collect()
 }
 
+/// An operation's facts type: it serializes the bundle's `facts`, generates their schema,
+/// and is what the human rendering reads back.
+pub trait Facts: JsonSchema + Serialize + serde::de::DeserializeOwned {
+    /// The list `--cursor`/`--page-size` (and an MCP answer's `offset`/`limit`) page, if any.
+    const PAGED: Option<&'static str> = None;
+}
+
+/// Facts types, each with the list it pages (`=> "key"`) or none.
+macro_rules! facts {
+    ($($ty:ident $(=> $paged:literal)?),* $(,)?) => {
+        $(impl Facts for $ty { $(const PAGED: Option<&'static str> = Some($paged);)? })*
+    };
+}
+facts! {
+    DefFacts => "definitions",
+    TypeDefFacts => "typeDefinitions",
+    ImplFacts => "implementations",
+    RefsFacts => "references",
+    SymbolsFacts => "symbols",
+    DiagFacts => "diagnostics",
+    HighlightFacts => "highlights",
+    HoverFacts, LocateFacts, PrepareRenameFacts, CheckFacts, ImpactFacts, RenameFacts, CodeActionsFacts,
+    RenameFileFacts, CallsFacts, SignatureFacts, CapabilitiesFacts, StatusFacts, ReloadFacts,
+    RequestFacts,
+}
+
 /// A command's typed facts as the bundle's `facts` member.
 pub fn to_json<T: Serialize>(facts: &T) -> Value {
     serde_json::to_value(facts).expect("facts serialize")

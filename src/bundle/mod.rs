@@ -1,4 +1,4 @@
-//! The Analysis Bundle envelope (DESIGN §5, paper §5.1, Appendix B): its fields, the
+//! The Analysis Bundle envelope (docs/bundle.md): its fields, the
 //! hash domain, JCS canonicalization and the `bundleId`.
 //!
 //! `bundleId` = sha256 over the JCS (RFC 8785) bytes of the bundle without `bundleId` and

@@ -1,6 +1,7 @@
 //! Turning raw LSP payloads into facts: workspace-relative locations with server ranges, a
 //! `selector` for each, the `ioRange` in verbose mode, and every list sorted by
-//! (path, sL, sC, eL, eC) then name/message, duplicates removed (DESIGN §2, §5).
+//! (path, sL, sC, eL, eC) then name/message, duplicates removed (docs/bundle.md#ordering,
+//! docs/coordinates.md).
 
 use crate::selector::encode_path;
 use crate::selector::resolve::{DocCache, Document};

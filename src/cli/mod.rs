@@ -67,7 +67,7 @@ pub struct Global {
     /// With --trace-file: also record the content of every workspace file
     #[arg(long, global = true)]
     pub trace_sources: bool,
-    /// Process reward: pr-v1 (Eq. 5.1, the default) or pr-v2 (diagnostics by kind, structural
+    /// Process reward: pr-v1 (the default) or pr-v2 (diagnostics by kind, structural
     /// facts, optionally the impacted tests)
     #[arg(long, global = true, default_value = "pr-v1", value_name = "VERSION")]
     pub reward: String,

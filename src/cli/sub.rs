@@ -95,7 +95,15 @@ pub enum SchemaCmd {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
-    /// Write all four schemas (KIND.schema.json) into DIR, creating it if needed
+    /// Print the operations' catalog: each operation's name, selector, arguments (as batch
+    /// lines, MCP calls and the Python SDK take them), whether it writes and what it pages
+    Operations {
+        /// Write it to FILE instead of stdout
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Write all four schemas (KIND.schema.json) and the operations' catalog
+    /// (operations.json) into DIR, creating it if needed
     Export {
         /// The directory to write into
         dir: PathBuf,

@@ -26,10 +26,12 @@ use lsp_types::{
 use serde_json::{json, Value};
 
 /// Callers and callees of the function at SELECTOR (both unless one flag is given)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Calls {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
+    #[serde(skip)]
     pub selector: String,
     /// Only the functions that call it
     #[arg(long, conflicts_with = "outgoing")]
@@ -44,9 +46,6 @@ impl Operation for Calls {
     type Facts = CallsFacts;
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
-    }
-    fn args(&self) -> serde_json::Map<String, Value> {
-        super::args_of(json!({"incoming": self.incoming, "outgoing": self.outgoing}))
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         let both = !self.incoming && !self.outgoing;

@@ -17,7 +17,8 @@ use serde_json::json;
 use std::io::Read;
 
 /// Diagnostics a unified diff would add or remove, measured in memory (disk untouched)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Check {
     /// The patch file (`-` for stdin)
     #[arg(long, value_name = "FILE")]
@@ -27,9 +28,6 @@ pub struct Check {
 impl Operation for Check {
     const NAME: &'static str = "check";
     type Facts = CheckFacts;
-    fn args(&self) -> serde_json::Map<String, serde_json::Value> {
-        super::args_of(json!({ "patch": self.patch }))
-    }
     fn changes_server_view(&self) -> bool {
         true
     }

@@ -21,18 +21,22 @@ use lsp_types::{
 use serde_json::{json, Value};
 
 /// List code actions at SELECTOR, or preview/apply one with --apply INDEX|TITLE
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct CodeActions {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
+    #[serde(skip)]
     pub selector: String,
     /// Only actions of this kind (quickfix, source.organizeImports, …)
     #[arg(long)]
     pub kind: Option<String>,
     /// The action to preview (with --dry-run) or apply, by index or exact title
     #[arg(long, value_name = "INDEX|TITLE")]
+    #[serde(rename = "pick")]
     pub apply: Option<String>,
     #[command(flatten)]
+    #[serde(flatten)]
     pub mutation: super::mutate::MutationFlags,
 }
 
@@ -42,10 +46,12 @@ impl Operation for CodeActions {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
+    /// The derived flags, plus `apply`: whether the picked action is written (a pick with
+    /// --dry-run is a preview).
     fn args(&self) -> serde_json::Map<String, serde_json::Value> {
-        let mut m = self.mutation.args(self.apply.is_some()).to_args();
-        m.insert("kind".into(), self.kind.clone().into());
-        m.insert("pick".into(), self.apply.clone().into());
+        let mut m = super::args_of(self);
+        let writes = self.mutation.writes(self.apply.is_some());
+        m.insert("apply".into(), writes.into());
         m
     }
     fn changes_server_view(&self) -> bool {

@@ -18,10 +18,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where the symbol at SELECTOR is declared (textDocument/declaration)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Decl {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
+    #[serde(skip)]
     pub selector: String,
 }
 
@@ -30,6 +32,10 @@ pub struct Decl {
 pub struct DeclFacts {
     pub declarations: Vec<Location>,
     pub provenance: Provenance,
+}
+
+impl crate::bundle::facts::Facts for DeclFacts {
+    const PAGED: Option<&'static str> = Some("declarations");
 }
 
 impl Operation for Decl {

@@ -13,7 +13,8 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Diagnostics for files or globs (default: every Python file of the workspace)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Diag {
     /// Files or globs (workspace-relative)
     pub targets: Vec<String>,
@@ -22,9 +23,6 @@ pub struct Diag {
 impl Operation for Diag {
     const NAME: &'static str = "diag";
     type Facts = DiagFacts;
-    fn args(&self) -> serde_json::Map<String, serde_json::Value> {
-        super::args_of(serde_json::json!({"targets": self.targets}))
-    }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.targets).await
     }

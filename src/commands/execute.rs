@@ -91,7 +91,9 @@ async fn finish(
         args: req.op.args(),
         index_io: o.opts().index_io,
     };
-    let mut bundle = o.assemble(echo, outcome.as_ref().ok()).await;
+    let mut bundle = o
+        .assemble(echo, outcome.as_ref().ok(), req.op.paged())
+        .await;
     let reached_server = match &outcome {
         Ok(_) => req.op.uses_server(),
         Err(e) => req.op.uses_server() && !failed_before_server(e.code),

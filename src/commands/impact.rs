@@ -38,9 +38,11 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// What a change can affect: the definitions it touches, their callers and references
 /// (transitively), and the tests that reach them
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Impact {
     /// The changed symbol (path@L42:C7, py://…, …); or give --patch
+    #[serde(skip)]
     pub selector: Option<String>,
     /// A unified diff: its changed lines seed the analysis (`-` for stdin)
     #[arg(long, value_name = "FILE", conflicts_with = "selector")]
@@ -55,9 +57,6 @@ impl Operation for Impact {
     type Facts = ImpactFacts;
     fn selector(&self) -> Option<&str> {
         self.selector.as_deref()
-    }
-    fn args(&self) -> serde_json::Map<String, Value> {
-        super::args_of(serde_json::json!({ "patch": self.patch, "depth": self.depth }))
     }
     /// With --patch it reads its patch file when it runs.
     fn memoizable(&self) -> bool {
@@ -398,7 +397,7 @@ async fn callers(
 ) -> Result<Vec<Item>> {
     if item.qual.is_empty() {
         // A module's top level: the files that import it.
-        let importers = crate::speculate::importers(o.ws(), std::slice::from_ref(&item.path));
+        let importers = crate::python::importers(o.ws(), std::slice::from_ref(&item.path));
         return Ok(importers
             .into_iter()
             .map(|path| Item { path, qual: vec![] })

@@ -16,10 +16,12 @@ use crate::relocate::durable;
 use serde_json::json;
 
 /// Resolve SELECTOR to a range without asking the server
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Locate {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
+    #[serde(skip)]
     pub selector: String,
     /// Show the lines the range covers
     #[arg(long)]
@@ -31,9 +33,6 @@ impl Operation for Locate {
     type Facts = LocateFacts;
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
-    }
-    fn args(&self) -> serde_json::Map<String, serde_json::Value> {
-        super::args_of(serde_json::json!({"preview": self.preview}))
     }
     fn uses_server(&self) -> bool {
         false

@@ -20,7 +20,8 @@ use crate::servers;
 use serde_json::{json, Value};
 
 /// The server's capabilities (starts it)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Capabilities {}
 
 impl Operation for Capabilities {
@@ -35,12 +36,18 @@ impl Operation for Capabilities {
 }
 
 /// Configured servers, their resolved commands and versions (starts nothing)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Status {}
 
 impl Operation for Status {
     const NAME: &'static str = "status";
     type Facts = StatusFacts;
+    /// It reads the configuration and the installs; whether a server already runs (in a
+    /// daemon or a batch) must not change its bundle.
+    fn uses_server(&self) -> bool {
+        false
+    }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         status(o)
     }
@@ -50,7 +57,8 @@ impl Operation for Status {
 }
 
 /// Re-read lanser.toml and reconfigure running sessions (none in the one-shot CLI)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Reload {}
 
 impl Operation for Reload {

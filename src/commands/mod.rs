@@ -13,6 +13,7 @@
 
 pub mod baseline;
 pub mod calls;
+pub mod catalog;
 pub mod check;
 pub mod code_actions;
 pub mod decl;
@@ -32,6 +33,7 @@ pub mod rename_file;
 pub mod render;
 pub mod route;
 mod show;
+pub mod source;
 pub mod structural;
 pub mod symbols;
 pub mod tests_term;
@@ -49,19 +51,23 @@ use serde_json::{Map, Value};
 /// One operation: its arguments are `Self`, parsed by clap from a command line or a batch
 /// line. Every method but [`Operation::run`] has the answer most operations want.
 #[allow(async_fn_in_trait)] // called only on concrete types, so the futures stay `Send`
-pub trait Operation: clap::Args + Clone + std::fmt::Debug + PartialEq + Eq {
+pub trait Operation:
+    clap::Args + serde::Serialize + Clone + std::fmt::Debug + PartialEq + Eq
+{
     /// The subcommand name, as in `request.cmd`.
     const NAME: &'static str;
     /// The bundle's `facts`: the type the operation builds them from, and their schema.
-    type Facts: JsonSchema + serde::de::DeserializeOwned;
+    type Facts: crate::bundle::facts::Facts;
 
     /// The selector it names, if any (it travels as the request's `selector`).
     fn selector(&self) -> Option<&str> {
         None
     }
-    /// The other flags, by long name, for `request.args` (in the hash domain).
+    /// The other flags, by long name, for `request.args` (in the hash domain): every field
+    /// the struct serializes — a new flag is in the hash domain unless its field says
+    /// `#[serde(skip)]` (the selector, which travels beside the args, is).
     fn args(&self) -> Map<String, Value> {
-        Map::new()
+        args_of(self)
     }
     /// Whether answering asks the server (the bundle then names it and its capabilities).
     fn uses_server(&self) -> bool {
@@ -136,6 +142,12 @@ macro_rules! operations {
             pub fn writes_files(&self) -> bool {
                 match self { $(Op::$variant(a) => a.writes_files(),)* }
             }
+            /// The facts list that pages, if any.
+            pub fn paged(&self) -> Option<&'static str> {
+                match self {
+                    $(Op::$variant(_) => <<$ty as Operation>::Facts as crate::bundle::facts::Facts>::PAGED,)*
+                }
+            }
             /// Answer it.
             pub async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
                 match self { $(Op::$variant(a) => a.run(o).await,)* }
@@ -149,6 +161,14 @@ macro_rules! operations {
             ];
             all.sort_by_key(|(name, _)| *name);
             all
+        }
+
+        /// The facts list that operation `cmd` pages, if any.
+        pub fn facts_paged(cmd: &str) -> Option<&'static str> {
+            $(if cmd == <$ty as Operation>::NAME {
+                return <<$ty as Operation>::Facts as crate::bundle::facts::Facts>::PAGED;
+            })*
+            None
         }
 
         /// Append the human rendering of a successful bundle of operation `cmd`.
@@ -188,6 +208,7 @@ operations! {
     Request(raw::RawRequest),
     RenameFile(rename_file::RenameFile),
     Decl(decl::Decl),
+    Source(source::Source),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the
@@ -229,12 +250,28 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
     req.op.run(o).await
 }
 
-/// A `json!` object as `request.args`.
-pub(crate) fn args_of(v: Value) -> Map<String, Value> {
-    match v {
-        Value::Object(m) => m,
+/// An operation's serialized fields as `request.args`.
+pub(crate) fn args_of<T: serde::Serialize + ?Sized>(op: &T) -> Map<String, Value> {
+    match serde_json::to_value(op) {
+        Ok(Value::Object(m)) => m,
         _ => Map::new(),
     }
+}
+
+/// `--exclude-…` flags recorded as what they include (`include-declaration`).
+pub(crate) fn negated<S: serde::Serializer>(
+    flag: &bool,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_bool(!flag)
+}
+
+/// A value recorded only as whether it was given.
+pub(crate) fn is_some<T, S: serde::Serializer>(
+    v: &Option<T>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_bool(v.is_some())
 }
 
 #[cfg(test)]
@@ -253,6 +290,70 @@ mod tests {
         assert_eq!(subcommands, named);
     }
 
+    /// Every flag of every operation is in the hash domain (it changes `request.args` or the
+    /// selector), unless listed here with the reason it asks nothing different.
+    #[test]
+    fn every_flag_is_in_the_hash_domain() {
+        // A preview is what these do without --apply; --dry-run only conflicts with it there,
+        // and in code-actions turns a pick's `apply` off (checked in the next test).
+        let same = [
+            ("rename", "dry_run"),
+            ("rename-file", "dry_run"),
+            ("code-actions", "dry_run"),
+        ];
+        let cli = Words::command();
+        let mut checked = 0;
+        for sub in cli.get_subcommands() {
+            let name = sub.get_name();
+            let mut base = vec![name.to_string()];
+            let args: Vec<&clap::Arg> = sub
+                .get_arguments()
+                .filter(|a| !matches!(a.get_id().as_str(), "help" | "version"))
+                .collect();
+            for a in args.iter().filter(|a| a.is_required_set()) {
+                if let Some(long) = a.get_long() {
+                    base.push(format!("--{long}"));
+                }
+                base.push(
+                    if a.get_id() == "selector" {
+                        "a.py@L1:x"
+                    } else {
+                        "x"
+                    }
+                    .into(),
+                );
+            }
+            let before = Request::parse(&base).unwrap_or_else(|e| panic!("{base:?}: {e}"));
+            for a in &args {
+                if a.is_required_set() {
+                    continue;
+                }
+                let id = a.get_id().as_str();
+                let mut words = base.clone();
+                if !a.is_positional() {
+                    words.push(format!("--{}", a.get_long().unwrap()));
+                }
+                if !matches!(a.get_action(), clap::ArgAction::SetTrue) {
+                    let value = a
+                        .get_possible_values()
+                        .last()
+                        .map(|v| v.get_name().to_string());
+                    words.push(value.unwrap_or_else(|| "7".into()));
+                }
+                let after = Request::parse(&words).unwrap_or_else(|e| panic!("{words:?}: {e}"));
+                let differs =
+                    after.op.args() != before.op.args() || after.selector() != before.selector();
+                assert!(
+                    differs || same.contains(&(name, id)),
+                    "{name} --{id} is not in the hash domain: {:?}",
+                    after.op.args()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 30, "only {checked} flags checked");
+    }
+
     #[test]
     fn words_become_the_request_the_cli_would_make() {
         let r = Request::parse(["refs", "a.py@L3:x", "--exclude-declaration"]).unwrap();
@@ -263,6 +364,15 @@ mod tests {
         assert_eq!(
             (r.selector(), &r.op.args()["file"]),
             (None, &Value::from("a.py"))
+        );
+        let pick = |extra: &[&str]| {
+            let mut w = vec!["code-actions", "a.py@L1:x", "--apply", "0"];
+            w.extend(extra);
+            Request::parse(w).unwrap().op.args()["apply"].clone()
+        };
+        assert_eq!(
+            (pick(&[]), pick(&["--dry-run"])),
+            (true.into(), false.into())
         );
         let r = Request::parse(["rename", "a.py@L1:x", "y", "--apply", "--dry-run"]);
         assert!(r.is_err(), "--apply and --dry-run conflict");

@@ -18,10 +18,14 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 
 /// The safety envelope's flags, shared by every mutating command.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct MutationFlags {
     /// Preview only (the default for rename; with code-actions --apply, preview that action)
     #[arg(long)]
+    // Not a key of its own: it only turns `apply` off, which the command's `apply` says
+    // (rename and rename-file refuse --apply with --dry-run; code-actions folds it in).
+    #[serde(skip)]
     pub dry_run: bool,
     /// How to write: lanser's journaled transaction (direct) or `git apply --3way` (git)
     #[arg(long, default_value = "direct", value_parser = ["direct", "git"])]
@@ -69,20 +73,6 @@ pub struct MutationArgs {
     pub allow: Vec<String>,
     pub deny: Vec<String>,
     pub deny_apply_on_ambiguous: bool,
-}
-
-impl MutationArgs {
-    /// The flags by long name, for `request.args`; the command adds its own.
-    pub fn to_args(&self) -> serde_json::Map<String, Value> {
-        super::args_of(json!({
-            "apply": self.apply,
-            "apply-mode": if self.git_mode { "git" } else { "direct" },
-            "allow-dirty": self.allow_dirty,
-            "allow": self.allow,
-            "deny": self.deny,
-            "deny-apply-on-ambiguous": self.deny_apply_on_ambiguous,
-        }))
-    }
 }
 
 /// A server WorkspaceEdit as a checked plan (jail and filters already applied).

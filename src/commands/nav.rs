@@ -19,10 +19,12 @@ use lsp_types::{
 use serde_json::{json, Value};
 
 /// Where the symbol at SELECTOR is implemented (textDocument/implementation)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Impl {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
+    #[serde(skip)]
     pub selector: String,
 }
 
@@ -41,10 +43,12 @@ impl Operation for Impl {
 }
 
 /// Every occurrence of the symbol at SELECTOR in its file, read or write
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Highlight {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
+    #[serde(skip)]
     pub selector: String,
 }
 
@@ -63,10 +67,12 @@ impl Operation for Highlight {
 }
 
 /// Signature help for the call SELECTOR is inside
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Signature {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
+    #[serde(skip)]
     pub selector: String,
 }
 

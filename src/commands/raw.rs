@@ -32,16 +32,21 @@ use crate::workspace::{path_to_uri, uri_to_path, Place, Workspace};
 use serde_json::{json, Map, Value};
 
 /// Send a raw LSP request; params from --payload, a selector, or a file path
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct RawRequest {
     /// The LSP method, e.g. textDocument/documentSymbol
     pub method: String,
     /// A selector (TextDocumentPositionParams) or a file path without `@`
     /// (TextDocumentIdentifier)
     #[arg(conflicts_with = "payload")]
+    #[serde(skip)] // the request's `selector`, or `file` (below)
     pub target: Option<String>,
     /// The params as JSON, sent verbatim
     #[arg(long, value_name = "JSON")]
+    // Whether there is one: the params sent, with workspace URIs made relative, are
+    // `facts.params`; the payload itself would put this machine's paths into the hash domain.
+    #[serde(serialize_with = "super::is_some")]
     pub payload: Option<String>,
 }
 
@@ -58,14 +63,11 @@ impl Operation for RawRequest {
     fn selector(&self) -> Option<&str> {
         self.target.as_deref().filter(|t| t.contains('@'))
     }
+    /// The derived flags, plus the `file` a target without `@` names.
     fn args(&self) -> Map<String, Value> {
-        // The params sent, with workspace URIs made relative, are `facts.params`; the
-        // payload itself would put this machine's paths into the hash domain.
-        super::args_of(json!({
-            "method": self.method,
-            "payload": self.payload.is_some(),
-            "file": self.file(),
-        }))
+        let mut m = super::args_of(self);
+        m.insert("file".into(), self.file().into());
+        m
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         let source = match (&self.payload, self.selector(), self.file()) {

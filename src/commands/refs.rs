@@ -12,16 +12,18 @@ use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::References;
 use lsp_types::{ReferenceContext, ReferenceParams};
-use serde_json::{json, Map, Value};
 
 /// Every reference to the symbol at SELECTOR
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Refs {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
+    #[serde(skip)]
     pub selector: String,
     /// Leave the declaration itself out
     #[arg(long)]
+    #[serde(rename = "include-declaration", serialize_with = "super::negated")]
     pub exclude_declaration: bool,
 }
 
@@ -30,9 +32,6 @@ impl Operation for Refs {
     type Facts = RefsFacts;
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
-    }
-    fn args(&self) -> Map<String, Value> {
-        super::args_of(json!({"include-declaration": !self.exclude_declaration}))
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, &self.selector, !self.exclude_declaration).await

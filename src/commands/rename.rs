@@ -1,5 +1,5 @@
-//! `lanser prepare-rename SEL` and `lanser rename SEL NEW [--dry-run | --apply]` (paper
-//! Algorithm 2): gated by prepareRename, previewed as a unified diff and a normalized
+//! `lanser prepare-rename SEL` and `lanser rename SEL NEW [--dry-run | --apply]`
+//! (docs/safety.md): gated by prepareRename, previewed as a unified diff and a normalized
 //! WorkspaceEdit, applied only through the safety envelope, and never from an answer the
 //! server gave before the project was loaded.
 
@@ -16,10 +16,12 @@ use lsp_types::{PrepareRenameResponse, RenameParams, TextDocumentPositionParams}
 use serde_json::json;
 
 /// Check that the symbol at SELECTOR can be renamed, and what range would change
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct PrepareRename {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
+    #[serde(skip)]
     pub selector: String,
 }
 
@@ -40,10 +42,12 @@ impl Operation for PrepareRename {
 }
 
 /// Rename the symbol at SELECTOR: a preview (diff + WorkspaceEdit) unless --apply
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Rename {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
+    #[serde(skip)]
     pub selector: String,
     /// The new identifier
     pub new_name: String,
@@ -51,6 +55,7 @@ pub struct Rename {
     #[arg(long, conflicts_with = "dry_run")]
     pub apply: bool,
     #[command(flatten)]
+    #[serde(flatten)]
     pub mutation: super::mutate::MutationFlags,
 }
 
@@ -59,11 +64,6 @@ impl Operation for Rename {
     type Facts = crate::bundle::facts::RenameFacts;
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
-    }
-    fn args(&self) -> serde_json::Map<String, serde_json::Value> {
-        let mut m = self.mutation.args(self.apply).to_args();
-        m.insert("new-name".into(), self.new_name.clone().into());
-        m
     }
     fn changes_server_view(&self) -> bool {
         true

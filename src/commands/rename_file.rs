@@ -25,7 +25,8 @@ use serde_json::{json, Value};
 
 /// Move a module file or package directory and rewrite every import of it: a preview
 /// (diff + WorkspaceEdit) unless --apply
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct RenameFile {
     /// The module file (`src/pkg/mod.py`) or package directory to move
     pub src: String,
@@ -35,18 +36,13 @@ pub struct RenameFile {
     #[arg(long, conflicts_with = "dry_run")]
     pub apply: bool,
     #[command(flatten)]
+    #[serde(flatten)]
     pub mutation: super::mutate::MutationFlags,
 }
 
 impl Operation for RenameFile {
     const NAME: &'static str = "rename-file";
     type Facts = crate::bundle::facts::RenameFileFacts;
-    fn args(&self) -> serde_json::Map<String, serde_json::Value> {
-        let mut m = self.mutation.args(self.apply).to_args();
-        m.insert("src".into(), self.src.clone().into());
-        m.insert("dst".into(), self.dst.clone().into());
-        m
-    }
     fn changes_server_view(&self) -> bool {
         true
     }

@@ -15,7 +15,8 @@ use lsp_types::{DocumentSymbolParams, WorkspaceSymbolParams};
 use serde_json::Value;
 
 /// A file's outline, or workspace symbols with --query
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Symbols {
     /// The file to outline (workspace-relative or absolute)
     pub file: Option<String>,
@@ -27,9 +28,6 @@ pub struct Symbols {
 impl Operation for Symbols {
     const NAME: &'static str = "symbols";
     type Facts = SymbolsFacts;
-    fn args(&self) -> serde_json::Map<String, Value> {
-        super::args_of(serde_json::json!({"file": self.file, "query": self.query}))
-    }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, self.file.as_deref(), self.query.as_deref()).await
     }

@@ -1,4 +1,4 @@
-//! Transactional apply (paper §5.2, DESIGN §7): all files or none.
+//! Transactional apply (docs/safety.md#transaction): all files or none.
 //!
 //! Under the workspace lock: check every file still has the `docVersion` the plan was computed
 //! against (else `E/APPLY_CONFLICT` with the hunks, nothing written); write a journal (backups

@@ -1,7 +1,8 @@
 //! One language-server session: spawn, initialize, answer the server's requests, track
 //! readiness, keep documents in sync, send requests with timeouts, shut down cleanly.
 //!
-//! Pyright facts this module is built around (DESIGN §1): it hangs unless
+//! Pyright facts this module is built around (docs/workspace.md#what-lanser-relies-on-in-pyright):
+//! it hangs unless
 //! `workspace/didChangeConfiguration` follows `initialized`; it answers references, rename and
 //! workspace symbols *incompletely and silently* until the project is loaded, and the only
 //! reliable "loaded" signal is the log line "Found N source files" (or "No source files
@@ -248,7 +249,8 @@ impl Session {
             session.shared.ready.send_replace(true);
         }
         session.notify("initialized", json!({}));
-        // Pyright 1.1.407 answers nothing until it gets this (DESIGN §1).
+        // Pyright 1.1.407 answers nothing until it gets this
+        // (docs/workspace.md#what-lanser-relies-on-in-pyright).
         session.notify(
             "workspace/didChangeConfiguration",
             json!({ "settings": session.config.settings }),

@@ -193,9 +193,9 @@ pub fn text_of(bundle: &Bundle, ws: &Workspace, offset: usize, limit: usize) -> 
             None => "error".into(),
         };
     }
-    let list = crate::orchestrator::PAGED_LISTS.iter().find_map(|k| {
-        let n = bundle.facts.get(*k)?.as_array()?.len();
-        Some((*k, n))
+    let list = crate::commands::facts_paged(&bundle.request.cmd).and_then(|k| {
+        let n = bundle.facts.get(k)?.as_array()?.len();
+        Some((k, n))
     });
     let mut footer = String::new();
     let mut shown = bundle.clone();

@@ -10,6 +10,7 @@
 //! call returns at once; the answer the daemon was computing is dropped.
 
 mod answer;
+mod generic;
 mod tools;
 
 use crate::bundle::{Bundle, Status};
@@ -47,12 +48,12 @@ impl Server {
         let listed = specs
             .iter()
             .map(|s| {
-                let input = (s.schema)().as_object().cloned().unwrap_or_default();
-                let mut t = Tool::new(s.name, s.description.clone(), Arc::new(input));
-                t.title = Some(s.title.to_string());
+                let input = s.schema.as_object().cloned().unwrap_or_default();
+                let mut t = Tool::new(s.name.clone(), s.description.clone(), Arc::new(input));
+                t.title = Some(s.title.clone());
                 t.output_schema = Some(output.clone());
                 t.annotations = Some(
-                    ToolAnnotations::with_title(s.title)
+                    ToolAnnotations::with_title(s.title.clone())
                         .read_only(s.read_only)
                         .destructive(s.destructive)
                         .idempotent(s.idempotent)
@@ -218,3 +219,6 @@ pub async fn serve(global: &crate::cli::Global) -> Result<()> {
     server.answerer.close().await;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

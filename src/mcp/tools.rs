@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use std::path::Path;
 
 /// How to address code, shared by every tool description that takes a position.
-const ADDRESSING: &str = "Address code with `selector` (any lanser selector; lines and columns 1-based): \
+pub const ADDRESSING: &str = "Address code with `selector` (any lanser selector; lines and columns 1-based): \
 `src/app.py@L42:C7` (line 42, column 7), `src/app.py@L42:load#2` (the 2nd `load` on line 42), \
 `src/app.py@R(42,7->44,1)` (a range), `py://pkg.mod#Class.method` (a definition by module and \
 qualified name; `:sig`, `:body`, `:doc` for its parts), `sym://web/app.ts#Store.add` (a definition by \
@@ -20,7 +20,7 @@ Or give `file` + `line` (1-based) + `symbol` (`name`, or `name#N` for its Nth oc
 line; omitted = the line's first non-blank column). An ambiguous selector is an error that \
 lists every candidate; it is never guessed.";
 
-/// A position, as a selector or as seed 002's file/line/symbol.
+/// A position, as a selector or as agent LSP tools take it: file/line/symbol.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct Position {
     /// Any lanser selector string, or a PositionSpec object.
@@ -174,24 +174,37 @@ pub struct Call {
 
 /// What the client sees of a tool.
 pub struct Spec {
-    pub name: &'static str,
-    pub title: &'static str,
+    pub name: String,
+    pub title: String,
     pub description: String,
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
-    pub schema: fn() -> Value,
-    build: fn(Value, &Path) -> Result<Call, String>,
+    /// The operation it asks (`request.cmd`).
+    pub cmd: String,
+    pub schema: Value,
+    pub build: Build,
+}
+
+/// How a call becomes a request line.
+pub enum Build {
+    /// A hand-written tool's own arguments.
+    Curated(fn(Value, &Path) -> Result<Call, String>),
+    /// The operation's own arguments, from the catalog ([`super::generic`]).
+    Generic(crate::commands::catalog::OperationInfo),
 }
 
 impl Spec {
     /// The request line (and options) for a call with `arguments`, or why it is not one.
     pub fn call(&self, arguments: Value, root: &Path) -> Result<Call, String> {
-        (self.build)(arguments, root)
+        match &self.build {
+            Build::Curated(f) => f(arguments, root),
+            Build::Generic(op) => super::generic::build(op, arguments, root),
+        }
     }
 }
 
-fn schema_of<T: JsonSchema>() -> Value {
+pub(crate) fn schema_of<T: JsonSchema>() -> Value {
     let mut s = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_else(|_| json!({}));
     if let Some(o) = s.as_object_mut() {
         o.remove("$schema");
@@ -201,7 +214,7 @@ fn schema_of<T: JsonSchema>() -> Value {
     s
 }
 
-fn parse<T: DeserializeOwned>(arguments: Value) -> Result<T, String> {
+pub(crate) fn parse<T: DeserializeOwned>(arguments: Value) -> Result<T, String> {
     let arguments = match arguments {
         Value::Null => json!({}),
         other => other,
@@ -210,7 +223,7 @@ fn parse<T: DeserializeOwned>(arguments: Value) -> Result<T, String> {
 }
 
 /// The selector a position names.
-fn selector(pos: &Position, root: &Path) -> Result<Value, String> {
+pub(crate) fn selector(pos: &Position, root: &Path) -> Result<Value, String> {
     if let Some(s) = &pos.selector {
         if pos.file.is_some() || pos.line.is_some() || pos.symbol.is_some() {
             return Err("give either `selector` or `file`/`line`/`symbol`, not both".into());
@@ -242,7 +255,7 @@ fn first_column(root: &Path, file: &str, line: u64) -> usize {
         .unwrap_or(1)
 }
 
-fn call(cmd: &str, selector: Option<Value>, args: Value, common: &Common) -> Call {
+pub(crate) fn call(cmd: &str, selector: Option<Value>, args: Value, common: &Common) -> Call {
     let mut line = Map::new();
     line.insert("cmd".into(), json!(cmd));
     if let Some(s) = selector {
@@ -499,47 +512,56 @@ fn raw(a: Value, _: &Path) -> Result<Call, String> {
 
 /// Every tool, in the order `tools/list` gives them.
 pub fn all() -> Vec<Spec> {
-    let read = |name, title, what: &str, schema, build| Spec {
-        name,
-        title,
-        description: format!("{what} {ADDRESSING}"),
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        schema,
-        build,
-    };
-    let plain = |name, title, what: &str, schema, build| Spec {
-        description: what.to_string(),
-        ..read(name, title, "", schema, build)
-    };
-    let writes = |name, title, what: &str, schema, build| Spec {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        ..read(name, title, what, schema, build)
-    };
-    vec![
-        read("definition", "Go to definition", "Where the symbol at a position is defined (Pyright's answer, as an Analysis Bundle).", schema_of::<At>, def),
-        read("type_definition", "Go to type definition", "Where the type of the symbol at a position is defined.", schema_of::<At>, type_def),
-        read("declaration", "Go to declaration", "Where the symbol at a position is declared (textDocument/declaration): for Python the stub the checker reads, where `definition` goes to the implementation.", schema_of::<At>, declaration),
-        read("references", "Find references", "Every reference to the symbol at a position, across the workspace (declaration included unless `exclude_declaration`). The text lists the first `limit` lines; `structuredContent` has them all.", schema_of::<Refs>, refs),
-        read("hover", "Hover", "The type, signature and documentation of the symbol at a position.", schema_of::<At>, hover),
-        plain("symbols", "Symbols", "A file's outline (`file`), or the workspace symbols matching `query`.", schema_of::<Symbols>, symbols),
-        plain("diagnostics", "Diagnostics", "Pyright's diagnostics for `files` (paths or globs, workspace-relative), or for every Python file of the workspace when none are given. Always current with the files on disk.", schema_of::<Diagnostics>, diagnostics),
-        read("implementation", "Go to implementation", "Where the symbol at a position is implemented (textDocument/implementation).", schema_of::<At>, implementation),
-        read("call_hierarchy", "Call hierarchy", "The callers (`direction: incoming`), callees (`outgoing`) or both of the function at a position.", schema_of::<Calls>, calls),
-        read("highlight", "Highlight", "Every occurrence of the symbol at a position in its file, read or write.", schema_of::<At>, highlight),
-        read("signature", "Signature help", "Signature help for the call a position is inside.", schema_of::<At>, signature),
-        read("locate", "Locate", "Where a selector lands, without asking the language server: the range, the symbol there, and durable selectors for it that survive later edits.", schema_of::<Locate>, locate),
-        writes("rename", "Rename symbol", "Rename the symbol at a position everywhere. By default a preview (a diff and the WorkspaceEdit; nothing is written); with `apply: true` it is written as one transaction (all files or none), refused on a dirty git worktree unless `allow_dirty`.", schema_of::<Rename>, rename),
-        writes("rename_file", "Move module", "Move a module file or package directory (`path` -> `new_path`) and rewrite every import of it. A preview unless `apply: true` (one transaction; refused on a dirty git worktree unless `allow_dirty`).", schema_of::<RenameFile>, rename_file),
-        writes("code_actions", "Code actions", "List the code actions at a position (optionally of one `kind`); with `apply` (an index or title from the list) write that action as one transaction, or preview it with `dry_run`.", schema_of::<CodeActions>, code_actions),
-        Spec { destructive: false, read_only: true, ..plain("check_patch", "Check a patch", "The diagnostics a unified diff would add or remove, measured in memory: the files on disk are not touched. The bundle carries the process reward of the step (`reward: pr-v2` for diagnostics by kind, structural facts and, with `tests: true`, the impacted tests run on an overlay copy).", schema_of::<CheckPatch>, check_patch) },
-        plain("impact", "Impact of a change", "What a change can affect: the definitions a position or a unified diff touches, their callers and references (transitively, `depth` levels), partitioned into library code and the pytest tests that reach them.", schema_of::<Impact>, impact),
-        plain("status", "Status", "The configured servers, their resolved commands and versions (starts nothing).", schema_of::<Nothing>, status),
-        plain("capabilities", "Capabilities", "Which LSP features the language server offers (definitions, references, rename, ...), as booleans, with the server's name and version.", schema_of::<Nothing>, capabilities),
-        Spec { read_only: false, idempotent: true, ..plain("reload", "Reload configuration", "Re-read lanser.toml and reconfigure the running sessions.", schema_of::<Nothing>, reload) },
-        Spec { read_only: false, idempotent: false, ..plain("request", "Raw LSP request", "Send a raw LSP request (`method`, params from `payload`, or a selector/file as `target`) and get the server's answer with workspace paths made relative.", schema_of::<Raw>, raw) },
-    ]
+    type Maker = fn() -> Value;
+    type Builder = fn(Value, &Path) -> Result<Call, String>;
+    let read =
+        |cmd: &str, name: &str, title: &str, what: &str, schema: Maker, build: Builder| Spec {
+            name: name.to_string(),
+            title: title.to_string(),
+            description: format!("{what} {ADDRESSING}"),
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            cmd: cmd.to_string(),
+            schema: schema(),
+            build: Build::Curated(build),
+        };
+    let plain =
+        |cmd: &str, name: &str, title: &str, what: &str, schema: Maker, build: Builder| Spec {
+            description: what.to_string(),
+            ..read(cmd, name, title, "", schema, build)
+        };
+    let writes =
+        |cmd: &str, name: &str, title: &str, what: &str, schema: Maker, build: Builder| Spec {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            ..read(cmd, name, title, what, schema, build)
+        };
+    let mut all = vec![
+        read("def", "definition", "Go to definition", "Where the symbol at a position is defined (Pyright's answer, as an Analysis Bundle).", schema_of::<At>, def),
+        read("type-def", "type_definition", "Go to type definition", "Where the type of the symbol at a position is defined.", schema_of::<At>, type_def),
+        read("decl", "declaration", "Go to declaration", "Where the symbol at a position is declared (textDocument/declaration): for Python the stub the checker reads, where `definition` goes to the implementation.", schema_of::<At>, declaration),
+        read("refs", "references", "Find references", "Every reference to the symbol at a position, across the workspace (declaration included unless `exclude_declaration`). The text lists the first `limit` lines; `structuredContent` has them all.", schema_of::<Refs>, refs),
+        read("hover", "hover", "Hover", "The type, signature and documentation of the symbol at a position.", schema_of::<At>, hover),
+        plain("symbols", "symbols", "Symbols", "A file's outline (`file`), or the workspace symbols matching `query`.", schema_of::<Symbols>, symbols),
+        plain("diag", "diagnostics", "Diagnostics", "Pyright's diagnostics for `files` (paths or globs, workspace-relative), or for every Python file of the workspace when none are given. Always current with the files on disk.", schema_of::<Diagnostics>, diagnostics),
+        read("impl", "implementation", "Go to implementation", "Where the symbol at a position is implemented (textDocument/implementation).", schema_of::<At>, implementation),
+        read("calls", "call_hierarchy", "Call hierarchy", "The callers (`direction: incoming`), callees (`outgoing`) or both of the function at a position.", schema_of::<Calls>, calls),
+        read("highlight", "highlight", "Highlight", "Every occurrence of the symbol at a position in its file, read or write.", schema_of::<At>, highlight),
+        read("signature", "signature", "Signature help", "Signature help for the call a position is inside.", schema_of::<At>, signature),
+        read("locate", "locate", "Locate", "Where a selector lands, without asking the language server: the range, the symbol there, and durable selectors for it that survive later edits.", schema_of::<Locate>, locate),
+        writes("rename", "rename", "Rename symbol", "Rename the symbol at a position everywhere. By default a preview (a diff and the WorkspaceEdit; nothing is written); with `apply: true` it is written as one transaction (all files or none), refused on a dirty git worktree unless `allow_dirty`.", schema_of::<Rename>, rename),
+        writes("rename-file", "rename_file", "Move module", "Move a module file or package directory (`path` -> `new_path`) and rewrite every import of it. A preview unless `apply: true` (one transaction; refused on a dirty git worktree unless `allow_dirty`).", schema_of::<RenameFile>, rename_file),
+        writes("code-actions", "code_actions", "Code actions", "List the code actions at a position (optionally of one `kind`); with `apply` (an index or title from the list) write that action as one transaction, or preview it with `dry_run`.", schema_of::<CodeActions>, code_actions),
+        Spec { destructive: false, read_only: true, ..plain("check", "check_patch", "Check a patch", "The diagnostics a unified diff would add or remove, measured in memory: the files on disk are not touched. The bundle carries the process reward of the step (`reward: pr-v2` for diagnostics by kind, structural facts and, with `tests: true`, the impacted tests run on an overlay copy).", schema_of::<CheckPatch>, check_patch) },
+        plain("impact", "impact", "Impact of a change", "What a change can affect: the definitions a position or a unified diff touches, their callers and references (transitively, `depth` levels), partitioned into library code and the pytest tests that reach them.", schema_of::<Impact>, impact),
+        plain("status", "status", "Status", "The configured servers, their resolved commands and versions (starts nothing).", schema_of::<Nothing>, status),
+        plain("capabilities", "capabilities", "Capabilities", "Which LSP features the language server offers (definitions, references, rename, ...), as booleans, with the server's name and version.", schema_of::<Nothing>, capabilities),
+        Spec { read_only: false, idempotent: true, ..plain("reload", "reload", "Reload configuration", "Re-read lanser.toml and reconfigure the running sessions.", schema_of::<Nothing>, reload) },
+        Spec { read_only: false, idempotent: false, ..plain("request", "request", "Raw LSP request", "Send a raw LSP request (`method`, params from `payload`, or a selector/file as `target`) and get the server's answer with workspace paths made relative.", schema_of::<Raw>, raw) },
+    ];
+    let generic = super::generic::tools(&all);
+    all.extend(generic);
+    all
 }

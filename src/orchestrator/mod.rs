@@ -32,17 +32,6 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The fact lists that are paged.
-pub const PAGED_LISTS: &[&str] = &[
-    "definitions",
-    "typeDefinitions",
-    "references",
-    "symbols",
-    "diagnostics",
-    "implementations",
-    "highlights",
-];
-
 /// The resolution of a selector that relocation rejected (ambiguous, or below τ): the source
 /// of its error, so the error bundle still shows what was found and how it scored.
 #[derive(Debug)]
@@ -167,9 +156,14 @@ impl Orchestrator {
         self.start_ms
     }
 
-    /// The envelope of a bundle: environment, capabilities, the outcome's facts (paged),
-    /// resolution and edits. Not sealed.
-    pub async fn assemble(&mut self, request: RequestEcho, outcome: Option<&Outcome>) -> Bundle {
+    /// The envelope of a bundle: environment, capabilities, the outcome's facts (their list
+    /// `paged`, if any, paged), resolution and edits. Not sealed.
+    pub async fn assemble(
+        &mut self,
+        request: RequestEcho,
+        outcome: Option<&Outcome>,
+        paged: Option<&str>,
+    ) -> Bundle {
         let environment = self.environment().await;
         let capabilities = self
             .session
@@ -185,7 +179,8 @@ impl Orchestrator {
             ),
             None => (Value::Null, None, true, Edits::default()),
         };
-        let next = paginate(&mut facts, self.opts.cursor, self.opts.page_size);
+        let next =
+            paged.and_then(|key| paginate(&mut facts, key, self.opts.cursor, self.opts.page_size));
         let mut meta = Meta::new(complete);
         meta.truncated = next.is_some();
         meta.cursor = next.map(|n| n.to_string());
@@ -388,7 +383,7 @@ impl Orchestrator {
         self.parses.prefetch(&self.ws, modules, stop);
     }
 
-    /// Resolve a selector string against the files on disk (any form; paper Algorithm 1).
+    /// Resolve a selector string against the files on disk (any form; docs/relocation.md).
     /// The target carries the relocation evidence that [`Orchestrator::resolution`] records;
     /// a rejected selector's error carries its evidence as its source ([`Rejected`]).
     pub fn resolve(&self, selector: &str) -> Result<(PositionSpec, Target)> {
@@ -611,7 +606,7 @@ impl Orchestrator {
     /// It never reached a server, so (as in [`Orchestrator::execute`]) whether an earlier
     /// request started one does not change it.
     pub async fn error_bundle(&mut self, request: RequestEcho, err: &LanserError) -> Bundle {
-        let mut bundle = self.assemble(request, None).await;
+        let mut bundle = self.assemble(request, None, None).await;
         bundle.environment.server = None;
         bundle.capabilities = json!({});
         bundle.set_error(err);
@@ -640,11 +635,8 @@ impl Orchestrator {
 
 /// Keep `page_size` entries of the paged list from `cursor` on; the next cursor when more
 /// remain.
-fn paginate(facts: &mut Value, cursor: usize, page_size: usize) -> Option<usize> {
-    let key = PAGED_LISTS
-        .iter()
-        .find(|k| facts.get(**k).is_some_and(Value::is_array))?;
-    let list = facts.get_mut(*key)?.as_array_mut()?;
+fn paginate(facts: &mut Value, key: &str, cursor: usize, page_size: usize) -> Option<usize> {
+    let list = facts.get_mut(key)?.as_array_mut()?;
     let total = list.len();
     let start = cursor.min(total);
     let end = start.saturating_add(page_size.max(1)).min(total);
@@ -652,7 +644,7 @@ fn paginate(facts: &mut Value, cursor: usize, page_size: usize) -> Option<usize>
     (end < total).then_some(end)
 }
 
-/// The weights of paper Eq. 3.1, as recorded in every `resolution`.
+/// The weights of docs/relocation.md#scoring, as recorded in every `resolution`.
 fn weights() -> Value {
     use relocate::score::{W_AST, W_MODULE, W_PROX, W_TOKEN};
     json!({"ast": W_AST, "module": W_MODULE, "token": W_TOKEN, "prox": W_PROX})

@@ -69,5 +69,5 @@ impl Options {
     }
 }
 
-/// The list cap of DESIGN §5.
+/// The list cap of docs/bundle.md#paging.
 pub const DEFAULT_PAGE_SIZE: usize = 100_000;

@@ -1,4 +1,4 @@
-//! Content anchors (paper §3.3, Algorithm 1 lines 8–10): exact occurrences of the snippet,
+//! Content anchors (docs/relocation.md#anchors): exact occurrences of the snippet,
 //! then — only when there is none — whitespace-insensitive occurrences, then winnowed k-gram
 //! fingerprints (k = 7, w = 4; Schleimer et al.) over the whitespace-free text, clustered by
 //! the snippet start they imply.

@@ -1,10 +1,12 @@
 //! Durable selectors for a resolved span: the `py://` selector (`sym://` outside Python) and
 //! `symbolId` of the definition whose name it is, and a hashed `anchor://` for its text, each pinned to the
-//! file's `docVersion`, so an agent can hold on to a place across edits (paper §1 (vii)).
+//! file's `docVersion`, so an agent can hold on to a place across edits
+//! (docs/relocation.md#durable-selectors-and-symbolid).
 
 use super::grammars::Grammar;
 use super::score::SymbolInfo;
-use super::{anchor, modules, structural};
+use super::{anchor, structural};
+use crate::python::modules;
 use crate::selector::resolve::Document;
 use crate::selector::{is_ident_char, PositionSpec, DEFAULT_CTX};
 use crate::workspace::Workspace;

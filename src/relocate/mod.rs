@@ -1,4 +1,4 @@
-//! Relocate (paper Algorithm 1, DESIGN §4): resolve any selector against the workspace as it
+//! Relocate (docs/relocation.md): resolve any selector against the workspace as it
 //! is now, with the evidence of how.
 //!
 //! 1. A `docVersion` that is not the file's current version is looked up in the snapshot
@@ -13,7 +13,6 @@
 pub mod anchor;
 pub mod durable;
 pub mod grammars;
-pub mod modules;
 pub mod other_outline;
 pub mod outline;
 pub mod score;

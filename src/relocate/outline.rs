@@ -1,6 +1,7 @@
 //! A Python file's definitions, read with tree-sitter-python: classes, functions (async,
 //! decorated, nested), and module- and class-level assignments, each with its qualified name
-//! and the byte spans of the roles of DESIGN §3 (`def` name, `sig` header, `body`, `doc`).
+//! and the byte spans of the roles of docs/selectors.md#roles (`def` name, `sig` header,
+//! `body`, `doc`).
 //!
 //! Byte offsets throughout; the parser is [`super::grammars`]'.
 

@@ -1,4 +1,4 @@
-//! Scoring and disambiguation (paper Eq. 3.1, Algorithm 1 lines 12–22; DESIGN §4).
+//! Scoring and disambiguation (docs/relocation.md#scoring, #ties-and-ambiguity).
 //!
 //! `score = 0.5·ast + 0.2·module + 0.2·token + 0.1·prox`, candidates sorted by (score desc,
 //! path, range). Two or more candidates tied at the top are `E/AMBIGUOUS` listing every
@@ -193,8 +193,8 @@ impl From<LanserError> for Rejected {
     }
 }
 
-/// Rank `candidates` and decide (Algorithm 1 lines 15–22). `what` names the selector in
-/// messages. On success the chosen candidate is `candidates[0]`.
+/// Rank `candidates` and decide (docs/relocation.md#ties-and-ambiguity). `what` names the
+/// selector in messages. On success the chosen candidate is `candidates[0]`.
 pub fn decide(
     docs: Vec<Document>,
     mut candidates: Vec<Candidate>,

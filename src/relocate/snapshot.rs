@@ -1,4 +1,5 @@
-//! The content-addressed snapshot store (DESIGN §4) and span mapping through a line diff.
+//! The content-addressed snapshot store (docs/relocation.md#snapshots-and-stale-selectors) and
+//! span mapping through a line diff.
 //!
 //! `$LANSER_HOME/snapshots/<sha256 hex>` holds the text of every file version lanser handed
 //! out a `docVersion` for, so a selector made against that version can later be mapped onto

@@ -1,4 +1,5 @@
-//! Structural resolution of `py://`, `sym://` and `ast://` selectors (Algorithm 1 lines 4–7):
+//! Structural resolution of `py://`, `sym://` and `ast://` selectors
+//! (docs/relocation.md#structural-selectors):
 //! module → file (or the file a `sym://` or `ast://[file=…]` names, in any language with a
 //! grammar: [`super::grammars`]), then the definitions of that file ([`super::outline`],
 //! [`super::other_outline`]) filtered by qualified name (or
@@ -10,11 +11,12 @@
 //! candidates score `module = 0.5`.
 
 use super::grammars::{self, Grammar};
+use super::other_outline;
 use super::outline::{self, Def, Span};
 use super::score::{identifiers, jaccard, proximity, Candidate, Features, SymbolInfo};
-use super::{modules, other_outline};
 use crate::digest::sha256_hex;
 use crate::error::{LanserError, Result};
+use crate::python::modules;
 use crate::selector::resolve::Document;
 use crate::selector::{NodePick, Role, SegmentKind};
 use crate::workspace::Workspace;

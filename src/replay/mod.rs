@@ -1,4 +1,4 @@
-//! `lanser trace replay` (DESIGN §9, paper Proposition 5.1): re-run a traced run's operations
+//! `lanser trace replay` (docs/traces.md#replay): re-run a traced run's operations
 //! through the real orchestrator against an in-process peer that answers from the recorded
 //! frames — no server process — and compare what comes out with what was recorded.
 //!

@@ -1,4 +1,4 @@
-//! `lanser trace list|show|replay --trace-file T` (DESIGN §9): read a trace back, filter its
+//! `lanser trace list|show|replay --trace-file T` (docs/traces.md): read a trace back, filter its
 //! operations, and replay them offline (`--verify`: byte-compare, exit 76 on any difference).
 
 use super::{self as replay, verify_op};

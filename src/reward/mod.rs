@@ -1,4 +1,4 @@
-//! The process reward of a step: which formula scores it (pr-v1, the paper's, by default;
+//! The process reward of a step (docs/reward.md): which formula scores it (pr-v1 by default;
 //! pr-v2 with `--reward pr-v2`), what a command measured for it, and recomputing a recorded
 //! reward offline from the inputs its bundle carries (`lanser reward --from-bundles`).
 

@@ -1,4 +1,4 @@
-//! The process reward pr-v1 (paper Eq. 5.1, DESIGN §8), the default:
+//! The process reward pr-v1 (docs/reward.md#pr-v1), the default:
 //! `r = α·(D_{t-1} − D_t) + β·S_t − γ·(1 − α_t)`.
 //!
 //! D counts error and warning diagnostics in the files a step touches and the workspace files
@@ -148,13 +148,13 @@ mod tests {
 
     #[test]
     fn appendix_e_example_2_as_the_formula_says() {
-        // The paper's body says −0.438; Eq. 5.1 (and the project page) give −0.038.
+        // 0 + 0 − 0.1·0.38 (docs/reward.md#worked-examples).
         let r = compute(Weights::default(), step(7, 7, 0, 0.62));
         assert_eq!(r.r, -0.038);
     }
 
-    /// Proposition 5.2, in the form that holds. Literally ("r_t ≥ 0 for any non-negative
-    /// weights") it is false: −γ(1 − α_t) is never positive, and Appendix E's own Example 2
+    /// Monotonicity, in the form that holds (docs/reward.md#monotonicity). Literally ("r_t ≥ 0
+    /// for any non-negative weights") it is false: −γ(1 − α_t) is never positive, and Example 2
     /// (D 7→7, S 0→0, α 0.62→0.62) meets every premise yet scores −0.038 (see the test below).
     /// What the premises (D_t ≤ D_{t-1}, S_t ≥ S_{t-1}, α_t ≥ α_{t-1}) do guarantee, for any
     /// non-negative weights, is that the step scores at least as well as standing still at t−1:

@@ -1,7 +1,8 @@
 //! `lanser schema …` and `lanser completions SHELL`: print, export and validate the contracts.
 //!
-//! Exit codes (DESIGN §6): 0 valid, 2 a document that is not JSON or violates its schema (and
-//! any usage error), 3 a file or directory that cannot be read, 1 a write failure.
+//! Exit codes (docs/schemas.md#validation): 0 valid, 2 a document that is not JSON or violates
+//! its schema (and any usage error), 3 a file or directory that cannot be read, 1 a write
+//! failure.
 
 use super::{schema, Kind, Validator};
 pub use crate::cli::SchemaCmd;
@@ -10,6 +11,9 @@ use crate::exit::ExitStatus;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+/// The operations' catalog's file name in an export.
+pub const OPERATIONS_FILE: &str = "operations.json";
 
 /// The schema as exported: pretty JSON with a final newline.
 pub fn render(kind: Kind) -> String {
@@ -34,6 +38,16 @@ pub fn run(action: &SchemaCmd) -> Result<(ExitStatus, String)> {
         SchemaCmd::Bundle { out } => print(Kind::Bundle, out),
         SchemaCmd::Batch { out } => print(Kind::Batch, out),
         SchemaCmd::Trace { out } => print(Kind::Trace, out),
+        SchemaCmd::Operations { out } => {
+            let text = crate::commands::catalog::render();
+            match out {
+                None => Ok((ExitStatus::Success, text)),
+                Some(path) => {
+                    write(path, &text)?;
+                    Ok((ExitStatus::Success, String::new()))
+                }
+            }
+        }
         SchemaCmd::Export { dir } => {
             std::fs::create_dir_all(dir).map_err(|e| {
                 LanserError::internal(format!("schema export {}: {e}", dir.display()))
@@ -44,6 +58,9 @@ pub fn run(action: &SchemaCmd) -> Result<(ExitStatus, String)> {
                 write(&path, &render(kind))?;
                 let _ = writeln!(text, "{}", path.display());
             }
+            let path = dir.join(OPERATIONS_FILE);
+            write(&path, &crate::commands::catalog::render())?;
+            let _ = writeln!(text, "{}", path.display());
             Ok((ExitStatus::Success, text))
         }
         SchemaCmd::Validate { kind, file } => {

@@ -1,4 +1,4 @@
-//! Schema contracts (DESIGN §10, paper §4 "Schema Contracts"): JSON Schemas (draft 2020-12)
+//! Schema contracts (docs/schemas.md): JSON Schemas (draft 2020-12)
 //! derived with schemars from the types lanser reads and writes, and validation against them.
 //!
 //! Four contracts: the PositionSpec `selector`, the `batch` request line, the Analysis

@@ -1,5 +1,5 @@
-//! Selectors: the PositionSpec union and its canonical string form (paper §3.1, Appendix A;
-//! DESIGN §3). [`lexer`] and [`parser`] read the string form, [`spec`] holds the union and
+//! Selectors: the PositionSpec union and its canonical string form (docs/selectors.md).
+//! [`lexer`] and [`parser`] read the string form, [`spec`] holds the union and
 //! prints it; [`resolve`] maps cursors and ranges onto files (the structural forms and anchors
 //! are `crate::relocate`'s).
 //!
@@ -72,7 +72,7 @@ pub fn parse(input: &str) -> Result<PositionSpec, LanserError> {
 }
 
 /// The JSON form, checked and normalized by printing it and reading the print back. The
-/// paper's `"qualname": "pkg.mod:Class.method"` (no `module`) is accepted too.
+/// colon form `"qualname": "pkg.mod:Class.method"` (no `module`) is accepted too.
 pub fn parse_json(text: &str) -> Result<PositionSpec, SelectorError> {
     let mut value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| SelectorError::Json {

@@ -1,6 +1,7 @@
 //! Resolving a cursor or range selector against the files on disk: path → document, 1-based
 //! line/column in the `--index-io` unit → byte span, `line:name#N` → the Nth whole-word
-//! occurrence of `name` on that line (DESIGN §2, §3). The other forms, and stale
+//! occurrence of `name` on that line (docs/coordinates.md, docs/selectors.md#forms). The
+//! other forms, and stale
 //! `docVersion`s, are `crate::relocate`'s.
 
 use super::{is_ident_char, PositionSpec};

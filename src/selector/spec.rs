@@ -1,4 +1,4 @@
-//! The PositionSpec union (paper §3.1) and its canonical string form (Appendix A).
+//! The PositionSpec union and its canonical string form (docs/selectors.md#canonical-form).
 //!
 //! Printing is here; reading the string form is [`super::parser`]'s job. The canonical form is
 //! what `resolution.original` records: `parse(spec.to_canonical()) == spec` for every spec the
@@ -114,7 +114,7 @@ pub enum PositionSpec {
 /// Context characters on each side of an anchor when `ctx` is not given.
 pub const DEFAULT_CTX: u32 = 24;
 
-/// Which part of a symbol a `py://` selector names (DESIGN §3).
+/// Which part of a symbol a `py://` selector names (docs/selectors.md#roles).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -181,7 +181,7 @@ impl SegmentKind {
     }
 }
 
-/// One `[kind=name]` segment; JSON `["class", "C"]` as in the paper.
+/// One `[kind=name]` segment; JSON `["class", "C"]` (docs/selectors.md#json-positionspec).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AstSegment(pub SegmentKind, pub String);
 
@@ -396,7 +396,7 @@ pub fn encode_path(path: &str) -> String {
 }
 
 /// Percent-encode an anchor snippet for the inside of its quotes: `# ? % " \`, space and
-/// control characters (Appendix A).
+/// control characters (docs/selectors.md#escaping).
 pub fn encode_snippet(snippet: &str) -> String {
     let mut out = String::with_capacity(snippet.len() + 8);
     for c in snippet.chars() {

@@ -117,7 +117,7 @@ fn parses_ast_paths() {
     );
     let spec = parse("ast://[module=m]/[assign=X]").unwrap();
     assert!(matches!(spec, PositionSpec::Ast { node: None, .. }));
-    // The paper's JSON shape.
+    // The JSON shape of docs/selectors.md#json-positionspec.
     let j = parse(
         r#"{"kind":"ast","path":[["module","m"],["def","f"]],"node":{"kind":"call","index":2}}"#,
     )

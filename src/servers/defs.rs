@@ -2,7 +2,7 @@
 //! the built-in ones, each pinned and installed through its own ecosystem's client.
 //!
 //! Every built-in was driven by a minimal client on a two-module project before it was added
-//! (README "Languages" has the table):
+//! (docs/languages.md has the table):
 //! - `pyright` 1.1.407 (npm; the default) and `basedpyright` 1.40.2 (PyPI; it brings its own
 //!   node): they say "Found N source files" once the project is loaded.
 //! - `typescript-language-server` 5.3.0 with `typescript` 5.9.3 (npm; both pinned, since
@@ -109,7 +109,7 @@ pub struct ServerDef {
 
 impl ServerDef {
     /// True for the built-in Pyright with its command untouched: the workspace's own
-    /// node_modules install is used before the managed one (DESIGN §1).
+    /// node_modules install is used before the managed one (docs/workspace.md#server-resolution).
     pub fn is_builtin_pyright(&self) -> bool {
         self.name == DEFAULT_SERVER
             && self.command == "pyright-langserver"

@@ -1,5 +1,5 @@
 //! From a server definition to a command line ready to spawn ([`ServerSpec`]), installing it
-//! on first need (DESIGN §1).
+//! on first need (docs/workspace.md#server-resolution).
 //!
 //! Order: `--server-cmd` / `LANSER_SERVER_CMD`; for the built-in Pyright, the workspace's
 //! `node_modules/.bin/pyright-langserver`; then by the definition's install route: the

@@ -1,4 +1,4 @@
-//! Traces (DESIGN §9, paper §4 "Batch Processing and Tracing"): the JSONL record of one lanser
+//! Traces (docs/traces.md): the JSONL record of one lanser
 //! run, and what reads it back.
 //!
 //! A trace is one JSON object per line, each with a `type`:

@@ -1,5 +1,5 @@
 //! The workspace: its root, and the mapping between paths, `file://` URIs and the names lanser
-//! prints (DESIGN §1, §5).
+//! prints (docs/workspace.md#paths-in-bundles).
 //!
 //! Inside the root a file is named by its POSIX path relative to the root. Outside it, by where
 //! it comes from ([`external`]: `typeshed://…`, `site-packages://…`, a toolchain's library),

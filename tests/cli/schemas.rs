@@ -121,6 +121,13 @@ fn the_export_is_the_checked_in_schemas() {
             kind.name()
         );
     }
+    let want = read(&repo().join("schemas"), "operations.json");
+    assert!(
+        read(dir.path(), "operations.json") == want,
+        "schemas/operations.json differs from `lanser schema export`: run `cargo run -- schema \
+         export schemas` (and scripts/gen_python_types.sh, which copies it into the SDK)"
+    );
+    assert_eq!(stdout(&run(&["schema", "operations"])), want);
     let out = dir.path().join("one.json");
     let o = run(&["schema", "bundle", "--out", out.to_str().unwrap()]);
     assert!(o.status.success() && stdout(&o).is_empty());

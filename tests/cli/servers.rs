@@ -416,7 +416,7 @@ fn a_server_defined_in_lanser_toml_runs() {
     assert_eq!(mine["origin"], "workspace");
 }
 
-/// Re-pinning the built-in Pyright in lanser.toml (1.1.406, which DESIGN §1 also supports)
+/// Re-pinning the built-in Pyright in lanser.toml (1.1.406, which lanser also supports)
 /// installs that version with npm into the cache on first need and runs it.
 #[test]
 fn a_repinned_pyright_is_installed_with_npm_and_recorded() {

@@ -15,7 +15,9 @@ from conftest import BIN, REPO, git
 TOOLS = ["definition", "type_definition", "declaration", "references", "hover", "symbols", "diagnostics",
          "implementation", "call_hierarchy", "highlight", "signature", "locate", "rename",
          "rename_file", "code_actions", "check_patch", "impact", "status", "capabilities", "reload",
-         "request"]
+         "request",
+         # Made from the operations' catalog (no hand-written tool).
+         "prepare_rename", "source"]
 
 UNITS = "src/shapes/units.py"
 
@@ -75,6 +77,11 @@ def test_structured_content_is_the_cli_bundle(make_ws):
         ("signature", {"selector": f"src/shapes/intl.py@L{intl}:C33"}, ["signature", f"src/shapes/intl.py@L{intl}:C33"]),
         ("code_actions", {"selector": f"{UNITS}@L{conv}:convert"}, ["code-actions", f"{UNITS}@L{conv}:convert"]),
         ("capabilities", {}, ["capabilities"]),
+        # A tool made from the operations' catalog.
+        ("prepare_rename", {"selector": f"{UNITS}@L{conv}:convert"},
+         ["prepare-rename", f"{UNITS}@L{conv}:convert"]),
+        ("source", {"selector": "py://shapes.units#convert", "signature": True},
+         ["source", "py://shapes.units#convert", "--signature"]),
         ("request", {"method": "textDocument/documentSymbol", "target": UNITS},
          ["request", "textDocument/documentSymbol", UNITS]),
         ("request", {"method": "workspace/symbol", "payload": {"query": "convert"}},
