@@ -1,6 +1,6 @@
 //! Servers by configuration: `lanser.toml` in the workspace root, then in the user config
 //! directory (`$XDG_CONFIG_HOME/lanser/`, else `~/.config/lanser/`), layered over the built-in
-//! servers `pyright` (the default) and `basedpyright`.
+//! servers ([`crate::servers::defs`]: `pyright`, the default, and the others).
 //!
 //! ```toml
 //! server = "basedpyright"            # the server used when --server is not given
@@ -14,8 +14,8 @@
 //! file_types = ["py", "pyi"]
 //! root_markers = ["pyproject.toml"]
 //! version = "1.1.406"                # the pinned version (required to provision)
-//! provision = "npm"                  # "npm", "pip" or "none" (PATH / absolute path)
-//! package = "pyright"                # what npm or pip installs (default: the server name)
+//! provision = "npm"                  # "npm", "pip", "go", "rustup" or "none" (PATH / path)
+//! package = "pyright"                # what the client installs (default: the server name)
 //! ```
 //!
 //! Layers merge field by field: the workspace file beats the user file, which beats the
@@ -25,7 +25,8 @@
 
 use crate::digest::sha256_tagged;
 use crate::error::{LanserError, Result};
-pub use crate::languages::{Provision, Ready};
+pub use crate::languages::Ready;
+pub use crate::servers::{Origin, Provision, ServerDef, BASEDPYRIGHT_VERSION, DEFAULT_SERVER};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -33,10 +34,6 @@ use std::path::{Path, PathBuf};
 
 /// The configuration file's name.
 pub const FILE_NAME: &str = "lanser.toml";
-/// The server used when neither `--server` nor a config file names one.
-pub const DEFAULT_SERVER: &str = "pyright";
-/// The pinned basedpyright release (PyPI; brings its own node).
-pub const BASEDPYRIGHT_VERSION: &str = "1.40.2";
 
 /// Failures reading a config file; they become usage errors (exit 2). Each is one line:
 /// control characters from the file (a newline in a quoted key, say) are shown escaped.
@@ -71,70 +68,6 @@ fn one_line(text: &str) -> String {
 impl From<ConfigError> for LanserError {
     fn from(e: ConfigError) -> Self {
         LanserError::usage(e.to_string())
-    }
-}
-
-/// Where a server definition (or its last override) came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    Builtin,
-    User,
-    Workspace,
-}
-
-impl Origin {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Origin::Builtin => "builtin",
-            Origin::User => "user",
-            Origin::Workspace => "workspace",
-        }
-    }
-}
-
-/// One server, after merging every layer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServerDef {
-    pub name: String,
-    pub command: String,
-    pub args: Vec<String>,
-    pub file_types: Vec<String>,
-    pub root_markers: Vec<String>,
-    /// Served to `workspace/configuration` (merged over lanser's defaults).
-    pub settings: Value,
-    pub version: Option<String>,
-    pub provision: Provision,
-    pub package: String,
-    pub origin: Origin,
-    /// More packages installed beside `package`, pinned (`typescript@5.9.3`).
-    pub with: Vec<String>,
-    /// How the server says it has loaded the project.
-    pub ready: Ready,
-    /// With `ready = "progress"`: the files whose presence in the root makes the server
-    /// index (none of them there, no progress to wait for; an empty list: always wait).
-    pub index_markers: Vec<String>,
-    /// With `ready = "log-line"`: the text of the `window/logMessage` that says "loaded".
-    pub ready_log: Option<String>,
-}
-
-impl ServerDef {
-    /// True for the built-in Pyright with its command untouched: the managed npm install,
-    /// the workspace's node_modules, and `lanser setup` apply
-    /// (docs/workspace.md#server-resolution).
-    pub fn is_builtin_pyright(&self) -> bool {
-        self.name == DEFAULT_SERVER
-            && self.command == "pyright-langserver"
-            && self.provision == Provision::Npm
-            && self.version.as_deref() == Some(crate::lsp::provision::PYRIGHT_VERSION)
-    }
-
-    /// Does this server handle files with `path`'s extension?
-    pub fn handles(&self, path: &str) -> bool {
-        let ext = Path::new(path)
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or_default();
-        self.file_types.iter().any(|t| t == ext)
     }
 }
 
@@ -210,73 +143,9 @@ pub struct Config {
     trusted_list: Vec<String>,
 }
 
-fn python_settings() -> Value {
-    json!({
-        "diagnosticMode": "openFilesOnly",
-        "autoSearchPaths": true,
-        "useLibraryCodeForTypes": true
-    })
-}
-
 fn builtins() -> BTreeMap<String, ServerDef> {
-    let markers: Vec<String> = crate::workspace::ROOT_MARKERS
-        .iter()
-        .map(|m| m.to_string())
-        .collect();
-    let py = vec!["py".to_string(), "pyi".to_string()];
-    let pyright = ServerDef {
-        name: DEFAULT_SERVER.into(),
-        command: "pyright-langserver".into(),
-        args: vec!["--stdio".into()],
-        file_types: py.clone(),
-        root_markers: markers.clone(),
-        settings: json!({}),
-        version: Some(crate::lsp::provision::PYRIGHT_VERSION.into()),
-        provision: Provision::Npm,
-        package: "pyright".into(),
-        origin: Origin::Builtin,
-        with: Vec::new(),
-        ready: Ready::ProjectLog,
-        index_markers: Vec::new(),
-        ready_log: None,
-    };
-    // basedpyright reads its analysis settings from `basedpyright.analysis`.
-    let based = ServerDef {
-        name: "basedpyright".into(),
-        command: "basedpyright-langserver".into(),
-        args: vec!["--stdio".into()],
-        file_types: py,
-        root_markers: markers,
-        settings: json!({"basedpyright": {"analysis": python_settings()}}),
-        version: Some(BASEDPYRIGHT_VERSION.into()),
-        provision: Provision::Pip,
-        package: "basedpyright".into(),
-        origin: Origin::Builtin,
-        with: Vec::new(),
-        ready: Ready::ProjectLog,
-        index_markers: Vec::new(),
-        ready_log: None,
-    };
-    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let others = crate::languages::builtins().into_iter().map(|b| ServerDef {
-        name: b.name.into(),
-        command: b.command.into(),
-        args: strings(b.args),
-        file_types: strings(b.file_types),
-        root_markers: strings(b.root_markers),
-        settings: serde_json::from_str(b.settings).unwrap_or_else(|_| json!({})),
-        version: b.version.map(str::to_string),
-        provision: b.provision,
-        package: b.name.into(),
-        origin: Origin::Builtin,
-        with: strings(b.with),
-        ready: b.ready,
-        index_markers: strings(b.index_markers),
-        ready_log: b.ready_log.map(str::to_string),
-    });
-    [pyright, based]
+    crate::servers::builtins()
         .into_iter()
-        .chain(others)
         .map(|d| (d.name.clone(), d))
         .collect()
 }
@@ -454,7 +323,7 @@ impl Config {
                     .ready_log
                     .or_else(|| base.as_ref().and_then(|b| b.ready_log.clone())),
             };
-            if def.provision != Provision::None && def.version.is_none() {
+            if def.provision.needs_version() && def.version.is_none() {
                 return Err(invalid(&format!(
                     "provision = \"{}\" needs a pinned version",
                     def.provision.as_str()
@@ -483,35 +352,15 @@ impl Config {
 
     /// The server for a file at `path` when `--server` does not name one: the default when it
     /// handles the file's type; else a server configured in a lanser.toml that does (by name),
-    /// else the first built-in of [`crate::languages::ROUTE_ORDER`] that does; else the default.
+    /// else the first built-in of [`crate::servers::ROUTE_ORDER`] that does; else the default.
     pub fn route(&self, path: &str) -> &str {
-        let default = self.servers.get(&self.default);
-        if default.is_none_or(|d| d.handles(path)) {
-            return &self.default;
-        }
-        let configured = self
-            .servers
-            .values()
-            .find(|d| d.origin != Origin::Builtin && d.handles(path));
-        let builtin = || {
-            crate::languages::ROUTE_ORDER
-                .iter()
-                .filter_map(|n| self.servers.get(*n))
-                .find(|d| d.handles(path))
-        };
-        configured
-            .or_else(builtin)
-            .map_or(&self.default, |d| &d.name)
+        crate::servers::routing::route(&self.servers, &self.default, path)
     }
 
     /// The server [`Config::route`] picks for `path` when that server takes the file's type
     /// (`None`: no server takes it).
     pub fn taker(&self, path: &str) -> Option<&str> {
-        let name = self.route(path);
-        self.servers
-            .get(name)
-            .is_some_and(|d| d.handles(path))
-            .then_some(name)
+        crate::servers::routing::taker(&self.servers, &self.default, path)
     }
 
     /// (label, digest) of each config file read, labels free of machine paths.

@@ -108,7 +108,7 @@ async fn run_cli(cli: cli::Cli) -> Result<ExitStatus, LanserError> {
     }
     let Some(request) = cli.command.request() else {
         let text = match &cli.command {
-            cli::Command::Setup => tools::setup(&opts)?,
+            cli::Command::Setup { all } => tools::setup(&opts, *all)?,
             cli::Command::Reward {
                 from_bundles,
                 weights,

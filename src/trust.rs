@@ -41,7 +41,8 @@ pub fn refusal(root: &Path, server: &str, fields: &[&str], user_file: Option<&Pa
         "{}: the workspace's lanser.toml sets servers.{server}.{} (what lanser runs), which is \
          honoured only in a trusted workspace: add trusted_workspaces = [{:?}] to {user}, or set \
          {ENV}=1 for one run",
-        root.join(crate::config::FILE_NAME).display(),
+        // config::FILE_NAME, spelled here: config depends on trust, not the other way.
+        root.join("lanser.toml").display(),
         fields.join("/"),
         canonical(root).display().to_string(),
     )

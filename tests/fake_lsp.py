@@ -6,6 +6,8 @@ cannot be made to do on demand. It speaks just enough LSP (initialize, shutdown,
 the first textDocument/* request, misbehaves according to MODE:
 
   crash     write a line to stderr and exit 3 without answering
+  diestart  at start, before reading anything: write a reason to stderr, then a Rust-style
+            backtrace (as rustup's proxy without its component does), and exit 1
   hang      never answer (lanser must time out)
   cancel    answer with RequestCancelled (-32800)
   modified  answer with ContentModified (-32801)
@@ -104,6 +106,11 @@ def slow_mode():
         elif mid is not None:
             send({"jsonrpc": "2.0", "id": mid, "result": None})
 
+
+if MODE == "diestart":
+    sys.stderr.write("fake-lsp: cannot start: the component is missing; run `fake-setup` to add it\n"
+                     "\nStack backtrace:\n   0: fake::main\n  15: <unknown>\n")
+    sys.exit(1)
 
 if MODE == "slow":
     slow_mode()

@@ -164,9 +164,15 @@ pub enum Command {
         #[arg(long, value_name = "A,B,G")]
         weights: Option<String>,
     },
-    /// Install the pinned server (Pyright, or --server NAME) into the cache now
-    Setup,
-    /// Report node, npm, the server and its version, and Python
+    /// Install the pinned server (Pyright, or --server NAME), with the Node.js it needs, into
+    /// the cache now
+    Setup {
+        /// Every configured server, each through its own client (npm, pip, go, rustup)
+        #[arg(long, conflicts_with = "server")]
+        all: bool,
+    },
+    /// Report the Node.js lanser uses and why, npm, Python, the server and its version, and
+    /// every other server: where it is found, or how to install it
     Doctor,
     /// Print, export and validate the JSON Schemas of selectors, bundles, batch lines, traces
     Schema {

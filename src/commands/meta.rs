@@ -15,7 +15,6 @@ use crate::bundle::Bundle;
 use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
 use crate::error::Result;
-use crate::lsp::provision;
 use crate::orchestrator::{capability_summary, Orchestrator, Outcome};
 use crate::servers;
 use serde_json::{json, Value};
@@ -94,7 +93,7 @@ pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome> {
 
 /// A path with the cache directory spelled `$LANSER_HOME`, so reports do not depend on it.
 fn shown(path: &str) -> String {
-    let home = provision::lanser_home().to_string_lossy().into_owned();
+    let home = crate::home::lanser_home().to_string_lossy().into_owned();
     match path.strip_prefix(&home) {
         Some(rest) => format!("$LANSER_HOME{rest}"),
         None => path.to_string(),

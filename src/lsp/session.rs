@@ -385,7 +385,7 @@ impl Session {
         }
         let tail = self
             .transport
-            .last_stderr()
+            .stderr_excerpt()
             .map(|l| format!(": {l}"))
             .unwrap_or_default();
         LanserError::crash(format!("language server exited during {method}{tail}"))

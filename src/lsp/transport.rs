@@ -7,8 +7,9 @@
 //! ([`Tapped::End`]) with the stderr tail kept at that moment.
 //!
 //! When stdout ends, the reader waits (briefly) for stderr to end too, then freezes the stderr
-//! tail: a crash message quotes the server's last stderr line, and it must be the same line
-//! whichever of the two pipes lanser happened to read first (and the one the trace records).
+//! tail: a crash message quotes the server's last stderr lines ([`excerpt`]), and they must be
+//! the same whichever of the two pipes lanser happened to read first (and the ones the trace
+//! records).
 
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -227,10 +228,40 @@ impl Transport {
         }
     }
 
-    pub fn last_stderr(&self) -> Option<String> {
+    /// The server's last words on stderr, for a crash message: see [`excerpt`].
+    pub fn stderr_excerpt(&self) -> Option<String> {
         let t = self.stderr_tail.lock().unwrap_or_else(|p| p.into_inner());
-        t.lines.iter().rev().find(|l| !l.trim().is_empty()).cloned()
+        excerpt(t.lines.iter().map(String::as_str))
     }
+}
+
+/// How many stderr lines a crash message quotes.
+const CRASH_LINES: usize = 3;
+
+/// The last [`CRASH_LINES`] non-empty lines of `lines`, on one line (` | ` between them),
+/// without stack traces: a Rust backtrace (from `stack backtrace:` on) and stack frames
+/// (`  12: name`, `    at f (file.js:1:2)`) bury the reason, as rustup's proxy without its
+/// component does: its `error: Unknown binary …`, then a backtrace ending in `15: <unknown>`.
+pub fn excerpt<'a>(lines: impl Iterator<Item = &'a str>) -> Option<String> {
+    let frame = |l: &str| {
+        let t = l.trim_start();
+        let indented = t.len() < l.len();
+        let numbered = t
+            .split_once(':')
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        indented && (t.starts_with("at ") || numbered)
+    };
+    let kept: Vec<&str> = lines
+        .take_while(|l| !l.trim().eq_ignore_ascii_case("stack backtrace:"))
+        .filter(|l| !l.trim().is_empty() && !frame(l))
+        .collect();
+    let last = &kept[kept.len().saturating_sub(CRASH_LINES)..];
+    (!last.is_empty()).then(|| {
+        last.iter()
+            .map(|l| l.trim())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    })
 }
 
 #[cfg(test)]
@@ -244,6 +275,29 @@ mod tests {
         assert_eq!(read_frame(&mut r).await.unwrap(), b"{}");
         assert_eq!(read_frame(&mut r).await.unwrap(), b"[1,2,3]");
         assert!(matches!(read_frame(&mut r).await, Err(FrameError::Closed)));
+    }
+
+    #[test]
+    fn a_crash_excerpt_keeps_the_reason_and_drops_stack_traces() {
+        let rustup = "error: Unknown binary 'rust-analyzer' in official toolchain 'stable'.\n\nStack backtrace:\n   0: anyhow::kind::Adhoc::new\n  15: <unknown>";
+        assert_eq!(
+            excerpt(rustup.lines()).as_deref(),
+            Some("error: Unknown binary 'rust-analyzer' in official toolchain 'stable'.")
+        );
+        let node = "file:///x.js:3\nError: Cannot find module 'y'\n    at Module._resolveFilename (node:internal:1:2)\n    at f (x.js:3:1)\n\nNode.js v20.20.2";
+        assert_eq!(
+            excerpt(node.lines()).as_deref(),
+            Some("file:///x.js:3 | Error: Cannot find module 'y' | Node.js v20.20.2")
+        );
+        assert_eq!(
+            excerpt(["a", "b", "c", "d"].into_iter()).as_deref(),
+            Some("b | c | d")
+        );
+        assert_eq!(
+            excerpt(["fake-lsp: simulated crash"].into_iter()).as_deref(),
+            Some("fake-lsp: simulated crash")
+        );
+        assert_eq!(excerpt(["", "  "].into_iter()), None);
     }
 
     #[tokio::test]

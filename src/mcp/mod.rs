@@ -139,11 +139,12 @@ async fn progress(cx: &RequestContext<RoleServer>, ws: &Workspace) {
         tokio::time::sleep(Duration::from_secs(1)).await;
         tick += 1.0;
         let secs = started.elapsed().as_secs();
-        let installed = crate::lsp::provision::managed_installed();
+        let pyright = &crate::config::Config::builtin().servers[crate::servers::DEFAULT_SERVER];
+        let installed = crate::servers::installed(pyright, &crate::servers::install_dir(pyright));
         let message = match (paths.live_pid(), installed) {
             (_, false) => format!(
                 "installing pyright {} ({secs} s)",
-                crate::lsp::provision::PYRIGHT_VERSION
+                crate::servers::PYRIGHT_VERSION
             ),
             (None, true) => format!("starting the lanser daemon for this workspace ({secs} s)"),
             (Some(_), true) => format!(

@@ -17,13 +17,13 @@ use crate::document::{DocCache, Document};
 use crate::env;
 use crate::error::{LanserError, Result};
 pub use crate::lsp::capabilities::capability_summary;
-use crate::lsp::provision::{self, ServerSpec};
 use crate::lsp::session::{Connect, Session, SessionConfig};
 pub use crate::outcome::Outcome;
 use crate::relocate::Target;
 use crate::relocate::{self, Evidence};
 use crate::selector::{self, PositionSpec};
 use crate::servers;
+use crate::servers::ServerSpec;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
 mod options;
@@ -304,7 +304,7 @@ impl Orchestrator {
         let name = info_name
             .or_else(|| package.as_ref().map(|p| p.0.clone()))
             .or_else(|| {
-                let configured = self.server.as_ref()?.source == provision::Source::Configured;
+                let configured = self.server.as_ref()?.source.is_command();
                 configured.then(|| self.server_def.name.clone())
             })
             .or_else(|| {

@@ -23,10 +23,10 @@ use crate::batch::{self, Answer, Source};
 use crate::bundle::{Bundle, Python};
 use crate::cli::{Cli, Command};
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::lsp::provision::{ServerSpec, Source as ServerSource};
 use crate::lsp::session::{Connect, Pipes};
 use crate::lsp::transport::{read_frame, write_frame};
 use crate::orchestrator::Orchestrator;
+use crate::servers::{ServerSpec, Source as ServerSource};
 use crate::trace::{
     snapshot_files, untokenize_root, workspace_digest, EndError, EofRec, OpRec, Trace,
 };

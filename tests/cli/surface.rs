@@ -355,7 +355,7 @@ fn decl_goes_to_the_stub_where_def_goes_to_the_source() {
     // The stub the pinned Pyright ships, read here: its `def dumps(` line is the answer.
     let stub = crate::daemon::real_home()
         .join("pyright")
-        .join(lanser::lsp::provision::PYRIGHT_VERSION)
+        .join(lanser::servers::PYRIGHT_VERSION)
         .join("node_modules/pyright/dist/typeshed-fallback/stdlib/json/__init__.pyi");
     let stub = std::fs::read_to_string(&stub).unwrap();
     let line = stub
