@@ -77,6 +77,9 @@ pub fn lanser() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_lanser"));
     c.env_remove("LANSER_SERVER_CMD");
     c.env("LANSER_NO_DAEMON", "1");
+    // The suite's workspaces are its own fixtures, so they are trusted to name the servers
+    // their lanser.toml defines; trust.rs removes this to test the untrusted default.
+    c.env("LANSER_TRUST_WORKSPACE", "1");
     c
 }
 
