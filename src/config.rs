@@ -25,7 +25,7 @@
 
 use crate::digest::sha256_tagged;
 use crate::error::{LanserError, Result};
-pub use crate::languages::{Provision, Ready};
+pub use crate::languages::{Provision, Quirk, Quirks, Ready};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -115,6 +115,8 @@ pub struct ServerDef {
     pub index_markers: Vec<String>,
     /// With `ready = "log-line"`: the text of the `window/logMessage` that says "loaded".
     pub ready_log: Option<String>,
+    /// What the server does beyond the protocol.
+    pub quirks: Quirks,
 }
 
 impl ServerDef {
@@ -163,6 +165,7 @@ struct RawServer {
     ready: Option<Ready>,
     index_markers: Option<Vec<String>>,
     ready_log: Option<String>,
+    quirks: Option<Vec<Quirk>>,
 }
 
 impl RawServer {
@@ -239,6 +242,7 @@ fn builtins() -> BTreeMap<String, ServerDef> {
         ready: Ready::ProjectLog,
         index_markers: Vec::new(),
         ready_log: None,
+        quirks: Quirks::PYRIGHT,
     };
     // basedpyright reads its analysis settings from `basedpyright.analysis`.
     let based = ServerDef {
@@ -256,6 +260,7 @@ fn builtins() -> BTreeMap<String, ServerDef> {
         ready: Ready::ProjectLog,
         index_markers: Vec::new(),
         ready_log: None,
+        quirks: Quirks::PYRIGHT,
     };
     let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let others = crate::languages::builtins().into_iter().map(|b| ServerDef {
@@ -273,6 +278,7 @@ fn builtins() -> BTreeMap<String, ServerDef> {
         ready: b.ready,
         index_markers: strings(b.index_markers),
         ready_log: b.ready_log.map(str::to_string),
+        quirks: b.quirks,
     });
     [pyright, based]
         .into_iter()
@@ -453,6 +459,11 @@ impl Config {
                 ready_log: r
                     .ready_log
                     .or_else(|| base.as_ref().and_then(|b| b.ready_log.clone())),
+                quirks: r
+                    .quirks
+                    .map(|q| Quirks::of(&q))
+                    .or(base.as_ref().map(|b| b.quirks))
+                    .unwrap_or_default(),
             };
             if def.provision != Provision::None && def.version.is_none() {
                 return Err(invalid(&format!(
