@@ -674,6 +674,34 @@ args = ["--stdio"]
     }
 
     #[test]
+    fn quirks_are_the_builtins_inherited_or_named() {
+        let c = load(
+            r#"
+[servers.pyright.settings.python.analysis]
+typeCheckingMode = "strict"
+[servers.mypyright]
+command = "pyright-langserver"
+ready = "project-log"
+quirks = ["utf16-only"]
+[servers.plain]
+command = "plain-ls"
+"#,
+        )
+        .unwrap();
+        assert_eq!(c.select(None).unwrap().quirks, Quirks::PYRIGHT);
+        let named = c.select(Some("mypyright")).unwrap().quirks;
+        assert!(named.utf16_only && !named.pulls_undeclared);
+        assert_eq!(named.encodings(), ["utf-16"]);
+        // A server of its own has none unless it names them.
+        assert_eq!(c.select(Some("plain")).unwrap().quirks, Quirks::NONE);
+        assert_eq!(Quirks::NONE.encodings(), ["utf-8", "utf-16"]);
+        let e = load("[servers.x]\ncommand = \"a\"\nquirks = [\"fast\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown variant `fast`"), "{e}");
+    }
+
+    #[test]
     fn bad_files_are_named() {
         let e = load("[servers.x]\nargs = []\n").unwrap_err().to_string();
         assert!(e.contains("server x: a new server needs a command"), "{e}");
