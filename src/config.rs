@@ -96,6 +96,7 @@ struct RawServer {
     ready: Option<Ready>,
     index_markers: Option<Vec<String>>,
     ready_log: Option<String>,
+    quirks: Option<Vec<crate::languages::Quirk>>,
 }
 
 impl RawServer {
@@ -322,6 +323,11 @@ impl Config {
                 ready_log: r
                     .ready_log
                     .or_else(|| base.as_ref().and_then(|b| b.ready_log.clone())),
+                quirks: r
+                    .quirks
+                    .map(|q| crate::languages::Quirks::of(&q))
+                    .or(base.as_ref().map(|b| b.quirks))
+                    .unwrap_or_default(),
             };
             if def.provision.needs_version() && def.version.is_none() {
                 return Err(invalid(&format!(
@@ -509,6 +515,35 @@ args = ["--stdio"]
         let custom = c.select(Some("custom")).unwrap();
         assert_eq!(custom.provision, Provision::None);
         assert!(custom.handles("a/b.py") && !custom.handles("a/b.rs"));
+    }
+
+    #[test]
+    fn quirks_are_the_builtins_inherited_or_named() {
+        use crate::languages::Quirks;
+        let c = load(
+            r#"
+[servers.pyright.settings.python.analysis]
+typeCheckingMode = "strict"
+[servers.mypyright]
+command = "pyright-langserver"
+ready = "project-log"
+quirks = ["utf16-only"]
+[servers.plain]
+command = "plain-ls"
+"#,
+        )
+        .unwrap();
+        assert_eq!(c.select(None).unwrap().quirks, Quirks::PYRIGHT);
+        let named = c.select(Some("mypyright")).unwrap().quirks;
+        assert!(named.utf16_only && !named.pulls_undeclared);
+        assert_eq!(named.encodings(), ["utf-16"]);
+        // A server of its own has none unless it names them.
+        assert_eq!(c.select(Some("plain")).unwrap().quirks, Quirks::NONE);
+        assert_eq!(Quirks::NONE.encodings(), ["utf-8", "utf-16"]);
+        let e = load("[servers.x]\ncommand = \"a\"\nquirks = [\"fast\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown variant `fast`"), "{e}");
     }
 
     #[test]

@@ -36,6 +36,57 @@ impl Ready {
     }
 }
 
+/// What a server does beyond (or against) the protocol, which lanser knows of it by its
+/// definition rather than reads from its answers. The built-in Pyrights declare theirs; a
+/// lanser.toml server inherits those of the definition it overrides, or names them
+/// (`quirks = ["utf16-only", "pulls-undeclared"]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Quirks {
+    /// Positions in utf-16 only, so no other encoding is offered (Pyright).
+    pub utf16_only: bool,
+    /// Answers `textDocument/diagnostic` though its capabilities do not declare it (Pyright
+    /// registers the pull dynamically, later than lanser may first pull).
+    pub pulls_undeclared: bool,
+}
+
+/// One quirk, as lanser.toml names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Quirk {
+    Utf16Only,
+    PullsUndeclared,
+}
+
+impl Quirks {
+    /// None: the server is taken at its word.
+    pub const NONE: Quirks = Quirks {
+        utf16_only: false,
+        pulls_undeclared: false,
+    };
+    /// Pyright's, and basedpyright's.
+    pub const PYRIGHT: Quirks = Quirks {
+        utf16_only: true,
+        pulls_undeclared: true,
+    };
+
+    /// The quirks a list names.
+    pub fn of(list: &[Quirk]) -> Quirks {
+        Quirks {
+            utf16_only: list.contains(&Quirk::Utf16Only),
+            pulls_undeclared: list.contains(&Quirk::PullsUndeclared),
+        }
+    }
+
+    /// The `general.positionEncodings` to offer, in order of preference.
+    pub fn encodings(self) -> Vec<&'static str> {
+        if self.utf16_only {
+            vec!["utf-16"]
+        } else {
+            vec!["utf-8", "utf-16"]
+        }
+    }
+}
+
 /// Whether a server with `markers` (its `index_markers`) will index the workspace at `root`,
 /// so that its progress is worth waiting for: no markers, or one of them present — and a
 /// compilation database only when it names an absolute directory (clangd ignores relative

@@ -12,6 +12,9 @@ the first textDocument/* request, misbehaves according to MODE:
   cancel    answer with RequestCancelled (-32800)
   modified  answer with ContentModified (-32801)
   garbage   write a frame with a malformed Content-Length header, then wait
+  badjson   answer with a well-framed body that is not JSON, then go on serving
+  notlsp    answer with JSON that is no LSP message (a reply with neither result nor
+            error), then go on serving
   noisy     print stray text on stdout before every frame, and answer null
 
   diagfail  say the project is loaded and answer pull diagnostics with no items, except for a
@@ -156,6 +159,12 @@ while True:
             send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32800, "message": "cancelled"}})
         elif MODE == "modified":
             send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32801, "message": "content modified"}})
+        elif MODE == "badjson":
+            body = b'{"jsonrpc": "2.0", "id": %d, "result": nul' % mid
+            out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            out.flush()
+        elif MODE == "notlsp":
+            send({"jsonrpc": "2.0", "id": mid})
         elif MODE == "garbage":
             out.write(b"Content-Length: twelve\r\n\r\n{}")
             out.flush()

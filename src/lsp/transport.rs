@@ -1,5 +1,6 @@
 //! JSON-RPC framing over a child process's stdio: `Content-Length` frames in, out, and a
-//! drained stderr (helix's three-task shape).
+//! drained stderr (helix's three-task shape). Each frame read is parsed once, into a
+//! [`Message`]; one that is not a message is [`Incoming::Malformed`] and the stream goes on.
 //!
 //! Reading is tolerant: lines that are not headers are skipped, since servers print stray text
 //! to stdout. Every frame, in either direction, goes past an optional [`Tap`] (zed's `on_io`),
@@ -11,7 +12,7 @@
 //! the same whichever of the two pipes lanser happened to read first (and the ones the trace
 //! records).
 
-use serde_json::Value;
+use super::message::{Blame, Message, NotMessage};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -64,9 +65,32 @@ pub enum FrameError {
     #[error("bad Content-Length header: {0}")]
     BadLength(String),
     #[error("frame body is not JSON: {0}")]
-    BadJson(String),
+    BadJson(#[source] serde_json::Error),
+    #[error("frame is not an LSP message: {0}")]
+    NotMessage(#[source] NotMessage),
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
+}
+
+impl FrameError {
+    /// Which of lanser's requests a malformed frame could have answered.
+    pub fn blame(&self) -> Blame {
+        match self {
+            FrameError::NotMessage(m) => m.blame.clone(),
+            _ => Blame::All,
+        }
+    }
+}
+
+/// What the reader hands on, frame by frame.
+#[derive(Debug)]
+pub enum Incoming {
+    Message(Message),
+    /// A frame whose body is not an LSP message ([`FrameError::BadJson`],
+    /// [`FrameError::NotMessage`]); the stream goes on.
+    Malformed(FrameError),
+    /// The stream ended, and why.
+    End(FrameError),
 }
 
 /// Read one frame body. Non-header lines before the headers are skipped.
@@ -126,21 +150,21 @@ pub async fn write_frame<W: AsyncWrite + Unpin>(writer: &mut W, body: &str) -> s
 
 /// The running IO tasks of one server process.
 pub struct Transport {
-    pub outgoing: mpsc::UnboundedSender<String>,
+    pub outgoing: mpsc::UnboundedSender<Message>,
     pub stderr_tail: Arc<Mutex<StderrTail>>,
 }
 
 impl Transport {
     /// Start the writer task (fed by `outgoing`), the stderr task, and a reader task that hands
-    /// each parsed message to `on_message`, then, once, why the stream ended.
+    /// each frame, parsed, to `on_message`, then, once, why the stream ended.
     pub fn start<W, R, E, F>(
         stdin: W,
         stdout: R,
         stderr: E,
         tap: Option<Tap>,
         outgoing: (
-            mpsc::UnboundedSender<String>,
-            mpsc::UnboundedReceiver<String>,
+            mpsc::UnboundedSender<Message>,
+            mpsc::UnboundedReceiver<Message>,
         ),
         mut on_message: F,
     ) -> Transport
@@ -148,13 +172,14 @@ impl Transport {
         W: AsyncWrite + Unpin + Send + 'static,
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
         E: tokio::io::AsyncRead + Unpin + Send + 'static,
-        F: FnMut(Result<Value, FrameError>) + Send + 'static,
+        F: FnMut(Incoming) + Send + 'static,
     {
         let (tx, mut rx) = outgoing;
         let write_tap = tap.clone();
         tokio::spawn(async move {
             let mut stdin = stdin;
-            while let Some(body) = rx.recv().await {
+            while let Some(msg) = rx.recv().await {
+                let body = msg.to_body();
                 if let Some(t) = &write_tap {
                     t(Tapped::Frame(Dir::Send, &body));
                 }
@@ -193,11 +218,10 @@ impl Transport {
                         if let Some(t) = &tap {
                             t(Tapped::Frame(Dir::Recv, &text));
                         }
-                        match serde_json::from_str::<Value>(&text) {
-                            Ok(v) => on_message(Ok(v)),
-                            // A malformed body is dropped; the request it answered times out.
-                            Err(_) => continue,
-                        }
+                        on_message(match Message::parse(&text) {
+                            Ok(m) => Incoming::Message(m),
+                            Err(e) => Incoming::Malformed(e),
+                        });
                     }
                     Err(e) => {
                         if matches!(e, FrameError::Closed) {
@@ -215,7 +239,7 @@ impl Transport {
                                 stderr: &kept,
                             });
                         }
-                        on_message(Err(e));
+                        on_message(Incoming::End(e));
                         break;
                     }
                 }

@@ -358,10 +358,8 @@ impl Orchestrator {
                 ready_log: def.ready_log.clone(),
                 expect_index: crate::languages::expects_index(&self.ws.root, &def.index_markers),
                 // Pyright speaks utf-16 only; others get utf-8 where they offer it.
-                encodings: match def.ready {
-                    Ready::ProjectLog => vec!["utf-16"],
-                    _ => vec!["utf-8", "utf-16"],
-                },
+                encodings: def.quirks.encodings(),
+                quirks: def.quirks,
             };
             self.session = Some(match &self.connect {
                 Some(connect) => Session::over(config, connect()).await?,

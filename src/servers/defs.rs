@@ -23,7 +23,7 @@
 //! - `ty` 0.0.105 and `pyrefly` 1.4.1 (PyPI): alternative Python servers, chosen with
 //!   `--server`; they answer on demand, ready after `initialized`.
 
-pub use crate::languages::Ready;
+pub use crate::languages::{Quirk, Quirks, Ready};
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
@@ -105,6 +105,8 @@ pub struct ServerDef {
     pub index_markers: Vec<String>,
     /// With `ready = "log-line"`: the text of the `window/logMessage` that says "loaded".
     pub ready_log: Option<String>,
+    /// What the server does beyond the protocol (known by its definition, not inferred).
+    pub quirks: Quirks,
 }
 
 impl ServerDef {
@@ -171,6 +173,7 @@ struct Builtin {
     ready: Ready,
     index_markers: &'static [&'static str],
     ready_log: Option<&'static str>,
+    quirks: Quirks,
     /// JSON, served to `workspace/configuration`.
     settings: &'static str,
 }
@@ -188,6 +191,7 @@ const BASE: Builtin = Builtin {
     ready: Ready::Initialized,
     index_markers: &[],
     ready_log: None,
+    quirks: Quirks::NONE,
     settings: "{}",
 };
 
@@ -202,6 +206,7 @@ const TABLE: &[Builtin] = &[
         provision: Provision::Npm,
         package: Some("pyright"),
         ready: Ready::ProjectLog,
+        quirks: Quirks::PYRIGHT,
         ..BASE
     },
     // basedpyright reads its analysis settings from `basedpyright.analysis`.
@@ -214,6 +219,7 @@ const TABLE: &[Builtin] = &[
         version: Some(BASEDPYRIGHT_VERSION),
         provision: Provision::Pip,
         ready: Ready::ProjectLog,
+        quirks: Quirks::PYRIGHT,
         settings: r#"{"basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly", "autoSearchPaths": true, "useLibraryCodeForTypes": true}}}"#,
         ..BASE
     },
@@ -324,6 +330,7 @@ pub fn builtins() -> Vec<ServerDef> {
             ready: b.ready,
             index_markers: strings(b.index_markers),
             ready_log: b.ready_log.map(str::to_string),
+            quirks: b.quirks,
         })
         .collect()
 }
