@@ -155,6 +155,10 @@ fn generated_tools_take_the_operations_arguments() {
         prep.call(json!({}), &root).is_err(),
         "a position is required"
     );
+    let typo = prep
+        .call(json!({"selector": "a.py@L1:x", "timeuot": 9}), &root)
+        .unwrap_err();
+    assert!(typo.contains("\"timeuot\""), "{typo}");
     let mut parser = LineParser::default();
     assert_eq!(
         parser.parse(&call.line.to_string()).unwrap().op.name(),
