@@ -86,8 +86,7 @@ pub fn run(o: &mut Orchestrator, selector: &str, signature: bool) -> Result<Outc
     let module = modules::module_of(&o.ws().import_roots(), &doc.abs);
     let parsed = o
         .parse_cache()
-        .parsed(doc, module.unwrap_or_else(|| doc.rel.clone()))
-        .map_err(|e| LanserError::usage(format!("source: {}: {}", doc.rel, e.message)))?;
+        .parsed(doc, module.unwrap_or_else(|| doc.rel.clone()))?;
     // The innermost definition holding the target (nested ones come after their parents).
     let at = target.start;
     let Some(def) = parsed

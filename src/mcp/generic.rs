@@ -5,7 +5,7 @@
 //! the options every tool takes; a call becomes the batch line those keys spell. So a new
 //! operation is an MCP tool the moment it is registered.
 
-use super::tools::{Build, Common, Position, Spec, ADDRESSING};
+use super::tools::{At, Build, Common, Spec, ADDRESSING};
 use crate::commands::catalog::{self, ArgInfo, OperationInfo, Takes, ValueType};
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -42,7 +42,7 @@ fn value_schema(a: &ArgInfo) -> Value {
 pub fn input_schema(op: &OperationInfo) -> Value {
     let mut base = match op.selector {
         Takes::None => super::tools::schema_of::<Common>(),
-        _ => super::tools::schema_of::<Positioned>(),
+        _ => super::tools::schema_of::<At>(),
     };
     let props = base["properties"]
         .as_object_mut()
@@ -58,15 +58,6 @@ pub fn input_schema(op: &OperationInfo) -> Value {
         base["required"] = json!(required);
     }
     base
-}
-
-/// A position plus the common options (the shape of a position-taking tool).
-#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
-pub struct Positioned {
-    #[serde(flatten)]
-    pub pos: Position,
-    #[serde(flatten)]
-    pub common: Common,
 }
 
 /// The batch line of a call of `op`'s tool.
@@ -91,7 +82,7 @@ pub fn build(
     // error, not silently dropped.
     let shape = match op.selector {
         Takes::None => super::tools::schema_of::<Common>(),
-        _ => super::tools::schema_of::<Positioned>(),
+        _ => super::tools::schema_of::<At>(),
     };
     if let Some(k) = given
         .keys()
@@ -107,7 +98,7 @@ pub fn build(
     let (selector, common) = match op.selector {
         Takes::None => (None, super::tools::parse::<Common>(rest)?),
         takes => {
-            let p: Positioned = super::tools::parse(rest)?;
+            let p: At = super::tools::parse(rest)?;
             let named = p.pos.selector.is_some() || p.pos.file.is_some();
             let selector = match (takes, named) {
                 (Takes::Optional, false) => None,

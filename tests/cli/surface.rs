@@ -377,21 +377,10 @@ fn decl_goes_to_the_stub_where_def_goes_to_the_source() {
     let human = stdout(&run(&["decl", "m.py@L3:dumps", "--workspace", ws]));
     let want = format!("typeshed://stdlib/json/__init__.pyi:{}:5\n", line + 1);
     assert_eq!(human, want);
-    let input = t.path().join("in.jsonl");
-    std::fs::write(
-        &input,
-        "{\"cmd\":\"decl\",\"selector\":\"m.py@L3:dumps\"}\n",
-    )
-    .unwrap();
-    let batch = run(&[
-        "batch",
-        "--in",
-        input.to_str().unwrap(),
-        "--out",
-        "-",
-        "--workspace",
-        ws,
-    ]);
+    let batch = batch_lines(
+        t.path(),
+        &["{\"cmd\":\"decl\",\"selector\":\"m.py@L3:dumps\"}"],
+    );
     assert_eq!(stdout(&batch), stdout(&cli));
 }
 
@@ -465,22 +454,8 @@ fn source_gives_a_definitions_code_from_any_route() {
             .collect();
         assert_eq!(body, numbered, "{sel}");
         // A batch line gives the CLI's bytes.
-        let t = tempfile::tempdir().unwrap();
-        let input = t.path().join("in.jsonl");
-        std::fs::write(
-            &input,
-            format!("{{\"cmd\":\"source\",\"selector\":\"{sel}\"}}\n"),
-        )
-        .unwrap();
-        let batch = run(&[
-            "batch",
-            "--in",
-            input.to_str().unwrap(),
-            "--out",
-            "-",
-            "--workspace",
-            ws.to_str().unwrap(),
-        ]);
+        let line = format!("{{\"cmd\":\"source\",\"selector\":\"{sel}\"}}");
+        let batch = batch_lines(&ws, &[&line]);
         assert_eq!(stdout(&batch), stdout(&o), "{sel}");
     }
     // --signature: the decorators and the header only.
