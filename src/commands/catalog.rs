@@ -96,12 +96,14 @@ fn arg_info(a: &clap::Arg) -> ArgInfo {
         required: a.is_required_set(),
         many,
         ty: value_type(a),
-        values: (value_type(a) != ValueType::Boolean)
-            .then(|| a.get_possible_values())
-            .unwrap_or_default()
-            .iter()
-            .map(|v| v.get_name().to_string())
-            .collect(),
+        values: if value_type(a) != ValueType::Boolean {
+            a.get_possible_values()
+        } else {
+            Default::default()
+        }
+        .iter()
+        .map(|v| v.get_name().to_string())
+        .collect(),
         default: a
             .get_default_values()
             .first()
