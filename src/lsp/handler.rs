@@ -204,7 +204,10 @@ impl Handler {
                     diagnostics: params["diagnostics"].clone(),
                     seq: st.publish_seq,
                 };
-                st.published.insert(uri.to_string(), published);
+                // Keyed as lanser spells the URI (a Windows server's `file:///c%3A/…` is
+                // `file:///C:/…`; the URI as it is elsewhere).
+                let key = crate::workspace::uri_key(uri).into_owned();
+                st.published.insert(key, published);
                 let seq = st.publish_seq;
                 drop(st);
                 self.shared.published.send_replace(seq);
