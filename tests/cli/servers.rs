@@ -15,7 +15,7 @@ fn path_without_node(dir: &Path) -> String {
         .output()
         .expect("python3 runs");
     let exe = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    std::os::unix::fs::symlink(exe.canonicalize().unwrap(), dir.join("python3")).unwrap();
+    link(&exe.canonicalize().unwrap(), &dir.join("python3"));
     assert!(!dir.join("node").exists());
     dir.to_string_lossy().into_owned()
 }

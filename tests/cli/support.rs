@@ -5,6 +5,20 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// A symbolic link at `dst` to `src` (on Windows a directory or a file link, as `src` is;
+/// making one needs Developer Mode or an elevated shell there).
+pub fn link(src: &Path, dst: &Path) {
+    #[cfg(unix)]
+    let made = std::os::unix::fs::symlink(src, dst);
+    #[cfg(windows)]
+    let made = if src.is_dir() {
+        std::os::windows::fs::symlink_dir(src, dst)
+    } else {
+        std::os::windows::fs::symlink_file(src, dst)
+    };
+    made.unwrap_or_else(|e| panic!("link {} -> {}: {e}", dst.display(), src.display()));
+}
+
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
