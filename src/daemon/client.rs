@@ -169,8 +169,10 @@ pub fn exchange_held(
 /// Make sure a daemon listens for `root`; start one if not. Returns its pid.
 pub fn ensure_started(root: &Path, paths: &Paths, idle: Option<u64>) -> Result<u32, DaemonError> {
     paths.ensure_dir()?;
+    // A daemon answered, so its pid needs no liveness check (which costs a process start
+    // on Windows, on every call).
     if transport::probe(paths) {
-        return Ok(paths.live_pid().unwrap_or(0));
+        return Ok(paths.recorded_pid().unwrap_or(0));
     }
     let exe = std::env::current_exe().map_err(|e| DaemonError::io(Path::new("lanser"), e))?;
     let log = std::fs::OpenOptions::new()
@@ -197,7 +199,7 @@ pub fn ensure_started(root: &Path, paths: &Paths, idle: Option<u64>) -> Result<u
     let started = Instant::now();
     while started.elapsed() < START_WAIT {
         if transport::probe(paths) {
-            return Ok(paths.live_pid().unwrap_or(0));
+            return Ok(paths.recorded_pid().unwrap_or(0));
         }
         std::thread::sleep(Duration::from_millis(10));
     }

@@ -1,6 +1,6 @@
 //! The warm per-workspace daemon (issue 8): one long-lived [`Orchestrator`] and Pyright
-//! session per workspace root, served over a Unix socket (a named pipe on Windows), so that a `lanser def` costs a
-//! round trip instead of a server start.
+//! session per workspace root, served over a Unix socket (a named pipe on Windows), so that
+//! a `lanser def` costs a round trip instead of a server start.
 //!
 //! - `client`: what every CLI invocation does — find (or start) the workspace's daemon, send
 //!   the command line, print the bundle it answers. Any failure falls back to answering
@@ -14,8 +14,9 @@
 //! - `transport`: the platform's way in — a Unix socket, or a Windows named pipe.
 //!
 //! Layout: `$LANSER_HOME/daemon/<hash of root>/` (mode 0700) holds `sock` (0600; on Windows
-//! a file naming the daemon's pipe), `pid`, `start.lock` and `log`. The daemon answers exactly what `--no-daemon` prints: it runs the
-//! same [`crate::orchestrator::Orchestrator::execute`] on the same parsed command line.
+//! a file naming the daemon's pipe), `pid`, `start.lock` and `log`. The daemon answers
+//! exactly what `--no-daemon` prints: it runs the same
+//! [`crate::orchestrator::Orchestrator::execute`] on the same parsed command line.
 //!
 //! [`Orchestrator`]: crate::orchestrator::Orchestrator
 
@@ -102,13 +103,14 @@ impl Paths {
         transport::prepare(self)
     }
 
+    /// The pid the pid file names (written by the daemon once it listens).
+    pub fn recorded_pid(&self) -> Option<u32> {
+        std::fs::read_to_string(&self.pid).ok()?.trim().parse().ok()
+    }
+
     /// The daemon's pid, when its pid file names a live process.
     pub fn live_pid(&self) -> Option<u32> {
-        let pid = std::fs::read_to_string(&self.pid)
-            .ok()?
-            .trim()
-            .parse()
-            .ok()?;
+        let pid = self.recorded_pid()?;
         crate::safety::pid_alive(pid).then_some(pid)
     }
 }

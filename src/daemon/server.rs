@@ -1,6 +1,6 @@
-//! The daemon process: listens on the workspace's socket (or pipe), keeps one [`Orchestrator`] (and so
-//! one warm server) alive, and answers each connection's command line with the bundle the
-//! in-process CLI would print — for a command line (`Run`), or for one request line of a
+//! The daemon process: listens on the workspace's socket (or pipe), keeps one
+//! [`Orchestrator`] (and so one warm server) alive, and answers each connection's command
+//! line with the bundle the in-process CLI would print — for a command line (`Run`), or for one request line of a
 //! `lanser batch` (`Line`: parsed with the batch's [`LineParser`] under the batch command
 //! line's global options, answered as the in-process batch writes it).
 //!
@@ -156,8 +156,7 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
             }
         })
         .await;
-    drop(listener);
-    transport::remove(&daemon.paths);
+    listener.close(&daemon.paths);
     if daemon.paths.live_pid() == Some(std::process::id()) {
         let _ = std::fs::remove_file(&daemon.paths.pid);
     }

@@ -265,8 +265,9 @@ fn pytest(plan: &Plan, tree: &Path, aux: &Path, report: &Path) -> Result<bool, T
 fn own_group(cmd: &mut Command) {
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(cmd, 0);
+    // CREATE_NEW_PROCESS_GROUP
     #[cfg(windows)]
-    std::os::windows::process::CommandExt::creation_flags(cmd, 0x0000_0200); // CREATE_NEW_PROCESS_GROUP
+    std::os::windows::process::CommandExt::creation_flags(cmd, 0x0000_0200);
 }
 
 /// Kill process `pid` and everything it started: its process group (Unix), its process tree

@@ -6,8 +6,9 @@
 //!
 //! - [`prepare`]: make the state directory (private where the platform has modes) and check
 //!   what is in it; [`check`]: the same checks before connecting.
-//! - [`Listener::bind`] / [`Listener::accept`]: the daemon's side, each connection split into
-//!   a [`ServerRead`] and a [`ServerWrite`]; [`remove`] when it exits.
+//! - [`Listener::bind`] / [`Listener::accept`] / `Listener::close`: the daemon's side, each
+//!   connection split into a [`ServerRead`] and a [`ServerWrite`]; [`remove`] clears what a
+//!   killed daemon left.
 //! - [`connect`] (async, for batch streams), [`exchange`] (blocking: one line out, one line
 //!   back, within a deadline, cancellable through a [`Held`]) and [`probe`] (does a daemon
 //!   listen): the clients' side.

@@ -32,8 +32,13 @@ pub fn prepare(paths: &Paths) -> Result<(), DaemonError> {
     if paths.sock.exists() {
         owned(&paths.sock)?;
     }
-    // sun_path holds 108 bytes including the terminating NUL.
-    if paths.sock.as_os_str().len() >= 108 {
+    // sun_path holds 108 bytes including the terminating NUL (104 on macOS and the BSDs).
+    let sun_path = if cfg!(any(target_os = "linux", target_os = "android")) {
+        108
+    } else {
+        104
+    };
+    if paths.sock.as_os_str().len() >= sun_path {
         return Err(DaemonError::PathTooLong(paths.sock.clone()));
     }
     Ok(())
@@ -110,6 +115,12 @@ impl Listener {
         let listener = tokio::net::UnixListener::bind(&paths.sock)?;
         std::fs::set_permissions(&paths.sock, std::fs::Permissions::from_mode(0o600))?;
         Ok(Listener(listener))
+    }
+
+    /// Stop listening and remove the socket.
+    pub fn close(self, paths: &Paths) {
+        drop(self);
+        remove(paths);
     }
 
     /// The next connection (cancel-safe).

@@ -125,6 +125,16 @@ impl Listener {
             .create(&self.name)
     }
 
+    /// Stop listening; remove the published name unless another daemon has since published
+    /// its own there.
+    pub fn close(self, paths: &Paths) {
+        let name = self.name.clone();
+        drop(self);
+        if pipe_name(paths).is_ok_and(|n| n == name) {
+            remove(paths);
+        }
+    }
+
     /// The next connection. Cancel-safe: the instance waits in `self` until a client
     /// connects, and the next one is created before this one is handed over.
     pub async fn accept(&mut self) -> std::io::Result<(ServerRead, ServerWrite)> {
@@ -140,8 +150,9 @@ impl Listener {
         }
         let waiting = self.next.as_ref().expect("made above");
         if let Err(e) = waiting.connect().await {
-            // A client that came and went before the connect completed: a fresh instance.
-            self.next = None;
+            // A client that came and went before the connect completed: a fresh instance,
+            // made before this one is dropped, so the pipe never has none.
+            self.next = self.instance().ok();
             return Err(e);
         }
         let connected = self.next.take().expect("made above");
