@@ -8,9 +8,9 @@ Prints (medians of --runs):
   - the size of a `references` answer's text content (what a model reads) vs its JSON bundle
     (structuredContent), for a symbol with many references, and the ratio.
 
-Usage (after `cargo build --release`):
-  python3 benches/bench_mcp.py [--runs 20] [--lanser target/release/lanser]
-Needs: pip install mcp==2.3.0
+Usage (after `cargo build --release`), with the test environment's python, which has the
+pinned `mcp` (tests/python_env.py makes it on first use):
+  "$(python3 tests/python_env.py)" benches/bench_mcp.py [--runs 20] [--lanser target/release/lanser]
 """
 import argparse
 import asyncio

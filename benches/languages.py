@@ -33,6 +33,7 @@ import json
 import os
 import re
 import select
+import shutil
 import statistics
 import subprocess
 import sys
@@ -81,33 +82,41 @@ def fetch_brotli() -> Path:
 
 
 def fetch_regex_syntax() -> Path:
+    """regex-syntax 0.8.5, fetched by cargo by name: a throwaway manifest that depends on it,
+    and `cargo vendor` copies the crate's files out of the registry."""
     root = TP / "regex-syntax-0.8.5"
     if not root.exists():
         TP.mkdir(parents=True, exist_ok=True)
-        crate = TP / "regex-syntax-0.8.5.crate"
-        subprocess.run(["curl", "-fsSL", "-o", str(crate),
-                        "https://static.crates.io/crates/regex-syntax/regex-syntax-0.8.5.crate"],
-                       check=True)
-        with tarfile.open(crate) as t:
-            t.extractall(TP, filter="data")
+        tmp = TP / "regex-syntax-fetch"
+        shutil.rmtree(tmp, ignore_errors=True)
+        (tmp / "src").mkdir(parents=True)
+        (tmp / "src" / "lib.rs").write_text("")
+        (tmp / "Cargo.toml").write_text('[package]\nname = "fetch"\nversion = "0.0.0"\n'
+                                        'edition = "2021"\n\n[dependencies]\n'
+                                        'regex-syntax = "=0.8.5"\n')
+        subprocess.run(["cargo", "vendor", "--quiet", "--versioned-dirs", "--manifest-path",
+                        str(tmp / "Cargo.toml"), str(tmp / "vendor")], check=True,
+                       stdout=subprocess.DEVNULL)
+        (tmp / "vendor" / "regex-syntax-0.8.5").rename(root)
+        shutil.rmtree(tmp)
     return root
 
 
-GO_CMP_DEB = ("pool/main/g/golang-github-google-go-cmp/"
-              "golang-github-google-go-cmp-dev_0.6.0-1_all.deb")
 GO_CMP_SHA256 = "54da011292cc02a629d663c0cdb5dc5973efc2cde9677938bbad30e6800ee14c"
 
 
 def fetch_go_cmp() -> Path:
     """go-cmp 0.6.0 (the Go module github.com/google/go-cmp): the Go module proxy is not
     reachable here, so its source comes from Debian's archive (trixie's -dev package, which
-    ships the module's files, go.mod included), sha256-pinned."""
+    ships the module's files, go.mod included), fetched by apt by name
+    (scripts/apt_download.sh) and sha256-pinned."""
     root = TP / "go-cmp-0.6.0"
     if not root.exists():
         TP.mkdir(parents=True, exist_ok=True)
-        deb = TP / "go-cmp-0.6.0.deb"
-        subprocess.run(["curl", "-fsSL", "-o", str(deb),
-                        "http://deb.debian.org/debian/" + GO_CMP_DEB], check=True)
+        deb = TP / "golang-github-google-go-cmp-dev.deb"
+        subprocess.run(["bash", str(REPO / "scripts" / "apt_download.sh"), "trixie", str(TP),
+                        "golang-github-google-go-cmp-dev=0.6.0-1"], check=True,
+                       stdout=subprocess.DEVNULL)
         digest = subprocess.run(["sha256sum", str(deb)], check=True, capture_output=True,
                                 text=True).stdout.split()[0]
         if digest != GO_CMP_SHA256:

@@ -11,7 +11,9 @@ byte the bundle `--no-daemon` gives for the same request on a copy holding that 
 (must be 0), server faults injected, and the daemon's RSS over the run.
 
 With --mcp M, M more clients are MCP sessions (`lanser mcp`, driven by the official MCP
-Python client), each sending R tool calls whose structured content is judged the same way.
+Python client), each sending R tool calls whose structured content is judged the same way;
+run it then with the test environment's python, which has the pinned `mcp`:
+`"$(python3 tests/python_env.py)" benches/load_daemon.py --mcp 2`.
 
 Usage: python3 benches/load_daemon.py [--clients 8] [--requests 5000] [--kill-server]
        [--mcp 0] [--lanser target/debug/lanser]     (exit 1 on any wrong answer or hang)

@@ -37,7 +37,7 @@ fn main() {
             break;
         }
         let abs = ws.root.join(&rel);
-        let Some(module) = relocate::modules::module_of(&roots, &abs) else {
+        let Some(module) = lanser::python::modules::module_of(&roots, &abs) else {
             continue;
         };
         let Ok(doc) = Document::load(abs, rel.clone()) else {

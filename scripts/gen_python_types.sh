@@ -3,10 +3,13 @@
 # Bundle and of every command's facts) from schemas/bundle.schema.json, with the pinned
 # datamodel-code-generator. python/tests/test_types.py checks the checked-in file is what
 # this prints. Usage: bash scripts/gen_python_types.sh [OUT] (default: the checked-in file)
+# It runs on the test suite's pinned Python environment (tests/python_env.py makes it on first
+# use), where that version of the generator is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-python/lanser/_facts.py}"
-python3 -W ignore -m datamodel_code_generator \
+python=$(python3 tests/python_env.py)
+"$python" -W ignore -m datamodel_code_generator \
   --input schemas/bundle.schema.json --input-file-type jsonschema \
   --output "$out" --output-model-type pydantic_v2.BaseModel \
   --target-python-version 3.10 --disable-timestamp --formatters builtin \

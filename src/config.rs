@@ -1,6 +1,6 @@
 //! Servers by configuration: `lanser.toml` in the workspace root, then in the user config
 //! directory (`$XDG_CONFIG_HOME/lanser/`, else `~/.config/lanser/`), layered over the built-in
-//! servers `pyright` (the default) and `basedpyright`.
+//! servers ([`crate::servers::defs`]: `pyright`, the default, and the others).
 //!
 //! ```toml
 //! server = "basedpyright"            # the server used when --server is not given
@@ -14,8 +14,8 @@
 //! file_types = ["py", "pyi"]
 //! root_markers = ["pyproject.toml"]
 //! version = "1.1.406"                # the pinned version (required to provision)
-//! provision = "npm"                  # "npm", "pip" or "none" (PATH / absolute path)
-//! package = "pyright"                # what npm or pip installs (default: the server name)
+//! provision = "npm"                  # "npm", "pip", "go", "rustup" or "none" (PATH / path)
+//! package = "pyright"                # what the client installs (default: the server name)
 //! ```
 //!
 //! Layers merge field by field: the workspace file beats the user file, which beats the
@@ -25,7 +25,8 @@
 
 use crate::digest::sha256_tagged;
 use crate::error::{LanserError, Result};
-pub use crate::languages::{Provision, Ready};
+pub use crate::languages::Ready;
+pub use crate::servers::{Origin, Provision, ServerDef, BASEDPYRIGHT_VERSION, DEFAULT_SERVER};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -33,10 +34,6 @@ use std::path::{Path, PathBuf};
 
 /// The configuration file's name.
 pub const FILE_NAME: &str = "lanser.toml";
-/// The server used when neither `--server` nor a config file names one.
-pub const DEFAULT_SERVER: &str = "pyright";
-/// The pinned basedpyright release (PyPI; brings its own node).
-pub const BASEDPYRIGHT_VERSION: &str = "1.40.2";
 
 /// Failures reading a config file; they become usage errors (exit 2). Each is one line:
 /// control characters from the file (a newline in a quoted key, say) are shown escaped.
@@ -54,6 +51,8 @@ pub enum ConfigError {
     UnknownServer { name: String, known: String },
     #[error("server {}: {}", one_line(name), one_line(message))]
     Invalid { name: String, message: String },
+    #[error("{}", one_line(.0))]
+    Untrusted(String),
 }
 
 /// `text` with its control characters escaped (`\n`, `\u{1b}`), so that it prints on one line.
@@ -72,74 +71,12 @@ impl From<ConfigError> for LanserError {
     }
 }
 
-/// Where a server definition (or its last override) came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    Builtin,
-    User,
-    Workspace,
-}
-
-impl Origin {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Origin::Builtin => "builtin",
-            Origin::User => "user",
-            Origin::Workspace => "workspace",
-        }
-    }
-}
-
-/// One server, after merging every layer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServerDef {
-    pub name: String,
-    pub command: String,
-    pub args: Vec<String>,
-    pub file_types: Vec<String>,
-    pub root_markers: Vec<String>,
-    /// Served to `workspace/configuration` (merged over lanser's defaults).
-    pub settings: Value,
-    pub version: Option<String>,
-    pub provision: Provision,
-    pub package: String,
-    pub origin: Origin,
-    /// More packages installed beside `package`, pinned (`typescript@5.9.3`).
-    pub with: Vec<String>,
-    /// How the server says it has loaded the project.
-    pub ready: Ready,
-    /// With `ready = "progress"`: the files whose presence in the root makes the server
-    /// index (none of them there, no progress to wait for; an empty list: always wait).
-    pub index_markers: Vec<String>,
-    /// With `ready = "log-line"`: the text of the `window/logMessage` that says "loaded".
-    pub ready_log: Option<String>,
-}
-
-impl ServerDef {
-    /// True for the built-in Pyright with its command untouched: the managed npm install,
-    /// the workspace's node_modules, and `lanser setup` apply
-    /// (docs/workspace.md#server-resolution).
-    pub fn is_builtin_pyright(&self) -> bool {
-        self.name == DEFAULT_SERVER
-            && self.command == "pyright-langserver"
-            && self.provision == Provision::Npm
-            && self.version.as_deref() == Some(crate::lsp::provision::PYRIGHT_VERSION)
-    }
-
-    /// Does this server handle files with `path`'s extension?
-    pub fn handles(&self, path: &str) -> bool {
-        let ext = Path::new(path)
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or_default();
-        self.file_types.iter().any(|t| t == ext)
-    }
-}
-
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
     server: Option<String>,
+    /// Workspaces whose own lanser.toml may name what lanser runs (user file only).
+    trusted_workspaces: Option<Vec<String>>,
     #[serde(default)]
     servers: BTreeMap<String, RawServer>,
 }
@@ -159,6 +96,26 @@ struct RawServer {
     ready: Option<Ready>,
     index_markers: Option<Vec<String>>,
     ready_log: Option<String>,
+    quirks: Option<Vec<crate::languages::Quirk>>,
+}
+
+impl RawServer {
+    /// The fields it sets that decide what runs ([`crate::trust::EXEC_FIELDS`]).
+    fn exec_fields(&self) -> Vec<&'static str> {
+        let set = [
+            self.command.is_some(),
+            self.args.is_some(),
+            self.version.is_some(),
+            self.provision.is_some(),
+            self.package.is_some(),
+            self.with.is_some(),
+        ];
+        crate::trust::EXEC_FIELDS
+            .iter()
+            .zip(set)
+            .filter_map(|(f, s)| s.then_some(*f))
+            .collect()
+    }
 }
 
 /// One config file that was read.
@@ -178,75 +135,18 @@ pub struct Config {
     /// The `server = …` of the highest layer that sets one, else [`DEFAULT_SERVER`].
     pub default: String,
     pub files: Vec<ConfigFile>,
-}
-
-fn python_settings() -> Value {
-    json!({
-        "diagnosticMode": "openFilesOnly",
-        "autoSearchPaths": true,
-        "useLibraryCodeForTypes": true
-    })
+    /// Servers whose definition an untrusted workspace file tried to make run something,
+    /// with why they are refused ([`crate::trust`]).
+    pub untrusted: BTreeMap<String, String>,
+    /// Whether the workspace file being layered is trusted.
+    trusted: bool,
+    /// The user configuration's `trusted_workspaces`.
+    trusted_list: Vec<String>,
 }
 
 fn builtins() -> BTreeMap<String, ServerDef> {
-    let markers: Vec<String> = crate::workspace::ROOT_MARKERS
-        .iter()
-        .map(|m| m.to_string())
-        .collect();
-    let py = vec!["py".to_string(), "pyi".to_string()];
-    let pyright = ServerDef {
-        name: DEFAULT_SERVER.into(),
-        command: "pyright-langserver".into(),
-        args: vec!["--stdio".into()],
-        file_types: py.clone(),
-        root_markers: markers.clone(),
-        settings: json!({}),
-        version: Some(crate::lsp::provision::PYRIGHT_VERSION.into()),
-        provision: Provision::Npm,
-        package: "pyright".into(),
-        origin: Origin::Builtin,
-        with: Vec::new(),
-        ready: Ready::ProjectLog,
-        index_markers: Vec::new(),
-        ready_log: None,
-    };
-    // basedpyright reads its analysis settings from `basedpyright.analysis`.
-    let based = ServerDef {
-        name: "basedpyright".into(),
-        command: "basedpyright-langserver".into(),
-        args: vec!["--stdio".into()],
-        file_types: py,
-        root_markers: markers,
-        settings: json!({"basedpyright": {"analysis": python_settings()}}),
-        version: Some(BASEDPYRIGHT_VERSION.into()),
-        provision: Provision::Pip,
-        package: "basedpyright".into(),
-        origin: Origin::Builtin,
-        with: Vec::new(),
-        ready: Ready::ProjectLog,
-        index_markers: Vec::new(),
-        ready_log: None,
-    };
-    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let others = crate::languages::builtins().into_iter().map(|b| ServerDef {
-        name: b.name.into(),
-        command: b.command.into(),
-        args: strings(b.args),
-        file_types: strings(b.file_types),
-        root_markers: strings(b.root_markers),
-        settings: serde_json::from_str(b.settings).unwrap_or_else(|_| json!({})),
-        version: b.version.map(str::to_string),
-        provision: b.provision,
-        package: b.name.into(),
-        origin: Origin::Builtin,
-        with: strings(b.with),
-        ready: b.ready,
-        index_markers: strings(b.index_markers),
-        ready_log: b.ready_log.map(str::to_string),
-    });
-    [pyright, based]
+    crate::servers::builtins()
         .into_iter()
-        .chain(others)
         .map(|d| (d.name.clone(), d))
         .collect()
 }
@@ -269,12 +169,16 @@ impl Config {
     /// The built-ins, then the user file, then `<root>/lanser.toml`.
     pub fn load(root: &Path) -> Result<Config, ConfigError> {
         let mut layers = Vec::new();
-        if let Some(p) = user_config_path() {
-            layers.push((Origin::User, p));
+        let user = user_config_path();
+        if let Some(p) = &user {
+            layers.push((Origin::User, p.clone()));
         }
         layers.push((Origin::Workspace, root.join(FILE_NAME)));
         let mut config = Config::builtin();
         for (origin, path) in layers {
+            if origin == Origin::Workspace {
+                config.trusted = crate::trust::is_trusted(root, &config.trusted_list);
+            }
             let bytes = match std::fs::read(&path) {
                 Ok(b) => b,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -286,6 +190,14 @@ impl Config {
                 }
             };
             config.add_file(origin, path, &bytes)?;
+        }
+        for (name, why) in config.untrusted.iter_mut() {
+            *why = crate::trust::refusal(
+                root,
+                name,
+                &why.split('/').collect::<Vec<_>>(),
+                user.as_deref(),
+            );
         }
         if !config.servers.contains_key(&config.default) {
             return Err(config.unknown(&config.default.clone()));
@@ -299,6 +211,9 @@ impl Config {
             servers: builtins(),
             default: DEFAULT_SERVER.into(),
             files: Vec::new(),
+            untrusted: BTreeMap::new(),
+            trusted: true,
+            trusted_list: Vec::new(),
         }
     }
 
@@ -331,7 +246,23 @@ impl Config {
         if let Some(s) = raw.server {
             self.default = s;
         }
+        match (origin, raw.trusted_workspaces) {
+            (Origin::Workspace, Some(_)) => {
+                return Err(ConfigError::Invalid {
+                    name: "trusted_workspaces".into(),
+                    message: "only the user configuration can trust workspaces".into(),
+                })
+            }
+            (_, Some(list)) => self.trusted_list.extend(list),
+            (_, None) => {}
+        }
         for (name, r) in raw.servers {
+            if origin == Origin::Workspace && !self.trusted {
+                let set = r.exec_fields();
+                if !set.is_empty() {
+                    self.untrusted.insert(name.clone(), set.join("/"));
+                }
+            }
             let base = self.servers.get(&name).cloned();
             let invalid = |message: &str| ConfigError::Invalid {
                 name: name.clone(),
@@ -392,8 +323,13 @@ impl Config {
                 ready_log: r
                     .ready_log
                     .or_else(|| base.as_ref().and_then(|b| b.ready_log.clone())),
+                quirks: r
+                    .quirks
+                    .map(|q| crate::languages::Quirks::of(&q))
+                    .or(base.as_ref().map(|b| b.quirks))
+                    .unwrap_or_default(),
             };
-            if def.provision != Provision::None && def.version.is_none() {
+            if def.provision.needs_version() && def.version.is_none() {
                 return Err(invalid(&format!(
                     "provision = \"{}\" needs a pinned version",
                     def.provision.as_str()
@@ -414,40 +350,23 @@ impl Config {
     /// The server named by `--server`, else the configured default.
     pub fn select(&self, flag: Option<&str>) -> Result<&ServerDef, ConfigError> {
         let name = flag.unwrap_or(&self.default);
+        if let Some(why) = self.untrusted.get(name) {
+            return Err(ConfigError::Untrusted(why.clone()));
+        }
         self.servers.get(name).ok_or_else(|| self.unknown(name))
     }
 
     /// The server for a file at `path` when `--server` does not name one: the default when it
     /// handles the file's type; else a server configured in a lanser.toml that does (by name),
-    /// else the first built-in of [`crate::languages::ROUTE_ORDER`] that does; else the default.
+    /// else the first built-in of [`crate::servers::ROUTE_ORDER`] that does; else the default.
     pub fn route(&self, path: &str) -> &str {
-        let default = self.servers.get(&self.default);
-        if default.is_none_or(|d| d.handles(path)) {
-            return &self.default;
-        }
-        let configured = self
-            .servers
-            .values()
-            .find(|d| d.origin != Origin::Builtin && d.handles(path));
-        let builtin = || {
-            crate::languages::ROUTE_ORDER
-                .iter()
-                .filter_map(|n| self.servers.get(*n))
-                .find(|d| d.handles(path))
-        };
-        configured
-            .or_else(builtin)
-            .map_or(&self.default, |d| &d.name)
+        crate::servers::routing::route(&self.servers, &self.default, path)
     }
 
     /// The server [`Config::route`] picks for `path` when that server takes the file's type
     /// (`None`: no server takes it).
     pub fn taker(&self, path: &str) -> Option<&str> {
-        let name = self.route(path);
-        self.servers
-            .get(name)
-            .is_some_and(|d| d.handles(path))
-            .then_some(name)
+        crate::servers::routing::taker(&self.servers, &self.default, path)
     }
 
     /// (label, digest) of each config file read, labels free of machine paths.
@@ -542,11 +461,8 @@ mod tests {
     }
 
     fn load(text: &str) -> Result<Config, ConfigError> {
-        let mut c = Config {
-            servers: builtins(),
-            default: DEFAULT_SERVER.into(),
-            files: vec![],
-        };
+        // Layered as a trusted workspace's file (trust itself: tests/cli/trust.rs).
+        let mut c = Config::builtin();
         c.apply(
             Origin::Workspace,
             toml::from_str(text).map_err(|e| ConfigError::Parse {
@@ -599,6 +515,35 @@ args = ["--stdio"]
         let custom = c.select(Some("custom")).unwrap();
         assert_eq!(custom.provision, Provision::None);
         assert!(custom.handles("a/b.py") && !custom.handles("a/b.rs"));
+    }
+
+    #[test]
+    fn quirks_are_the_builtins_inherited_or_named() {
+        use crate::languages::Quirks;
+        let c = load(
+            r#"
+[servers.pyright.settings.python.analysis]
+typeCheckingMode = "strict"
+[servers.mypyright]
+command = "pyright-langserver"
+ready = "project-log"
+quirks = ["utf16-only"]
+[servers.plain]
+command = "plain-ls"
+"#,
+        )
+        .unwrap();
+        assert_eq!(c.select(None).unwrap().quirks, Quirks::PYRIGHT);
+        let named = c.select(Some("mypyright")).unwrap().quirks;
+        assert!(named.utf16_only && !named.pulls_undeclared);
+        assert_eq!(named.encodings(), ["utf-16"]);
+        // A server of its own has none unless it names them.
+        assert_eq!(c.select(Some("plain")).unwrap().quirks, Quirks::NONE);
+        assert_eq!(Quirks::NONE.encodings(), ["utf-8", "utf-16"]);
+        let e = load("[servers.x]\ncommand = \"a\"\nquirks = [\"fast\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown variant `fast`"), "{e}");
     }
 
     #[test]

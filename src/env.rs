@@ -30,7 +30,7 @@ pub fn find_python(ws: &Workspace) -> Option<PathBuf> {
             return Some(exe);
         }
     }
-    crate::lsp::provision::which("python3").or_else(|| crate::lsp::provision::which("python"))
+    crate::servers::which("python3").or_else(|| crate::servers::which("python"))
 }
 
 /// Interpreter facts: `exe` (the interpreter's own `sys.executable`, so that a launcher or a

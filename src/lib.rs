@@ -26,6 +26,7 @@ pub mod mcp;
 pub mod memo;
 pub mod orchestrator;
 pub mod outcome;
+pub mod python;
 pub mod relocate;
 pub mod replay;
 pub mod reward;
@@ -38,6 +39,7 @@ pub mod testrun;
 pub mod text;
 pub mod tools;
 pub mod trace;
+pub mod trust;
 pub mod workspace;
 
 use crate::commands::Execute;
@@ -88,8 +90,8 @@ async fn run_cli(cli: cli::Cli) -> Result<ExitStatus, LanserError> {
             return batch::main(cli).await;
         }
         cli::Command::Trace { .. } => return replay::subcommand::main(cli).await,
-        cli::Command::Mcp => {
-            mcp::serve(&cli.global).await?;
+        cli::Command::Mcp(args) => {
+            mcp::serve(&cli.global, args).await?;
             return Ok(ExitStatus::Success);
         }
         cli::Command::Schema { action } => return schema_main(action),
@@ -106,7 +108,7 @@ async fn run_cli(cli: cli::Cli) -> Result<ExitStatus, LanserError> {
     }
     let Some(request) = cli.command.request() else {
         let text = match &cli.command {
-            cli::Command::Setup => tools::setup(&opts)?,
+            cli::Command::Setup { all } => tools::setup(&opts, *all)?,
             cli::Command::Reward {
                 from_bundles,
                 weights,

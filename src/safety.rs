@@ -166,9 +166,7 @@ pub fn check_case_only_rename(from: &Path, to: &Path) -> Result<()> {
 /// Per-workspace state directory in the cache: `$LANSER_HOME/<kind>/<hash of root>`.
 pub fn state_dir(root: &Path, kind: &str) -> PathBuf {
     let hash = sha256_hex(root.to_string_lossy().as_bytes());
-    crate::lsp::provision::lanser_home()
-        .join(kind)
-        .join(&hash[..16])
+    crate::home::lanser_home().join(kind).join(&hash[..16])
 }
 
 /// Whether a process with this pid is alive: `/proc/<pid>` on Linux, else what `kill -0`

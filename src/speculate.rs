@@ -1,16 +1,16 @@
 //! Speculative diagnostics (docs/reward.md#d-what-is-counted): what the server would report
 //! if a change were made,
 //! measured on its in-memory documents only — didChange to the new text, pull diagnostics for
-//! the touched files and the workspace files that import them, didChange back. Nothing is
-//! written to disk.
+//! the touched files and the workspace files that import them ([`crate::python::importers`]),
+//! didChange back. Nothing is written to disk.
 
 use crate::error::Result;
 use crate::orchestrator::Orchestrator;
 use crate::reward::v2::Tally;
 use crate::selector::resolve::Document;
-use crate::workspace::{path_to_uri, Workspace};
+use crate::workspace::path_to_uri;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Normalized diagnostics per file (workspace-relative path → sorted facts).
 pub type DiagMap = BTreeMap<String, Vec<Value>>;
@@ -86,54 +86,6 @@ pub fn tally(map: &DiagMap) -> Tally {
     t
 }
 
-/// Dotted module name of a workspace file (`src/` layouts and packages understood).
-fn module_of(rel: &str) -> Option<String> {
-    let stem = rel
-        .strip_suffix(".py")
-        .or_else(|| rel.strip_suffix(".pyi"))?;
-    let stem = stem.strip_prefix("src/").unwrap_or(stem);
-    let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
-    Some(stem.replace('/', "."))
-}
-
-/// Workspace files (other than `files`) whose imports name one of `files`' modules, found by
-/// scanning import lines: `import m`, `from m import`, `from .leaf import`, `from . import leaf`.
-pub fn importers(ws: &Workspace, files: &[String]) -> Vec<String> {
-    let modules: Vec<String> = files.iter().filter_map(|f| module_of(f)).collect();
-    let leaves: BTreeSet<&str> = modules
-        .iter()
-        .filter_map(|m| m.rsplit('.').next())
-        .collect();
-    let mut out = BTreeSet::new();
-    for rel in ws.python_files() {
-        if files.contains(&rel) {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(ws.root.join(&rel)) else {
-            continue;
-        };
-        let hit = text.lines().map(str::trim_start).any(|line| {
-            let names_module = |m: &str| {
-                line.starts_with(&format!("import {m}"))
-                    || line.starts_with(&format!("from {m} import"))
-                    || line.starts_with(&format!("from {m}."))
-            };
-            modules.iter().any(|m| names_module(m))
-                || (line.starts_with("from .")
-                    && leaves.iter().any(|leaf| {
-                        let rest = line.trim_start_matches("from ").trim_start_matches('.');
-                        rest.starts_with(&format!("{leaf} "))
-                            || rest.starts_with(&format!("{leaf}."))
-                            || (rest.starts_with("import ") && rest.contains(leaf))
-                    }))
-        });
-        if hit {
-            out.insert(rel);
-        }
-    }
-    out.into_iter().collect()
-}
-
 /// Diagnostics before and after a change, over the same files.
 pub struct Speculation {
     /// The files the change edits.
@@ -164,7 +116,7 @@ pub async fn speculate(
 ) -> Result<Speculation> {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
     let mut files: Vec<String> = touched.clone();
-    files.extend(importers(o.ws(), &touched));
+    files.extend(crate::python::importers(o.ws(), &touched));
     files.sort();
     files.dedup();
     {
@@ -256,23 +208,4 @@ pub fn delta(spec: &Speculation) -> Vec<Value> {
             })
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::module_of;
-
-    #[test]
-    fn modules_of_paths() {
-        assert_eq!(
-            module_of("src/shapes/units.py").as_deref(),
-            Some("shapes.units")
-        );
-        assert_eq!(
-            module_of("src/shapes/__init__.py").as_deref(),
-            Some("shapes")
-        );
-        assert_eq!(module_of("models.py").as_deref(), Some("models"));
-        assert_eq!(module_of("README.md"), None);
-    }
 }

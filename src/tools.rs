@@ -1,53 +1,79 @@
-//! The commands that need no server session: `lanser setup` (install the pinned server now),
-//! `lanser doctor` (what lanser would run, and with what) and `lanser reward --from-bundles`
+//! The commands that need no server session: `lanser setup` (install the pinned servers now),
+//! `lanser doctor` (what lanser would run, on which Node, and every other server's state) and `lanser reward --from-bundles`
 //! (recompute recorded process rewards).
 
 use crate::env;
 use crate::error::{LanserError, Result};
-use crate::lsp::provision::{self, PYRIGHT_VERSION};
 use crate::orchestrator::Options;
+use crate::servers::{self, node};
 use crate::workspace::Workspace;
 use std::fmt::Write;
-use std::process::Command;
 
-fn version_of(program: &str) -> Option<String> {
-    let path = provision::which(program)?;
-    let out = Command::new(&path).arg("--version").output().ok()?;
-    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    Some(format!("{v} ({})", path.display()))
+/// The configuration of the workspace `opts` names; the built-in one where there is none.
+fn config_of(opts: &Options) -> Result<crate::config::Config> {
+    match Workspace::discover(opts.workspace.as_deref(), &opts.cwd) {
+        Ok(ws) => Ok(crate::config::Config::load(&ws.root)?),
+        Err(_) if opts.workspace.is_none() => Ok(crate::config::Config::builtin()),
+        Err(e) => Err(e),
+    }
 }
 
-/// Install the managed Pyright (or the `--server` one) unless it is there; report where.
-pub fn setup(opts: &Options) -> Result<String> {
-    if let Some(name) = opts.server.as_deref() {
-        let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
-        let config = crate::config::Config::load(&ws.root)?;
-        let def = config.select(Some(name))?;
-        if !def.is_builtin_pyright() {
-            return crate::servers::setup(def);
+/// Install the selected server (the default, or `--server NAME`), or with `all` every
+/// configured one, unless it is there; one line each saying where.
+pub fn setup(opts: &Options, all: bool) -> Result<String> {
+    let config = config_of(opts)?;
+    if !all {
+        return servers::setup(config.select(opts.server.as_deref())?);
+    }
+    let (out, failed) = servers::setup_all(&config.servers);
+    if failed.is_empty() {
+        return Ok(out);
+    }
+    print!("{out}");
+    Err(LanserError::crash(format!(
+        "{} of {} servers could not be installed: {} (each line above says what to run)",
+        failed.len(),
+        config.servers.len(),
+        failed.join(", ")
+    )))
+}
+
+/// `node: v20.20.2 (/usr/bin/node: the system's, on PATH)`, and npm's line.
+fn node_lines(out: &mut String) {
+    let found = node::search(false);
+    let passed = if found.passed_over.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", found.passed_over.join("; "))
+    };
+    let Some(n) = found.node else {
+        writeln!(
+            out,
+            "node: none usable{passed}; `lanser setup` installs {} {} from PyPI into the cache",
+            node::NODE_PACKAGE,
+            node::NODE_VERSION
+        )
+        .ok();
+        return;
+    };
+    writeln!(
+        out,
+        "node: {} ({}: {}{passed})",
+        n.version,
+        n.exe.display(),
+        n.origin.as_str()
+    )
+    .ok();
+    let npm = n.npm().and_then(|mut c| c.arg("--version").output().ok());
+    match (npm, n.npm_path()) {
+        (Some(o), Some(path)) if o.status.success() => {
+            let v = String::from_utf8_lossy(&o.stdout).trim().to_string();
+            writeln!(out, "npm: {v} ({})", path.display()).ok();
+        }
+        _ => {
+            writeln!(out, "npm: none beside this node").ok();
         }
     }
-    let dir = provision::managed_dir();
-    let entry = dir.join("node_modules/pyright/langserver.index.js");
-    let fresh = !entry.is_file();
-    if fresh {
-        provision::install_managed(&dir)?;
-    }
-    let version = provision::package_of(&entry)
-        .map(|p| p.1)
-        .ok_or_else(|| LanserError::crash(format!("{} has no package.json", dir.display())))?;
-    if version != PYRIGHT_VERSION {
-        return Err(LanserError::crash(format!(
-            "{} holds pyright {version}, not the pinned {PYRIGHT_VERSION}; remove it and run `lanser setup` again",
-            dir.display()
-        )));
-    }
-    let verb = if fresh {
-        "installed"
-    } else {
-        "already installed"
-    };
-    Ok(format!("pyright {version} {verb} at {}\n", dir.display()))
 }
 
 /// Report the toolchain; fails with 65 when no server can be run.
@@ -56,11 +82,8 @@ pub fn doctor(opts: &Options) -> Result<String> {
     let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
     writeln!(out, "lanser {}", env!("CARGO_PKG_VERSION")).ok();
     writeln!(out, "workspace: {}", ws.root.display()).ok();
-    writeln!(out, "cache: {}", provision::lanser_home().display()).ok();
-    for tool in ["node", "npm"] {
-        let v = version_of(tool).unwrap_or_else(|| "not found on PATH".into());
-        writeln!(out, "{tool}: {v}").ok();
-    }
+    writeln!(out, "cache: {}", crate::home::lanser_home().display()).ok();
+    node_lines(&mut out);
     let python = env::find_python(&ws);
     let info = env::probe_python(&ws, python.as_deref());
     writeln!(
@@ -72,8 +95,11 @@ pub fn doctor(opts: &Options) -> Result<String> {
     .ok();
     let config = crate::config::Config::load(&ws.root)?;
     let def = config.select(opts.server.as_deref())?;
-    let pinned = crate::servers::label(def);
-    match crate::servers::resolve(&ws.root, opts.server_cmd.as_deref(), def, false) {
+    let pinned = match def.version {
+        Some(_) => def.label(),
+        None => "nothing".into(),
+    };
+    match servers::resolve(&ws.root, opts.server_cmd.as_deref(), def, false) {
         Ok(spec) => {
             writeln!(
                 out,
@@ -91,31 +117,29 @@ pub fn doctor(opts: &Options) -> Result<String> {
             Ok(out)
         }
         Err(e) => {
+            writeln!(out, "server: {}: cannot be run (below)", def.name).ok();
+            others(&mut out, &config, &def.name);
             print!("{out}");
             Err(e)
         }
     }
 }
 
-/// One line per other server: the file types it takes and whether it can run here.
+/// One line per other server: the file types it takes, where it is found and its version, or
+/// how to install it.
 fn others(out: &mut String, config: &crate::config::Config, selected: &str) {
-    use crate::config::Provision;
     for d in config.servers.values().filter(|d| d.name != selected) {
-        let dir = crate::servers::install_dir(d);
-        let state = match d.provision {
-            Provision::None => match crate::lsp::provision::which(&d.command) {
-                Some(p) => format!("on PATH ({})", p.display()),
-                None => crate::languages::how_to_install(&d.name)
-                    .map_or_else(|| format!("{} not on PATH", d.command), str::to_string),
-            },
-            _ if crate::servers::installed(d, &dir) => format!("installed ({})", dir.display()),
-            _ => format!("not installed: `lanser setup --server {}`", d.name),
-        };
-        let version = d.version.as_deref().unwrap_or("(the user's)");
+        let version = d.version.as_deref().unwrap_or("(the toolchain's)");
         let types = d.file_types.join(" ");
-        writeln!(out, "  {} {version} [{types}]: {state}", d.name).ok();
-        if let Some((tool, advice)) = crate::languages::diagnostics_need(&d.name) {
-            let found = crate::lsp::provision::which(tool).map_or_else(
+        writeln!(
+            out,
+            "  {} {version} [{types}]: {}",
+            d.name,
+            servers::state(d)
+        )
+        .ok();
+        if let Some((tool, advice)) = servers::diagnostics_need(&d.name) {
+            let found = servers::which(tool).map_or_else(
                 || format!("not on PATH: {advice}"),
                 |p| p.display().to_string(),
             );

@@ -6,10 +6,15 @@ cannot be made to do on demand. It speaks just enough LSP (initialize, shutdown,
 the first textDocument/* request, misbehaves according to MODE:
 
   crash     write a line to stderr and exit 3 without answering
+  diestart  at start, before reading anything: write a reason to stderr, then a Rust-style
+            backtrace (as rustup's proxy without its component does), and exit 1
   hang      never answer (lanser must time out)
   cancel    answer with RequestCancelled (-32800)
   modified  answer with ContentModified (-32801)
   garbage   write a frame with a malformed Content-Length header, then wait
+  badjson   answer with a well-framed body that is not JSON, then go on serving
+  notlsp    answer with JSON that is no LSP message (a reply with neither result nor
+            error), then go on serving
   noisy     print stray text on stdout before every frame, and answer null
 
   diagfail  say the project is loaded and answer pull diagnostics with no items, except for a
@@ -105,6 +110,11 @@ def slow_mode():
             send({"jsonrpc": "2.0", "id": mid, "result": None})
 
 
+if MODE == "diestart":
+    sys.stderr.write("fake-lsp: cannot start: the component is missing; run `fake-setup` to add it\n"
+                     "\nStack backtrace:\n   0: fake::main\n  15: <unknown>\n")
+    sys.exit(1)
+
 if MODE == "slow":
     slow_mode()
 
@@ -149,6 +159,12 @@ while True:
             send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32800, "message": "cancelled"}})
         elif MODE == "modified":
             send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32801, "message": "content modified"}})
+        elif MODE == "badjson":
+            body = b'{"jsonrpc": "2.0", "id": %d, "result": nul' % mid
+            out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            out.flush()
+        elif MODE == "notlsp":
+            send({"jsonrpc": "2.0", "id": mid})
         elif MODE == "garbage":
             out.write(b"Content-Length: twelve\r\n\r\n{}")
             out.flush()

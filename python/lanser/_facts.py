@@ -375,6 +375,40 @@ class SignatureFacts(BaseModel):
     )
 
 
+class SourceFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    docVersion: str = Field(
+        ..., description="The file's content hash when it was read."
+    )
+    firstLine: conint(ge=0) = Field(
+        ..., description='1-based line of the first line of `text`.'
+    )
+    kind: str = Field(
+        ..., description='`function`, `class`, `method`, … as the outline names it.'
+    )
+    path: str = Field(..., description='The file, workspace-relative.')
+    provenance: Provenance
+    qualname: str = Field(
+        ..., description="The definition's qualified name (`Class.method`)."
+    )
+    range: list[RangeItem] = Field(
+        ...,
+        description="`[startLine, startCol, endLine, endCol]` of `text`, in the server's coordinates.",
+        max_length=4,
+        min_length=4,
+    )
+    selector: str | None = Field(
+        ...,
+        description='A selector for the definition that survives edits (`py://…` or `sym://…`).',
+    )
+    text: str = Field(
+        ...,
+        description='The code, from the start of the line of its first decorator (or keyword), indentation\nincluded, to the end of its body (or header).',
+    )
+
+
 class Status(Enum):
     ok = 'ok'
     error = 'error'

@@ -55,7 +55,8 @@ def test_every_method_returns_the_cli_bundle(make_ws):
         # Methods made from the operations' catalog.
         (lambda s: s.decl(call), ["decl", call]),
         (lambda s: s.prepare_rename(at), ["prepare-rename", at]),
-        (lambda s: s.status(), ["status"]),
+        (lambda s: s.source("py://shapes.units#convert", signature=True),
+         ["source", "py://shapes.units#convert", "--signature"]),
     ]
     before = ws.files()
     with lanser.Lanser(ws.root) as s:
@@ -65,7 +66,8 @@ def test_every_method_returns_the_cli_bundle(make_ws):
         assert b.raw == want, argv
         assert b.bundle_id == want["bundleId"]
         assert json.loads(b.line) == want
-    assert got[-2].facts["after"] == got[-2].facts["before"] + 1
+    checked = got[[argv[0] for _, argv in cases].index("check")]
+    assert checked.facts["after"] == checked.facts["before"] + 1
     assert ws.files() == before  # previews and check write nothing
 
 
@@ -274,5 +276,9 @@ def test_the_async_client_has_the_catalog_methods(make_ws):
             return await s.prepare_rename(at), await s.decl(at)
 
     prep, decl = asyncio.run(go())
+    # status reports the process's own running sessions (the daemon's here), so only the
+    # configured servers are the CLI's.
+    with lanser.Lanser(ws.root) as s:
+        assert s.status().facts["servers"] == ws.bundle("status")["facts"]["servers"]
     assert prep.raw == ws.bundle("prepare-rename", at)
     assert decl.raw == ws.bundle("decl", at)

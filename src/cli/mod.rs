@@ -10,7 +10,7 @@ use crate::text::Encoding;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
-pub use sub::{Action, Filter, SchemaCmd, SchemaKind, TraceCmd};
+pub use sub::{Action, Filter, McpArgs, SchemaCmd, SchemaKind, TraceCmd};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -164,9 +164,15 @@ pub enum Command {
         #[arg(long, value_name = "A,B,G")]
         weights: Option<String>,
     },
-    /// Install the pinned server (Pyright, or --server NAME) into the cache now
-    Setup,
-    /// Report node, npm, the server and its version, and Python
+    /// Install the pinned server (Pyright, or --server NAME), with the Node.js it needs, into
+    /// the cache now
+    Setup {
+        /// Every configured server, each through its own client (npm, pip, go, rustup)
+        #[arg(long, conflicts_with = "server")]
+        all: bool,
+    },
+    /// Report the Node.js lanser uses and why, npm, Python, the server and its version, and
+    /// every other server: where it is found, or how to install it
     Doctor,
     /// Print, export and validate the JSON Schemas of selectors, bundles, batch lines, traces
     Schema {
@@ -179,18 +185,25 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Serve every lanser action as an MCP tool on stdin/stdout (for Claude Code, Codex,
-    /// Cursor, OpenHands, ...); answers go through the workspace's warm daemon
+    /// Serve every lanser action as an MCP tool on stdin/stdout, or over HTTP with --http (for
+    /// Claude Code, Codex, Cursor, OpenHands, ...); answers go through the workspace's warm
+    /// daemon
     #[command(
         long_about = "Serve every lanser action as an MCP tool on stdin/stdout, for agents \
                       (Claude Code, Codex, Cursor, OpenHands, ...). Each result carries the \
                       Analysis Bundle that `lanser <cmd> --json` prints as structuredContent and \
                       a compact, paged rendering as text. Calls go through the workspace's warm \
                       daemon (shared with CLI calls); writes (apply: true) run in this process \
-                      inside the same safety envelope as the CLI.\n\nExample: claude mcp add \
-                      lanser -- lanser mcp --workspace /path/to/project"
+                      inside the same safety envelope as the CLI.\n\nWith --http ADDR it serves \
+                      streamable HTTP at http://ADDR/mcp instead, to any number of clients \
+                      (each its own MCP session, all answered by the same daemon), until \
+                      interrupted. A non-loopback ADDR needs --token (or LANSER_MCP_TOKEN); then \
+                      every request must carry `Authorization: Bearer TOKEN`.\n\nExamples:\n  \
+                      claude mcp add lanser -- lanser mcp --workspace /path/to/project\n  \
+                      lanser mcp --workspace /path/to/project --http :8765\n  \
+                      claude mcp add --transport http lanser http://127.0.0.1:8765/mcp"
     )]
-    Mcp,
+    Mcp(McpArgs),
     /// The workspace's warm daemon: start, stop or inspect it
     Daemon {
         #[command(subcommand)]

@@ -1,5 +1,6 @@
 //! The clap types of the subcommands that have subcommands of their own (`trace`, `daemon`,
-//! `schema`): argument shapes only; what they do lives with their modules.
+//! `schema`) and of `mcp`'s options: argument shapes only; what they do lives with their
+//! modules.
 
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -124,6 +125,20 @@ pub enum SchemaCmd {
         /// The directory (its files, not subdirectories, in name order)
         dir: PathBuf,
     },
+}
+
+/// `lanser mcp`'s own options (the global flags are every call's).
+#[derive(Debug, Clone, Default, Args)]
+pub struct McpArgs {
+    /// Serve MCP over streamable HTTP at ADDR (endpoint /mcp) instead of stdio: `:PORT` or
+    /// `127.0.0.1:PORT` (loopback; port 0 picks one, printed on stderr); any other address
+    /// needs --token
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// With --http: every request must carry `Authorization: Bearer TOKEN` (also
+    /// LANSER_MCP_TOKEN, which keeps it out of the process list)
+    #[arg(long, value_name = "TOKEN", requires = "http")]
+    pub token: Option<String>,
 }
 
 /// One of the four contracts.

@@ -15,6 +15,7 @@ use crate::bundle::facts::{self, CallsFacts, Provenance};
 use crate::bundle::normalize::{sort_by_location, Normalizer};
 use crate::bundle::Bundle;
 use crate::error::Result;
+use crate::lsp::capabilities::Feature;
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::{
@@ -125,11 +126,7 @@ fn call_fact(n: &mut Normalizer, other: &Value, sites_uri: &str, ranges: &Value)
 pub async fn run(o: &mut Orchestrator, selector: &str, dirs: Directions) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
-    require(
-        o,
-        "callHierarchyProvider",
-        "textDocument/prepareCallHierarchy",
-    )?;
+    require::<CallHierarchyPrepare>(o, Feature::CallHierarchy)?;
     let complete = if dirs.incoming {
         o.wait_ready().await?
     } else {

@@ -96,14 +96,14 @@ fn arg_info(a: &clap::Arg) -> ArgInfo {
         required: a.is_required_set(),
         many,
         ty: value_type(a),
-        values: if value_type(a) != ValueType::Boolean {
-            a.get_possible_values()
-        } else {
-            Default::default()
-        }
-        .iter()
-        .map(|v| v.get_name().to_string())
-        .collect(),
+        values: match value_type(a) {
+            ValueType::Boolean => Vec::new(),
+            _ => a
+                .get_possible_values()
+                .iter()
+                .map(|v| v.get_name().to_string())
+                .collect(),
+        },
         default: a
             .get_default_values()
             .first()

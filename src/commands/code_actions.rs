@@ -9,6 +9,7 @@ use super::Operation;
 use crate::bundle::facts::{self, CodeActionsFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
+use crate::lsp::capabilities::Feature;
 use crate::lsp::session::Session;
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -16,7 +17,7 @@ use crate::workspace::path_to_uri;
 use lsp_types::request::{CodeActionRequest, CodeActionResolveRequest, ExecuteCommand};
 use lsp_types::{
     CodeAction, CodeActionContext, CodeActionKind, CodeActionParams, ExecuteCommandParams,
-    Position, Range, TextDocumentPositionParams,
+    Position, Range, TextDocumentPositionParams, WorkspaceEdit,
 };
 use serde_json::{json, Value};
 
@@ -196,12 +197,9 @@ fn choose(actions: &[Value], pick: &str, selector: &str) -> Result<usize> {
 }
 
 /// The one WorkspaceEdit `action` makes: its own, resolved, or what its command sends.
-async fn edit_of(session: &Session, mut action: Value, pick: &str) -> Result<Value> {
+async fn edit_of(session: &Session, mut action: Value, pick: &str) -> Result<WorkspaceEdit> {
     let has_edit = action.get("edit").is_some();
-    let resolvable = session
-        .capabilities()
-        .pointer("/codeActionProvider/resolveProvider")
-        == Some(&json!(true));
+    let resolvable = session.supports(Feature::CodeActionResolve);
     if !has_edit && resolvable && action.get("data").is_some() {
         let unresolved: CodeAction = serde_json::from_value(action).map_err(|e| {
             LanserError::internal("the offered code action is not an LSP CodeAction").with_source(e)
@@ -212,7 +210,10 @@ async fn edit_of(session: &Session, mut action: Value, pick: &str) -> Result<Val
                 .await?,
         );
     }
-    let mut edits: Vec<Value> = action.get("edit").cloned().into_iter().collect();
+    let mut edits: Vec<WorkspaceEdit> = match action.get("edit") {
+        Some(edit) => vec![crate::edits::workspace_edit(edit)?],
+        None => Vec::new(),
+    };
     let command = match action.get("command") {
         Some(Value::String(_)) => Some(action.clone()),
         Some(c) => Some(c.clone()),
@@ -243,8 +244,11 @@ async fn edit_of(session: &Session, mut action: Value, pick: &str) -> Result<Val
         // Some commands return their WorkspaceEdit instead of pushing it.
         // (Pyright does both, with the same edit.)
         let is_edit = result.get("changes").is_some() || result.get("documentChanges").is_some();
-        if is_edit && !edits.contains(&result) {
-            edits.push(result);
+        if is_edit {
+            let result = crate::edits::workspace_edit(&result)?;
+            if !edits.contains(&result) {
+                edits.push(result);
+            }
         }
     }
     if edits.len() > 1 {
@@ -299,7 +303,7 @@ pub async fn run(
     };
     let index = choose(&actions, pick, selector)?;
     let edit = edit_of(session, actions[index].clone(), pick).await?;
-    let plan = mutate::plan(o, m, crate::edits::workspace_edit(&edit)?)?;
+    let plan = mutate::plan(o, m, edit)?;
     let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
     Ok(Outcome {

@@ -10,6 +10,7 @@ use super::Operation;
 use crate::bundle::facts::{self, Location, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
+use crate::lsp::capabilities::Feature;
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::GotoDeclaration;
@@ -47,7 +48,7 @@ impl Operation for Decl {
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         let (spec, target) = o.resolve(&self.selector)?;
         let params = o.position_params(&target).await?;
-        require(o, "declarationProvider", "textDocument/declaration")?;
+        require::<GotoDeclaration>(o, Feature::Declaration)?;
         // A declaration may be in another file: wait for the project, as `refs` does.
         let complete = o.wait_ready().await?;
         let answer = o

@@ -397,7 +397,7 @@ async fn callers(
 ) -> Result<Vec<Item>> {
     if item.qual.is_empty() {
         // A module's top level: the files that import it.
-        let importers = crate::speculate::importers(o.ws(), std::slice::from_ref(&item.path));
+        let importers = crate::python::importers(o.ws(), std::slice::from_ref(&item.path));
         return Ok(importers
             .into_iter()
             .map(|path| Item { path, qual: vec![] })

@@ -15,9 +15,9 @@ use crate::bundle::Bundle;
 use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
 use crate::error::Result;
-use crate::lsp::provision;
 use crate::orchestrator::{capability_summary, Orchestrator, Outcome};
 use crate::servers;
+use lsp_types::notification::{DidChangeConfiguration, Notification};
 use serde_json::{json, Value};
 
 /// The server's capabilities (starts it)
@@ -75,9 +75,10 @@ impl Operation for Reload {
 
 /// `lanser capabilities`: start the server and report what it declared.
 pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome> {
-    let caps = o.ensure_session().await?.capabilities().clone();
+    let session = o.ensure_session().await?;
+    let summary = capability_summary(session.capabilities());
+    let caps = session.raw_capabilities().clone();
     let raw = super::raw::relativize(o.ws(), &caps);
-    let summary = capability_summary(&caps);
     Ok(Outcome {
         facts: facts::to_json(&CapabilitiesFacts {
             server: o.server_id().map(|s| json!(s)),
@@ -94,7 +95,7 @@ pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome> {
 
 /// A path with the cache directory spelled `$LANSER_HOME`, so reports do not depend on it.
 fn shown(path: &str) -> String {
-    let home = provision::lanser_home().to_string_lossy().into_owned();
+    let home = crate::home::lanser_home().to_string_lossy().into_owned();
     match path.strip_prefix(&home) {
         Some(rest) => format!("$LANSER_HOME{rest}"),
         None => path.to_string(),
@@ -191,7 +192,7 @@ pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
             s.update_settings(settings.clone());
             vec![json!({
                 "server": o.server_id(),
-                "action": "workspace/didChangeConfiguration",
+                "action": DidChangeConfiguration::METHOD,
                 "settingsChanged": changed,
             })]
         }

@@ -33,6 +33,7 @@ pub mod rename_file;
 pub mod render;
 pub mod route;
 mod show;
+pub mod source;
 pub mod structural;
 pub mod symbols;
 pub mod tests_term;
@@ -207,6 +208,7 @@ operations! {
     Request(raw::RawRequest),
     RenameFile(rename_file::RenameFile),
     Decl(decl::Decl),
+    Source(source::Source),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the

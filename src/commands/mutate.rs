@@ -13,7 +13,8 @@ use crate::safety::{self, Jail};
 use crate::selector::resolve::Document;
 use crate::speculate;
 use crate::workspace::path_to_uri;
-use lsp_types::{FileChangeType, WorkspaceEdit};
+use lsp_types::notification::DidSaveTextDocument;
+use lsp_types::{DidSaveTextDocumentParams, FileChangeType, WorkspaceEdit};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -192,10 +193,12 @@ fn notify_server(o: &Orchestrator, plan: &Plan) {
                 if let Ok(new) = Document::load(abs, doc.rel.clone()) {
                     let uri = path_to_uri(&new.abs);
                     session.sync_document(&uri, &new);
-                    session.notify(
-                        "textDocument/didSave",
-                        json!({"textDocument": {"uri": uri}}),
-                    );
+                    if let Ok(text_document) = crate::lsp::typed::document(&uri) {
+                        session.notify::<DidSaveTextDocument>(DidSaveTextDocumentParams {
+                            text_document,
+                            text: None,
+                        });
+                    }
                 }
             }
             Create { abs, .. } => watched.push((path_to_uri(abs), FileChangeType::CREATED)),

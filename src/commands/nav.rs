@@ -8,10 +8,13 @@ use super::Operation;
 use crate::bundle::facts::{self, HighlightFacts, ImplFacts, Provenance, SignatureFacts};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
+use crate::lsp::capabilities::Feature;
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::workspace::path_to_uri;
-use lsp_types::request::{DocumentHighlightRequest, GotoImplementation, SignatureHelpRequest};
+use lsp_types::request::{
+    DocumentHighlightRequest, GotoImplementation, Request, SignatureHelpRequest,
+};
 use lsp_types::{
     DocumentHighlightParams, GotoDefinitionParams, SignatureHelpContext, SignatureHelpParams,
     SignatureHelpTriggerKind,
@@ -90,13 +93,10 @@ impl Operation for Signature {
     }
 }
 
-/// Fail with `E/UNSUPPORTED_CAP` unless the running server declares `provider`.
-pub fn require(o: &Orchestrator, provider: &str, method: &str) -> Result<()> {
-    let declared = o
-        .session()
-        .as_ref()
-        .and_then(|s| s.capabilities().get(provider))
-        .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)));
+/// Fail with `E/UNSUPPORTED_CAP` unless the running server declares `feature`, which
+/// request `R` needs.
+pub fn require<R: Request>(o: &Orchestrator, feature: Feature) -> Result<()> {
+    let declared = o.session().as_ref().is_some_and(|s| s.supports(feature));
     if declared {
         return Ok(());
     }
@@ -107,14 +107,18 @@ pub fn require(o: &Orchestrator, provider: &str, method: &str) -> Result<()> {
             None => s.name,
         })
         .unwrap_or_else(|| "the language server".into());
-    let hint = if o.server_def().name != "basedpyright" && provider == "implementationProvider" {
+    let hint = if o.server_def().name != "basedpyright" && feature == Feature::Implementation {
         " (basedpyright has it: --server basedpyright)"
     } else {
         ""
     };
     Err(LanserError::new(
         ErrorCode::UnsupportedCap,
-        format!("{server} does not support {method}: no {provider} in its capabilities{hint}"),
+        format!(
+            "{server} does not support {}: no {} in its capabilities{hint}",
+            R::METHOD,
+            feature.provider()
+        ),
     ))
 }
 
@@ -123,7 +127,7 @@ pub fn require(o: &Orchestrator, provider: &str, method: &str) -> Result<()> {
 pub async fn implementation(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
-    require(o, "implementationProvider", "textDocument/implementation")?;
+    require::<GotoImplementation>(o, Feature::Implementation)?;
     let complete = o.wait_ready().await?;
     let answer = o
         .ensure_session()
@@ -192,11 +196,7 @@ pub fn highlights(o: &Orchestrator, uri: &str, raw: &Value) -> Vec<Value> {
 pub async fn highlight(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
-    require(
-        o,
-        "documentHighlightProvider",
-        "textDocument/documentHighlight",
-    )?;
+    require::<DocumentHighlightRequest>(o, Feature::DocumentHighlight)?;
     let answer = o
         .ensure_session()
         .await?
@@ -283,7 +283,7 @@ pub fn signature_help(raw: &Value) -> Value {
 pub async fn signature(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
-    require(o, "signatureHelpProvider", "textDocument/signatureHelp")?;
+    require::<SignatureHelpRequest>(o, Feature::SignatureHelp)?;
     let answer = o
         .ensure_session()
         .await?

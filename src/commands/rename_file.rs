@@ -16,9 +16,11 @@ use crate::bundle::Bundle;
 use crate::bundle::Edits;
 use crate::edits::rename_file;
 use crate::error::Result;
+use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::safety::Jail;
 use crate::workspace::path_to_uri;
+use lsp_types::notification::DidRenameFiles;
 use lsp_types::request::WillRenameFiles;
 use lsp_types::{FileRename, RenameFilesParams};
 use serde_json::{json, Value};
@@ -58,11 +60,6 @@ impl Operation for RenameFile {
     }
 }
 
-fn advertised(caps: &Value, op: &str) -> bool {
-    caps.pointer(&format!("/workspace/fileOperations/{op}"))
-        .is_some_and(|v| !v.is_null())
-}
-
 pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -> Result<Outcome> {
     let jail = Jail::new(o.ws(), &m.allow, &m.deny)?;
     let mv = rename_file::resolve_paths(o.ws(), &jail, &o.opts().cwd, src, dst)?;
@@ -73,10 +70,14 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
             new_uri: path_to_uri(&o.ws().root.join(&mv.dst)),
         }],
     };
-    let caps = o.ensure_session().await?.capabilities().clone();
+    let session = o.ensure_session().await?;
+    let (will, did) = (
+        session.supports(Feature::WillRenameFiles),
+        session.supports(Feature::DidRenameFiles),
+    );
     let mut complete = true;
     let mut provenance = Provenance::Lanser;
-    if advertised(&caps, "willRename") {
+    if will {
         complete = o.wait_ready().await?;
         let answer = o
             .ensure_session()
@@ -94,9 +95,9 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
     // A move cannot be tried on in-memory documents: D stays unmeasured, S is measured.
     let (measured, _) = mutate::speculate(o, m, &built.plan, complete, None).await?;
     let applied = mutate::maybe_apply(o, m, &built.plan, complete, None)?;
-    if applied && advertised(&caps, "didRename") {
+    if applied && did {
         if let Some(s) = o.session() {
-            s.notify("workspace/didRenameFiles", crate::lsp::typed::json(&uris));
+            s.notify::<DidRenameFiles>(uris);
         }
     }
     let modules: Vec<Value> = built

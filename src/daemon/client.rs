@@ -84,7 +84,7 @@ pub(super) fn install_on_first_need(ws: &Workspace, opts: &Options) {
         return;
     };
     if let Ok(def) = config.select(opts.server.as_deref()) {
-        let _ = crate::servers::resolve(&ws.root, opts.server_cmd.as_deref(), def, true);
+        let _ = crate::servers::install_if_missing(&ws.root, opts.server_cmd.as_deref(), def);
     }
 }
 

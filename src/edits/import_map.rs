@@ -1,18 +1,19 @@
 //! How a move maps modules, and the import rewriting it implies.
 //!
-//! Modules are named by *stems*: workspace-relative paths without the `.py`/`.pyi` suffix
-//! (a package is its directory, `pkg/__init__.py` is `pkg`). A dotted name `a.b` means the stem
-//! `R/a/b` under each import root `R` (the workspace root, `src/`, and pyright `extraPaths`);
-//! a relative import means a stem under the importing file's own directory. A [`Move`] maps
-//! stems (`S` → `D`, and `S/x` → `D/x` for a package), and each import statement that names a
-//! mapped stem — or that is relative and sits in a moved file — is re-expressed: absolute
-//! names stay absolute, relative ones stay relative when the target is still inside the
-//! importer's top-level package; `from pkg import mod` keeps its local name with `as` when the
-//! module's name changes, and moves to its own statement when the module changes package.
+//! Modules are named by *stems* ([`crate::python::modules`]): workspace-relative paths without
+//! the `.py`/`.pyi` suffix. A dotted name `a.b` means the stem `R/a/b` under each import root
+//! `R` (the workspace root, `src/`, and pyright `extraPaths`); a relative import means a stem
+//! under the importing file's own directory. A [`Move`] maps stems (`S` → `D`, and `S/x` →
+//! `D/x` for a package), and each import statement that names a mapped stem — or that is
+//! relative and sits in a moved file — is re-expressed: absolute names stay absolute, relative
+//! ones stay relative when the target is still inside the importer's top-level package;
+//! `from pkg import mod` keeps its local name with `as` when the module's name changes, and
+//! moves to its own statement when the module changes package.
 //! `a.b.f()` uses of a module bound by an unaliased `import a.b` follow it. Edits are byte
 //! spans of the text as it is now.
 
-use super::imports::{self, Import, Item};
+use crate::python::imports::{self, Import, Item};
+use crate::python::modules::{join, name_under, parent, parts, stem};
 use std::collections::BTreeSet;
 
 /// One move: a file or a directory, by workspace-relative path.
@@ -21,36 +22,6 @@ pub struct Move {
     pub src: String,
     pub dst: String,
     pub is_dir: bool,
-}
-
-/// The stem of a file path: `a/b.py` → `a/b`, `a/__init__.py` → `a`; other files keep their
-/// name.
-pub fn stem(rel: &str) -> String {
-    let s = rel
-        .strip_suffix(".py")
-        .or_else(|| rel.strip_suffix(".pyi"))
-        .unwrap_or(rel);
-    match s.rsplit_once('/') {
-        Some((dir, "__init__")) => dir.to_string(),
-        None if s == "__init__" => String::new(),
-        _ => s.to_string(),
-    }
-}
-
-fn join(a: &str, b: &str) -> String {
-    match (a.is_empty(), b.is_empty()) {
-        (true, _) => b.to_string(),
-        (_, true) => a.to_string(),
-        _ => format!("{a}/{b}"),
-    }
-}
-
-fn parent(p: &str) -> &str {
-    p.rsplit_once('/').map_or("", |(d, _)| d)
-}
-
-fn comps(p: &str) -> Vec<&str> {
-    p.split('/').filter(|c| !c.is_empty()).collect()
 }
 
 impl Move {
@@ -89,28 +60,6 @@ impl Move {
     }
 }
 
-/// The import roots inside the workspace, workspace-relative (`""` is the root itself), as the
-/// workspace reads them ([`crate::workspace::pyconfig::import_roots`]): the root, then `src`,
-/// then the rest (`extraPaths`, `executionEnvironments`) in Pyright's order.
-pub fn import_roots(ws: &crate::workspace::Workspace) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let roots = ws.import_roots();
-    let rel: Vec<String> = roots.iter().filter_map(|r| ws.relative(r)).collect();
-    if rel.iter().any(|r| r == "src") {
-        out.push("src".into());
-    }
-    for r in rel {
-        if !out.contains(&r) {
-            out.push(r);
-        }
-    }
-    out
-}
-
-fn is_identifier(s: &str) -> bool {
-    super::check_name(s).is_ok()
-}
-
 /// How imports are resolved in one workspace.
 pub struct Resolver<'a> {
     pub roots: &'a [String],
@@ -118,37 +67,25 @@ pub struct Resolver<'a> {
 }
 
 impl Resolver<'_> {
-    /// The dotted name of `stem` under `root`, if it is below it and every part is an
-    /// identifier.
-    pub fn name_under(stem: &str, root: &str) -> Option<String> {
-        let rest = if root.is_empty() {
-            stem
-        } else {
-            stem.strip_prefix(root)?.strip_prefix('/')?
-        };
-        let parts = comps(rest);
-        (!parts.is_empty() && parts.iter().all(|p| is_identifier(p))).then(|| parts.join("."))
-    }
-
     /// The most specific root under which `stem` has a dotted name.
     pub fn best_root(&self, stem: &str) -> Option<&str> {
         self.roots
             .iter()
-            .filter(|r| Self::name_under(stem, r).is_some())
+            .filter(|r| name_under(stem, r).is_some())
             .max_by_key(|r| r.len())
             .map(String::as_str)
     }
 
     /// The dotted name of `stem`, under `root` when possible, else under its best root.
     pub fn name_of(&self, stem: &str, root: Option<&str>) -> Option<String> {
-        root.and_then(|r| Self::name_under(stem, r))
-            .or_else(|| Self::name_under(stem, self.best_root(stem)?))
+        root.and_then(|r| name_under(stem, r))
+            .or_else(|| name_under(stem, self.best_root(stem)?))
     }
 
     /// `target` relative to the package directory `pkg` (`.x`, `..y.z`, `.`), when both are
     /// inside one top-level package below `root`.
     fn relative(pkg: &str, target: &str, root: &str) -> Option<String> {
-        let (p, t, r) = (comps(pkg), comps(target), comps(root));
+        let (p, t, r) = (parts(pkg), parts(target), parts(root));
         let common = p.iter().zip(&t).take_while(|(a, b)| a == b).count();
         if common <= r.len() || !p.starts_with(&r) {
             return None;
@@ -257,7 +194,7 @@ impl Ctx<'_> {
     /// climbs above the top), one per import root otherwise.
     fn stems(&self, level: usize, module: &[&str]) -> Option<Vec<(Option<&str>, String)>> {
         if level > 0 {
-            let mut base = comps(&self.pkg_old);
+            let mut base = parts(&self.pkg_old);
             if level - 1 > base.len() {
                 return None;
             }
@@ -338,7 +275,7 @@ impl Ctx<'_> {
                 // The module now lives in another package (or at the top level of an import
                 // root): import it from there.
                 let troot = root
-                    .filter(|r| Resolver::name_under(&target, r).is_some())
+                    .filter(|r| name_under(&target, r).is_some())
                     .or_else(|| self.r.best_root(&target));
                 let parent_expr = if Some(new_parent.as_str()) == troot {
                     None
@@ -438,8 +375,6 @@ mod tests {
 
     #[test]
     fn stems_and_maps() {
-        assert_eq!(stem("src/a/b.py"), "src/a/b");
-        assert_eq!(stem("src/a/__init__.py"), "src/a");
         let d = Move {
             src: "src/a".into(),
             dst: "src/z".into(),

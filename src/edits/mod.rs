@@ -9,7 +9,6 @@
 pub mod apply;
 mod disk;
 pub mod import_map;
-pub mod imports;
 pub mod patch;
 pub mod rename_file;
 
@@ -392,19 +391,9 @@ pub fn apply_edits(doc: &Document, edits: &mut [Edit]) -> Result<String> {
     Ok(out)
 }
 
-const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
-
 /// A valid new Python name: an identifier that is not a keyword (else E/USAGE).
 pub fn check_name(name: &str) -> Result<()> {
-    let mut chars = name.chars();
-    let ok = chars.next().is_some_and(crate::selector::is_ident_start)
-        && chars.all(crate::selector::is_ident_char);
-    if !ok || KEYWORDS.contains(&name) {
+    if !crate::python::is_identifier(name) {
         return Err(LanserError::usage(format!(
             "{name:?} is not a valid Python identifier"
         )));

@@ -8,19 +8,16 @@
 //! that `git apply` reproduces.
 
 pub use super::import_map::Move;
-use super::import_map::{import_roots, Resolver};
+use super::import_map::Resolver;
 use super::{apply_edits, Edit, FileChange, Plan};
 use crate::error::{ErrorCode, LanserError, Result};
+use crate::python::modules::{name_under, parent, workspace_roots};
 use crate::safety::Jail;
 use crate::selector::resolve::Document;
 use crate::text::Encoding;
 use crate::workspace::Workspace;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-fn parent(p: &str) -> &str {
-    p.rsplit_once('/').map_or("", |(d, _)| d)
-}
 
 /// What `build` made: the plan, the module names it maps, and the files that move.
 pub struct Built {
@@ -139,7 +136,7 @@ pub fn build(ws: &Workspace, jail: &Jail, mv: &Move, enc: Encoding) -> Result<Bu
     if !mv.is_dir && python {
         refuse_unmovable_module(mv)?;
     }
-    let roots = import_roots(ws);
+    let roots = workspace_roots(ws);
     let r = Resolver { roots: &roots, mv };
     let (s, d) = (mv.src_stem(), mv.dst_stem());
     let mut modules = Vec::new();
@@ -151,10 +148,7 @@ pub fn build(ws: &Workspace, jail: &Jail, mv: &Move, enc: Encoding) -> Result<Bu
             )));
         }
         for root in &roots {
-            if let (Some(a), Some(b)) = (
-                Resolver::name_under(&s, root),
-                r.name_of(&d, Some(root.as_str())),
-            ) {
+            if let (Some(a), Some(b)) = (name_under(&s, root), r.name_of(&d, Some(root.as_str()))) {
                 modules.push((a, b));
             }
         }

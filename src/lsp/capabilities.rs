@@ -1,9 +1,16 @@
 //! What lanser declares to a server in `initialize` (the client capabilities, the workspace
-//! folder and who is asking) and what it reads back of the server's.
+//! folder and who is asking) and what it reads back of the server's: its
+//! `lsp_types::ServerCapabilities`, read leniently ([`parse`]), and the [`Feature`]s lanser
+//! gates its commands on.
 
 use super::session::SessionConfig;
 use crate::languages::Ready;
-use serde_json::{json, Value};
+use lsp_types::{
+    CallHierarchyServerCapability, CodeActionProviderCapability, DeclarationCapability,
+    HoverProviderCapability, ImplementationProviderCapability, OneOf, ServerCapabilities,
+    TypeDefinitionProviderCapability,
+};
+use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
 pub(super) fn initialize_params(config: &SessionConfig) -> Value {
@@ -51,34 +58,205 @@ pub(super) fn initialize_params(config: &SessionConfig) -> Value {
     params
 }
 
-/// Which LSP features the server offers statically, as booleans.
-pub fn capability_summary(caps: &Value) -> BTreeMap<String, bool> {
-    let has = |k: &str| {
-        caps.get(k)
-            .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)))
-    };
-    let mut m = BTreeMap::new();
-    for (name, key) in [
-        ("callHierarchy", "callHierarchyProvider"),
-        ("codeAction", "codeActionProvider"),
-        ("completion", "completionProvider"),
-        ("declaration", "declarationProvider"),
-        ("definition", "definitionProvider"),
-        ("documentHighlight", "documentHighlightProvider"),
-        ("documentSymbol", "documentSymbolProvider"),
-        ("hover", "hoverProvider"),
-        ("implementation", "implementationProvider"),
-        ("references", "referencesProvider"),
-        ("rename", "renameProvider"),
-        ("signatureHelp", "signatureHelpProvider"),
-        ("typeDefinition", "typeDefinitionProvider"),
-        ("workspaceSymbol", "workspaceSymbolProvider"),
-    ] {
-        m.insert(name.into(), has(key));
+/// The server's capabilities as the protocol's type. A member that does not fit its type
+/// (a server's own reading of the spec) is left out, not the whole answer: the rest still
+/// gates what it offers. The raw answer stays the record of what the server said.
+pub fn parse(raw: &Value) -> ServerCapabilities {
+    if let Ok(caps) = serde_json::from_value(raw.clone()) {
+        return caps;
     }
-    m.insert(
-        "prepareRename".into(),
-        caps.pointer("/renameProvider/prepareProvider") == Some(&json!(true)),
-    );
-    m
+    let Value::Object(members) = raw else {
+        return ServerCapabilities::default();
+    };
+    let fitting: Map<String, Value> = members
+        .iter()
+        .filter(|(k, v)| {
+            let one = Value::Object(Map::from_iter([((*k).clone(), (*v).clone())]));
+            serde_json::from_value::<ServerCapabilities>(one).is_ok()
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    serde_json::from_value(Value::Object(fitting)).unwrap_or_default()
+}
+
+/// A feature a command needs of the server, read from its capabilities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feature {
+    CallHierarchy,
+    CodeAction,
+    /// `codeAction/resolve`: actions may come without their edit.
+    CodeActionResolve,
+    Completion,
+    Declaration,
+    Definition,
+    DocumentHighlight,
+    DocumentSymbol,
+    Hover,
+    Implementation,
+    References,
+    Rename,
+    PrepareRename,
+    SignatureHelp,
+    TypeDefinition,
+    WorkspaceSymbol,
+    /// `workspace/willRenameFiles`.
+    WillRenameFiles,
+    /// `workspace/didRenameFiles`.
+    DidRenameFiles,
+    /// `textDocument/diagnostic` declared statically.
+    PullDiagnostics,
+}
+
+/// The features `lanser capabilities` summarizes, by their names there.
+const SUMMARY: &[(&str, Feature)] = &[
+    ("callHierarchy", Feature::CallHierarchy),
+    ("codeAction", Feature::CodeAction),
+    ("completion", Feature::Completion),
+    ("declaration", Feature::Declaration),
+    ("definition", Feature::Definition),
+    ("documentHighlight", Feature::DocumentHighlight),
+    ("documentSymbol", Feature::DocumentSymbol),
+    ("hover", Feature::Hover),
+    ("implementation", Feature::Implementation),
+    ("references", Feature::References),
+    ("rename", Feature::Rename),
+    ("signatureHelp", Feature::SignatureHelp),
+    ("typeDefinition", Feature::TypeDefinition),
+    ("workspaceSymbol", Feature::WorkspaceSymbol),
+    ("prepareRename", Feature::PrepareRename),
+];
+
+impl Feature {
+    /// The capability that declares it, as the protocol names it (for messages).
+    pub fn provider(self) -> &'static str {
+        match self {
+            Feature::CallHierarchy => "callHierarchyProvider",
+            Feature::CodeAction => "codeActionProvider",
+            Feature::CodeActionResolve => "codeActionProvider.resolveProvider",
+            Feature::Completion => "completionProvider",
+            Feature::Declaration => "declarationProvider",
+            Feature::Definition => "definitionProvider",
+            Feature::DocumentHighlight => "documentHighlightProvider",
+            Feature::DocumentSymbol => "documentSymbolProvider",
+            Feature::Hover => "hoverProvider",
+            Feature::Implementation => "implementationProvider",
+            Feature::References => "referencesProvider",
+            Feature::Rename => "renameProvider",
+            Feature::PrepareRename => "renameProvider.prepareProvider",
+            Feature::SignatureHelp => "signatureHelpProvider",
+            Feature::TypeDefinition => "typeDefinitionProvider",
+            Feature::WorkspaceSymbol => "workspaceSymbolProvider",
+            Feature::WillRenameFiles => "workspace.fileOperations.willRename",
+            Feature::DidRenameFiles => "workspace.fileOperations.didRename",
+            Feature::PullDiagnostics => "diagnosticProvider",
+        }
+    }
+
+    /// Whether `caps` declare it: present, and not `false`.
+    pub fn offered_by(self, caps: &ServerCapabilities) -> bool {
+        fn one_of<T>(c: &Option<OneOf<bool, T>>) -> bool {
+            matches!(c, Some(OneOf::Left(true) | OneOf::Right(_)))
+        }
+        let file_ops = caps
+            .workspace
+            .as_ref()
+            .and_then(|w| w.file_operations.as_ref());
+        match self {
+            Feature::CallHierarchy => !matches!(
+                caps.call_hierarchy_provider,
+                None | Some(CallHierarchyServerCapability::Simple(false))
+            ),
+            Feature::CodeAction => !matches!(
+                caps.code_action_provider,
+                None | Some(CodeActionProviderCapability::Simple(false))
+            ),
+            Feature::CodeActionResolve => matches!(
+                &caps.code_action_provider,
+                Some(CodeActionProviderCapability::Options(o)) if o.resolve_provider == Some(true)
+            ),
+            Feature::Completion => caps.completion_provider.is_some(),
+            Feature::Declaration => !matches!(
+                caps.declaration_provider,
+                None | Some(DeclarationCapability::Simple(false))
+            ),
+            Feature::Definition => one_of(&caps.definition_provider),
+            Feature::DocumentHighlight => one_of(&caps.document_highlight_provider),
+            Feature::DocumentSymbol => one_of(&caps.document_symbol_provider),
+            Feature::Hover => !matches!(
+                caps.hover_provider,
+                None | Some(HoverProviderCapability::Simple(false))
+            ),
+            Feature::Implementation => !matches!(
+                caps.implementation_provider,
+                None | Some(ImplementationProviderCapability::Simple(false))
+            ),
+            Feature::References => one_of(&caps.references_provider),
+            Feature::Rename => one_of(&caps.rename_provider),
+            Feature::PrepareRename => matches!(
+                &caps.rename_provider,
+                Some(OneOf::Right(o)) if o.prepare_provider == Some(true)
+            ),
+            Feature::SignatureHelp => caps.signature_help_provider.is_some(),
+            Feature::TypeDefinition => !matches!(
+                caps.type_definition_provider,
+                None | Some(TypeDefinitionProviderCapability::Simple(false))
+            ),
+            Feature::WorkspaceSymbol => one_of(&caps.workspace_symbol_provider),
+            Feature::WillRenameFiles => file_ops.is_some_and(|f| f.will_rename.is_some()),
+            Feature::DidRenameFiles => file_ops.is_some_and(|f| f.did_rename.is_some()),
+            Feature::PullDiagnostics => caps.diagnostic_provider.is_some(),
+        }
+    }
+}
+
+/// Which LSP features the server offers statically, as booleans.
+pub fn capability_summary(caps: &ServerCapabilities) -> BTreeMap<String, bool> {
+    SUMMARY
+        .iter()
+        .map(|(name, f)| (name.to_string(), f.offered_by(caps)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn features_read_as_the_capability_keys_did() {
+        let raw = json!({
+            "hoverProvider": true,
+            "definitionProvider": {"workDoneProgress": true},
+            "referencesProvider": false,
+            "implementationProvider": null,
+            "renameProvider": {"prepareProvider": true},
+            "codeActionProvider": {"resolveProvider": true},
+            "signatureHelpProvider": {"triggerCharacters": ["("]},
+            "workspace": {"fileOperations": {"didRename": {"filters": []}}},
+            // Not the protocol's shape: left out, the rest still read.
+            "completionProvider": 7
+        });
+        let caps = parse(&raw);
+        let summary = capability_summary(&caps);
+        let on: Vec<&str> = summary
+            .iter()
+            .filter(|(_, v)| **v)
+            .map(|(k, _)| k.as_str())
+            .collect();
+        assert_eq!(
+            on,
+            [
+                "codeAction",
+                "definition",
+                "hover",
+                "prepareRename",
+                "rename",
+                "signatureHelp"
+            ]
+        );
+        assert!(Feature::CodeActionResolve.offered_by(&caps));
+        assert!(Feature::DidRenameFiles.offered_by(&caps));
+        assert!(!Feature::WillRenameFiles.offered_by(&caps));
+        assert!(!Feature::PullDiagnostics.offered_by(&caps));
+        assert_eq!(parse(&json!(null)), ServerCapabilities::default());
+    }
 }

@@ -1,73 +1,85 @@
 //! Everything a server sends, handled on the reader: replies matched to their requests,
 //! the server's own requests answered (configuration, workspace folders, edits refused or
-//! captured), and its notifications read for the signals lanser waits on — the "project
-//! loaded" signal of its [`Ready`] kind (Pyright's log line, the end of `$/progress`,
-//! rust-analyzer's `quiescent` status) and the diagnostics a push-only server publishes.
+//! captured; any other MethodNotFound), and its notifications read for the signals lanser
+//! waits on — the "project loaded" signal of its [`Ready`] kind (Pyright's log line, the end
+//! of `$/progress`, rust-analyzer's `quiescent` status) and the diagnostics a push-only server
+//! publishes. A frame that is not a message fails the request(s) it could have answered.
 
-use super::session::{Published, RpcError, Shared, METHOD_NOT_FOUND};
-use super::transport::FrameError;
+use super::inbound::{settings_section, ServerNotification, ServerRequest};
+use super::message::{Blame, Message, Notification, Request, RequestId, Response, ResponseError};
+use super::session::{Published, RpcError, Shared};
+use super::transport::{FrameError, Incoming};
 use crate::languages::Ready;
-use serde_json::{json, Value};
+use lsp_types::request::{
+    ApplyWorkspaceEdit, DocumentDiagnosticRequest, RegisterCapability, Request as _, ShowDocument,
+    ShowMessageRequest, UnregisterCapability, WorkspaceConfiguration, WorkspaceFoldersRequest,
+};
+use lsp_types::{
+    ApplyWorkspaceEditParams, ApplyWorkspaceEditResponse, LogMessageParams, NumberOrString,
+    ProgressParams, ProgressParamsValue, PublishDiagnosticsParams, ShowDocumentResult, Uri,
+    WorkDoneProgress, WorkspaceFolder,
+};
 use std::sync::{Arc, Mutex};
+
+/// JSON-RPC's code for an answer lanser could not write.
+const INTERNAL_ERROR: i64 = -32603;
 
 /// Reader-side handling of everything the server sends.
 pub(super) struct Handler {
     pub(super) shared: Arc<Shared>,
-    pub(super) settings: Arc<Mutex<Value>>,
-    pub(super) root_uri: String,
-    pub(super) replies: tokio::sync::mpsc::UnboundedSender<String>,
+    /// What `workspace/configuration` is answered from.
+    pub(super) settings: Arc<Mutex<serde_json::Value>>,
+    pub(super) root: Uri,
+    pub(super) replies: tokio::sync::mpsc::UnboundedSender<Message>,
     /// Which of the server's signals means "loaded".
     pub(super) ready: Ready,
     /// With [`Ready::LogLine`]: the log message's text.
     pub(super) ready_log: Option<String>,
 }
 
-/// lanser's error answer to a request from the server (a JSON-RPC error object).
-struct Refusal {
-    code: i64,
-    message: String,
-}
-
 impl Handler {
-    pub(super) fn on_message(&mut self, msg: Result<Value, FrameError>) {
-        let msg = match msg {
-            Ok(m) => m,
-            Err(e) => return self.on_close(e),
+    pub(super) fn on_message(&mut self, incoming: Incoming) {
+        match incoming {
+            Incoming::Message(Message::Response(r)) => self.on_response(r),
+            Incoming::Message(Message::Request(r)) => self.on_request(r),
+            Incoming::Message(Message::Notification(n)) => self.on_notification(n),
+            Incoming::Malformed(e) => self.on_malformed(e),
+            Incoming::End(e) => self.on_close(e),
+        }
+    }
+
+    fn on_response(&mut self, r: Response) {
+        // lanser numbers its requests: another id answers nothing it waits for.
+        let RequestId::Int(id) = r.id else { return };
+        let Some(tx) = self.shared.lock().pending.remove(&id) else {
+            return;
         };
-        let method = msg.get("method").and_then(Value::as_str);
-        let id = msg.get("id").cloned();
-        match (method, id) {
-            (None, Some(id)) => {
-                let Some(id) = id.as_i64() else { return };
-                let Some(tx) = self.shared.lock().pending.remove(&id) else {
-                    return;
-                };
-                let reply = match msg.get("error") {
-                    Some(err) => Err(RpcError::Server {
-                        code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
-                        message: err
-                            .get("message")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                    }),
-                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
-                };
-                let _ = tx.send(reply);
+        let reply = r.result.map_err(|e| RpcError::Server {
+            code: e.code,
+            message: e.message,
+        });
+        let _ = tx.send(reply);
+    }
+
+    /// A frame that is not a message: the request it names, or every request waiting when it
+    /// names none, fails with it. One that fails no request is kept for the message of a
+    /// request that then times out.
+    fn on_malformed(&mut self, why: FrameError) {
+        let why = Arc::new(why);
+        let failed: Vec<_> = {
+            let mut st = self.shared.lock();
+            let failed: Vec<_> = match why.blame() {
+                Blame::One(RequestId::Int(id)) => st.pending.remove(&id).into_iter().collect(),
+                Blame::All => st.pending.drain().map(|(_, tx)| tx).collect(),
+                Blame::One(RequestId::Str(_)) | Blame::None => Vec::new(),
+            };
+            if failed.is_empty() {
+                st.last_malformed = Some(why.to_string());
             }
-            (Some(method), Some(id)) => {
-                let params = msg.get("params").cloned().unwrap_or(Value::Null);
-                let body = match self.answer(method, &params) {
-                    Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                    Err(Refusal { code, message }) => json!({
-                        "jsonrpc": "2.0", "id": id,
-                        "error": {"code": code, "message": message}
-                    }),
-                };
-                let _ = self.replies.send(body.to_string());
-            }
-            (Some(method), None) => self.on_notification(method, &msg),
-            (None, None) => {}
+            failed
+        };
+        for tx in failed {
+            let _ = tx.send(Err(RpcError::Malformed(why.clone())));
         }
     }
 
@@ -86,134 +98,181 @@ impl Handler {
         self.shared.closed.send_replace(true);
     }
 
-    /// Every server→client request gets an answer; unknown ones MethodNotFound.
-    fn answer(&self, method: &str, params: &Value) -> std::result::Result<Value, Refusal> {
-        match method {
-            "workspace/configuration" => {
-                let items = params
-                    .get("items")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                Ok(Value::Array(
-                    items
-                        .iter()
-                        .map(|item| {
-                            let section = item.get("section").and_then(Value::as_str);
-                            let settings = self.settings.lock().unwrap_or_else(|p| p.into_inner());
-                            settings_section(&settings, section)
-                        })
-                        .collect(),
-                ))
-            }
-            "workspace/workspaceFolders" => Ok(json!([{"uri": self.root_uri, "name": "root"}])),
-            "client/registerCapability" => {
-                let pulls = params
-                    .get("registrations")
-                    .and_then(Value::as_array)
-                    .is_some_and(|r| r.iter().any(|r| r["method"] == "textDocument/diagnostic"));
-                if pulls {
-                    self.shared.lock().pull_registered = true;
-                }
-                Ok(Value::Null)
-            }
-            "client/unregisterCapability"
-            | "window/workDoneProgress/create"
-            | "workspace/diagnostic/refresh"
-            | "workspace/semanticTokens/refresh"
-            | "workspace/inlayHint/refresh"
-            | "workspace/codeLens/refresh"
-            | "window/showMessageRequest" => Ok(Value::Null),
-            "window/showDocument" => Ok(json!({"success": false})),
-            "workspace/applyEdit" => {
-                let mut st = self.shared.lock();
-                if st.capture_edits {
-                    let edit = params.get("edit").cloned().unwrap_or(Value::Null);
-                    st.captured_edits.push(edit);
-                    Ok(json!({"applied": true}))
-                } else {
-                    Ok(json!({
-                        "applied": false,
-                        "failureReason": "lanser applies edits only through its own safety envelope"
-                    }))
-                }
-            }
-            _ => Err(Refusal {
-                code: METHOD_NOT_FOUND,
-                message: format!("Unhandled method {method}"),
-            }),
+    /// Every server→client request gets an answer; unknown ones MethodNotFound, ones whose
+    /// params do not fit InvalidParams.
+    fn on_request(&mut self, r: Request) {
+        match ServerRequest::parse(&r.method, r.params) {
+            Ok(request) => self.answer(r.id, request),
+            Err(e) => self.refuse(r.id, e.response()),
         }
     }
 
-    fn on_notification(&mut self, method: &str, msg: &Value) {
-        let params = msg.get("params").unwrap_or(&Value::Null);
-        match method {
-            "window/logMessage" => {
-                let text = params["message"].as_str().unwrap_or_default();
-                if let Some(v) = text
-                    .strip_prefix("Pyright language server ")
-                    .and_then(|r| r.strip_suffix(" starting"))
-                {
-                    self.shared.lock().logged_version = Some(v.to_string());
+    fn answer(&self, id: RequestId, request: ServerRequest) {
+        match request {
+            ServerRequest::Configuration(sections) => {
+                let settings = self.settings.lock().unwrap_or_else(|p| p.into_inner());
+                let answer = sections
+                    .iter()
+                    .map(|s| settings_section(&settings, s.as_deref()))
+                    .collect();
+                self.reply::<WorkspaceConfiguration>(id, answer)
+            }
+            ServerRequest::WorkspaceFolders => self.reply::<WorkspaceFoldersRequest>(
+                id,
+                Some(vec![WorkspaceFolder {
+                    uri: self.root.clone(),
+                    name: "root".into(),
+                }]),
+            ),
+            ServerRequest::RegisterCapability(params) => {
+                let pulls = params
+                    .registrations
+                    .iter()
+                    .any(|r| r.method == DocumentDiagnosticRequest::METHOD);
+                if pulls {
+                    self.shared.lock().pull_registered = true;
                 }
-                let loaded = match self.ready {
-                    Ready::ProjectLog => is_project_loaded_line(text),
-                    Ready::LogLine => self.ready_log.as_deref().is_some_and(|l| text.contains(l)),
-                    _ => false,
-                };
-                if loaded {
-                    self.shared.ready.send_replace(true);
-                }
+                self.reply::<RegisterCapability>(id, ())
             }
-            "$/progress" => {
-                let token = match &params["token"] {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                let loaded = {
-                    let mut st = self.shared.lock();
-                    match params.pointer("/value/kind").and_then(Value::as_str) {
-                        Some("begin") => {
-                            st.progress_open.insert(token);
-                            false
-                        }
-                        Some("end") => {
-                            st.progress_open.remove(&token);
-                            st.progress_open.is_empty()
-                        }
-                        _ => false,
-                    }
-                };
-                if self.ready == Ready::Progress && loaded {
-                    self.shared.ready.send_replace(true);
-                }
+            ServerRequest::UnregisterCapability
+            | ServerRequest::WorkDoneProgressCreate
+            | ServerRequest::Refresh => self.reply::<UnregisterCapability>(id, ()),
+            ServerRequest::ShowMessageRequest => self.reply::<ShowMessageRequest>(id, None),
+            ServerRequest::ShowDocument => {
+                self.reply::<ShowDocument>(id, ShowDocumentResult { success: false })
             }
-            "experimental/serverStatus"
-                if self.ready == Ready::ServerStatus && params["quiescent"] == true =>
-            {
-                self.shared.ready.send_replace(true);
+            ServerRequest::ApplyEdit(params) => {
+                let answer = self.apply_edit(*params);
+                self.reply::<ApplyWorkspaceEdit>(id, answer)
             }
-            "textDocument/publishDiagnostics" => {
-                let Some(uri) = params["uri"].as_str() else {
-                    return;
-                };
-                let mut st = self.shared.lock();
-                st.publish_seq += 1;
-                let published = Published {
-                    version: params["version"].as_i64(),
-                    diagnostics: params["diagnostics"].clone(),
-                    seq: st.publish_seq,
-                };
-                // Keyed as lanser spells the URI (a Windows server's `file:///c%3A/…` is
-                // `file:///C:/…`; the URI as it is elsewhere).
-                let key = crate::workspace::uri_key(uri).into_owned();
-                st.published.insert(key, published);
-                let seq = st.publish_seq;
-                drop(st);
-                self.shared.published.send_replace(seq);
-            }
-            _ => {}
+            ServerRequest::Unknown(method) => self.refuse(
+                id,
+                ResponseError {
+                    code: super::message::code::METHOD_NOT_FOUND,
+                    message: format!("Unhandled method {method}"),
+                    data: None,
+                },
+            ),
         }
+    }
+
+    /// Captured while a command runs (lanser applies it through its own envelope), else
+    /// refused.
+    fn apply_edit(&self, params: ApplyWorkspaceEditParams) -> ApplyWorkspaceEditResponse {
+        let mut st = self.shared.lock();
+        if !st.capture_edits {
+            return ApplyWorkspaceEditResponse {
+                applied: false,
+                failure_reason: Some(
+                    "lanser applies edits only through its own safety envelope".into(),
+                ),
+                failed_change: None,
+            };
+        }
+        st.captured_edits.push(params.edit);
+        ApplyWorkspaceEditResponse {
+            applied: true,
+            failure_reason: None,
+            failed_change: None,
+        }
+    }
+
+    /// Answer request `id` of type `R`.
+    fn reply<R: lsp_types::request::Request>(&self, id: RequestId, result: R::Result) {
+        let result = serde_json::to_value(result).map_err(|e| ResponseError {
+            code: INTERNAL_ERROR,
+            message: format!("lanser could not write its answer to {}: {e}", R::METHOD),
+            data: None,
+        });
+        let _ = self
+            .replies
+            .send(Message::Response(Response { id, result }));
+    }
+
+    fn refuse(&self, id: RequestId, error: ResponseError) {
+        let _ = self.replies.send(Message::Response(Response {
+            id,
+            result: Err(error),
+        }));
+    }
+
+    /// A notification whose params do not fit its type is dropped (the trace keeps it): it
+    /// answers no request, and the signals lanser waits on have their own bounds.
+    fn on_notification(&mut self, n: Notification) {
+        let Ok(note) = ServerNotification::parse(&n.method, n.params) else {
+            return;
+        };
+        match note {
+            ServerNotification::LogMessage(p) => self.on_log(&p),
+            ServerNotification::Progress(p) => self.on_progress(p),
+            ServerNotification::ServerStatus(s) => {
+                if self.ready == Ready::ServerStatus && s.quiescent {
+                    self.shared.ready.send_replace(true);
+                }
+            }
+            ServerNotification::PublishDiagnostics(p) => self.on_publish(p),
+            ServerNotification::ShowMessage(_) | ServerNotification::Other(_) => {}
+        }
+    }
+
+    fn on_log(&mut self, p: &LogMessageParams) {
+        let text = p.message.as_str();
+        if let Some(v) = text
+            .strip_prefix("Pyright language server ")
+            .and_then(|r| r.strip_suffix(" starting"))
+        {
+            self.shared.lock().logged_version = Some(v.to_string());
+        }
+        let loaded = match self.ready {
+            Ready::ProjectLog => is_project_loaded_line(text),
+            Ready::LogLine => self.ready_log.as_deref().is_some_and(|l| text.contains(l)),
+            _ => false,
+        };
+        if loaded {
+            self.shared.ready.send_replace(true);
+        }
+    }
+
+    fn on_progress(&mut self, p: ProgressParams) {
+        let token = match p.token {
+            NumberOrString::String(s) => s,
+            NumberOrString::Number(n) => n.to_string(),
+        };
+        let ProgressParamsValue::WorkDone(value) = p.value;
+        let loaded = {
+            let mut st = self.shared.lock();
+            match value {
+                WorkDoneProgress::Begin(_) => {
+                    st.progress_open.insert(token);
+                    false
+                }
+                WorkDoneProgress::End(_) => {
+                    st.progress_open.remove(&token);
+                    st.progress_open.is_empty()
+                }
+                WorkDoneProgress::Report(_) => false,
+            }
+        };
+        if self.ready == Ready::Progress && loaded {
+            self.shared.ready.send_replace(true);
+        }
+    }
+
+    fn on_publish(&mut self, p: PublishDiagnosticsParams) {
+        let mut st = self.shared.lock();
+        st.publish_seq += 1;
+        let published = Published {
+            version: p.version,
+            diagnostics: p.diagnostics,
+            seq: st.publish_seq,
+        };
+        // Keyed as lanser spells the URI (a Windows server's `file:///c%3A/…` is
+        // `file:///C:/…`; the URI as it is elsewhere).
+        let key = crate::workspace::uri_key(p.uri.as_str()).into_owned();
+        st.published.insert(key, published);
+        let seq = st.publish_seq;
+        drop(st);
+        self.shared.published.send_replace(seq);
     }
 }
 
@@ -229,36 +288,9 @@ fn is_project_loaded_line(text: &str) -> bool {
     digits > 0 && rest[digits..].starts_with(" source file")
 }
 
-/// The value at a dotted section path (`python.analysis`), or null.
-pub fn settings_section(settings: &Value, section: Option<&str>) -> Value {
-    let Some(section) = section.filter(|s| !s.is_empty()) else {
-        return settings.clone();
-    };
-    let mut cur = settings;
-    for part in section.split('.') {
-        match cur.get(part) {
-            Some(v) => cur = v,
-            None => return Value::Null,
-        }
-    }
-    cur.clone()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dotted_sections() {
-        let s = json!({"python": {"analysis": {"diagnosticMode": "openFilesOnly"}, "pythonPath": "/p"}});
-        assert_eq!(
-            settings_section(&s, Some("python.analysis")),
-            json!({"diagnosticMode": "openFilesOnly"})
-        );
-        assert_eq!(settings_section(&s, Some("python.pythonPath")), json!("/p"));
-        assert_eq!(settings_section(&s, Some("pyright")), Value::Null);
-        assert_eq!(settings_section(&s, None), s);
-    }
 
     #[test]
     fn project_loaded_lines() {

@@ -1,13 +1,18 @@
-//! Talking to a language server: framing ([`transport`]), the session ([`session`]) and what
-//! it declares ([`capabilities`]), what the server sees and the diagnostics pulled under it
-//! ([`view`]), telling it what changed on disk ([`changes`]), and finding or installing the
-//! pinned server ([`provision`]).
+//! Talking to a language server: framing ([`transport`]) of typed messages ([`message`]), the
+//! session ([`session`]) and what it declares ([`capabilities`]), what the server sends of its
+//! own accord ([`inbound`], handled in [`handler`]), what the server sees and the diagnostics
+//! pulled under it ([`view`], [`diagnostics`]) and telling it what changed on disk
+//! ([`changes`]). Which server to start, and installing it, is [`crate::servers`]'.
 
 pub mod capabilities;
 pub mod changes;
+pub mod diagnostics;
 pub mod handler;
-pub mod provision;
+pub mod inbound;
+pub mod message;
 pub mod session;
+#[cfg(test)]
+mod tests;
 pub mod transport;
 pub mod tsserver;
 pub mod typed;

@@ -10,16 +10,28 @@
 //! another server's [`Ready`] kind (read in [`super::handler`]). Diagnostics come from a pull,
 //! from tsserver ([`super::tsserver`]) or from what a push-only server publishes.
 
-pub use super::handler::settings_section;
+use super::capabilities::Feature;
 use super::handler::Handler;
-use super::transport::{Tap, Transport};
+pub use super::inbound::settings_section;
+use super::message::{self, code, Message, RequestId};
+use super::transport::{FrameError, Tap, Transport};
 use crate::document::Document;
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::languages::Ready;
+use crate::languages::{Quirks, Ready};
 use crate::text::Encoding;
-use lsp_types::request::{DocumentDiagnosticRequest, Request};
-use lsp_types::DocumentDiagnosticParams;
-use serde_json::{json, Value};
+use lsp_types::notification::{
+    Cancel, DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles,
+    DidCloseTextDocument, DidOpenTextDocument, Exit, Initialized, Notification,
+};
+use lsp_types::request::{Initialize, Request, Shutdown};
+use lsp_types::{
+    CancelParams, DidChangeConfigurationParams, DidChangeTextDocumentParams,
+    DidChangeWatchedFilesParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, FileEvent,
+    InitializedParams, NumberOrString, PositionEncodingKind, ServerCapabilities, ServerInfo,
+    TextDocumentContentChangeEvent, TextDocumentItem, VersionedTextDocumentIdentifier,
+    WorkspaceEdit,
+};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -30,13 +42,9 @@ use tokio::sync::{oneshot, watch};
 
 /// How long a push-only server may stay silent before its last published diagnostics of a
 /// document are taken as current (see [`Session::pull_diagnostics`]).
-const PUBLISH_QUIET: Duration = Duration::from_millis(1500);
+pub(super) const PUBLISH_QUIET: Duration = Duration::from_millis(1500);
 /// How long `shutdown` may take before the server is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
-/// JSON-RPC error codes with a meaning of their own.
-pub(super) const METHOD_NOT_FOUND: i64 = -32601;
-const REQUEST_CANCELLED: i64 = -32800;
-const CONTENT_MODIFIED: i64 = -32801;
 
 /// What is needed to start a session.
 #[derive(Clone)]
@@ -60,6 +68,8 @@ pub struct SessionConfig {
     pub ready_log: Option<String>,
     /// `general.positionEncodings` offered, in order of preference.
     pub encodings: Vec<&'static str>,
+    /// What the server does beyond the protocol.
+    pub quirks: Quirks,
 }
 
 pub(super) type Reply = std::result::Result<Value, RpcError>;
@@ -67,14 +77,19 @@ pub(super) type Reply = std::result::Result<Value, RpcError>;
 #[derive(Debug, Clone)]
 pub(super) enum RpcError {
     Closed,
-    Server { code: i64, message: String },
+    Server {
+        code: i64,
+        message: String,
+    },
+    /// The server sent a frame that is not a message where this answer could have been.
+    Malformed(Arc<FrameError>),
 }
 
 /// The diagnostics a server last published for one document.
 pub(super) struct Published {
     /// The document version they are for, when the server says.
-    pub(super) version: Option<i64>,
-    pub(super) diagnostics: Value,
+    pub(super) version: Option<i32>,
+    pub(super) diagnostics: Vec<lsp_types::Diagnostic>,
     /// The order of arrival among all publishes.
     pub(super) seq: u64,
 }
@@ -87,13 +102,16 @@ pub(super) struct State {
     /// Version from "Pyright language server X starting", for servers without serverInfo.
     pub(super) logged_version: Option<String>,
     /// uri → (version, text digest) of documents opened in the server.
-    open_docs: HashMap<String, (i32, String)>,
+    pub(super) open_docs: HashMap<String, (i32, String)>,
     /// Why the stream ended, when it was not a plain exit.
     pub(super) close_reason: Option<String>,
+    /// What was wrong with the last frame from the server that was not a message and failed no
+    /// request, for the message of a request that then times out.
+    pub(super) last_malformed: Option<String>,
     /// While set, `workspace/applyEdit` requests are collected (and answered applied) so that
     /// lanser applies them through its own envelope; otherwise they are refused.
     pub(super) capture_edits: bool,
-    pub(super) captured_edits: Vec<Value>,
+    pub(super) captured_edits: Vec<WorkspaceEdit>,
     /// `$/progress` tokens begun and not ended.
     pub(super) progress_open: std::collections::HashSet<String>,
     /// The server registered `textDocument/diagnostic` (it answers pulls).
@@ -102,11 +120,11 @@ pub(super) struct State {
     pub(super) published: HashMap<String, Published>,
     pub(super) publish_seq: u64,
     /// uri → `publish_seq` when lanser last sent it the document's text.
-    synced_at: HashMap<String, u64>,
+    pub(super) synced_at: HashMap<String, u64>,
     /// View-changing notifications sent so far (see [`super::view`]).
-    view_changes: u64,
+    pub(super) view_changes: u64,
     /// Diagnostics pulled per view.
-    diag_memo: super::view::DiagMemo,
+    pub(super) diag_memo: super::view::DiagMemo,
 }
 
 pub(super) struct Shared {
@@ -138,15 +156,18 @@ pub type Connect = Arc<dyn Fn() -> Pipes + Send + Sync>;
 /// the owner that calls [`Session::shutdown`] ends it.
 #[derive(Clone)]
 pub struct Session {
-    shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
     transport: Arc<Transport>,
     /// None for an in-process server.
     child: Arc<tokio::sync::Mutex<Option<Child>>>,
-    config: SessionConfig,
+    pub(super) config: SessionConfig,
     /// What `workspace/configuration` is answered from (shared with the reader).
     settings: Arc<Mutex<Value>>,
-    /// The server's `InitializeResult`.
-    pub init_result: Value,
+    /// The server's capabilities, as it sent them (`lanser capabilities` reports them).
+    raw_capabilities: Value,
+    /// The same, as the protocol's type: what lanser gates on.
+    capabilities: ServerCapabilities,
+    server_info: Option<ServerInfo>,
     pub encoding: Encoding,
 }
 
@@ -199,12 +220,12 @@ impl Session {
             published,
         });
         // Server→client requests are answered from the reader task through the same writer.
-        let outgoing = tokio::sync::mpsc::unbounded_channel::<String>();
+        let outgoing = tokio::sync::mpsc::unbounded_channel::<Message>();
         let settings = Arc::new(Mutex::new(config.settings.clone()));
         let mut handler = Handler {
             shared: shared.clone(),
             settings: settings.clone(),
-            root_uri: config.root_uri.clone(),
+            root: super::typed::uri(&config.root_uri)?,
             replies: outgoing.0.clone(),
             ready: config.ready,
             ready_log: config.ready_log.clone(),
@@ -224,22 +245,28 @@ impl Session {
             child: Arc::new(tokio::sync::Mutex::new(child)),
             config,
             settings,
-            init_result: Value::Null,
+            raw_capabilities: Value::Null,
+            capabilities: ServerCapabilities::default(),
+            server_info: None,
             encoding: Encoding::Utf16,
         };
         let params = super::capabilities::initialize_params(&session.config);
         // Sent as built: the client capabilities are kept verbatim, not through lsp-types'
         // structs (which would drop what a server reads beyond them).
-        let result = session.request_raw("initialize", params).await?;
-        session.encoding = match result
-            .pointer("/capabilities/positionEncoding")
-            .and_then(Value::as_str)
-        {
-            Some("utf-8") => Encoding::Utf8,
-            Some("utf-32") => Encoding::Codepoint,
+        let mut result = session.request_raw(Initialize::METHOD, params).await?;
+        session.raw_capabilities = result
+            .get_mut("capabilities")
+            .map(Value::take)
+            .unwrap_or(Value::Null);
+        session.capabilities = super::capabilities::parse(&session.raw_capabilities);
+        session.server_info = result
+            .get_mut("serverInfo")
+            .and_then(|i| serde_json::from_value(i.take()).ok());
+        session.encoding = match &session.capabilities.position_encoding {
+            Some(e) if *e == PositionEncodingKind::UTF8 => Encoding::Utf8,
+            Some(e) if *e == PositionEncodingKind::UTF32 => Encoding::Codepoint,
             _ => Encoding::Utf16,
         };
-        session.init_result = result;
         let waits = match session.config.ready {
             Ready::ProjectLog | Ready::ServerStatus | Ready::LogLine => true,
             Ready::Progress => session.config.expect_index,
@@ -248,13 +275,12 @@ impl Session {
         if !waits {
             session.shared.ready.send_replace(true);
         }
-        session.notify("initialized", json!({}));
+        session.notify::<Initialized>(InitializedParams {});
         // Pyright 1.1.407 answers nothing until it gets this
         // (docs/workspace.md#what-lanser-relies-on-in-pyright).
-        session.notify(
-            "workspace/didChangeConfiguration",
-            json!({ "settings": session.config.settings }),
-        );
+        session.notify::<DidChangeConfiguration>(DidChangeConfigurationParams {
+            settings: session.config.settings.clone(),
+        });
         Ok(session)
     }
 
@@ -266,16 +292,11 @@ impl Session {
 
     /// Server name and version: `serverInfo` when sent, else what the server logged.
     pub fn server_info(&self) -> (Option<String>, Option<String>) {
-        let name = self
-            .init_result
-            .pointer("/serverInfo/name")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let name = self.server_info.as_ref().map(|i| i.name.clone());
         let version = self
-            .init_result
-            .pointer("/serverInfo/version")
-            .and_then(Value::as_str)
-            .map(str::to_string)
+            .server_info
+            .as_ref()
+            .and_then(|i| i.version.clone())
             .or_else(|| self.shared.lock().logged_version.clone());
         (name, version)
     }
@@ -283,23 +304,36 @@ impl Session {
     /// Serve `settings` from now on and tell the server (`workspace/didChangeConfiguration`).
     pub fn update_settings(&self, settings: Value) {
         *self.settings.lock().unwrap_or_else(|p| p.into_inner()) = settings.clone();
-        self.notify(
-            "workspace/didChangeConfiguration",
-            json!({ "settings": settings }),
-        );
+        self.notify::<DidChangeConfiguration>(DidChangeConfigurationParams { settings });
     }
 
-    pub fn capabilities(&self) -> &Value {
-        self.init_result.get("capabilities").unwrap_or(&Value::Null)
+    /// The server's capabilities as it sent them, verbatim.
+    pub fn raw_capabilities(&self) -> &Value {
+        &self.raw_capabilities
     }
 
-    /// Send a notification.
-    pub fn notify(&self, method: &str, params: Value) {
-        if super::view::changes_view(method) {
+    /// The server's capabilities, as the protocol's type.
+    pub fn capabilities(&self) -> &ServerCapabilities {
+        &self.capabilities
+    }
+
+    /// Whether the server declares `feature`.
+    pub fn supports(&self, feature: Feature) -> bool {
+        feature.offered_by(&self.capabilities)
+    }
+
+    /// Send a typed notification (`lsp_types::notification::*`).
+    pub fn notify<N: Notification>(&self, params: N::Params) {
+        if super::view::changes_view(N::METHOD) {
             self.shared.lock().view_changes += 1;
         }
-        let body = json!({"jsonrpc": "2.0", "method": method, "params": params});
-        let _ = self.transport.outgoing.send(body.to_string());
+        // lsp-types' params always serialize (no map has keys that are not strings).
+        let params = message::params_of(params).unwrap_or(Value::Null);
+        let note = message::Notification {
+            method: N::METHOD.to_string(),
+            params,
+        };
+        let _ = self.transport.outgoing.send(Message::Notification(note));
     }
 
     /// Send a typed request (`lsp_types::request::*`) and wait for its typed answer, at most
@@ -307,15 +341,22 @@ impl Session {
     /// through `lsp-types`; an answer that does not fit the protocol's type is the server's
     /// fault, reported as such.
     pub async fn request<R: Request>(&self, params: R::Params) -> Result<R::Result> {
-        let mut params = serde_json::to_value(params).map_err(|e| {
+        self.request_within::<R>(params, self.config.request_timeout)
+            .await
+    }
+
+    /// [`Session::request`], waiting at most `timeout`.
+    pub async fn request_within<R: Request>(
+        &self,
+        params: R::Params,
+        timeout: Duration,
+    ) -> Result<R::Result> {
+        let params = message::params_of(params).map_err(|e| {
             LanserError::internal(format!("{} params do not serialize", R::METHOD)).with_source(e)
         })?;
-        // lsp-types writes some absent optional members as `null` (a pull's `identifier`,
-        // `previousResultId`); the protocol spells absence by leaving them out.
-        if let Value::Object(members) = &mut params {
-            members.retain(|_, v| !v.is_null());
-        }
-        let answer = self.request_raw(R::METHOD, params).await?;
+        let answer = self
+            .request_with_timeout(R::METHOD, params, timeout)
+            .await?;
         serde_json::from_value(answer).map_err(|e| {
             LanserError::internal(format!(
                 "language server answered {} with a result that is not the protocol's",
@@ -332,7 +373,7 @@ impl Session {
             .await
     }
 
-    pub async fn request_with_timeout(
+    async fn request_with_timeout(
         &self,
         method: &str,
         params: Value,
@@ -351,8 +392,12 @@ impl Session {
             st.pending.insert(id, tx);
             id
         };
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let _ = self.transport.outgoing.send(body.to_string());
+        let request = message::Request {
+            id: RequestId::Int(id),
+            method: method.to_string(),
+            params,
+        };
+        let _ = self.transport.outgoing.send(Message::Request(request));
         // Until the answer comes, giving up on it (a timeout, or this future dropped: a
         // client that cancelled) tells the server with `$/cancelRequest`.
         let mut waiting = Waiting {
@@ -368,24 +413,34 @@ impl Session {
             Ok(Ok(Err(RpcError::Server { code, message }))) => {
                 Err(server_error(method, code, &message))
             }
+            Ok(Ok(Err(RpcError::Malformed(why)))) => Err(LanserError::crash(format!(
+                "language server sent a malformed frame ({why}) during {method}"
+            ))
+            .with_source(why)),
             Ok(Ok(Err(RpcError::Closed))) | Ok(Err(_)) => Err(self.crash_error(method)),
-            Err(_) => Err(LanserError::new(
-                ErrorCode::LsTimeout,
-                format!(
-                    "language server did not answer {method} within {:.1} s",
-                    timeout.as_secs_f64()
-                ),
-            )),
+            Err(_) => {
+                let seen = self.shared.lock().last_malformed.clone();
+                let seen = seen
+                    .map(|w| format!(" (it sent a malformed frame: {w})"))
+                    .unwrap_or_default();
+                Err(LanserError::new(
+                    ErrorCode::LsTimeout,
+                    format!(
+                        "language server did not answer {method} within {:.1} s{seen}",
+                        timeout.as_secs_f64()
+                    ),
+                ))
+            }
         }
     }
 
-    fn crash_error(&self, method: &str) -> LanserError {
+    pub(super) fn crash_error(&self, method: &str) -> LanserError {
         if let Some(why) = self.shared.lock().close_reason.clone() {
             return LanserError::crash(format!("language server {why} during {method}"));
         }
         let tail = self
             .transport
-            .last_stderr()
+            .stderr_excerpt()
             .map(|l| format!(": {l}"))
             .unwrap_or_default();
         LanserError::crash(format!("language server exited during {method}{tail}"))
@@ -410,8 +465,13 @@ impl Session {
     }
 
     /// Make the server see `doc`'s current text: didOpen the first time, didChange (full
-    /// text, next version) when it differs from what the server has.
+    /// text, next version) when it differs from what the server has. A `uri` that does not
+    /// parse (lanser builds them percent-encoded, so none) is not opened: the request that
+    /// names it next fails on it.
     pub fn sync_document(&self, uri: &str, doc: &Document) {
+        let Ok(parsed) = super::typed::uri(uri) else {
+            return;
+        };
         let mut st = self.shared.lock();
         match st.open_docs.get(uri).cloned() {
             Some((_, ref digest)) if *digest == doc.doc_version => {}
@@ -421,13 +481,17 @@ impl Session {
                 let seq = st.publish_seq;
                 st.synced_at.insert(uri.to_string(), seq);
                 drop(st);
-                self.notify(
-                    "textDocument/didChange",
-                    json!({
-                        "textDocument": {"uri": uri, "version": version + 1},
-                        "contentChanges": [{"text": doc.text}],
-                    }),
-                );
+                self.notify::<DidChangeTextDocument>(DidChangeTextDocumentParams {
+                    text_document: VersionedTextDocumentIdentifier {
+                        uri: parsed,
+                        version: version + 1,
+                    },
+                    content_changes: vec![TextDocumentContentChangeEvent {
+                        range: None,
+                        range_length: None,
+                        text: doc.text.clone(),
+                    }],
+                });
             }
             None => {
                 st.open_docs
@@ -436,116 +500,16 @@ impl Session {
                 st.synced_at.insert(uri.to_string(), seq);
                 drop(st);
                 let language = crate::languages::language_id(uri);
-                self.notify(
-                    "textDocument/didOpen",
-                    json!({
-                        "textDocument": {
-                            "uri": uri, "languageId": language, "version": 1, "text": doc.text
-                        }
-                    }),
-                );
+                self.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
+                    text_document: TextDocumentItem {
+                        uri: parsed,
+                        language_id: language.to_string(),
+                        version: 1,
+                        text: doc.text.clone(),
+                    },
+                });
             }
         }
-    }
-
-    /// The server's diagnostics of `uri` (its `textDocument/diagnostic` answer), answered
-    /// from the diagnostics already pulled under the same view once the project is loaded
-    /// (see [`super::view`]).
-    pub async fn pull_diagnostics(&self, uri: &str) -> Result<Value> {
-        if !self.pulls() {
-            if super::tsserver::offered(self.capabilities()) {
-                return super::tsserver::diagnostics(self, uri).await;
-            }
-            return self.published_diagnostics(uri).await;
-        }
-        let key = self.view_key();
-        if let Some(k) = &key {
-            if let Some(answer) = self.shared.lock().diag_memo.get(k, uri) {
-                return Ok(answer);
-            }
-        }
-        let report = self
-            .request::<DocumentDiagnosticRequest>(DocumentDiagnosticParams {
-                text_document: super::typed::document(uri)?,
-                identifier: None,
-                previous_result_id: None,
-                work_done_progress_params: Default::default(),
-                partial_result_params: Default::default(),
-            })
-            .await?;
-        let answer = super::typed::json(&report);
-        if let Some(k) = key.filter(|k| self.view_key().as_ref() == Some(k)) {
-            self.shared.lock().diag_memo.put(&k, uri, answer.clone());
-        }
-        Ok(answer)
-    }
-
-    /// Whether the server answers `textDocument/diagnostic` (else it only publishes).
-    pub fn pulls(&self) -> bool {
-        self.config.ready == Ready::ProjectLog
-            || self
-                .init_result
-                .pointer("/capabilities/diagnosticProvider")
-                .is_some()
-            || self.shared.lock().pull_registered
-    }
-
-    /// The diagnostics a push-only server publishes for `uri` (open in it), shaped as a pull's
-    /// full report: the first publish for the version lanser sent last (or, from a server that
-    /// names no version, the first after that text was sent). A server may publish nothing
-    /// when nothing changed (typescript-language-server skips an empty list after an empty
-    /// one), so once no publish at all has arrived for [`PUBLISH_QUIET`] the last list
-    /// published for `uri` stands (none: no diagnostics). Bounded by the request timeout.
-    async fn published_diagnostics(&self, uri: &str) -> Result<Value> {
-        let mut arrivals = self.shared.published.subscribe();
-        let mut closed = self.shared.closed.subscribe();
-        let wait = async {
-            loop {
-                {
-                    let st = self.shared.lock();
-                    let sent = st.open_docs.get(uri).map(|d| i64::from(d.0));
-                    let after = st.synced_at.get(uri).copied().unwrap_or(0);
-                    if let Some(p) = st.published.get(uri) {
-                        let fits = match p.version {
-                            Some(v) => Some(v) == sent,
-                            None => p.seq > after,
-                        };
-                        if fits {
-                            return Some(p.diagnostics.clone());
-                        }
-                    }
-                }
-                tokio::select! {
-                    r = arrivals.changed() => if r.is_err() { return None },
-                    _ = closed.wait_for(|c| *c) => return None,
-                    _ = tokio::time::sleep(PUBLISH_QUIET) => {
-                        let st = self.shared.lock();
-                        let last = st.published.get(uri).map(|p| p.diagnostics.clone());
-                        return Some(last.unwrap_or_else(|| json!([])));
-                    }
-                }
-            }
-        };
-        match tokio::time::timeout(self.config.request_timeout, wait).await {
-            Ok(Some(items)) => Ok(json!({"kind": "full", "items": items})),
-            Ok(None) => Err(self.crash_error("textDocument/publishDiagnostics")),
-            Err(_) => Err(LanserError::new(
-                ErrorCode::LsTimeout,
-                format!(
-                    "no diagnostics published for {uri} within {:.0} s",
-                    self.config.request_timeout.as_secs_f64()
-                ),
-            )),
-        }
-    }
-
-    /// The key of what the server sees now, once the project is loaded.
-    fn view_key(&self) -> Option<String> {
-        if !*self.shared.ready.borrow() {
-            return None;
-        }
-        let st = self.shared.lock();
-        Some(super::view::key(st.view_changes, &st.open_docs))
     }
 
     /// Whether the server has `uri` open.
@@ -563,10 +527,10 @@ impl Session {
     /// didClose a document the server has open (a no-op for one it has not).
     pub fn close_document(&self, uri: &str) {
         if self.shared.lock().open_docs.remove(uri).is_some() {
-            self.notify(
-                "textDocument/didClose",
-                json!({"textDocument": {"uri": uri}}),
-            );
+            // Opened, so it parses.
+            if let Ok(text_document) = super::typed::document(uri) {
+                self.notify::<DidCloseTextDocument>(DidCloseTextDocumentParams { text_document });
+            }
         }
     }
 
@@ -590,33 +554,28 @@ impl Session {
     }
 
     /// The WorkspaceEdits collected since `capture_edits(true)`.
-    pub fn take_captured_edits(&self) -> Vec<Value> {
+    pub fn take_captured_edits(&self) -> Vec<WorkspaceEdit> {
         std::mem::take(&mut self.shared.lock().captured_edits)
     }
 
     /// Tell the server a file changed on disk, was created or was deleted
     /// (`workspace/didChangeWatchedFiles`; type 1 created, 2 changed, 3 deleted).
     pub fn files_changed(&self, changes: &[(String, lsp_types::FileChangeType)]) {
+        let changes: Vec<FileEvent> = changes
+            .iter()
+            .filter_map(|(uri, kind)| Some(FileEvent::new(super::typed::uri(uri).ok()?, *kind)))
+            .collect();
         if changes.is_empty() {
             return;
         }
-        let changes: Vec<Value> = changes
-            .iter()
-            .map(|(uri, kind)| json!({"uri": uri, "type": kind}))
-            .collect();
-        self.notify(
-            "workspace/didChangeWatchedFiles",
-            json!({ "changes": changes }),
-        );
+        self.notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams { changes });
     }
 
     /// shutdown, exit, then kill whatever is left.
     pub async fn shutdown(self) {
         if !self.shared.lock().closed {
-            let _ = self
-                .request_with_timeout("shutdown", Value::Null, SHUTDOWN_GRACE)
-                .await;
-            self.notify("exit", Value::Null);
+            let _ = self.request_within::<Shutdown>((), SHUTDOWN_GRACE).await;
+            self.notify::<Exit>(());
         }
         let mut child = self.child.lock().await;
         let Some(child) = child.as_mut() else { return };
@@ -641,17 +600,21 @@ impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         if !self.answered {
             self.session.shared.lock().pending.remove(&self.id);
-            self.session
-                .notify("$/cancelRequest", json!({ "id": self.id }));
+            // lanser's ids count from 1; one past i32 would be a string to the protocol's type.
+            let id = match i32::try_from(self.id) {
+                Ok(n) => NumberOrString::Number(n),
+                Err(_) => NumberOrString::String(self.id.to_string()),
+            };
+            self.session.notify::<Cancel>(CancelParams { id });
         }
     }
 }
 
 fn server_error(method: &str, code: i64, message: &str) -> LanserError {
     let code_kind = match code {
-        METHOD_NOT_FOUND => ErrorCode::UnsupportedCap,
-        REQUEST_CANCELLED => ErrorCode::RequestCancelled,
-        CONTENT_MODIFIED => ErrorCode::ContentModified,
+        code::METHOD_NOT_FOUND => ErrorCode::UnsupportedCap,
+        code::REQUEST_CANCELLED => ErrorCode::RequestCancelled,
+        code::CONTENT_MODIFIED => ErrorCode::ContentModified,
         _ => ErrorCode::Internal,
     };
     let message = message.lines().next().unwrap_or_default();

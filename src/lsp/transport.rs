@@ -1,5 +1,6 @@
 //! JSON-RPC framing over a child process's stdio: `Content-Length` frames in, out, and a
-//! drained stderr (helix's three-task shape).
+//! drained stderr (helix's three-task shape). Each frame read is parsed once, into a
+//! [`Message`]; one that is not a message is [`Incoming::Malformed`] and the stream goes on.
 //!
 //! Reading is tolerant: lines that are not headers are skipped, since servers print stray text
 //! to stdout. Every frame, in either direction, goes past an optional [`Tap`] (zed's `on_io`),
@@ -7,10 +8,11 @@
 //! ([`Tapped::End`]) with the stderr tail kept at that moment.
 //!
 //! When stdout ends, the reader waits (briefly) for stderr to end too, then freezes the stderr
-//! tail: a crash message quotes the server's last stderr line, and it must be the same line
-//! whichever of the two pipes lanser happened to read first (and the one the trace records).
+//! tail: a crash message quotes the server's last stderr lines ([`excerpt`]), and they must be
+//! the same whichever of the two pipes lanser happened to read first (and the ones the trace
+//! records).
 
-use serde_json::Value;
+use super::message::{Blame, Message, NotMessage};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -63,9 +65,32 @@ pub enum FrameError {
     #[error("bad Content-Length header: {0}")]
     BadLength(String),
     #[error("frame body is not JSON: {0}")]
-    BadJson(String),
+    BadJson(#[source] serde_json::Error),
+    #[error("frame is not an LSP message: {0}")]
+    NotMessage(#[source] NotMessage),
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
+}
+
+impl FrameError {
+    /// Which of lanser's requests a malformed frame could have answered.
+    pub fn blame(&self) -> Blame {
+        match self {
+            FrameError::NotMessage(m) => m.blame.clone(),
+            _ => Blame::All,
+        }
+    }
+}
+
+/// What the reader hands on, frame by frame.
+#[derive(Debug)]
+pub enum Incoming {
+    Message(Message),
+    /// A frame whose body is not an LSP message ([`FrameError::BadJson`],
+    /// [`FrameError::NotMessage`]); the stream goes on.
+    Malformed(FrameError),
+    /// The stream ended, and why.
+    End(FrameError),
 }
 
 /// Read one frame body. Non-header lines before the headers are skipped.
@@ -125,21 +150,21 @@ pub async fn write_frame<W: AsyncWrite + Unpin>(writer: &mut W, body: &str) -> s
 
 /// The running IO tasks of one server process.
 pub struct Transport {
-    pub outgoing: mpsc::UnboundedSender<String>,
+    pub outgoing: mpsc::UnboundedSender<Message>,
     pub stderr_tail: Arc<Mutex<StderrTail>>,
 }
 
 impl Transport {
     /// Start the writer task (fed by `outgoing`), the stderr task, and a reader task that hands
-    /// each parsed message to `on_message`, then, once, why the stream ended.
+    /// each frame, parsed, to `on_message`, then, once, why the stream ended.
     pub fn start<W, R, E, F>(
         stdin: W,
         stdout: R,
         stderr: E,
         tap: Option<Tap>,
         outgoing: (
-            mpsc::UnboundedSender<String>,
-            mpsc::UnboundedReceiver<String>,
+            mpsc::UnboundedSender<Message>,
+            mpsc::UnboundedReceiver<Message>,
         ),
         mut on_message: F,
     ) -> Transport
@@ -147,13 +172,14 @@ impl Transport {
         W: AsyncWrite + Unpin + Send + 'static,
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
         E: tokio::io::AsyncRead + Unpin + Send + 'static,
-        F: FnMut(Result<Value, FrameError>) + Send + 'static,
+        F: FnMut(Incoming) + Send + 'static,
     {
         let (tx, mut rx) = outgoing;
         let write_tap = tap.clone();
         tokio::spawn(async move {
             let mut stdin = stdin;
-            while let Some(body) = rx.recv().await {
+            while let Some(msg) = rx.recv().await {
+                let body = msg.to_body();
                 if let Some(t) = &write_tap {
                     t(Tapped::Frame(Dir::Send, &body));
                 }
@@ -192,11 +218,10 @@ impl Transport {
                         if let Some(t) = &tap {
                             t(Tapped::Frame(Dir::Recv, &text));
                         }
-                        match serde_json::from_str::<Value>(&text) {
-                            Ok(v) => on_message(Ok(v)),
-                            // A malformed body is dropped; the request it answered times out.
-                            Err(_) => continue,
-                        }
+                        on_message(match Message::parse(&text) {
+                            Ok(m) => Incoming::Message(m),
+                            Err(e) => Incoming::Malformed(e),
+                        });
                     }
                     Err(e) => {
                         if matches!(e, FrameError::Closed) {
@@ -214,7 +239,7 @@ impl Transport {
                                 stderr: &kept,
                             });
                         }
-                        on_message(Err(e));
+                        on_message(Incoming::End(e));
                         break;
                     }
                 }
@@ -227,10 +252,40 @@ impl Transport {
         }
     }
 
-    pub fn last_stderr(&self) -> Option<String> {
+    /// The server's last words on stderr, for a crash message: see [`excerpt`].
+    pub fn stderr_excerpt(&self) -> Option<String> {
         let t = self.stderr_tail.lock().unwrap_or_else(|p| p.into_inner());
-        t.lines.iter().rev().find(|l| !l.trim().is_empty()).cloned()
+        excerpt(t.lines.iter().map(String::as_str))
     }
+}
+
+/// How many stderr lines a crash message quotes.
+const CRASH_LINES: usize = 3;
+
+/// The last [`CRASH_LINES`] non-empty lines of `lines`, on one line (` | ` between them),
+/// without stack traces: a Rust backtrace (from `stack backtrace:` on) and stack frames
+/// (`  12: name`, `    at f (file.js:1:2)`) bury the reason, as rustup's proxy without its
+/// component does: its `error: Unknown binary …`, then a backtrace ending in `15: <unknown>`.
+pub fn excerpt<'a>(lines: impl Iterator<Item = &'a str>) -> Option<String> {
+    let frame = |l: &str| {
+        let t = l.trim_start();
+        let indented = t.len() < l.len();
+        let numbered = t
+            .split_once(':')
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        indented && (t.starts_with("at ") || numbered)
+    };
+    let kept: Vec<&str> = lines
+        .take_while(|l| !l.trim().eq_ignore_ascii_case("stack backtrace:"))
+        .filter(|l| !l.trim().is_empty() && !frame(l))
+        .collect();
+    let last = &kept[kept.len().saturating_sub(CRASH_LINES)..];
+    (!last.is_empty()).then(|| {
+        last.iter()
+            .map(|l| l.trim())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    })
 }
 
 #[cfg(test)]
@@ -244,6 +299,29 @@ mod tests {
         assert_eq!(read_frame(&mut r).await.unwrap(), b"{}");
         assert_eq!(read_frame(&mut r).await.unwrap(), b"[1,2,3]");
         assert!(matches!(read_frame(&mut r).await, Err(FrameError::Closed)));
+    }
+
+    #[test]
+    fn a_crash_excerpt_keeps_the_reason_and_drops_stack_traces() {
+        let rustup = "error: Unknown binary 'rust-analyzer' in official toolchain 'stable'.\n\nStack backtrace:\n   0: anyhow::kind::Adhoc::new\n  15: <unknown>";
+        assert_eq!(
+            excerpt(rustup.lines()).as_deref(),
+            Some("error: Unknown binary 'rust-analyzer' in official toolchain 'stable'.")
+        );
+        let node = "file:///x.js:3\nError: Cannot find module 'y'\n    at Module._resolveFilename (node:internal:1:2)\n    at f (x.js:3:1)\n\nNode.js v20.20.2";
+        assert_eq!(
+            excerpt(node.lines()).as_deref(),
+            Some("file:///x.js:3 | Error: Cannot find module 'y' | Node.js v20.20.2")
+        );
+        assert_eq!(
+            excerpt(["a", "b", "c", "d"].into_iter()).as_deref(),
+            Some("b | c | d")
+        );
+        assert_eq!(
+            excerpt(["fake-lsp: simulated crash"].into_iter()).as_deref(),
+            Some("fake-lsp: simulated crash")
+        );
+        assert_eq!(excerpt(["", "  "].into_iter()), None);
     }
 
     #[tokio::test]

@@ -7,18 +7,18 @@
 use super::session::Session;
 use crate::error::{LanserError, Result};
 use lsp_types::request::ExecuteCommand;
-use lsp_types::ExecuteCommandParams;
+use lsp_types::{ExecuteCommandParams, ServerCapabilities};
 use serde_json::{json, Value};
 
 /// The command typescript-language-server offers for raw tsserver requests.
 pub const COMMAND: &str = "typescript.tsserverRequest";
 
 /// Whether the server's capabilities offer [`COMMAND`].
-pub fn offered(capabilities: &Value) -> bool {
+pub fn offered(capabilities: &ServerCapabilities) -> bool {
     capabilities
-        .pointer("/executeCommandProvider/commands")
-        .and_then(Value::as_array)
-        .is_some_and(|c| c.iter().any(|c| c == COMMAND))
+        .execute_command_provider
+        .as_ref()
+        .is_some_and(|c| c.commands.iter().any(|c| c == COMMAND))
 }
 
 /// The diagnostics of the open document `uri`, as a pull's full report.
@@ -100,7 +100,7 @@ mod tests {
             })
         );
         let caps = json!({"executeCommandProvider": {"commands": ["_x", COMMAND]}});
-        assert!(offered(&caps));
-        assert!(!offered(&json!({})));
+        assert!(offered(&crate::lsp::capabilities::parse(&caps)));
+        assert!(!offered(&ServerCapabilities::default()));
     }
 }

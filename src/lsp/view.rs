@@ -9,6 +9,10 @@
 //! changed view — the server re-checks the importers once per patch, not twice.
 
 use crate::digest::sha256_hex;
+use lsp_types::notification::{
+    Cancel, DidChangeTextDocument, DidOpenTextDocument, DidSaveTextDocument, Initialized,
+    Notification,
+};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 
@@ -18,11 +22,11 @@ const KEPT_VIEWS: usize = 4;
 /// Notifications that leave the view as the open documents' digests describe it: those two
 /// are the open-document changes themselves, the rest change no answer.
 const VIEW_KEEPING: &[&str] = &[
-    "textDocument/didOpen",
-    "textDocument/didChange",
-    "textDocument/didSave",
-    "$/cancelRequest",
-    "initialized",
+    DidOpenTextDocument::METHOD,
+    DidChangeTextDocument::METHOD,
+    DidSaveTextDocument::METHOD,
+    Cancel::METHOD,
+    Initialized::METHOD,
 ];
 
 /// Whether sending `method` can change what the server answers beyond the open texts.
@@ -111,9 +115,10 @@ mod tests {
         );
         let fewer = key(0, &docs(&[("file:///a.py", 1, "h1")]));
         assert_ne!(before, fewer);
-        assert!(changes_view("workspace/didChangeWatchedFiles"));
-        assert!(changes_view("textDocument/didClose"));
-        assert!(!changes_view("textDocument/didChange"));
+        use lsp_types::notification::{DidChangeWatchedFiles, DidCloseTextDocument};
+        assert!(changes_view(DidChangeWatchedFiles::METHOD));
+        assert!(changes_view(DidCloseTextDocument::METHOD));
+        assert!(!changes_view(DidChangeTextDocument::METHOD));
     }
 
     #[test]

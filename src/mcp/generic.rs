@@ -87,6 +87,22 @@ pub fn build(
             args.insert(a.id.clone(), v);
         }
     }
+    // Whatever is left must be a position or a common option: a misspelled argument is an
+    // error, not silently dropped.
+    let shape = match op.selector {
+        Takes::None => super::tools::schema_of::<Common>(),
+        _ => super::tools::schema_of::<Positioned>(),
+    };
+    if let Some(k) = given
+        .keys()
+        .find(|k| shape["properties"].get(k.as_str()).is_none())
+    {
+        let ids: Vec<&str> = op.args.iter().map(|a| a.id.as_str()).collect();
+        return Err(format!(
+            "{} has no argument {k:?} (its own: {ids:?})",
+            tool_name(&op.name)
+        ));
+    }
     let rest = Value::Object(given);
     let (selector, common) = match op.selector {
         Takes::None => (None, super::tools::parse::<Common>(rest)?),

@@ -1,9 +1,9 @@
-//! `lanser mcp`: every lanser fact as an MCP tool, over stdio, on `rmcp` (the official Rust
-//! SDK). A call becomes a `lanser batch` request line and is answered as the CLI answers it
-//! (through the workspace's warm daemon, or in this process for writes), so its
-//! `structuredContent` is the bundle `lanser <cmd> --json` prints — same bytes, same
-//! `bundleId` — and its text the human rendering, paged. An error bundle is an `isError`
-//! result with the one-line message; nothing a client sends stops the server.
+//! `lanser mcp`: every lanser fact as an MCP tool, over stdio (or streamable HTTP, `http`),
+//! on `rmcp` (the official Rust SDK). A call becomes a `lanser batch` request line and is
+//! answered as the CLI answers it (through the workspace's warm daemon, or in this process
+//! for writes), so its `structuredContent` is the bundle `lanser <cmd> --json` prints — same
+//! bytes, same `bundleId` — and its text the human rendering, paged. An error bundle is an
+//! `isError` result with the one-line message; nothing a client sends stops the server.
 //!
 //! Long waits are visible: with a `progressToken`, a call reports every second what it is
 //! waiting for (the daemon starting, Pyright installing or loading the project). A cancelled
@@ -11,6 +11,7 @@
 
 mod answer;
 mod generic;
+mod http;
 mod tools;
 
 use crate::bundle::{Bundle, Status};
@@ -138,11 +139,12 @@ async fn progress(cx: &RequestContext<RoleServer>, ws: &Workspace) {
         tokio::time::sleep(Duration::from_secs(1)).await;
         tick += 1.0;
         let secs = started.elapsed().as_secs();
-        let installed = crate::lsp::provision::managed_installed();
+        let pyright = &crate::config::Config::builtin().servers[crate::servers::DEFAULT_SERVER];
+        let installed = crate::servers::installed(pyright, &crate::servers::install_dir(pyright));
         let message = match (paths.live_pid(), installed) {
             (_, false) => format!(
                 "installing pyright {} ({secs} s)",
-                crate::lsp::provision::PYRIGHT_VERSION
+                crate::servers::PYRIGHT_VERSION
             ),
             (None, true) => format!("starting the lanser daemon for this workspace ({secs} s)"),
             (Some(_), true) => format!(
@@ -196,27 +198,61 @@ impl ServerHandler for Server {
     }
 }
 
-/// `lanser mcp`: serve the workspace on stdin/stdout until the client closes.
-pub async fn serve(global: &crate::cli::Global) -> Result<()> {
+/// `lanser mcp`: serve the workspace on stdin/stdout until the client closes, or with
+/// `--http` over streamable HTTP until interrupted.
+pub async fn serve(global: &crate::cli::Global, args: &crate::cli::McpArgs) -> Result<()> {
+    let bind = match &args.http {
+        Some(spec) => {
+            let token = args
+                .token
+                .clone()
+                .or_else(|| std::env::var("LANSER_MCP_TOKEN").ok());
+            Some(http::Bind::parse(spec, token)?)
+        }
+        None => None,
+    };
     let opts = global.options()?;
     let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
     // A failed recovery is met again, and reported, by the call that needs the files.
     let _ = crate::edits::apply::recover_and_report(&ws.root);
-    // The command line without its subcommand: the global options every call runs under.
-    let mut base: Vec<String> = std::env::args().skip(1).collect();
-    if let Some(i) = base.iter().position(|a| a == "mcp") {
-        base.remove(i);
-    }
+    let base = global_args(std::env::args().skip(1).collect());
     let answerer = Answerer::new(ws, opts.cwd.clone(), base, !crate::daemon::disabled(global));
     let server = Server::new(answerer);
-    let running = server
-        .clone()
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| LanserError::internal(format!("mcp: {e}")).with_source(e))?;
-    let _ = running.waiting().await;
+    match bind {
+        Some(bind) => http::serve(server.clone(), bind).await?,
+        None => {
+            let running = server
+                .clone()
+                .serve(rmcp::transport::stdio())
+                .await
+                .map_err(|e| LanserError::internal(format!("mcp: {e}")).with_source(e))?;
+            let _ = running.waiting().await;
+        }
+    }
     server.answerer.close().await;
     Ok(())
+}
+
+/// The command line without its subcommand and `mcp`'s own options: the global options
+/// every call runs under.
+fn global_args(mut args: Vec<String>) -> Vec<String> {
+    let Some(at) = args.iter().position(|a| a == "mcp") else {
+        return args;
+    };
+    let rest = args.split_off(at + 1);
+    args.pop();
+    let mut skip = false;
+    for a in rest {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        match a.as_str() {
+            "--http" | "--token" => skip = true,
+            _ if a.starts_with("--http=") || a.starts_with("--token=") => {}
+            _ => args.push(a),
+        }
+    }
+    args
 }
 
 #[cfg(test)]

@@ -155,9 +155,28 @@ fn generated_tools_take_the_operations_arguments() {
         prep.call(json!({}), &root).is_err(),
         "a position is required"
     );
+    let typo = prep
+        .call(json!({"selector": "a.py@L1:x", "timeuot": 9}), &root)
+        .unwrap_err();
+    assert!(typo.contains("\"timeuot\""), "{typo}");
     let mut parser = LineParser::default();
     assert_eq!(
         parser.parse(&call.line.to_string()).unwrap().op.name(),
         "prepare-rename"
+    );
+}
+
+#[test]
+fn calls_run_under_the_global_flags_without_mcp_and_its_own_options() {
+    let args = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        super::global_args(args(
+            "--timeout 5 mcp --workspace /w --http :0 --token t --verbose --token=u --http=:1"
+        )),
+        args("--timeout 5 --workspace /w --verbose")
+    );
+    assert_eq!(
+        super::global_args(args("mcp --workspace /w")),
+        args("--workspace /w")
     );
 }

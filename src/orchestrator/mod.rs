@@ -17,13 +17,13 @@ use crate::document::{DocCache, Document};
 use crate::env;
 use crate::error::{LanserError, Result};
 pub use crate::lsp::capabilities::capability_summary;
-use crate::lsp::provision::{self, ServerSpec};
 use crate::lsp::session::{Connect, Session, SessionConfig};
 pub use crate::outcome::Outcome;
 use crate::relocate::Target;
 use crate::relocate::{self, Evidence};
 use crate::selector::{self, PositionSpec};
 use crate::servers;
+use crate::servers::ServerSpec;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
 mod options;
@@ -304,7 +304,7 @@ impl Orchestrator {
         let name = info_name
             .or_else(|| package.as_ref().map(|p| p.0.clone()))
             .or_else(|| {
-                let configured = self.server.as_ref()?.source == provision::Source::Configured;
+                let configured = self.server.as_ref()?.source.is_command();
                 configured.then(|| self.server_def.name.clone())
             })
             .or_else(|| {
@@ -358,10 +358,8 @@ impl Orchestrator {
                 ready_log: def.ready_log.clone(),
                 expect_index: crate::languages::expects_index(&self.ws.root, &def.index_markers),
                 // Pyright speaks utf-16 only; others get utf-8 where they offer it.
-                encodings: match def.ready {
-                    Ready::ProjectLog => vec!["utf-16"],
-                    _ => vec!["utf-8", "utf-16"],
-                },
+                encodings: def.quirks.encodings(),
+                quirks: def.quirks,
             };
             self.session = Some(match &self.connect {
                 Some(connect) => Session::over(config, connect()).await?,

@@ -5,7 +5,8 @@
 
 use super::grammars::Grammar;
 use super::score::SymbolInfo;
-use super::{anchor, modules, structural};
+use super::{anchor, structural};
+use crate::python::modules;
 use crate::selector::resolve::Document;
 use crate::selector::{is_ident_char, PositionSpec, DEFAULT_CTX};
 use crate::workspace::Workspace;

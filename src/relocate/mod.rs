@@ -13,7 +13,6 @@
 pub mod anchor;
 pub mod durable;
 pub mod grammars;
-pub mod modules;
 pub mod other_outline;
 pub mod outline;
 pub mod score;

@@ -11,11 +11,12 @@
 //! candidates score `module = 0.5`.
 
 use super::grammars::{self, Grammar};
+use super::other_outline;
 use super::outline::{self, Def, Span};
 use super::score::{identifiers, jaccard, proximity, Candidate, Features, SymbolInfo};
-use super::{modules, other_outline};
 use crate::digest::sha256_hex;
 use crate::error::{LanserError, Result};
+use crate::python::modules;
 use crate::selector::resolve::Document;
 use crate::selector::{NodePick, Role, SegmentKind};
 use crate::workspace::Workspace;

@@ -23,14 +23,16 @@ use crate::batch::{self, Answer, Source};
 use crate::bundle::{Bundle, Python};
 use crate::cli::{Cli, Command};
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::lsp::provision::{ServerSpec, Source as ServerSource};
 use crate::lsp::session::{Connect, Pipes};
 use crate::lsp::transport::{read_frame, write_frame};
 use crate::orchestrator::Orchestrator;
+use crate::servers::{ServerSpec, Source as ServerSource};
 use crate::trace::{
     snapshot_files, untokenize_root, workspace_digest, EndError, EofRec, OpRec, Trace,
 };
 use clap::Parser;
+use lsp_types::notification::{Cancel, Exit, Notification};
+use lsp_types::request::{Request, Shutdown};
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -303,7 +305,11 @@ impl Peer {
                     _ => None,
                 };
                 received.push(Received {
-                    text: f.body.to_string(),
+                    // A body that was not JSON is recorded as a JSON string of its text.
+                    text: match &f.body {
+                        Value::String(text) => text.clone(),
+                        body => body.to_string(),
+                    },
                     end: None,
                     response_id,
                     sends_before: sent.len(),
@@ -351,7 +357,7 @@ impl Peer {
                 .and_then(Value::as_str)
                 .map(str::to_string);
             let id = msg.get("id").cloned();
-            if method.as_deref() == Some("$/cancelRequest") {
+            if method.as_deref() == Some(Cancel::METHOD) {
                 // Refer to the request by its recorded id.
                 if let Some(id) = msg.pointer("/params/id").map(Value::to_string) {
                     if let Some(old) = self.ids_back.get(&id).cloned() {
@@ -374,8 +380,8 @@ impl Peer {
                     }
                 }
                 None => match method.as_deref() {
-                    Some("exit") => return,
-                    Some("shutdown") => {
+                    Some(Exit::METHOD) => return,
+                    Some(Shutdown::METHOD) => {
                         let reply = json!({"jsonrpc": "2.0", "id": id, "result": null});
                         let _ = write_frame(&mut write, &reply.to_string()).await;
                     }
@@ -678,8 +684,8 @@ mod tests {
 
     #[test]
     fn request_keys_ignore_ids_and_volatile_values() {
-        let a = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": 1, "rootUri": "x"}});
-        let b = json!({"jsonrpc": "2.0", "id": 9, "method": "initialize", "params": {"processId": 2, "rootUri": "x"}});
+        let a = json!({"jsonrpc": "2.0", "id": 1, "method": lsp_types::request::Initialize::METHOD, "params": {"processId": 1, "rootUri": "x"}});
+        let b = json!({"jsonrpc": "2.0", "id": 9, "method": lsp_types::request::Initialize::METHOD, "params": {"processId": 2, "rootUri": "x"}});
         assert_eq!(frame_key(&a).0, frame_key(&b).0);
         let r1 = json!({"jsonrpc": "2.0", "id": 3, "result": [1]});
         let r2 = json!({"jsonrpc": "2.0", "id": 3, "result": [2]});

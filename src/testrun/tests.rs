@@ -135,13 +135,10 @@ def test_b_forever():\n    while True:\n        time.sleep(1)\n";
         "tests/test_lib.py::test_a_quick",
         "tests/test_lib.py::test_b_forever",
     ];
-    let started = Instant::now();
-    let r = run(&plan(p.path(), &ids, &[], 4)).unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(12),
-        "{:?}",
-        started.elapsed()
-    );
+    // A budget the quick test fits in even on a loaded machine (pytest's own start-up took
+    // 6.5 s under a load of 22); the endless one is cut either way. No wall-clock assertion:
+    // `timed_out` is the behaviour.
+    let r = run(&plan(p.path(), &ids, &[], 20)).unwrap();
     assert!(r.timed_out);
     assert_eq!(outcome(&r, ids[0]), Outcome::Passed, "{r:?}");
     assert_eq!(outcome(&r, ids[1]), Outcome::NotRun, "{r:?}");

@@ -202,6 +202,17 @@ fn server_faults_map_to_exit_codes_without_hanging() {
         ("cancel", 73, "E/REQUEST_CANCELLED"),
         ("modified", 74, "E/CONTENT_MODIFIED"),
         ("garbage", 65, "malformed frame"),
+        // A well-framed body that is not a message fails its request at once (no timeout).
+        (
+            "badjson",
+            65,
+            "sent a malformed frame (frame body is not JSON: EOF while parsing a value",
+        ),
+        (
+            "notlsp",
+            65,
+            "sent a malformed frame (frame is not an LSP message: a response with neither result nor error) during textDocument/definition",
+        ),
     ];
     for (mode, code, needle) in cases {
         let cmd = format!("python3 {} {mode}", fake.display());

@@ -533,7 +533,7 @@ fn shell_scripts_through_bash_language_server() {
 }
 
 fn on_path(program: &str) -> bool {
-    lanser::lsp::provision::which(program).is_some()
+    lanser::servers::which(program).is_some()
 }
 
 /// ty and pyrefly, chosen with `--server`, give Pyright's definition and references on the

@@ -330,11 +330,7 @@ fn a_test_that_never_ends_is_cut_at_the_budget_and_reported() {
 /// family, a generator that gives the same bytes twice and patches that apply — offline.
 #[test]
 fn the_reward_benchmark_parts_pass_their_offline_tests() {
-    crate::support::pytest(
-        "benches/reward/test_reward_bench.py",
-        "import pytest",
-        "python3 -m pip install pytest==8.4.2",
-    );
+    crate::support::pytest("benches/reward/test_reward_bench.py");
 }
 
 /// `check --patch --reward pr-v2` and `impact --patch` answer the same bytes through the

@@ -412,7 +412,7 @@ fn an_independent_validator_agrees() {
     )
     .unwrap();
     let script = repo().join("tests").join("validate_schemas.py");
-    let o = std::process::Command::new("python3")
+    let o = std::process::Command::new(crate::support::python())
         .arg(&script)
         .arg(repo().join("schemas"))
         .arg(dir.path().join("valid.json"))
@@ -421,7 +421,7 @@ fn an_independent_validator_agrees() {
         .expect("python3 runs");
     assert!(
         o.status.success(),
-        "{} failed (CI installs its module: .ci/run pins jsonschema):\n{}{}",
+        "{} failed (on the pinned test environment, with jsonschema):\n{}{}",
         script.display(),
         stdout(&o),
         stderr(&o)

@@ -91,6 +91,9 @@ pub fn lanser() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_lanser"));
     c.env_remove("LANSER_SERVER_CMD");
     c.env("LANSER_NO_DAEMON", "1");
+    // The suite's workspaces are its own fixtures, so they are trusted to name the servers
+    // their lanser.toml defines; trust.rs removes this to test the untrusted default.
+    c.env("LANSER_TRUST_WORKSPACE", "1");
     c
 }
 
@@ -328,19 +331,31 @@ pub fn circle_row(b: &Value) -> u64 {
         .unwrap()
 }
 
-/// Run a pytest suite of this repository (`dir`) against the binary cargo built; `probe`
-/// imports what it needs, `install` says how to get it when that fails.
-pub fn pytest(dir: &str, probe: &str, install: &str) {
-    let p = Command::new("python3")
-        .args(["-c", probe])
-        .output()
-        .expect("python3 runs");
-    assert!(
-        p.status.success(),
-        "{dir} needs: {install}\n{}",
-        String::from_utf8_lossy(&p.stderr)
-    );
-    let out = Command::new("python3")
+/// The python of the pinned test environment (tests/python_env.py: tests/requirements.txt's
+/// packages in a cached venv, made by pip on first use, under a lock so parallel tests wait
+/// for one build). Every Python part of the suite runs on it, so `cargo test` needs no
+/// set-up of its own; `LANSER_TEST_PYTHON` names another interpreter instead.
+pub fn python() -> &'static Path {
+    static PYTHON: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let base = if cfg!(windows) { "python" } else { "python3" };
+        let out = Command::new(base)
+            .arg(repo().join("tests").join("python_env.py"))
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .unwrap_or_else(|e| panic!("{base} runs tests/python_env.py: {e}"));
+        assert!(
+            out.status.success(),
+            "tests/python_env.py could not make the pinned Python test environment"
+        );
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    })
+}
+
+/// Run a pytest suite of this repository (`dir`) on the pinned test environment's python,
+/// against the binary cargo built.
+pub fn pytest(dir: &str) {
+    let out = Command::new(python())
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", dir])
         .current_dir(repo())
         .env("LANSER_BIN", env!("CARGO_BIN_EXE_lanser"))

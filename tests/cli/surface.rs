@@ -355,7 +355,7 @@ fn decl_goes_to_the_stub_where_def_goes_to_the_source() {
     // The stub the pinned Pyright ships, read here: its `def dumps(` line is the answer.
     let stub = crate::daemon::real_home()
         .join("pyright")
-        .join(lanser::lsp::provision::PYRIGHT_VERSION)
+        .join(lanser::servers::PYRIGHT_VERSION)
         .join("node_modules/pyright/dist/typeshed-fallback/stdlib/json/__init__.pyi");
     let stub = std::fs::read_to_string(&stub).unwrap();
     let line = stub
@@ -393,4 +393,115 @@ fn decl_goes_to_the_stub_where_def_goes_to_the_source() {
         ws,
     ]);
     assert_eq!(stdout(&batch), stdout(&cli));
+}
+
+/// The block that starts on 1-based `line` of `text`: that line and every following line that
+/// is blank or indented deeper, trailing blank lines dropped (Python's own block rule).
+fn block_at(text: &str, line: usize) -> (usize, String) {
+    let lines: Vec<&str> = text.lines().collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut i = line - 1;
+    // Decorators above belong to it.
+    while i > 0 && lines[i - 1].trim_start().starts_with('@') {
+        i -= 1;
+    }
+    let header = line - 1;
+    let mut end = header + 1;
+    while end < lines.len()
+        && (lines[end].trim().is_empty() || indent(lines[end]) > indent(lines[header]))
+    {
+        end += 1;
+    }
+    while lines[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    (i + 1, lines[i..end].join("\n"))
+}
+
+#[test]
+fn source_gives_a_definitions_code_from_any_route() {
+    let ws = fixture("srcpkg");
+    let rel = "src/shapes/geometry.py";
+    let text = read(&ws, rel);
+    let cases = [
+        (
+            "py://shapes.geometry#Circle.diameter",
+            line_with(&ws, rel, "def diameter("),
+        ),
+        (
+            "py://shapes.geometry#Square.Corner",
+            line_with(&ws, rel, "class Corner:"),
+        ),
+    ];
+    for (sel, header) in cases {
+        let (first, want) = block_at(&text, header as usize);
+        let o = run(&["source", sel, "--workspace", ws.to_str().unwrap(), "--json"]);
+        let b = bundle(&o);
+        assert_eq!(b["facts"]["text"], want.as_str(), "{sel}");
+        assert_eq!(b["facts"]["firstLine"], first, "{sel}");
+        assert_eq!(b["facts"]["path"], rel);
+        let r = &b["facts"]["range"];
+        assert_eq!(
+            (r[0].as_u64(), r[1].as_u64()),
+            (Some(first as u64 - 1), Some(0))
+        );
+        // A durable selector that lands on the same definition again.
+        let durable = b["facts"]["selector"].as_str().unwrap();
+        let again = bundle(&run(&[
+            "source",
+            durable,
+            "--workspace",
+            ws.to_str().unwrap(),
+            "--json",
+        ]));
+        assert_eq!(again["facts"]["text"], b["facts"]["text"]);
+        // The human rendering is the code, numbered as in the file.
+        let human = stdout(&run(&["source", sel, "--workspace", ws.to_str().unwrap()]));
+        let body: Vec<&str> = human.lines().skip(1).collect();
+        let numbered: Vec<String> = want
+            .lines()
+            .enumerate()
+            .map(|(i, l)| format!("{}  {l}", first + i))
+            .collect();
+        assert_eq!(body, numbered, "{sel}");
+        // A batch line gives the CLI's bytes.
+        let t = tempfile::tempdir().unwrap();
+        let input = t.path().join("in.jsonl");
+        std::fs::write(
+            &input,
+            format!("{{\"cmd\":\"source\",\"selector\":\"{sel}\"}}\n"),
+        )
+        .unwrap();
+        let batch = run(&[
+            "batch",
+            "--in",
+            input.to_str().unwrap(),
+            "--out",
+            "-",
+            "--workspace",
+            ws.to_str().unwrap(),
+        ]);
+        assert_eq!(stdout(&batch), stdout(&o), "{sel}");
+    }
+    // --signature: the decorators and the header only.
+    let header = line_with(&ws, rel, "def diameter(") as usize;
+    let sig = bundle(&run(&[
+        "source",
+        "py://shapes.geometry#Circle.diameter",
+        "--signature",
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--json",
+    ]));
+    let lines: Vec<&str> = text.lines().collect();
+    let want = lines[header - 2..header].join("\n");
+    assert_eq!(sig["facts"]["text"], want.as_str());
+    // Not inside any definition: a clear E/NOT_FOUND.
+    let o = run(&[
+        "source",
+        "src/shapes/geometry.py@L1:C1",
+        "--workspace",
+        ws.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
 }

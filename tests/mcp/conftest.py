@@ -1,4 +1,5 @@
-"""Fixtures for driving `lanser mcp` with the official MCP Python SDK.
+"""Fixtures for driving `lanser mcp` with the official MCP Python SDK, over stdio or (`serve_http`,
+`http_session`) streamable HTTP.
 
 Each test gets a git-committed copy of a fixture project, its own LANSER_HOME (the pinned
 Pyright and TypeScript servers linked in, as tests/cli/daemon.rs does) and a daemon that is stopped at the end.
@@ -7,14 +8,19 @@ LANSER_BIN names the binary (tests/cli/mcp.rs sets it to the one cargo built).
 import asyncio
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
-from contextlib import asynccontextmanager
+import threading
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
+import httpx2
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = os.environ.get("LANSER_BIN", str(REPO / "target" / "debug" / "lanser"))
@@ -70,6 +76,40 @@ class Workspace:
             async with ClientSession(r, w) as s:
                 await s.initialize()
                 yield s
+
+    @contextmanager
+    def serve_http(self, addr="127.0.0.1:0", *extra, env=None):
+        """`lanser mcp --http ADDR` on this workspace; yields (the endpoint URL it printed on
+        stderr, with 0.0.0.0 as 127.0.0.1; the Popen), and stops it with SIGTERM (exit 0)."""
+        p = subprocess.Popen([BIN, "mcp", "--workspace", str(self.root), "--http", addr, *extra],
+                             env={**self.env, **(env or {})}, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        url, seen = None, []
+        for line in p.stderr:
+            seen.append(line)
+            m = re.search(r"serving .* at (http://\S+)", line)
+            if m:
+                url = m.group(1).replace("//0.0.0.0:", "//127.0.0.1:")
+                break
+        # Drain the rest, so the server never blocks on a full pipe.
+        threading.Thread(target=lambda: seen.extend(p.stderr), daemon=True).start()
+        try:
+            assert url, f"no address on stderr (exit {p.poll()}): {''.join(seen)}"
+            yield url, p
+        finally:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+            assert p.wait(timeout=120) == 0, "".join(seen)
+
+    @asynccontextmanager
+    async def http_session(self, url, token=None):
+        """An initialized official-SDK session over streamable HTTP, with the bearer token."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as c:
+            async with streamable_http_client(url, http_client=c) as (r, w):
+                async with ClientSession(r, w) as s:
+                    await s.initialize()
+                    yield s
 
     def run(self, coro_fn):
         return asyncio.run(coro_fn())

@@ -17,7 +17,7 @@ TOOLS = ["definition", "type_definition", "declaration", "references", "hover", 
          "rename_file", "code_actions", "check_patch", "impact", "status", "capabilities", "reload",
          "request",
          # Made from the operations' catalog (no hand-written tool).
-         "prepare_rename"]
+         "prepare_rename", "source"]
 
 UNITS = "src/shapes/units.py"
 
@@ -80,6 +80,8 @@ def test_structured_content_is_the_cli_bundle(make_ws):
         # A tool made from the operations' catalog.
         ("prepare_rename", {"selector": f"{UNITS}@L{conv}:convert"},
          ["prepare-rename", f"{UNITS}@L{conv}:convert"]),
+        ("source", {"selector": "py://shapes.units#convert", "signature": True},
+         ["source", "py://shapes.units#convert", "--signature"]),
         ("request", {"method": "textDocument/documentSymbol", "target": UNITS},
          ["request", "textDocument/documentSymbol", UNITS]),
         ("request", {"method": "workspace/symbol", "payload": {"query": "convert"}},

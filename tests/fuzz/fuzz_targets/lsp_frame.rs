@@ -1,9 +1,11 @@
 //! LSP framing over arbitrary bytes from a "server": `read_frame` never panics, aborts or
-//! allocates more than the bytes it was given, always ends (the stream is finite), and every
-//! frame it returns survives `write_frame` → `read_frame` unchanged
+//! allocates more than the bytes it was given, always ends (the stream is finite), every
+//! frame it returns survives `write_frame` → `read_frame` unchanged, and a body that parses as
+//! a message writes back as the same message
 //! (`cargo +nightly fuzz run lsp_frame`).
 #![no_main]
 
+use lanser::lsp::message::Message;
 use lanser::lsp::transport::{read_frame, write_frame, FrameError};
 use libfuzzer_sys::fuzz_target;
 use std::future::Future;
@@ -26,9 +28,13 @@ fuzz_target!(|data: &[u8]| {
             Ok(body) => {
                 frames += 1;
                 assert!(frames <= data.len(), "more frames than input bytes");
-                // What the reader task does with a body.
+                // What the reader task does with a body: one parse, into a message or an
+                // error naming the requests it could have answered (never a panic).
                 let text = String::from_utf8_lossy(&body);
-                let _ = serde_json::from_str::<serde_json::Value>(&text);
+                if let Ok(msg) = Message::parse(&text) {
+                    // A parsed message writes back as one that parses to the same message.
+                    assert_eq!(Message::parse(&msg.to_body()).expect("own body parses"), msg);
+                }
                 let mut framed = Vec::new();
                 ready(write_frame(&mut framed, &text)).expect("write to memory");
                 let mut again = &framed[..];

@@ -1,11 +1,85 @@
 //! Module names ↔ files (docs/selectors.md#symbols-py): the import roots of a workspace as
 //! Pyright sees them, and
 //! the lookup `pkg.mod` → `pkg/mod.py` | `pkg/mod/__init__.py` | `.pyi` beside them (a stub
-//! wins only when there is no `.py`).
+//! wins only when there is no `.py`), by absolute path ([`module_file`], [`module_of`]) and by
+//! workspace-relative *stem* ([`stem`], [`workspace_roots`], [`name_under`]).
 //!
-//! The roots themselves come from the workspace ([`crate::workspace::pyconfig`]).
+//! A stem is a workspace-relative path without the `.py`/`.pyi` suffix (a package is its
+//! directory, `pkg/__init__.py` is `pkg`); the dotted name `a.b` means the stem `R/a/b` under
+//! each import root `R`. The roots themselves come from the workspace
+//! ([`crate::workspace::pyconfig`], cached by [`Workspace::import_roots`]).
 
+use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
+
+/// The stem of a file path: `a/b.py` → `a/b`, `a/__init__.py` → `a`; other files keep their
+/// name.
+pub fn stem(rel: &str) -> String {
+    let s = rel
+        .strip_suffix(".py")
+        .or_else(|| rel.strip_suffix(".pyi"))
+        .unwrap_or(rel);
+    match s.rsplit_once('/') {
+        Some((dir, "__init__")) => dir.to_string(),
+        None if s == "__init__" => String::new(),
+        _ => s.to_string(),
+    }
+}
+
+/// Whether a workspace-relative path is a Python source or stub.
+pub fn is_python(rel: &str) -> bool {
+    rel.ends_with(".py") || rel.ends_with(".pyi")
+}
+
+/// Two stems (or directories) joined with `/` (`""` is the workspace root).
+pub fn join(a: &str, b: &str) -> String {
+    match (a.is_empty(), b.is_empty()) {
+        (true, _) => b.to_string(),
+        (_, true) => a.to_string(),
+        _ => format!("{a}/{b}"),
+    }
+}
+
+/// The directory of a workspace-relative path (`""` at the top).
+pub fn parent(p: &str) -> &str {
+    p.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The components of a workspace-relative path.
+pub fn parts(p: &str) -> Vec<&str> {
+    p.split('/').filter(|c| !c.is_empty()).collect()
+}
+
+/// The import roots inside the workspace, workspace-relative (`""` is the root itself), as the
+/// workspace reads them ([`crate::workspace::pyconfig::import_roots`]): the root, then `src`,
+/// then the rest (`extraPaths`, `executionEnvironments`) in Pyright's order. Roots outside
+/// the workspace are left out.
+pub fn workspace_roots(ws: &Workspace) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let roots = ws.import_roots();
+    let rel: Vec<String> = roots.iter().filter_map(|r| ws.relative(r)).collect();
+    if rel.iter().any(|r| r == "src") {
+        out.push("src".into());
+    }
+    for r in rel {
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// The dotted name of `stem` under the workspace-relative `root`, if it is below it and every
+/// part is an identifier.
+pub fn name_under(stem: &str, root: &str) -> Option<String> {
+    let rest = if root.is_empty() {
+        stem
+    } else {
+        stem.strip_prefix(root)?.strip_prefix('/')?
+    };
+    let parts = parts(rest);
+    (!parts.is_empty() && parts.iter().all(|p| super::is_identifier(p))).then(|| parts.join("."))
+}
 
 /// The file that defines `module` under the first root that has it.
 pub fn module_file(roots: &[PathBuf], module: &str) -> Option<PathBuf> {
@@ -63,8 +137,6 @@ pub fn module_of(roots: &[PathBuf], abs: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
-    use crate::workspace::Workspace;
-
     fn ws(root: &Path) -> Workspace {
         Workspace::new(root.canonicalize().unwrap())
     }
@@ -73,6 +145,21 @@ mod tests {
         let p = root.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, "").unwrap();
+    }
+
+    #[test]
+    fn stems_and_names() {
+        assert_eq!(stem("src/a/b.py"), "src/a/b");
+        assert_eq!(stem("src/a/__init__.py"), "src/a");
+        assert_eq!(stem("a.pyi"), "a");
+        assert_eq!(stem("__init__.py"), "");
+        assert_eq!(name_under("src/a/b", "src").as_deref(), Some("a.b"));
+        assert_eq!(name_under("src/a/b", "").as_deref(), Some("src.a.b"));
+        assert_eq!(name_under("srcx/a", "src"), None);
+        assert_eq!(name_under("src", "src"), None);
+        // Keywords and path-like parts are no dotted names.
+        assert_eq!(name_under("p/class/x", ""), None);
+        assert_eq!(name_under("p/my-script", ""), None);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! A tokenizer-level scan of Python source for import statements and dotted names, with byte
-//! offsets, for `rename-file`'s import rewriting.
+//! offsets, for `rename-file`'s import rewriting and for finding a module's importers.
 //!
 //! The tokenizer knows just enough Python to never mistake text inside strings (including
 //! triple-quoted, prefixed and f-strings) or comments for code: it yields names, the
