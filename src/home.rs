@@ -3,13 +3,19 @@
 
 use std::path::PathBuf;
 
-/// `$LANSER_HOME`, else `$XDG_CACHE_HOME/lanser`, else `~/.cache/lanser`.
+/// `$LANSER_HOME`, else `$XDG_CACHE_HOME/lanser`, else (Windows) `%LOCALAPPDATA%\lanser`,
+/// else `~/.cache/lanser`.
 pub fn lanser_home() -> PathBuf {
     if let Some(h) = std::env::var_os("LANSER_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(h);
     }
     if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(x).join("lanser");
+    }
+    if cfg!(windows) {
+        if let Some(x) = std::env::var_os("LOCALAPPDATA").filter(|v| !v.is_empty()) {
+            return PathBuf::from(x).join("lanser");
+        }
     }
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)

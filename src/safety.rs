@@ -1,6 +1,7 @@
 //! The safety envelope around every write (docs/safety.md): the workspace jail (after
 //! resolving symlinks), `--allow`/`--deny` globs, the dirty-worktree guard (git2), the
-//! per-workspace lock, and the case-only-rename check for case-insensitive file systems.
+//! per-workspace lock, and the case-only-rename check for case-insensitive file systems; and
+//! the few questions about other processes they need (alive? which command? kill), per OS.
 //!
 //! Every refusal is `E/FS_PERMISSIONS` (exit 71) with a message naming the path and the rule.
 
@@ -8,6 +9,7 @@ use crate::digest::sha256_hex;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::workspace::{uri_to_path, Workspace};
 use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn refuse(message: String) -> LanserError {
@@ -68,35 +70,36 @@ impl Jail {
                 "refusing to touch {shown}: '..' in a path that does not exist yet"
             )));
         }
-        let mut resolved = existing
-            .canonicalize()
+        let mut resolved = crate::workspace::uri::canonical(&existing)
             .map_err(|e| refuse(format!("refusing to touch {shown}: {e}")))?;
         for part in rest.iter().rev() {
             resolved.push(part);
         }
-        let Ok(rel) = resolved.strip_prefix(&self.root) else {
+        // Inside the root by its components (whatever their case where the file system
+        // ignores it), named by the relative POSIX path.
+        let Some(rel) = crate::workspace::walk::relative(&self.root, &resolved) else {
             return Err(refuse(format!(
                 "refusing to touch {shown}: outside the workspace {} (after resolving symlinks)",
                 self.root.display()
             )));
         };
-        let rel = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/");
         if rel.is_empty() {
             return Err(refuse(format!(
                 "refusing to touch the workspace root {shown}"
             )));
         }
-        if let Some(g) = self.deny.iter().find(|g| g.matches(&rel)) {
+        // Where the file system ignores case, so do the globs: `SRC/Gen/x.py` is `src/gen/x.py`.
+        let opts = glob::MatchOptions {
+            case_sensitive: !crate::workspace::uri::Style::NATIVE.fold_case,
+            ..glob::MatchOptions::new()
+        };
+        if let Some(g) = self.deny.iter().find(|g| g.matches_with(&rel, opts)) {
             return Err(refuse(format!(
                 "refusing to touch {rel}: denied by --deny {}",
                 g.as_str()
             )));
         }
-        if !self.allow.is_empty() && !self.allow.iter().any(|g| g.matches(&rel)) {
+        if !self.allow.is_empty() && !self.allow.iter().any(|g| g.matches_with(&rel, opts)) {
             return Err(refuse(format!(
                 "refusing to touch {rel}: matched by no --allow glob"
             )));
@@ -166,9 +169,74 @@ pub fn state_dir(root: &Path, kind: &str) -> PathBuf {
     crate::home::lanser_home().join(kind).join(&hash[..16])
 }
 
-/// Whether a process with this pid is alive (Linux: /proc).
+/// Whether a process with this pid is alive: `/proc/<pid>` on Linux, else what `kill -0`
+/// (other Unixes) or `tasklist` (Windows) says.
 pub fn pid_alive(pid: u32) -> bool {
-    pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
+    if pid == std::process::id() {
+        return true;
+    }
+    if cfg!(target_os = "linux") {
+        return Path::new(&format!("/proc/{pid}")).exists();
+    }
+    if cfg!(windows) {
+        // One CSV row per match, the pid quoted in its second column; none when no match.
+        let filter = format!("PID eq {pid}");
+        return Command::new("tasklist")
+            .args(["/FI", &filter, "/FO", "CSV", "/NH"])
+            .stderr(Stdio::null())
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(&format!("\"{pid}\"")));
+    }
+    Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Kill process `pid` at once (SIGKILL; `taskkill /F` on Windows).
+pub fn kill(pid: u32) {
+    let pid = pid.to_string();
+    let _ = if cfg!(windows) {
+        Command::new("taskkill")
+            .args(["/F", "/PID", &pid])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+    } else {
+        Command::new("kill").args(["-9", &pid]).status()
+    };
+}
+
+/// The command line process `pid` runs: `/proc/<pid>/cmdline` on Linux, else as `ps` (other
+/// Unixes) or PowerShell's `Win32_Process` (Windows) show it, split at white space.
+pub fn command_line(pid: u32) -> Option<Vec<String>> {
+    if cfg!(target_os = "linux") {
+        let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        return Some(
+            raw.split(|b| *b == 0)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect(),
+        );
+    }
+    let out = if cfg!(windows) {
+        let query =
+            format!("(Get-CimInstance Win32_Process -Filter 'ProcessId={pid}').CommandLine");
+        Command::new("powershell")
+            .args(["-NoProfile", "-NonInteractive", "-Command", &query])
+            .stderr(Stdio::null())
+            .output()
+            .ok()?
+    } else {
+        Command::new("ps")
+            .args(["-o", "command=", "-p", &pid.to_string()])
+            .stderr(Stdio::null())
+            .output()
+            .ok()?
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let args: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+    (out.status.success() && !args.is_empty()).then_some(args)
 }
 
 /// How long an apply waits for another one on the same workspace.
@@ -257,6 +325,7 @@ impl Drop for WorkspaceLock {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn jail_refuses_escapes_and_applies_filters() {
         let tmp = tempfile::tempdir().unwrap();

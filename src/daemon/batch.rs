@@ -17,6 +17,7 @@
 //! written once.
 
 use super::client::{self, ensure_started};
+use super::transport::{self, ClientRead, ClientWrite};
 use super::{DaemonError, FromDaemon, Paths, StreamLine, ToDaemon};
 use crate::batch::{line_error, LineParser, Output, Source};
 use crate::bundle::Bundle;
@@ -30,7 +31,6 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::{mpsc, oneshot};
 
 /// Everything a line's message needs besides the line.
@@ -158,7 +158,7 @@ struct Batch {
 /// An open batch stream: lines are written here, and a task reads the daemon's answers,
 /// handing each to the oldest line still waiting (the daemon answers in order).
 struct Stream {
-    write: OwnedWriteHalf,
+    write: ClientWrite,
     waiting: mpsc::UnboundedSender<oneshot::Sender<Reply>>,
 }
 
@@ -179,12 +179,8 @@ impl Stream {
             source: e,
         };
         for attempt in 0..2 {
-            super::private(&remote.paths.dir)?;
-            super::owned(&remote.paths.sock)?;
-            let conn = tokio::net::UnixStream::connect(&remote.paths.sock)
-                .await
-                .map_err(io)?;
-            let (read, mut write) = conn.into_split();
+            transport::check(&remote.paths)?;
+            let (read, mut write) = transport::connect(&remote.paths).await.map_err(io)?;
             write.write_all(header.as_bytes()).await.map_err(io)?;
             let mut answers = BufReader::new(read).lines();
             let first = tokio::time::timeout(remote.wait, answers.next_line())
@@ -243,7 +239,7 @@ fn protocol(e: impl std::fmt::Display) -> DaemonError {
 /// Hand each answer of the stream to the line waiting for it, in order; once the stream
 /// fails, every line still waiting, and every later one, is told the daemon was lost.
 async fn read_answers(
-    mut answers: tokio::io::Lines<BufReader<tokio::net::unix::OwnedReadHalf>>,
+    mut answers: tokio::io::Lines<BufReader<ClientRead>>,
     mut lines: mpsc::UnboundedReceiver<oneshot::Sender<Reply>>,
     wait: Duration,
 ) {

@@ -8,7 +8,7 @@
 //! and the daemon notices the written files by content hash before its next answer. The same
 //! rule holds for the lines of a batch (`super::batch`).
 
-use super::{DaemonError, FromDaemon, Paths, ToDaemon};
+use super::{transport, DaemonError, FromDaemon, Paths, ToDaemon};
 use crate::bundle::Bundle;
 use crate::cli::Cli;
 use crate::commands::Op;
@@ -16,8 +16,6 @@ use crate::commands::Request;
 use crate::exit::ExitStatus;
 use crate::orchestrator::Options;
 use crate::workspace::Workspace;
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -144,7 +142,7 @@ pub fn exchange(paths: &Paths, msg: &ToDaemon, wait: Duration) -> Result<FromDae
 }
 
 /// A connection another thread may shut down while [`exchange_held`] waits on it.
-pub type Held = std::sync::Mutex<Option<UnixStream>>;
+pub type Held = transport::Held;
 
 /// [`exchange`], with the connection in `held` while it waits, so that another thread can
 /// shut it down when the caller gives up: the daemon then drops the request (and cancels it
@@ -155,23 +153,11 @@ pub fn exchange_held(
     wait: Duration,
     held: Option<&Held>,
 ) -> Result<FromDaemon, DaemonError> {
-    let io = |e| DaemonError::io(&paths.sock, e);
-    super::private(&paths.dir)?;
-    super::owned(&paths.sock)?;
-    let mut stream = UnixStream::connect(&paths.sock).map_err(io)?;
-    stream.set_read_timeout(Some(wait)).map_err(io)?;
-    if let Some(h) = held {
-        *h.lock().unwrap_or_else(|p| p.into_inner()) = stream.try_clone().ok();
-    }
+    transport::check(paths)?;
     let mut line = serde_json::to_string(msg).map_err(|e| DaemonError::Protocol(e.to_string()))?;
     line.push('\n');
-    stream.write_all(line.as_bytes()).map_err(io)?;
-    let mut answer = String::new();
-    let read = BufReader::new(&stream).read_line(&mut answer);
-    if let Some(h) = held {
-        *h.lock().unwrap_or_else(|p| p.into_inner()) = None;
-    }
-    read.map_err(io)?;
+    let answer = transport::exchange(paths, line.as_bytes(), wait, held)
+        .map_err(|e| DaemonError::io(&paths.sock, e))?;
     serde_json::from_str(&answer).map_err(|e| {
         DaemonError::Protocol(format!(
             "{e} in {:?}",
@@ -183,8 +169,10 @@ pub fn exchange_held(
 /// Make sure a daemon listens for `root`; start one if not. Returns its pid.
 pub fn ensure_started(root: &Path, paths: &Paths, idle: Option<u64>) -> Result<u32, DaemonError> {
     paths.ensure_dir()?;
-    if UnixStream::connect(&paths.sock).is_ok() {
-        return Ok(paths.live_pid().unwrap_or(0));
+    // A daemon answered, so its pid needs no liveness check (which costs a process start
+    // on Windows, on every call).
+    if transport::probe(paths) {
+        return Ok(paths.recorded_pid().unwrap_or(0));
     }
     let exe = std::env::current_exe().map_err(|e| DaemonError::io(Path::new("lanser"), e))?;
     let log = std::fs::OpenOptions::new()
@@ -205,13 +193,13 @@ pub fn ensure_started(root: &Path, paths: &Paths, idle: Option<u64>) -> Result<u
     if let Some(secs) = idle {
         cmd.args(["--idle-timeout", &secs.to_string()]);
     }
-    // Its own process group: a Ctrl-C aimed at the CLI does not reach the daemon.
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    // Out of reach of a Ctrl-C aimed at the CLI.
+    transport::detach(&mut cmd);
     cmd.spawn().map_err(|e| DaemonError::io(&paths.log, e))?;
     let started = Instant::now();
     while started.elapsed() < START_WAIT {
-        if UnixStream::connect(&paths.sock).is_ok() {
-            return Ok(paths.live_pid().unwrap_or(0));
+        if transport::probe(paths) {
+            return Ok(paths.recorded_pid().unwrap_or(0));
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -228,13 +216,11 @@ pub fn stop(paths: &Paths) -> Result<Option<u32>, DaemonError> {
         wait_gone(paths);
     }
     if let Some(p) = pid.filter(|p| crate::safety::pid_alive(*p) && is_daemon(*p)) {
-        let _ = std::process::Command::new("kill")
-            .args(["-9", &p.to_string()])
-            .status();
+        crate::safety::kill(p);
         wait_gone(paths);
     }
     if paths.live_pid().is_none() {
-        let _ = std::fs::remove_file(&paths.sock);
+        transport::remove(paths);
         let _ = std::fs::remove_file(&paths.pid);
     }
     Ok(pid)
@@ -242,13 +228,8 @@ pub fn stop(paths: &Paths) -> Result<Option<u32>, DaemonError> {
 
 /// Whether `pid` runs `lanser daemon serve` (a recycled pid is never killed).
 fn is_daemon(pid: u32) -> bool {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|c| {
-            let args: Vec<&[u8]> = c.split(|b| *b == 0).collect();
-            args.windows(2)
-                .any(|w| w == [&b"daemon"[..], &b"serve"[..]])
-        })
-        .unwrap_or(false)
+    crate::safety::command_line(pid)
+        .is_some_and(|args| args.windows(2).any(|w| w[0] == "daemon" && w[1] == "serve"))
 }
 
 /// The daemon's status, or `{"running": false}`.
@@ -258,7 +239,7 @@ pub fn status(paths: &Paths) -> Result<serde_json::Value, DaemonError> {
         Ok(other) => Err(DaemonError::Protocol(format!("{other:?}"))),
         Err(_) => Ok(serde_json::json!({
             "running": false,
-            "socket": paths.sock.display().to_string(),
+            "socket": transport::address(paths),
         })),
     }
 }

@@ -1,6 +1,6 @@
 //! The warm per-workspace daemon (issue 8): one long-lived [`Orchestrator`] and Pyright
-//! session per workspace root, served over a Unix socket, so that a `lanser def` costs a
-//! round trip instead of a server start.
+//! session per workspace root, served over a Unix socket (a named pipe on Windows), so that
+//! a `lanser def` costs a round trip instead of a server start.
 //!
 //! - `client`: what every CLI invocation does — find (or start) the workspace's daemon, send
 //!   the command line, print the bundle it answers. Any failure falls back to answering
@@ -11,10 +11,12 @@
 //!   is lost are answered in-process.
 //! - `server`: the daemon process (`lanser daemon serve`, started on demand).
 //! - `fresh`: bringing the server's view in line with disk before every answer.
+//! - `transport`: the platform's way in — a Unix socket, or a Windows named pipe.
 //!
-//! Layout: `$LANSER_HOME/daemon/<hash of root>/` (mode 0700) holds `sock` (0600), `pid`,
-//! `start.lock` and `log`. The daemon answers exactly what `--no-daemon` prints: it runs the
-//! same [`crate::orchestrator::Orchestrator::execute`] on the same parsed command line.
+//! Layout: `$LANSER_HOME/daemon/<hash of root>/` (mode 0700) holds `sock` (0600; on Windows
+//! a file naming the daemon's pipe), `pid`, `start.lock` and `log`. The daemon answers
+//! exactly what `--no-daemon` prints: it runs the same
+//! [`crate::orchestrator::Orchestrator::execute`] on the same parsed command line.
 //!
 //! [`Orchestrator`]: crate::orchestrator::Orchestrator
 
@@ -22,6 +24,7 @@ pub mod batch;
 pub mod client;
 pub mod fresh;
 pub mod server;
+pub mod transport;
 
 pub use crate::cli::Action;
 use crate::cli::Global;
@@ -94,73 +97,21 @@ impl Paths {
         }
     }
 
-    /// Create the directory, owner-only (0700). One that already exists must be ours and
-    /// private: a directory (or socket) another user owns, or that others may write, could
-    /// be someone else's daemon answering in our name.
+    /// Create the state directory, private, and check what is in it
+    /// ([`transport::prepare`]).
     pub fn ensure_dir(&self) -> Result<(), DaemonError> {
-        use std::os::unix::fs::DirBuilderExt;
-        if let Some(parent) = self.dir.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| DaemonError::io(parent, e))?;
-        }
-        // Made 0700 by mkdir itself: a client racing the start never sees it open.
-        match std::fs::DirBuilder::new().mode(0o700).create(&self.dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => private(&self.dir)?,
-            Err(e) => return Err(DaemonError::io(&self.dir, e)),
-        }
-        if self.sock.exists() {
-            owned(&self.sock)?;
-        }
-        // sun_path holds 108 bytes including the terminating NUL.
-        if self.sock.as_os_str().len() >= 108 {
-            return Err(DaemonError::PathTooLong(self.sock.clone()));
-        }
-        Ok(())
+        transport::prepare(self)
+    }
+
+    /// The pid the pid file names (written by the daemon once it listens).
+    pub fn recorded_pid(&self) -> Option<u32> {
+        std::fs::read_to_string(&self.pid).ok()?.trim().parse().ok()
     }
 
     /// The daemon's pid, when its pid file names a live process.
     pub fn live_pid(&self) -> Option<u32> {
-        let pid = std::fs::read_to_string(&self.pid)
-            .ok()?
-            .trim()
-            .parse()
-            .ok()?;
+        let pid = self.recorded_pid()?;
         crate::safety::pid_alive(pid).then_some(pid)
-    }
-}
-
-/// `path` is owned by this process's user and neither group nor others may use it.
-pub fn private(path: &Path) -> Result<(), DaemonError> {
-    check_owner(path, true)
-}
-
-/// `path` is owned by this process's user. (The socket: the private directory around it is
-/// what keeps others out, and its own mode is set just after it is bound, so a client racing
-/// the daemon's start may see it before.)
-pub fn owned(path: &Path) -> Result<(), DaemonError> {
-    check_owner(path, false)
-}
-
-fn check_owner(path: &Path, private_mode: bool) -> Result<(), DaemonError> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::symlink_metadata(path).map_err(|e| DaemonError::io(path, e))?;
-    let me = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
-    let why = if me.is_some_and(|uid| meta.uid() != uid) {
-        Some(format!("owned by uid {}, not this user", meta.uid()))
-    } else if private_mode && meta.mode() & 0o077 != 0 {
-        Some(format!(
-            "mode {:o} lets other users in",
-            meta.mode() & 0o777
-        ))
-    } else {
-        None
-    };
-    match why {
-        Some(why) => Err(DaemonError::Insecure {
-            path: path.to_path_buf(),
-            why,
-        }),
-        None => Ok(()),
     }
 }
 
@@ -304,7 +255,7 @@ pub async fn command(
                 format!(
                     "lanser daemon running for {} (pid {pid}, socket {})\n",
                     ws.root.display(),
-                    paths.sock.display()
+                    transport::address(&paths)
                 )
             }),
         Action::Stop => client::stop(&paths).map(|stopped| match stopped {

@@ -1,6 +1,6 @@
-//! The daemon process: listens on the workspace's socket, keeps one [`Orchestrator`] (and so
-//! one warm server) alive, and answers each connection's command line with the bundle the
-//! in-process CLI would print — for a command line (`Run`), or for one request line of a
+//! The daemon process: listens on the workspace's socket (or pipe), keeps one
+//! [`Orchestrator`] (and so one warm server) alive, and answers each connection's command
+//! line with the bundle the in-process CLI would print — for a command line (`Run`), or for one request line of a
 //! `lanser batch` (`Line`: parsed with the batch's [`LineParser`] under the batch command
 //! line's global options, answered as the in-process batch writes it).
 //!
@@ -16,6 +16,7 @@
 mod stream;
 
 use super::fresh;
+use super::transport::{self, Listener, ServerRead, ServerWrite};
 use super::{FromDaemon, Paths, ToDaemon};
 use crate::batch::LineParser;
 use crate::commands::Execute;
@@ -32,7 +33,6 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 use stream::{parse_argv, BatchArgs};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{Mutex, Notify};
 
 /// How many times a read-only request is answered while the workspace keeps changing under
@@ -100,7 +100,7 @@ fn cancellable(op: &Op) -> bool {
 /// Run the daemon for `ws` until idle, stopped or replaced.
 pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), super::DaemonError> {
     paths.ensure_dir()?;
-    let Some(listener) = bind(&paths)? else {
+    let Some(mut listener) = bind(&paths)? else {
         return Ok(()); // another daemon already serves this workspace
     };
     let daemon = Rc::new(Daemon {
@@ -131,11 +131,11 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
             loop {
                 tokio::select! {
                     conn = listener.accept() => {
-                        if let Ok((stream, _)) = conn {
+                        if let Ok((read, write)) = conn {
                             let d = daemon.clone();
                             d.active.set(d.active.get() + 1);
                             tokio::task::spawn_local(async move {
-                                let _ = d.connection(stream).await;
+                                let _ = d.connection(read, write).await;
                                 d.active.set(d.active.get() - 1);
                                 d.last.set(Instant::now());
                             });
@@ -156,8 +156,7 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
             }
         })
         .await;
-    drop(listener);
-    let _ = std::fs::remove_file(&daemon.paths.sock);
+    listener.close(&daemon.paths);
     if daemon.paths.live_pid() == Some(std::process::id()) {
         let _ = std::fs::remove_file(&daemon.paths.pid);
     }
@@ -168,21 +167,14 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
     Ok(())
 }
 
-/// Take the start lock, and bind the socket unless a live daemon already listens on it (a
-/// socket left by a killed daemon is removed first).
-fn bind(paths: &Paths) -> Result<Option<UnixListener>, super::DaemonError> {
-    use std::os::unix::fs::PermissionsExt;
-    let io = |e| super::DaemonError::io(&paths.sock, e);
+/// Take the start lock, and listen unless a live daemon already does (a socket left by a
+/// killed daemon is replaced).
+fn bind(paths: &Paths) -> Result<Option<Listener>, super::DaemonError> {
     let _lock = StartLock::acquire(paths)?;
-    if std::os::unix::net::UnixStream::connect(&paths.sock).is_ok() {
+    if transport::probe(paths) {
         return Ok(None);
     }
-    match std::fs::remove_file(&paths.sock) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
-        _ => {}
-    }
-    let listener = UnixListener::bind(&paths.sock).map_err(io)?;
-    std::fs::set_permissions(&paths.sock, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
+    let listener = Listener::bind(paths).map_err(|e| super::DaemonError::io(&paths.sock, e))?;
     std::fs::write(&paths.pid, std::process::id().to_string())
         .map_err(|e| super::DaemonError::io(&paths.pid, e))?;
     Ok(Some(listener))
@@ -254,8 +246,7 @@ fn failed_before_server(b: &crate::bundle::Bundle) -> bool {
 }
 
 impl Daemon {
-    async fn connection(&self, stream: UnixStream) -> std::io::Result<()> {
-        let (read, mut write) = stream.into_split();
+    async fn connection(&self, read: ServerRead, mut write: ServerWrite) -> std::io::Result<()> {
         let mut line = String::new();
         let mut reader = BufReader::new(read);
         reader.read_line(&mut line).await?;
@@ -640,7 +631,7 @@ impl Daemon {
             "pid": std::process::id(),
             "build": self.build,
             "workspace": self.ws.root.display().to_string(),
-            "socket": self.paths.sock.display().to_string(),
+            "socket": transport::address(&self.paths),
             "uptimeSecs": self.started.elapsed().as_secs(),
             "idleTimeoutSecs": self.idle.as_secs(),
             "requests": self.requests.get(),

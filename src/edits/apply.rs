@@ -15,6 +15,7 @@
 //! The steps: each backup, every journal write, each temp write, its fsync, each rename into
 //! place, each move aside, each directory created, the commit, each delete made final.
 
+use super::disk::{fsync_dir, mode_of, rename, set_mode};
 use super::{unified, FileChange, Plan};
 use crate::digest::sha256_tagged;
 use crate::error::{ErrorCode, LanserError, Result};
@@ -23,7 +24,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -78,9 +78,7 @@ fn fault_point() -> Result<()> {
             == Some(n)
     };
     if at("LANSER_TEST_KILL_AT") {
-        let _ = Command::new("kill")
-            .args(["-9", &std::process::id().to_string()])
-            .status();
+        safety::kill(std::process::id());
         std::thread::sleep(std::time::Duration::from_secs(10));
     }
     if at("LANSER_TEST_FAIL_AT") {
@@ -119,12 +117,6 @@ fn io(what: &str, path: &Path, e: std::io::Error) -> LanserError {
     )
 }
 
-fn fsync_dir(dir: &Path) {
-    if let Ok(f) = fs::File::open(dir) {
-        let _ = f.sync_all();
-    }
-}
-
 /// The temp file process `pid` writes `path` through, beside it.
 fn temp_path(path: &Path, pid: u32) -> PathBuf {
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -147,12 +139,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> 
             .map_err(|e| io("cannot write", path, e))?;
         fault_point()?; // the temp file written
         if let Some(m) = mode {
-            f.set_permissions(fs::Permissions::from_mode(m))
-                .map_err(|e| io("cannot write", path, e))?;
+            set_mode(&f, m).map_err(|e| io("cannot write", path, e))?;
         }
         f.sync_all().map_err(|e| io("cannot write", path, e))?;
+        // Closed before the rename (Windows renames what is open only with delete sharing).
+        drop(f);
         fault_point()?; // fsynced, not yet renamed
-        fs::rename(&tmp, path).map_err(|e| io("cannot write", path, e))
+        rename(&tmp, path).map_err(|e| io("cannot write", path, e))
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);
@@ -217,7 +210,7 @@ impl Journal {
                     entries.push(Entry::Restore {
                         path: p.clone(),
                         backup: Some(name),
-                        mode: Some(meta.permissions().mode()),
+                        mode: mode_of(&meta),
                     });
                 }
                 Ok(_) => {}
@@ -257,7 +250,7 @@ impl Journal {
     /// it ([`finish`]) instead.
     fn mark_committed(&self) -> Result<()> {
         let (intent, done) = (self.dir.join(INTENT), self.dir.join(COMMITTED));
-        fs::rename(&intent, &done).map_err(|e| io("cannot commit", &intent, e))?;
+        rename(&intent, &done).map_err(|e| io("cannot commit", &intent, e))?;
         fsync_dir(&self.dir);
         Ok(())
     }
@@ -323,13 +316,13 @@ fn rollback_entries(dir: &Path, entries: &[Entry]) -> Result<usize> {
             },
             Entry::Renamed { from, to } => {
                 if to.exists() && !from.exists() {
-                    fs::rename(to, from).map_err(|e| io("cannot rename back", to, e))?;
+                    rename(to, from).map_err(|e| io("cannot rename back", to, e))?;
                     restored += 1;
                 }
             }
             Entry::Trashed { path, trash } => {
                 if trash.exists() && !path.exists() {
-                    fs::rename(trash, path).map_err(|e| io("cannot restore", path, e))?;
+                    rename(trash, path).map_err(|e| io("cannot restore", path, e))?;
                     restored += 1;
                 }
             }
@@ -518,7 +511,7 @@ fn execute(plan: &Plan, journal: &mut Journal) -> Result<()> {
     for c in &plan.changes {
         match c {
             FileChange::Edit { doc, new_text, .. } => {
-                let mode = fs::metadata(&doc.abs).ok().map(|m| m.permissions().mode());
+                let mode = fs::metadata(&doc.abs).ok().and_then(|m| mode_of(&m));
                 write_atomic(&doc.abs, new_text.as_bytes(), mode)?;
             }
             FileChange::Create {
@@ -559,7 +552,7 @@ fn execute(plan: &Plan, journal: &mut Journal) -> Result<()> {
                     to: to.clone(),
                 })?;
                 fault_point()?;
-                fs::rename(from, to).map_err(|e| io("cannot rename", from, e))?;
+                rename(from, to).map_err(|e| io("cannot rename", from, e))?;
                 if let Some(p) = to.parent() {
                     fsync_dir(p);
                 }
@@ -609,7 +602,7 @@ fn trash(path: &Path, journal: &mut Journal) -> Result<()> {
         trash: trash.clone(),
     })?;
     fault_point()?;
-    fs::rename(path, &trash).map_err(|e| io("cannot move aside", path, e))
+    rename(path, &trash).map_err(|e| io("cannot move aside", path, e))
 }
 
 fn create_parents(path: &Path, journal: &mut Journal) -> Result<()> {
@@ -653,17 +646,15 @@ fn git_apply(root: &Path, plan: &Plan) -> Result<()> {
     })?;
     let top = repo
         .workdir()
-        .and_then(|w| w.canonicalize().ok())
+        .and_then(|w| crate::workspace::uri::canonical(w).ok())
         .ok_or_else(|| LanserError::usage("--apply-mode git needs a repository with a worktree"))?;
-    let prefix = root
-        .strip_prefix(&top)
-        .unwrap_or(Path::new(""))
-        .to_path_buf();
+    // The root below the worktree's top, `/`-separated as git reads it on every platform.
+    let prefix = crate::workspace::walk::relative(&top, root).unwrap_or_default();
     let mut cmd = Command::new("git");
     cmd.current_dir(&top)
         .args(["apply", "--3way", "--whitespace=nowarn"]);
-    if !prefix.as_os_str().is_empty() {
-        cmd.arg(format!("--directory={}", prefix.display()));
+    if !prefix.is_empty() {
+        cmd.arg(format!("--directory={prefix}"));
     }
     let mut child = cmd
         .arg("-")

@@ -7,6 +7,7 @@
 //! the workspace jail before anything else looks at it. Writing is [`apply`]'s job.
 
 pub mod apply;
+mod disk;
 pub mod import_map;
 pub mod patch;
 pub mod rename_file;

@@ -266,7 +266,10 @@ impl Handler {
             diagnostics: p.diagnostics,
             seq: st.publish_seq,
         };
-        st.published.insert(p.uri.as_str().to_string(), published);
+        // Keyed as lanser spells the URI (a Windows server's `file:///c%3A/…` is
+        // `file:///C:/…`; the URI as it is elsewhere).
+        let key = crate::workspace::uri_key(p.uri.as_str()).into_owned();
+        st.published.insert(key, published);
         let seq = st.publish_seq;
         drop(st);
         self.shared.published.send_replace(seq);

@@ -359,6 +359,7 @@ mod tests {
         assert!(split_command("   ").is_empty());
     }
 
+    #[cfg(unix)]
     #[test]
     fn an_npm_link_runs_its_script_on_node() {
         let dir = tempfile::tempdir().unwrap();

@@ -13,7 +13,6 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -230,13 +229,17 @@ fn pytest(plan: &Plan, tree: &Path, aux: &Path, report: &Path) -> Result<bool, T
     .env_remove("PYTHONSTARTUP")
     .env("LANSER_OVERLAY", tree)
     .env("LANSER_ORIGINAL", &plan.root)
-    .env("LANSER_ROOTS", roots.join(":"))
+    // Split with os.pathsep by the plugin: `;` on Windows, where `:` follows a drive letter.
+    .env(
+        "LANSER_ROOTS",
+        roots.join(if cfg!(windows) { ";" } else { ":" }),
+    )
     .env("LANSER_REPORT", report)
     .env("LANSER_TESTS", aux.join("tests.txt"))
     .stdin(Stdio::null())
     .stdout(log)
-    .stderr(log2)
-    .process_group(0);
+    .stderr(log2);
+    own_group(&mut cmd);
     let mut child = cmd.spawn().map_err(|source| TestRunError::Interpreter {
         python: plan.python.clone(),
         source,
@@ -248,10 +251,7 @@ fn pytest(plan: &Plan, tree: &Path, aux: &Path, report: &Path) -> Result<bool, T
         }
         if Instant::now() >= deadline {
             // The whole group: pytest and anything a test started.
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{}", child.id())])
-                .stderr(Stdio::null())
-                .status();
+            kill_group(child.id());
             let _ = child.kill();
             let _ = child.wait();
             let _ = io::stderr().flush();
@@ -259,6 +259,31 @@ fn pytest(plan: &Plan, tree: &Path, aux: &Path, report: &Path) -> Result<bool, T
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// pytest's own process group (Unix) or process tree (Windows), for [`kill_group`].
+fn own_group(cmd: &mut Command) {
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(cmd, 0);
+    // CREATE_NEW_PROCESS_GROUP
+    #[cfg(windows)]
+    std::os::windows::process::CommandExt::creation_flags(cmd, 0x0000_0200);
+}
+
+/// Kill process `pid` and everything it started: its process group (Unix), its process tree
+/// (Windows).
+fn kill_group(pid: u32) {
+    let mut kill = if cfg!(windows) {
+        let mut c = Command::new("taskkill");
+        c.args(["/F", "/T", "/PID", &pid.to_string()])
+            .stdout(Stdio::null());
+        c
+    } else {
+        let mut c = Command::new("kill");
+        c.args(["-KILL", "--", &format!("-{pid}")]);
+        c
+    };
+    let _ = kill.stderr(Stdio::null()).status();
 }
 
 /// The test files of the asked ids, each once (the plugin keeps only the asked tests, so an

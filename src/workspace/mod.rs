@@ -10,6 +10,7 @@
 //! - `index`: the sources, their content digests and the configuration files, kept current.
 //! - `watch`: file-system events that keep an index current in a long-lived process.
 //! - `pyconfig`: Pyright's settings and the import roots they give.
+//! - `uri`: paths ↔ `file://` URIs and the under-the-root test, per platform path style.
 //!
 //! Clones of a [`Workspace`] share one index, so every reader in a process (a daemon's
 //! freshness step, its memo, `diag`, `check`, `rename-file`, traces) sees the same one.
@@ -17,6 +18,7 @@
 pub mod external;
 pub mod index;
 pub mod pyconfig;
+pub mod uri;
 pub mod walk;
 pub mod watch;
 
@@ -89,8 +91,7 @@ impl Workspace {
                 .unwrap_or(cwd)
                 .to_path_buf(),
         };
-        let root = root
-            .canonicalize()
+        let root = uri::canonical(&root)
             .map_err(|e| LanserError::not_found(format!("workspace {}: {e}", root.display())))?;
         Ok(Workspace::new(root))
     }
@@ -153,8 +154,7 @@ impl Workspace {
                 self.root.display()
             )));
         };
-        let canon = found
-            .canonicalize()
+        let canon = uri::canonical(found)
             .map_err(|e| LanserError::not_found(format!("file {path}: {e}")).with_source(e))?;
         match self.relative(&canon) {
             Some(rel) => {
@@ -188,7 +188,7 @@ impl Workspace {
             return Place::Workspace(rel);
         }
         // The server may hand back a non-canonical spelling of a workspace file.
-        if let Ok(canon) = path.canonicalize() {
+        if let Ok(canon) = uri::canonical(path) {
             if let Some(rel) = self.relative(&canon) {
                 return Place::Workspace(rel);
             }
@@ -245,57 +245,30 @@ impl Workspace {
     }
 }
 
-/// Percent-encode a path into a `file://` URI (RFC 3986 unreserved characters and `/` kept).
+/// Percent-encode a path into a `file://` URI, in this platform's style ([`uri::to_uri`]).
 pub fn path_to_uri(path: &Path) -> String {
-    let s = path.to_string_lossy().replace('\\', "/");
-    let mut out = String::from("file://");
-    if !s.starts_with('/') {
-        out.push('/');
-    }
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    uri::to_uri(&path.to_string_lossy(), uri::Style::NATIVE)
 }
 
-/// Decode `%XX` escapes; `None` on a malformed escape or a non-UTF-8 result.
-pub fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
-                return None;
-            }
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
+pub use uri::percent_decode;
 
-/// Decode a `file://` URI into a path; `None` for other schemes or bad escapes.
+/// Decode a `file://` URI into a path, in this platform's style ([`uri::from_uri`]); `None`
+/// for other schemes or bad escapes.
 pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    let decoded = percent_decode(rest)?;
-    Some(PathBuf::from(decoded))
+    uri::from_uri(uri, uri::Style::NATIVE).map(PathBuf::from)
+}
+
+/// One key for every spelling of a file URI on this platform ([`uri::normalize`]; the URI as
+/// it is on Linux).
+pub fn uri_key(uri: &str) -> std::borrow::Cow<'_, str> {
+    uri::normalize(uri, uri::Style::NATIVE)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn snapshot_files_are_regular_sources_reached_without_symlinks() {
         let outside = tempfile::tempdir().unwrap();

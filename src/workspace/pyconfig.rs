@@ -32,7 +32,7 @@ pub fn import_roots(root: &Path) -> Vec<PathBuf> {
     roots.push(root.join("src"));
     let mut out: Vec<PathBuf> = Vec::new();
     for r in roots {
-        let r = r.canonicalize().unwrap_or(r);
+        let r = super::uri::canonical(&r).unwrap_or(r);
         if r.is_dir() && !out.contains(&r) {
             out.push(r);
         }

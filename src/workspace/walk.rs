@@ -283,15 +283,7 @@ fn named_walkable(name: &str) -> bool {
 
 /// Relative POSIX path of `abs` under `root`; `None` outside it.
 pub fn relative(root: &Path, abs: &Path) -> Option<String> {
-    let rel = abs.strip_prefix(root).ok()?;
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| match c {
-            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
-    Some(parts.join("/"))
+    super::uri::relative(root, abs, super::uri::Style::NATIVE)
 }
 
 #[cfg(test)]

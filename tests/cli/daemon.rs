@@ -4,7 +4,7 @@
 
 use crate::support::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// The LANSER_HOME the suite's Pyright is installed in (what `lanser setup` used).
@@ -29,8 +29,7 @@ impl Warm {
     pub(crate) fn new(fixture_name: &str) -> Warm {
         let home = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(real_home().join("pyright")).unwrap();
-        std::os::unix::fs::symlink(real_home().join("pyright"), home.path().join("pyright"))
-            .unwrap();
+        crate::support::link(&real_home().join("pyright"), &home.path().join("pyright"));
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().join("ws");
         copy_tree(&fixture(fixture_name), &ws);
@@ -44,7 +43,7 @@ impl Warm {
     /// Link another server's install (`real_home()/<name>`) into this LANSER_HOME.
     pub(crate) fn link_server(&self, name: &str) {
         std::fs::create_dir_all(real_home().join(name)).unwrap();
-        std::os::unix::fs::symlink(real_home().join(name), self.home.path().join(name)).unwrap();
+        crate::support::link(&real_home().join(name), &self.home.path().join(name));
     }
 
     /// `lanser ARGS --workspace WS`, daemon allowed.
@@ -73,8 +72,10 @@ impl Warm {
         bundle(&self.ok(&["daemon", "status", "--json"]))
     }
 
+    /// The daemon's state directory (where the socket is; on Unix).
+    #[cfg(unix)]
     pub(crate) fn dir(&self) -> PathBuf {
-        Path::new(self.status()["socket"].as_str().unwrap())
+        std::path::Path::new(self.status()["socket"].as_str().unwrap())
             .parent()
             .unwrap()
             .to_path_buf()
@@ -88,10 +89,14 @@ impl Drop for Warm {
 }
 
 pub(crate) fn kill9(pid: u64) {
-    let s = Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .unwrap();
+    let s = if cfg!(windows) {
+        Command::new("taskkill")
+            .args(["/F", "/PID", &pid.to_string()])
+            .status()
+    } else {
+        Command::new("kill").args(["-9", &pid.to_string()]).status()
+    }
+    .unwrap();
     assert!(s.success());
 }
 
@@ -222,6 +227,8 @@ fn a_deleted_file_is_gone_and_a_created_one_found() {
     );
 }
 
+// SIGSTOP and /proc.
+#[cfg(unix)]
 #[test]
 fn a_daemon_killed_with_sigkill_and_a_crashed_server_are_survived() {
     let w = Warm::new("demo");
@@ -253,9 +260,11 @@ fn a_daemon_killed_with_sigkill_and_a_crashed_server_are_survived() {
     assert!(s.success());
     let stopped = w.ok(&["daemon", "stop"]);
     assert!(stdout(&stopped).contains("stopped"), "{}", stdout(&stopped));
-    assert!(!Path::new(&format!("/proc/{pid}")).exists());
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
 }
 
+// Modes and /proc's memory figures.
+#[cfg(unix)]
 #[test]
 fn status_shows_versions_memory_and_documents_and_the_socket_is_private() {
     use std::os::unix::fs::PermissionsExt;
@@ -285,7 +294,7 @@ fn status_shows_versions_memory_and_documents_and_the_socket_is_private() {
         assert!(human.contains(field), "{field} in {human}");
     }
     let dir = w.dir();
-    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dir), 0o700);
     assert_eq!(mode(&dir.join("sock")), 0o600);
     // Stopped: the socket is gone and status says so.

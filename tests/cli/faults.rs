@@ -232,6 +232,7 @@ fn every_injected_fault_leaves_the_tree_wholly_old_or_wholly_new() {
 
 /// One target the file system refuses (EACCES): exit 71 naming it, one line, every file old.
 /// As root a directory's mode refuses nothing, so the hook plays the refusal there.
+#[cfg(unix)]
 #[test]
 fn a_target_that_cannot_be_written_fails_the_whole_apply() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};

@@ -47,6 +47,7 @@ fn ws_arg(ws: &Path) -> String {
     ws.to_string_lossy().into_owned()
 }
 
+#[cfg(unix)]
 #[test]
 fn paths_outside_the_root_are_refused() {
     let (dir, ws) = copy("srcpkg");
@@ -71,6 +72,8 @@ fn paths_outside_the_root_are_refused() {
     assert_eq!(snapshot(&ws), before);
 }
 
+// Non-UTF-8 names and links to `/`.
+#[cfg(unix)]
 #[test]
 fn a_directory_symlink_loop_and_odd_file_names_do_not_stop_the_walk() {
     let (_d, ws) = copy("srcpkg");
@@ -242,6 +245,8 @@ fn a_server_command_with_shell_metacharacters_is_never_run_by_a_shell() {
     assert!(!marker.exists(), "a shell ran the server command");
 }
 
+// Modes (Windows keeps others out with the profile's ACL).
+#[cfg(unix)]
 #[test]
 fn a_daemon_directory_others_can_use_is_refused_and_the_answer_comes_in_process() {
     let (_d, ws) = copy("demo");

@@ -19,6 +19,8 @@ mod language_stable;
 mod languages;
 mod mcp;
 mod mutations;
+// Shell-script stand-ins, bin/ layouts and `:`-joined PATHs: Unix only.
+#[cfg(unix)]
 mod node;
 mod outlines;
 mod relocation;
@@ -32,6 +34,7 @@ mod servers;
 mod snapshots;
 mod support;
 mod surface;
+#[cfg(unix)]
 mod toolchains;
 mod trace;
 mod trust;

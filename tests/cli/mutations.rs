@@ -220,7 +220,7 @@ fn refused_applies_leave_every_byte_alone() {
     // A file that is a symlink to outside the workspace.
     let outside = tmp.path().join("outside.py");
     std::fs::write(&outside, "from models import User\n\ndef shout(u: User) -> str:\n    return u.display_name().upper()\n").unwrap();
-    std::os::unix::fs::symlink(&outside, ws.join("linked.py")).unwrap();
+    crate::support::link(&outside, &ws.join("linked.py"));
     git(&ws, &["add", "-A"]);
     git(&ws, &["commit", "-qm", "link"]);
     let before = snapshot(&ws);

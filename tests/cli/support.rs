@@ -5,6 +5,20 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// A symbolic link at `dst` to `src` (on Windows a directory or a file link, as `src` is;
+/// making one needs Developer Mode or an elevated shell there).
+pub fn link(src: &Path, dst: &Path) {
+    #[cfg(unix)]
+    let made = std::os::unix::fs::symlink(src, dst);
+    #[cfg(windows)]
+    let made = if src.is_dir() {
+        std::os::windows::fs::symlink_dir(src, dst)
+    } else {
+        std::os::windows::fs::symlink_file(src, dst)
+    };
+    made.unwrap_or_else(|e| panic!("link {} -> {}: {e}", dst.display(), src.display()));
+}
+
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -392,16 +406,19 @@ pub fn batch_lines(ws: &Path, lines: &[&str]) -> Output {
 
 /// Make `dir` a whole PATH without Node.js: the real python3 (not a pyenv shim) and git
 /// linked in, no node, no npm. Returns it as a PATH value.
-#[cfg(unix)]
 pub fn path_without_node(dir: &Path) -> String {
     let out = Command::new("python3")
         .args(["-c", "import sys; print(sys.executable)"])
         .output()
         .expect("python3 runs");
     let exe = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    std::os::unix::fs::symlink(exe.canonicalize().unwrap(), dir.join("python3")).unwrap();
+    let suffix = std::env::consts::EXE_SUFFIX;
+    link(
+        &exe.canonicalize().unwrap(),
+        &dir.join(format!("python3{suffix}")),
+    );
     let git = lanser::servers::which("git").expect("git on PATH");
-    std::os::unix::fs::symlink(git, dir.join("git")).unwrap();
+    link(&git, &dir.join(format!("git{suffix}")));
     for absent in ["node", "npm"] {
         assert!(!dir.join(absent).exists());
     }

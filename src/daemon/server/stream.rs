@@ -12,6 +12,7 @@
 
 use super::{reply, Daemon, FromDaemon, GONE};
 use crate::cli::{Cli, Command};
+use crate::daemon::transport::{ServerRead, ServerWrite};
 use crate::daemon::StreamLine;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::Options;
@@ -21,7 +22,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
 /// A batch command line, parsed once for all its lines.
 pub(super) struct BatchArgs {
@@ -72,7 +72,7 @@ pub(super) fn parse_argv(cwd: &Path, argv: &[String]) -> Result<(Cli, Options)> 
     Ok((cli, opts))
 }
 
-async fn send(write: &mut OwnedWriteHalf, msg: &FromDaemon) -> std::io::Result<()> {
+async fn send(write: &mut ServerWrite, msg: &FromDaemon) -> std::io::Result<()> {
     let mut text = serde_json::to_string(msg).unwrap_or_default();
     text.push('\n');
     write.write_all(text.as_bytes()).await
@@ -114,8 +114,8 @@ impl Daemon {
     /// in order, until the client hangs up.
     pub(super) async fn batch_stream(
         &self,
-        mut reader: BufReader<OwnedReadHalf>,
-        mut write: OwnedWriteHalf,
+        mut reader: BufReader<ServerRead>,
+        mut write: ServerWrite,
         cwd: PathBuf,
         argv: Vec<String>,
     ) -> std::io::Result<()> {
