@@ -124,7 +124,7 @@ fn print_reply(reply: FromDaemon, json: bool, ws: &Workspace) -> crate::error::R
             } else {
                 crate::commands::render::render(&bundle, ws)
             };
-            crate::show(&bundle, &text)
+            crate::output::show(&bundle, &text)
         }
         FromDaemon::Failed { exit, line } => {
             eprintln!("{line}");

@@ -271,7 +271,7 @@ pub async fn command(
         }),
     };
     match result {
-        Ok(text) => crate::emit(&text),
+        Ok(text) => crate::output::emit(&text),
         Err(e) => Err(LanserError::internal(e.to_string()).with_source(e)),
     }
 }

@@ -30,7 +30,7 @@ pub async fn main(cli: Cli) -> Result<ExitStatus> {
         return Err(LanserError::internal("not a trace command"));
     };
     let (status, text, err) = run(&cli, action).await?;
-    crate::emit(&text)?;
+    crate::output::emit(&text)?;
     if let Some(e) = err {
         eprintln!("lanser: {e}");
     }
