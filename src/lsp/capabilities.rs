@@ -294,5 +294,11 @@ mod tests {
         assert!(!Feature::WillRenameFiles.offered_by(&caps));
         assert!(!Feature::PullDiagnostics.offered_by(&caps));
         assert_eq!(parse(&json!(null)), ServerCapabilities::default());
+        // typeHierarchyProvider has no member in lsp-types: read from the raw answer.
+        assert!(!Feature::TypeHierarchy.declared(&caps, &raw));
+        let more = json!({"typeHierarchyProvider": true, "inlayHintProvider": {}});
+        assert!(Feature::TypeHierarchy.declared(&parse(&more), &more));
+        assert!(Feature::InlayHint.declared(&parse(&more), &more));
+        assert!(!Feature::Formatting.declared(&parse(&more), &more));
     }
 }
