@@ -21,11 +21,11 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use crate::workspace::path_to_uri;
 use lsp_types::request::{Formatting, RangeFormatting};
 use lsp_types::{
-    DocumentFormattingParams, DocumentRangeFormattingParams, FormattingOptions, WorkspaceEdit,
+    DocumentChanges, DocumentFormattingParams, DocumentRangeFormattingParams, FormattingOptions,
+    OneOf, OptionalVersionedTextDocumentIdentifier, TextDocumentEdit, WorkspaceEdit,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
 /// Format FILE with the server's formatter: a preview (diff + plan) unless --apply
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize)]
@@ -128,12 +128,19 @@ pub async fn run(
         session.request::<Formatting>(params).await?
     };
     let edits = edits.unwrap_or_default();
+    // As documentChanges (what lanser declares it takes): one unversioned text edit.
     let changes = match edits.is_empty() {
-        true => HashMap::new(),
-        false => HashMap::from([(typed::uri(&uri)?, edits)]),
+        true => vec![],
+        false => vec![TextDocumentEdit {
+            text_document: OptionalVersionedTextDocumentIdentifier {
+                uri: typed::uri(&uri)?,
+                version: None,
+            },
+            edits: edits.into_iter().map(OneOf::Left).collect(),
+        }],
     };
     let edit = WorkspaceEdit {
-        changes: Some(changes),
+        document_changes: Some(DocumentChanges::Edits(changes)),
         ..Default::default()
     };
     let plan = mutate::plan(o, m, edit)?;
