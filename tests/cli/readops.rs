@@ -412,6 +412,11 @@ fn typescript_formats_previewed_and_applied_and_completes_members() {
             .unwrap()
             .success());
     }
+    // The `add` method's lines (0-based first and last): --range formats only those.
+    let lines: Vec<&str> = original.split('\n').collect();
+    let first = lines.iter().position(|l| l.starts_with("  add(")).unwrap();
+    let last = first + lines[first..].iter().position(|l| *l == "  }").unwrap();
+    let method = (first, last);
     let line = line_with(&ts, "src/app.ts", "store.add(item)");
     let col = col_after(&ts, "src/app.ts", line, "store.");
     let answers = batch_on(
@@ -422,6 +427,9 @@ fn typescript_formats_previewed_and_applied_and_completes_members() {
             json!({"cmd": "complete", "selector": format!("src/app.ts@L{line}:C{col}")})
                 .to_string(),
             json!({"cmd": "types", "selector": format!("src/app.ts@L{line}:C{col}")}).to_string(),
+            json!({"cmd": "format", "args": {"file": "src/store.ts", "tab-size": 2,
+                "range": format!("{},1->{},1", method.0 + 1, method.1 + 2)}})
+            .to_string(),
         ],
     );
     let preview = &answers[0];
@@ -479,6 +487,15 @@ fn typescript_formats_previewed_and_applied_and_completes_members() {
             answers[1]["facts"]
         );
     }
+    let ranged = answers[3]["edits"]["diff"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", answers[3]));
+    let added: Vec<&str> = ranged
+        .lines()
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+        .map(|l| &l[1..])
+        .collect();
+    assert_eq!(added, lines[first..=last], "{ranged}");
     assert_eq!(
         answers[2]["error"]["code"], "E/UNSUPPORTED_CAP",
         "{}",
