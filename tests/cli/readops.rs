@@ -506,3 +506,58 @@ fn typescript_formats_previewed_and_applied_and_completes_members() {
         .unwrap()
         .contains("typeHierarchyProvider"));
 }
+
+/// clangd's inlay hints on fixtures/c: each argument of a call to a function store.h declares
+/// is shown with its parameter's name from the prototype (`s:` before `&s`, `it:` before `tea`).
+#[test]
+fn clangd_names_the_parameters_of_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    copy_tree(&fixture("c"), &c);
+    let line = json!({"cmd": "inlay", "args": {"file": "src/main.c"}}).to_string();
+    let b = &batch_on("clangd", &c, &[line])[0];
+    assert_eq!(b["environment"]["server"]["name"], "clangd");
+    // `int NAME(TYPE PARAM, …);` in the header.
+    let header = read(&c, "src/store.h");
+    let protos: Vec<(String, Vec<String>)> = header
+        .lines()
+        .filter(|l| l.starts_with("int ") && l.ends_with(");"))
+        .map(|l| {
+            let (name, rest) = l["int ".len()..].split_once('(').unwrap();
+            let params = rest
+                .trim_end_matches(");")
+                .split(", ")
+                .map(|p| p.rsplit([' ', '*']).next().unwrap().to_string())
+                .collect();
+            (name.to_string(), params)
+        })
+        .collect();
+    let mut want = BTreeSet::new();
+    for (i, l) in read(&c, "src/main.c").lines().enumerate() {
+        for (name, params) in &protos {
+            let Some(at) = l.find(&format!("{name}(")) else {
+                continue;
+            };
+            let open = at + name.len() + 1;
+            let args = &l[open..open + l[open..].find(')').unwrap()];
+            let mut col = open;
+            for (arg, p) in args.split(", ").zip(params) {
+                want.insert((i as u32, col as u32, format!("{p}:")));
+                col += arg.len() + 2;
+            }
+        }
+    }
+    assert_eq!(want.len(), 3, "{want:?}");
+    let got: BTreeSet<(u32, u32, String)> = b["facts"]["hints"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{b}"))
+        .iter()
+        .map(|h| {
+            let p = &h["position"];
+            let at = (p[0].as_u64().unwrap() as u32, p[1].as_u64().unwrap() as u32);
+            (at.0, at.1, h["label"].as_str().unwrap().to_string())
+        })
+        .filter(|h| want.iter().any(|w| w.0 == h.0))
+        .collect();
+    assert_eq!(got, want);
+}
