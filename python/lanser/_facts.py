@@ -8,6 +8,36 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel, confloat, conint, constr
 
 
+class CompletionFact(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    detail: str | None = Field(
+        ...,
+        description="The item's detail (its type or signature), when given or resolved.",
+    )
+    documentation: str | None = Field(
+        ...,
+        description='Its documentation (markdown or plain text), when given or resolved.',
+    )
+    insertText: str | None = Field(
+        ..., description='The text it inserts, when that is not its label.'
+    )
+    kind: str | None = Field(
+        ...,
+        description="`method`, `function`, `class`, `variable`, `property`, `keyword`, … (the protocol's\nCompletionItemKind, by name).",
+    )
+    label: str = Field(..., description='What the item is called (`display_name`).')
+    labelDetail: str | None = Field(
+        ...,
+        description="The label's details (a signature, a module), as the server appends them.",
+    )
+    sortText: str = Field(
+        ...,
+        description="The server's sort key (the label when it gives none): items are listed in its order.",
+    )
+
+
 class Components(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -86,6 +116,10 @@ class ErrorObj(BaseModel):
     retryable: bool
 
 
+class RangeItem(RootModel[conint(ge=0)]):
+    root: conint(ge=0)
+
+
 class Hashing(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -94,8 +128,28 @@ class Hashing(BaseModel):
     excluded: list[str]
 
 
-class RangeItem(RootModel[conint(ge=0)]):
+class PositionItem(RootModel[conint(ge=0)]):
     root: conint(ge=0)
+
+
+class HintFact(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    kind: str | None = Field(
+        ..., description='`type` or `parameter`, when the server says.'
+    )
+    label: str = Field(..., description='The text shown (its parts joined).')
+    position: list[PositionItem] = Field(
+        ...,
+        description="0-based `[line, col]` it is shown at, in the server's unit.",
+        max_length=2,
+        min_length=2,
+    )
+    selector: str = Field(
+        ...,
+        description='`path@Lline:Ccol` (1-based, `--index-io` unit) of the position.',
+    )
 
 
 class ImpactItem(BaseModel):
@@ -492,6 +546,41 @@ class TypeDefFacts(BaseModel):
     typeDefinitions: list[Location]
 
 
+class TypeFact(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    detail: str | None
+    kind: str = Field(
+        ...,
+        description="`class`, `interface`, `struct`, … (the protocol's SymbolKind, by name).",
+    )
+    name: str
+    path: str
+    range: list[RangeItem] = Field(
+        ...,
+        description="0-based `[startLine, startCol, endLine, endCol]` of its name, in the server's unit.",
+        max_length=4,
+        min_length=4,
+    )
+    selector: str
+
+
+class TypesFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    item: TypeFact | None = Field(
+        ..., description='The prepared item (null when the selector is not on a type).'
+    )
+    items: list[TypeFact] | None = Field(
+        None, description='Every prepared item, when there was more than one.'
+    )
+    provenance: Provenance
+    subtypes: list[TypeFact] | None = None
+    supertypes: list[TypeFact] | None = None
+
+
 class Weights(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -577,6 +666,22 @@ class CodeActionsFacts(BaseModel):
     speculativeDiagnostics: Any | None = None
 
 
+class CompleteFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    isIncomplete: bool = Field(
+        ...,
+        description="The server's `isIncomplete`: typing more may bring other items.",
+    )
+    items: list[CompletionFact]
+    path: str = Field(..., description='The file, workspace-relative.')
+    provenance: Provenance
+    resolved: bool = Field(
+        ..., description='Whether each item went through completionItem/resolve.'
+    )
+
+
 class DeclFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -616,6 +721,26 @@ class Environment(BaseModel):
     positionEncoding: Encoding
     python: Python
     server: ServerId | None
+
+
+class FormatFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    applied: bool = Field(..., description='Whether it was written.')
+    editCount: conint(ge=0)
+    files: list[str] = Field(
+        ...,
+        description='The files the edit touches (none when the file is already formatted).',
+    )
+    path: str = Field(..., description='The file, workspace-relative.')
+    provenance: Provenance
+    range: list[RangeItem] | None = Field(
+        ...,
+        description='The range formatted (`[startLine, startCol, endLine, endCol]`, server coordinates),\nwhen `--range` was given.',
+        max_length=4,
+        min_length=4,
+    )
 
 
 class HighlightFacts(BaseModel):
@@ -664,6 +789,21 @@ class ImplFacts(BaseModel):
     )
     implementations: list[Location]
     provenance: Provenance
+
+
+class InlayFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    hints: list[HintFact]
+    path: str = Field(..., description='The file, workspace-relative.')
+    provenance: Provenance
+    range: list[RangeItem] = Field(
+        ...,
+        description='The range asked about (`[startLine, startCol, endLine, endCol]`, server coordinates).',
+        max_length=4,
+        min_length=4,
+    )
 
 
 class Inputs2(BaseModel):

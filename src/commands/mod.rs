@@ -16,12 +16,15 @@ pub mod calls;
 pub mod catalog;
 pub mod check;
 pub mod code_actions;
+pub mod complete;
 pub mod decl;
 pub mod def;
 pub mod diag;
 pub mod execute;
+pub mod format;
 pub mod hover;
 pub mod impact;
+pub mod inlay;
 pub mod locate;
 pub mod meta;
 pub mod mutate;
@@ -37,6 +40,7 @@ pub mod source;
 pub mod structural;
 pub mod symbols;
 pub mod tests_term;
+pub mod type_hierarchy;
 
 use crate::bundle::Bundle;
 use crate::error::Result;
@@ -209,6 +213,10 @@ operations! {
     RenameFile(rename_file::RenameFile),
     Decl(decl::Decl),
     Source(source::Source),
+    Complete(complete::Complete),
+    Format(format::Format),
+    Types(type_hierarchy::Types),
+    Inlay(inlay::Inlay),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the
@@ -300,6 +308,7 @@ mod tests {
             ("rename", "dry_run"),
             ("rename-file", "dry_run"),
             ("code-actions", "dry_run"),
+            ("format", "dry_run"),
         ];
         let cli = Words::command();
         let mut checked = 0;

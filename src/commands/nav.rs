@@ -107,10 +107,15 @@ pub fn require<R: Request>(o: &Orchestrator, feature: Feature) -> Result<()> {
             None => s.name,
         })
         .unwrap_or_else(|| "the language server".into());
-    let hint = if o.server_def().name != "basedpyright" && feature == Feature::Implementation {
-        " (basedpyright has it: --server basedpyright)"
-    } else {
-        ""
+    let python = matches!(o.server_def().name.as_str(), "pyright" | "basedpyright");
+    let hint = match feature {
+        Feature::Implementation if o.server_def().name != "basedpyright" => {
+            " (basedpyright has it: --server basedpyright)"
+        }
+        Feature::TypeHierarchy | Feature::InlayHint if python => {
+            " (ty and pyrefly have it: --server ty)"
+        }
+        _ => "",
     };
     Err(LanserError::new(
         ErrorCode::UnsupportedCap,

@@ -87,17 +87,27 @@ pub enum Feature {
     /// `codeAction/resolve`: actions may come without their edit.
     CodeActionResolve,
     Completion,
+    /// `completionItem/resolve`.
+    CompletionResolve,
     Declaration,
     Definition,
     DocumentHighlight,
     DocumentSymbol,
+    /// `textDocument/formatting`.
+    Formatting,
     Hover,
     Implementation,
+    InlayHint,
+    /// `textDocument/rangeFormatting`.
+    RangeFormatting,
     References,
     Rename,
     PrepareRename,
     SignatureHelp,
     TypeDefinition,
+    /// `textDocument/prepareTypeHierarchy` (not in lsp-types' ServerCapabilities: read from
+    /// the raw answer, [`Feature::declared`]).
+    TypeHierarchy,
     WorkspaceSymbol,
     /// `workspace/willRenameFiles`.
     WillRenameFiles,
@@ -134,17 +144,22 @@ impl Feature {
             Feature::CodeAction => "codeActionProvider",
             Feature::CodeActionResolve => "codeActionProvider.resolveProvider",
             Feature::Completion => "completionProvider",
+            Feature::CompletionResolve => "completionProvider.resolveProvider",
             Feature::Declaration => "declarationProvider",
             Feature::Definition => "definitionProvider",
             Feature::DocumentHighlight => "documentHighlightProvider",
             Feature::DocumentSymbol => "documentSymbolProvider",
+            Feature::Formatting => "documentFormattingProvider",
             Feature::Hover => "hoverProvider",
             Feature::Implementation => "implementationProvider",
+            Feature::InlayHint => "inlayHintProvider",
+            Feature::RangeFormatting => "documentRangeFormattingProvider",
             Feature::References => "referencesProvider",
             Feature::Rename => "renameProvider",
             Feature::PrepareRename => "renameProvider.prepareProvider",
             Feature::SignatureHelp => "signatureHelpProvider",
             Feature::TypeDefinition => "typeDefinitionProvider",
+            Feature::TypeHierarchy => "typeHierarchyProvider",
             Feature::WorkspaceSymbol => "workspaceSymbolProvider",
             Feature::WillRenameFiles => "workspace.fileOperations.willRename",
             Feature::DidRenameFiles => "workspace.fileOperations.didRename",
@@ -175,6 +190,10 @@ impl Feature {
                 Some(CodeActionProviderCapability::Options(o)) if o.resolve_provider == Some(true)
             ),
             Feature::Completion => caps.completion_provider.is_some(),
+            Feature::CompletionResolve => caps
+                .completion_provider
+                .as_ref()
+                .is_some_and(|c| c.resolve_provider == Some(true)),
             Feature::Declaration => !matches!(
                 caps.declaration_provider,
                 None | Some(DeclarationCapability::Simple(false))
@@ -182,6 +201,7 @@ impl Feature {
             Feature::Definition => one_of(&caps.definition_provider),
             Feature::DocumentHighlight => one_of(&caps.document_highlight_provider),
             Feature::DocumentSymbol => one_of(&caps.document_symbol_provider),
+            Feature::Formatting => one_of(&caps.document_formatting_provider),
             Feature::Hover => !matches!(
                 caps.hover_provider,
                 None | Some(HoverProviderCapability::Simple(false))
@@ -190,6 +210,8 @@ impl Feature {
                 caps.implementation_provider,
                 None | Some(ImplementationProviderCapability::Simple(false))
             ),
+            Feature::InlayHint => one_of(&caps.inlay_hint_provider),
+            Feature::RangeFormatting => one_of(&caps.document_range_formatting_provider),
             Feature::References => one_of(&caps.references_provider),
             Feature::Rename => one_of(&caps.rename_provider),
             Feature::PrepareRename => matches!(
@@ -201,10 +223,24 @@ impl Feature {
                 caps.type_definition_provider,
                 None | Some(TypeDefinitionProviderCapability::Simple(false))
             ),
+            Feature::TypeHierarchy => false,
             Feature::WorkspaceSymbol => one_of(&caps.workspace_symbol_provider),
             Feature::WillRenameFiles => file_ops.is_some_and(|f| f.will_rename.is_some()),
             Feature::DidRenameFiles => file_ops.is_some_and(|f| f.did_rename.is_some()),
             Feature::PullDiagnostics => caps.diagnostic_provider.is_some(),
+        }
+    }
+}
+
+impl Feature {
+    /// Whether the server declares it: [`Feature::offered_by`], or for what lsp-types'
+    /// `ServerCapabilities` has no member of, the raw answer's (present, not `false`/`null`).
+    pub fn declared(self, caps: &ServerCapabilities, raw: &Value) -> bool {
+        match self {
+            Feature::TypeHierarchy => raw
+                .get(self.provider())
+                .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false))),
+            _ => self.offered_by(caps),
         }
     }
 }
@@ -258,5 +294,11 @@ mod tests {
         assert!(!Feature::WillRenameFiles.offered_by(&caps));
         assert!(!Feature::PullDiagnostics.offered_by(&caps));
         assert_eq!(parse(&json!(null)), ServerCapabilities::default());
+        // typeHierarchyProvider has no member in lsp-types: read from the raw answer.
+        assert!(!Feature::TypeHierarchy.declared(&caps, &raw));
+        let more = json!({"typeHierarchyProvider": true, "inlayHintProvider": {}});
+        assert!(Feature::TypeHierarchy.declared(&parse(&more), &more));
+        assert!(Feature::InlayHint.declared(&parse(&more), &more));
+        assert!(!Feature::Formatting.declared(&parse(&more), &more));
     }
 }

@@ -319,7 +319,7 @@ impl Session {
 
     /// Whether the server declares `feature`.
     pub fn supports(&self, feature: Feature) -> bool {
-        feature.offered_by(&self.capabilities)
+        feature.declared(&self.capabilities, &self.raw_capabilities)
     }
 
     /// Send a typed notification (`lsp_types::notification::*`).

@@ -37,6 +37,20 @@ fn samples() -> Vec<(&'static str, Value)> {
         ),
         ("locate", json!({"selector": "a.py@L1:x", "preview": true})),
         (
+            "completion",
+            json!({"selector": "a.py@L1:x", "resolve": true}),
+        ),
+        (
+            "type_hierarchy",
+            json!({"selector": "a.py@L1:x", "direction": "subtypes"}),
+        ),
+        ("inlay_hints", json!({"file": "a.py", "range": "1,1->2,1"})),
+        (
+            "format",
+            json!({"file": "a.ts", "range": "1,1->2,1", "tab_size": 2, "tabs": true,
+            "apply": true, "allow_dirty": true}),
+        ),
+        (
             "rename",
             json!({"selector": "a.py@L1:x", "new_name": "y", "apply": true,
             "allow_dirty": true}),

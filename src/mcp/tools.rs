@@ -149,6 +149,35 @@ args!(Impact {
     /// Levels of callers to follow (default 3).
     depth: Option<u32>,
 });
+args!(Complete {
+    #[serde(flatten)]
+    pos: Position,
+    /// Resolve each item (completionItem/resolve) for its detail and documentation.
+    #[serde(default)]
+    resolve: bool,
+});
+args!(Types {
+    #[serde(flatten)] pos: Position,
+    /// `supertypes` (what it derives from), `subtypes` (what derives from it) or `both` (default).
+    direction: Option<String>,
+});
+args!(Inlay {
+    /// The file (workspace-relative).
+    file: String,
+    /// Only this range: `l,c->l,c` (1-based lines and columns); omitted = the whole file.
+    range: Option<String>,
+});
+args!(Format {
+    /// The file (workspace-relative).
+    file: String,
+    /// Only this range: `l,c->l,c` (1-based lines and columns); omitted = the whole file.
+    range: Option<String>,
+    /// Spaces per indentation level (default 4).
+    tab_size: Option<u32>,
+    /// Indent with tabs.
+    #[serde(default)] tabs: bool,
+    #[serde(flatten)] write: Write,
+});
 args!(Nothing {});
 args!(Raw {
     /// The LSP method, e.g. `textDocument/documentSymbol`.
@@ -484,6 +513,53 @@ fn impact(a: Value, root: &Path) -> Result<Call, String> {
     }
 }
 
+fn complete(a: Value, root: &Path) -> Result<Call, String> {
+    let a: Complete = parse(a)?;
+    let flags = json!({"resolve": a.resolve});
+    Ok(call(
+        "complete",
+        Some(selector(&a.pos, root)?),
+        flags,
+        &a.common,
+    ))
+}
+
+fn types(a: Value, root: &Path) -> Result<Call, String> {
+    let a: Types = parse(a)?;
+    let flags = match a.direction.as_deref().unwrap_or("both") {
+        "both" => json!({}),
+        "supertypes" => json!({"supertypes": true}),
+        "subtypes" => json!({"subtypes": true}),
+        other => {
+            return Err(format!(
+                "direction {other:?}: use supertypes, subtypes or both"
+            ))
+        }
+    };
+    Ok(call(
+        "types",
+        Some(selector(&a.pos, root)?),
+        flags,
+        &a.common,
+    ))
+}
+
+fn inlay(a: Value, _: &Path) -> Result<Call, String> {
+    let a: Inlay = parse(a)?;
+    let flags = json!({"file": a.file, "range": a.range});
+    Ok(call("inlay", None, flags, &a.common))
+}
+
+fn format(a: Value, _: &Path) -> Result<Call, String> {
+    let a: Format = parse(a)?;
+    let mut flags = write_flags(&a.write);
+    flags["file"] = json!(a.file);
+    flags["range"] = json!(a.range);
+    flags["tab-size"] = json!(a.tab_size);
+    flags["tabs"] = json!(a.tabs);
+    Ok(call("format", None, flags, &a.common))
+}
+
 fn bare(cmd: &'static str) -> impl Fn(Value, &Path) -> Result<Call, String> {
     move |a, _| {
         let a: Nothing = parse(a)?;
@@ -560,6 +636,10 @@ pub fn all() -> Vec<Spec> {
         plain("capabilities", "capabilities", "Capabilities", "Which LSP features the language server offers (definitions, references, rename, ...), as booleans, with the server's name and version.", schema_of::<Nothing>, capabilities),
         Spec { read_only: false, idempotent: true, ..plain("reload", "reload", "Reload configuration", "Re-read lanser.toml and reconfigure the running sessions.", schema_of::<Nothing>, reload) },
         Spec { read_only: false, idempotent: false, ..plain("request", "request", "Raw LSP request", "Send a raw LSP request (`method`, params from `payload`, or a selector/file as `target`) and get the server's answer with workspace paths made relative.", schema_of::<Raw>, raw) },
+        read("complete", "completion", "Completion", "The completion items at a position, in the server's order (e.g. `{\"selector\": \"main.py@L15:C16\"}` just after `user.` lists `user`'s attributes and methods); `resolve: true` adds each item's detail and documentation.", schema_of::<Complete>, complete),
+        read("types", "type_hierarchy", "Type hierarchy", "The direct base classes (`direction: supertypes`), subclasses (`subtypes`) or both of the type at a position, e.g. `{\"selector\": \"py://shapes.geometry#Shape\", \"direction\": \"subtypes\"}`. Needs a server with typeHierarchyProvider (ty, pyrefly, clangd; not Pyright).", schema_of::<Types>, types),
+        plain("inlay", "inlay_hints", "Inlay hints", "The inlay hints of a file (inferred types such as `: int`, parameter names such as `price=`), sorted by position, e.g. `{\"file\": \"src/app.py\", \"range\": \"10,1->20,1\"}`. Needs a server with inlayHintProvider (ty, pyrefly, clangd, rust-analyzer; not Pyright).", schema_of::<Inlay>, inlay),
+        Spec { read_only: false, destructive: true, idempotent: false, ..plain("format", "format", "Format file", "Format a file (or `range`, `l,c->l,c`) with the language server's formatter, e.g. `{\"file\": \"src/store.ts\", \"tab_size\": 2}`. By default a preview (a diff; nothing is written); with `apply: true` it is written as one transaction, refused on a dirty git worktree unless `allow_dirty`. Needs a server with a formatter (typescript-language-server, clangd, rust-analyzer, gopls; not Pyright).", schema_of::<Format>, format) },
     ];
     let generic = super::generic::tools(&all);
     all.extend(generic);
