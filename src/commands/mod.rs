@@ -11,6 +11,7 @@
 //! The orchestrator supplies everything shared and never calls an operation; `execute` is
 //! where the two meet.
 
+pub mod apply_patch;
 pub mod baseline;
 pub mod calls;
 pub mod catalog;
@@ -19,6 +20,7 @@ pub mod code_actions;
 pub mod decl;
 pub mod def;
 pub mod diag;
+pub mod edit;
 pub mod execute;
 pub mod hover;
 pub mod impact;
@@ -37,6 +39,7 @@ pub mod source;
 pub mod structural;
 pub mod symbols;
 pub mod tests_term;
+pub mod verified;
 
 use crate::bundle::Bundle;
 use crate::error::Result;
@@ -209,6 +212,8 @@ operations! {
     RenameFile(rename_file::RenameFile),
     Decl(decl::Decl),
     Source(source::Source),
+    ApplyPatch(apply_patch::ApplyPatch),
+    Edit(edit::Edit),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the
@@ -300,6 +305,8 @@ mod tests {
             ("rename", "dry_run"),
             ("rename-file", "dry_run"),
             ("code-actions", "dry_run"),
+            ("apply", "dry_run"),
+            ("edit", "dry_run"),
         ];
         let cli = Words::command();
         let mut checked = 0;
