@@ -212,7 +212,7 @@ operations! {
     RenameFile(rename_file::RenameFile),
     Decl(decl::Decl),
     Source(source::Source),
-    ApplyPatch(apply_patch::ApplyPatch),
+    Apply(apply_patch::ApplyPatch),
     Edit(edit::Edit),
 }
 
