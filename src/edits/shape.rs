@@ -186,7 +186,7 @@ mod tests {
 
     const SRC: &str = "import os\n\n\ndef f(a):\n    \"\"\"Doc.\"\"\"\n    return a\n\n\nclass C:\n  def m(self):\n    return 1\n\n  def n(self):\n    return 2\n";
 
-    fn target(text: &str, header: &str, last: &str) -> Target<'_> {
+    fn target<'a>(text: &'a str, header: &str, last: &str) -> Target<'a> {
         let h = text.find(header).unwrap();
         let start = text[..h].rfind('\n').map_or(0, |i| i + 1);
         let header_end = h + text[h..].find(":\n").unwrap() + 1;
