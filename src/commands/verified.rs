@@ -14,9 +14,11 @@ use crate::reward::Measured;
 use crate::selector::resolve::Document;
 use crate::speculate;
 use crate::text::Encoding;
-use lsp_types::{Position, Range, TextEdit, WorkspaceEdit};
+use lsp_types::{
+    DocumentChanges, OneOf, OptionalVersionedTextDocumentIdentifier, Position, Range,
+    TextDocumentEdit, TextEdit, WorkspaceEdit,
+};
 use serde_json::{json, Value};
-use std::collections::HashMap;
 
 /// What a verified write measured and did.
 pub struct Verified {
@@ -116,13 +118,19 @@ fn would_break(added: Vec<Value>) -> LanserError {
 
 /// A WorkspaceEdit of whole-line edits turning each document's text into its new text.
 fn workspace_edit(changes: &[(Document, String)], enc: Encoding) -> Result<WorkspaceEdit> {
-    let mut map = HashMap::new();
+    let mut edits = Vec::new();
     for (doc, new) in changes {
         let uri = crate::lsp::typed::uri(&crate::workspace::path_to_uri(&doc.abs))?;
-        map.insert(uri, line_edits(doc, new, enc));
+        edits.push(TextDocumentEdit {
+            text_document: OptionalVersionedTextDocumentIdentifier { uri, version: None },
+            edits: line_edits(doc, new, enc)
+                .into_iter()
+                .map(OneOf::Left)
+                .collect(),
+        });
     }
     Ok(WorkspaceEdit {
-        changes: Some(map),
+        document_changes: Some(DocumentChanges::Edits(edits)),
         ..Default::default()
     })
 }

@@ -99,7 +99,7 @@ fn body(t: &Target, indent: &str, given: &str, eol: &str) -> Result<(usize, usiz
     let existing = after
         .split_inclusive('\n')
         .skip(1)
-        .find(|l| !l.trim().is_empty() && !(braces && l.trim() == "}"))
+        .find(|l| !(l.trim().is_empty() || (braces && l.trim() == "}")))
         .map(leading)
         .filter(|b| b.len() > indent.len());
     let unit = if indent.contains('\t') { "\t" } else { "    " };
