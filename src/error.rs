@@ -26,6 +26,10 @@ pub enum ErrorCode {
     ContentModified,
     IndexingUnsupported,
     ReplayMismatch,
+    /// `--require-clean`: the edit would add error diagnostics (it was not written).
+    WouldBreak,
+    /// A safe delete refused: references to the definition remain (`--force` overrides).
+    StillReferenced,
     /// A usage error that is not a selector (bad flag value, bad glob): exit 2.
     Usage,
     /// An I/O or internal failure that fits no other row: exit 1.
@@ -49,6 +53,8 @@ impl ErrorCode {
             ErrorCode::ContentModified => 74,
             ErrorCode::IndexingUnsupported => 75,
             ErrorCode::ReplayMismatch => 76,
+            ErrorCode::WouldBreak => 77,
+            ErrorCode::StillReferenced => 78,
             ErrorCode::Internal => 1,
         }
     }
@@ -70,6 +76,8 @@ impl ErrorCode {
             ErrorCode::ContentModified => "E/CONTENT_MODIFIED",
             ErrorCode::IndexingUnsupported => "E/INDEXING_UNSUPPORTED",
             ErrorCode::ReplayMismatch => "E/REPLAY_MISMATCH",
+            ErrorCode::WouldBreak => "E/WOULD_BREAK",
+            ErrorCode::StillReferenced => "E/STILL_REFERENCED",
             ErrorCode::Usage => "E/USAGE",
             ErrorCode::Internal => "E/INTERNAL",
         }
@@ -81,7 +89,7 @@ impl ErrorCode {
     }
 
     /// Every code, in the table's order.
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::BadSelectorSyntax,
         ErrorCode::NotFound,
         ErrorCode::Ambiguous,
@@ -96,6 +104,8 @@ impl ErrorCode {
         ErrorCode::ContentModified,
         ErrorCode::IndexingUnsupported,
         ErrorCode::ReplayMismatch,
+        ErrorCode::WouldBreak,
+        ErrorCode::StillReferenced,
         ErrorCode::Usage,
         ErrorCode::Internal,
     ];
@@ -233,6 +243,8 @@ mod tests {
             (ErrorCode::ContentModified, 74),
             (ErrorCode::IndexingUnsupported, 75),
             (ErrorCode::ReplayMismatch, 76),
+            (ErrorCode::WouldBreak, 77),
+            (ErrorCode::StillReferenced, 78),
         ];
         for (code, exit) in table {
             assert_eq!(code.exit_code(), exit, "{code}");

@@ -89,6 +89,10 @@ class DurableSelectors(BaseModel):
     )
 
 
+class RangeItem(RootModel[conint(ge=0)]):
+    root: conint(ge=0)
+
+
 class Edits(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -114,10 +118,6 @@ class ErrorObj(BaseModel):
     details: Any | None = None
     message: str
     retryable: bool
-
-
-class RangeItem(RootModel[conint(ge=0)]):
-    root: conint(ge=0)
 
 
 class Hashing(BaseModel):
@@ -604,6 +604,26 @@ class Weights2(BaseModel):
     warning: float
 
 
+class WriteFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    after: conint(ge=0)
+    applied: bool = Field(..., description='Whether it was written (`--apply`).')
+    before: conint(ge=0) = Field(
+        ..., description='Error+warning diagnostics before and after the change.'
+    )
+    editCount: conint(ge=0)
+    files: list[str] = Field(
+        ..., description='The files the change edits, workspace-relative.'
+    )
+    provenance: Provenance
+    speculativeDiagnostics: Any = Field(
+        ...,
+        description="Per file the diagnostics it adds and removes, measured in memory before any write\n(as `check --patch`'s `files`).",
+    )
+
+
 class AstSegment(RootModel[tuple[SegmentKind, str]]):
     root: tuple[SegmentKind, str] = Field(
         ...,
@@ -710,6 +730,42 @@ class DiagFacts(BaseModel):
     )
     files: list[Any]
     provenance: Provenance
+
+
+class EditFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    after: conint(ge=0)
+    applied: bool = Field(..., description='Whether it was written (`--apply`).')
+    before: conint(ge=0) = Field(
+        ..., description='Error+warning diagnostics before and after the change.'
+    )
+    editCount: conint(ge=0)
+    files: list[str] = Field(
+        ..., description='The files the change edits, workspace-relative.'
+    )
+    mode: str = Field(
+        ...,
+        description='`replace-body`, `replace`, `insert-before`, `insert-after` or `delete`.',
+    )
+    path: str = Field(..., description="The definition's file, workspace-relative.")
+    provenance: Provenance
+    qualname: str = Field(..., description='Its qualified name (`Class.method`).')
+    range: list[RangeItem] = Field(
+        ...,
+        description="`[startLine, startCol, endLine, endCol]` of its code before the edit (as `source`'s).",
+        max_length=4,
+        min_length=4,
+    )
+    references: list[Location] = Field(
+        ...,
+        description='With `--delete --force`: the references that remain (else empty).',
+    )
+    speculativeDiagnostics: Any = Field(
+        ...,
+        description="Per file the diagnostics it adds and removes, measured in memory before any write\n(as `check --patch`'s `files`).",
+    )
 
 
 class Environment(BaseModel):

@@ -204,6 +204,24 @@ class _Methods:
         `args=["--reward", "pr-v2"]`)."""
         return self.ask(_req("check", patch=patch_file(diff)), check)
 
+    def apply_patch(self, diff: str, apply=False, require_clean=False, allow_dirty=False, check=True):
+        """Apply a unified diff through the safety envelope: a preview (diff, plan, the
+        diagnostics it would add or remove) unless `apply`; `require_clean` refuses a change
+        that adds an error (E/WOULD_BREAK). A stale hunk refuses the whole patch."""
+        return self.ask(_req("apply", patch=patch_file(diff), apply=apply,
+                             require_clean=require_clean, allow_dirty=allow_dirty), check)
+
+    def edit(self, sel, mode: str, text: Optional[str] = None, force=False, apply=False,
+             require_clean=False, allow_dirty=False, check=True):
+        """Edit the definition at `sel`: `mode` is replace_body, replace, insert_before,
+        insert_after or delete (refused while references remain unless `force`); `text` is
+        the new code, re-indented to the target. A preview unless `apply`."""
+        mode = mode.replace("-", "_")
+        return self.ask(_req("edit", sel, **{mode: True},
+                             text=None if text is None else patch_file(text), force=force,
+                             apply=apply, require_clean=require_clean,
+                             allow_dirty=allow_dirty), check)
+
     def impact(self, sel=None, patch: Optional[str] = None, depth: Optional[int] = None, check=True):
         """What a change (the symbol at `sel`, or a unified diff) can affect: callers,
         references and the pytest tests that reach them."""
@@ -214,7 +232,7 @@ class _Methods:
 #: The operation each hand-written method asks (the rest are named after their operation).
 METHODS = {"def": "definition", "type-def": "type_definition", "refs": "references",
            "impl": "implementation", "diag": "diagnostics", "check": "check_patch",
-           "code-actions": "code_actions", "rename-file": "rename_file"}
+           "code-actions": "code_actions", "rename-file": "rename_file", "apply": "apply_patch"}
 
 
 def method_name(cmd: str) -> str:

@@ -243,7 +243,8 @@ def test_every_operation_is_a_method_with_the_cli_argument_names():
                                      check=True).stdout)
     assert live == _catalog(), "python/lanser/_operations.json is stale: run scripts/gen_python_types.sh"
     # Hand-written parameters that are not an argument id of their operation.
-    renamed = {("check", "diff"): "patch"}
+    renamed = {("check", "diff"): "patch", ("apply", "diff"): "patch",
+               ("edit", "mode"): "replace_body, replace, insert_before, insert_after or delete"}
     for op in live:
         name = method_name(op["name"])
         for cls in (lanser.Lanser, lanser.AsyncLanser):

@@ -45,8 +45,14 @@ impl Operation for Check {
 
 /// The patch text: from the file (or stdin), or at replay from the trace.
 pub(crate) fn read_patch(o: &Orchestrator, path: &str) -> Result<String> {
+    read_input(o, "patch", path)
+}
+
+/// The text file of flag `--{what}` (`-` for stdin), read live or, at replay, from the trace.
+pub(crate) fn read_input(o: &Orchestrator, what: &str, path: &str) -> Result<String> {
     let abs = o.opts().cwd.join(path);
-    let text = o.opts().inputs.read_to_string("--patch", path, || {
+    let flag = format!("--{what}");
+    let text = o.opts().inputs.read_to_string(&flag, path, || {
         if path == "-" {
             let mut bytes = Vec::new();
             std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
@@ -56,8 +62,8 @@ pub(crate) fn read_patch(o: &Orchestrator, path: &str) -> Result<String> {
     });
     text.map_err(|e| {
         match path {
-            "-" => LanserError::usage(format!("cannot read the patch from stdin: {e}")),
-            _ => LanserError::not_found(format!("patch {path}: {e}")),
+            "-" => LanserError::usage(format!("cannot read the {what} from stdin: {e}")),
+            _ => LanserError::not_found(format!("{what} {path}: {e}")),
         }
         .with_source(e)
     })
@@ -73,8 +79,44 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
         let new = patch::apply(&doc.rel, &doc.text, fp)?;
         changes.push((doc, new));
     }
-    // Each patched file on its own server (a patch over TypeScript and Python files is
-    // measured by both); the own server's first.
+    let m = measure(o, &changes).await?;
+    let (before, after) = (
+        speculate::count(&m.spec.before),
+        speculate::count(&m.spec.after),
+    );
+    let measured = Measured {
+        d_prev: Some(before),
+        d_now: Some(after),
+        safety: 1,
+        v2: m.v2.unwrap_or_default(),
+    };
+    Ok(Outcome {
+        facts: facts::to_json(&CheckFacts {
+            patched: changes.iter().map(|(d, _)| d.rel.clone()).collect(),
+            files: json!(speculate::delta(&m.spec)),
+            before,
+            after,
+            provenance: Provenance::Lsp,
+        }),
+        resolution: None,
+        complete: m.complete,
+        edits: None,
+        reward: Some(measured),
+    })
+}
+
+/// What [`measure`] found: the speculation over every changed file's server, whether each
+/// had loaded its project, and pr-v2's terms (with `--reward pr-v2`).
+pub struct Measurement {
+    pub spec: speculate::Speculation,
+    pub complete: bool,
+    pub v2: Option<crate::reward::v2::Measured>,
+}
+
+/// The speculative diagnostics of `changes` (a document and its new text), each file on its
+/// own server (a change over TypeScript and Python files is measured by both; the own
+/// server's first). `check --patch`, `apply --patch` and `edit` measure through this.
+pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Result<Measurement> {
     let rels = changes.iter().map(|(d, _)| d.rel.clone()).collect();
     let (groups, unchecked) = super::diag::by_server(o, rels, true);
     if let Some(rel) = unchecked.first() {
@@ -116,27 +158,5 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
         });
     }
     let spec = spec.ok_or_else(|| LanserError::usage("the patch changes no file"))?;
-    let (before, after) = (
-        speculate::count(&spec.before),
-        speculate::count(&spec.after),
-    );
-    let measured = Measured {
-        d_prev: Some(before),
-        d_now: Some(after),
-        safety: 1,
-        v2: v2.unwrap_or_default(),
-    };
-    Ok(Outcome {
-        facts: facts::to_json(&CheckFacts {
-            patched: changes.iter().map(|(d, _)| d.rel.clone()).collect(),
-            files: json!(speculate::delta(&spec)),
-            before,
-            after,
-            provenance: Provenance::Lsp,
-        }),
-        resolution: None,
-        complete,
-        edits: None,
-        reward: Some(measured),
-    })
+    Ok(Measurement { spec, complete, v2 })
 }

@@ -11,6 +11,7 @@
 //! The orchestrator supplies everything shared and never calls an operation; `execute` is
 //! where the two meet.
 
+pub mod apply_patch;
 pub mod baseline;
 pub mod calls;
 pub mod catalog;
@@ -20,6 +21,7 @@ pub mod complete;
 pub mod decl;
 pub mod def;
 pub mod diag;
+pub mod edit;
 pub mod execute;
 pub mod format;
 pub mod hover;
@@ -41,6 +43,7 @@ pub mod structural;
 pub mod symbols;
 pub mod tests_term;
 pub mod type_hierarchy;
+pub mod verified;
 
 use crate::bundle::Bundle;
 use crate::error::Result;
@@ -217,6 +220,8 @@ operations! {
     Format(format::Format),
     Types(type_hierarchy::Types),
     Inlay(inlay::Inlay),
+    Apply(apply_patch::ApplyPatch),
+    Edit(edit::Edit),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the
@@ -309,6 +314,8 @@ mod tests {
             ("rename-file", "dry_run"),
             ("code-actions", "dry_run"),
             ("format", "dry_run"),
+            ("apply", "dry_run"),
+            ("edit", "dry_run"),
         ];
         let cli = Words::command();
         let mut checked = 0;

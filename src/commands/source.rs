@@ -79,14 +79,25 @@ impl Operation for Source {
     }
 }
 
-pub fn run(o: &mut Orchestrator, selector: &str, signature: bool) -> Result<Outcome> {
+/// The definition a selector lands in: its file, the innermost definition holding the
+/// target, and where its code starts (the line start, when only blanks precede it there).
+pub struct Found {
+    pub resolution: crate::bundle::Resolution,
+    pub doc: crate::selector::resolve::Document,
+    pub parsed: std::sync::Arc<structural::Parsed>,
+    pub def: crate::relocate::outline::Def,
+    pub start: usize,
+}
+
+/// Resolve `selector` and find the definition holding it (E/NOT_FOUND when none does).
+pub fn definition(o: &mut Orchestrator, selector: &str) -> Result<Found> {
     let (spec, target) = o.resolve(selector)?;
     let resolution = o.resolution(&spec, &target);
-    let doc = &target.doc;
+    let doc = target.doc;
     let module = modules::module_of(&o.ws().import_roots(), &doc.abs);
     let parsed = o
         .parse_cache()
-        .parsed(doc, module.unwrap_or_else(|| doc.rel.clone()))?;
+        .parsed(&doc, module.unwrap_or_else(|| doc.rel.clone()))?;
     // The innermost definition holding the target (nested ones come after their parents).
     let at = target.start;
     let Some(def) = parsed
@@ -94,15 +105,12 @@ pub fn run(o: &mut Orchestrator, selector: &str, signature: bool) -> Result<Outc
         .iter()
         .rev()
         .find(|d| d.node.0 <= at && at <= d.node.1)
+        .cloned()
     else {
         return Err(LanserError::not_found(format!(
-            "source: no definition at {} (a function, class, method or assignment holds the selector)",
+            "no definition at {} (a function, class, method or assignment holds the selector)",
             resolution.resolved.path
         )));
-    };
-    let end = match signature {
-        true => def.sig.1,
-        false => def.node.1,
     };
     // Whole lines: from the start of the first (its indentation included) when only blanks
     // precede the definition there.
@@ -114,11 +122,38 @@ pub fn run(o: &mut Orchestrator, selector: &str, signature: bool) -> Result<Outc
         true => line_start,
         false => def.node.0,
     };
+    Ok(Found {
+        resolution,
+        doc,
+        parsed,
+        def,
+        start,
+    })
+}
+
+pub fn run(o: &mut Orchestrator, selector: &str, signature: bool) -> Result<Outcome> {
+    let Found {
+        resolution,
+        doc,
+        parsed,
+        def,
+        start,
+    } = definition(o, selector).map_err(|mut e| {
+        if e.code == crate::error::ErrorCode::NotFound && e.message.starts_with("no definition at")
+        {
+            e.message = format!("source: {}", e.message);
+        }
+        e
+    })?;
+    let end = match signature {
+        true => def.sig.1,
+        false => def.node.1,
+    };
     let encoding = o.encoding();
     let (sl, sc) = doc.position(start, encoding);
     let (el, ec) = doc.position(end, encoding);
-    let info = structural::symbol_info(&parsed, def);
-    let durable = durable::symbol_at(o.ws(), o.parse_cache(), doc, def.name.0).map(|(_, s)| s);
+    let info = structural::symbol_info(&parsed, &def);
+    let durable = durable::symbol_at(o.ws(), o.parse_cache(), &doc, def.name.0).map(|(_, s)| s);
     let facts = SourceFacts {
         path: doc.rel.clone(),
         qualname: def.qualname(),

@@ -11,6 +11,7 @@ mod disk;
 pub mod import_map;
 pub mod patch;
 pub mod rename_file;
+pub mod shape;
 
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::safety::Jail;

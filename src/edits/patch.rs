@@ -1,11 +1,14 @@
 //! Unified diffs an agent proposes (`git diff`, `diff -u`): parsed into per-file hunks and
 //! applied in memory to the current text, every context and removed line checked exactly.
-//! Used by `lanser check --patch` for speculative diagnostics; nothing here writes files.
+//! Used by `lanser check --patch` for speculative diagnostics and by `lanser apply --patch`
+//! (which writes through the envelope, not here); nothing here writes files.
 
 use crate::error::{ErrorCode, LanserError, Result};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hunk {
+    /// Its header line as given (`@@ -3,4 +3,5 @@`), naming it in errors.
+    pub header: String,
     /// 1-based first line of the old side (0 when the old side is empty).
     pub old_start: usize,
     /// Lines with their one-character prefix (' ', '-', '+') and without the line break.
@@ -96,7 +99,12 @@ fn parse_hunk(lines: &[&str], mut i: usize, rest: &str) -> Result<(Hunk, usize)>
     };
     let (old_start, old_len) = range(old).ok_or_else(|| bad(i + 1, "bad old range"))?;
     let (_, new_len) = range(new).ok_or_else(|| bad(i + 1, "bad new range"))?;
+    let header = match lines[i].match_indices("@@").nth(1) {
+        Some((end, _)) => lines[i][..end + 2].to_string(),
+        None => lines[i].trim_end().to_string(),
+    };
     let mut hunk = Hunk {
+        header,
         old_start,
         lines: Vec::new(),
         old_no_eol: false,
@@ -152,6 +160,31 @@ fn parse_hunk(lines: &[&str], mut i: usize, rest: &str) -> Result<(Hunk, usize)>
 /// Apply one file's hunks to `text`; a context or removed line that does not match is
 /// `E/APPLY_CONFLICT` naming the line.
 pub fn apply(path: &str, text: &str, patch: &FilePatch) -> Result<String> {
+    apply_hunks(text, patch).map_err(|s| conflict(path, s.line, s.what))
+}
+
+/// [`apply`] for a patch that is to be written: a hunk that does not match is refused whole,
+/// the error naming the file and the hunk's header.
+pub fn apply_named(path: &str, text: &str, patch: &FilePatch) -> Result<String> {
+    apply_hunks(text, patch).map_err(|s| {
+        LanserError::new(
+            ErrorCode::ApplyConflict,
+            format!(
+                "stale hunk {} in {path}: line {} {}; the patch was refused whole, nothing was written",
+                patch.hunks[s.hunk].header, s.line, s.what
+            ),
+        )
+    })
+}
+
+/// Where a hunk did not match: its index, the 1-based line of the file, and how.
+struct Stale {
+    hunk: usize,
+    line: usize,
+    what: &'static str,
+}
+
+fn apply_hunks(text: &str, patch: &FilePatch) -> std::result::Result<String, Stale> {
     let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let mut old: Vec<&str> = text.split_inclusive('\n').collect();
     let ends_with_newline = text.ends_with('\n');
@@ -159,11 +192,12 @@ pub fn apply(path: &str, text: &str, patch: &FilePatch) -> Result<String> {
     let mut out: Vec<String> = Vec::new();
     let mut at = 0usize;
     let mut last_has_eol = ends_with_newline;
-    for h in &patch.hunks {
+    for (hunk, h) in patch.hunks.iter().enumerate() {
+        let stale = |line: usize, what: &'static str| Stale { hunk, line, what };
         let start = h.old_start.saturating_sub(1).max(at);
         let start = if h.old_start == 0 { at } else { start };
         if start > old.len() {
-            return Err(conflict(path, h.old_start, "past the end of the file"));
+            return Err(stale(h.old_start, "past the end of the file"));
         }
         out.extend(old[at..start].iter().map(|s| s.to_string()));
         let mut cur = start;
@@ -173,10 +207,10 @@ pub fn apply(path: &str, text: &str, patch: &FilePatch) -> Result<String> {
             match tag {
                 " " | "-" => {
                     let Some(existing) = old.get(cur) else {
-                        return Err(conflict(path, cur + 1, "past the end of the file"));
+                        return Err(stale(cur + 1, "past the end of the file"));
                     };
                     if content(existing) != body {
-                        return Err(conflict(path, cur + 1, "does not match the patch"));
+                        return Err(stale(cur + 1, "does not match the patch"));
                     }
                     if tag == " " {
                         out.push(existing.to_string());
@@ -229,6 +263,22 @@ mod tests {
         let e = apply("x", old, &files[0]).unwrap_err();
         assert_eq!(e.code, ErrorCode::ApplyConflict);
         assert!(e.message.contains("line 1 does not match"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_stale_hunk_is_named_by_file_and_header() {
+        let old = "a\nb\nc\nd\ne\n";
+        let patch = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n@@ -4,2 +4,2 @@ def f():\n-q\n+Q\n e\n";
+        let files = parse(patch).unwrap();
+        assert_eq!(files[0].hunks[1].header, "@@ -4,2 +4,2 @@");
+        let e = apply_named("x.py", old, &files[0]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ApplyConflict);
+        assert!(
+            e.message
+                .starts_with("stale hunk @@ -4,2 +4,2 @@ in x.py: line 4 does not match"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

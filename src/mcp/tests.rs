@@ -61,6 +61,16 @@ fn samples() -> Vec<(&'static str, Value)> {
             "allow_dirty": true}),
         ),
         (
+            "apply_patch",
+            json!({"patch": "--- a/a.py\n+++ b/a.py\n", "require_clean": true,
+            "apply": true, "allow_dirty": true}),
+        ),
+        (
+            "edit",
+            json!({"selector": "a.py@L1:x", "mode": "replace_body", "text": "pass",
+            "force": true, "require_clean": true, "apply": true, "allow_dirty": true}),
+        ),
+        (
             "code_actions",
             json!({"selector": "a.py@L1:x", "kind": "quickfix", "apply": 0,
             "dry_run": true, "allow_dirty": true}),

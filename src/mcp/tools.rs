@@ -142,6 +142,32 @@ args!(CheckPatch {
     #[serde(default)] tests: bool,
     test_budget: Option<f64>,
 });
+args!(ApplyPatch {
+    /// A unified diff (as `git diff` prints it); every hunk must match the files as they are.
+    patch: String,
+    /// Refuse a change that adds an error diagnostic (E/WOULD_BREAK; nothing is written).
+    #[serde(default)]
+    require_clean: bool,
+    #[serde(flatten)]
+    write: Write,
+});
+args!(Edit {
+    #[serde(flatten)]
+    pos: Position,
+    /// `replace_body` (after the header's `:`/`{`, docstring included), `replace` (the whole
+    /// definition), `insert_before`/`insert_after` (a sibling definition) or `delete`.
+    mode: String,
+    /// The new code; dedented, then indented to the target's level. Not with `delete`.
+    text: Option<String>,
+    /// With `delete`: delete even while references remain (else E/STILL_REFERENCED).
+    #[serde(default)]
+    force: bool,
+    /// Refuse a change that adds an error diagnostic (E/WOULD_BREAK; nothing is written).
+    #[serde(default)]
+    require_clean: bool,
+    #[serde(flatten)]
+    write: Write,
+});
 args!(Impact {
     #[serde(flatten)] pos: Position,
     /// A unified diff whose changed lines name the change, instead of a position.
@@ -492,6 +518,45 @@ fn check_patch(a: Value, _: &Path) -> Result<Call, String> {
     Ok(c)
 }
 
+fn apply_patch(a: Value, _: &Path) -> Result<Call, String> {
+    let a: ApplyPatch = parse(a)?;
+    let mut flags = write_flags(&a.write);
+    flags["patch"] = json!(patch_file(&a.patch)?);
+    flags["require-clean"] = json!(a.require_clean);
+    Ok(call("apply", None, flags, &a.common))
+}
+
+fn edit(a: Value, root: &Path) -> Result<Call, String> {
+    let a: Edit = parse(a)?;
+    let modes = [
+        "replace-body",
+        "replace",
+        "insert-before",
+        "insert-after",
+        "delete",
+    ];
+    let mode = a.mode.replace('_', "-");
+    if !modes.contains(&mode.as_str()) {
+        return Err(format!(
+            "mode {:?}: use replace_body, replace, insert_before, insert_after or delete",
+            a.mode
+        ));
+    }
+    let mut flags = write_flags(&a.write);
+    flags[mode.as_str()] = json!(true);
+    if let Some(text) = &a.text {
+        flags["text"] = json!(patch_file(text)?);
+    }
+    flags["force"] = json!(a.force);
+    flags["require-clean"] = json!(a.require_clean);
+    Ok(call(
+        "edit",
+        Some(selector(&a.pos, root)?),
+        flags,
+        &a.common,
+    ))
+}
+
 fn impact(a: Value, root: &Path) -> Result<Call, String> {
     let a: Impact = parse(a)?;
     let given = a.pos.selector.is_some() || a.pos.file.is_some();
@@ -629,6 +694,8 @@ pub fn all() -> Vec<Spec> {
         read("locate", "locate", "Locate", "Where a selector lands, without asking the language server: the range, the symbol there, and durable selectors for it that survive later edits.", schema_of::<Locate>, locate),
         writes("rename", "rename", "Rename symbol", "Rename the symbol at a position everywhere. By default a preview (a diff and the WorkspaceEdit; nothing is written); with `apply: true` it is written as one transaction (all files or none), refused on a dirty git worktree unless `allow_dirty`.", schema_of::<Rename>, rename),
         writes("rename-file", "rename_file", "Move module", "Move a module file or package directory (`path` -> `new_path`) and rewrite every import of it. A preview unless `apply: true` (one transaction; refused on a dirty git worktree unless `allow_dirty`).", schema_of::<RenameFile>, rename_file),
+        Spec { description: "Apply a unified diff to the workspace as one transaction, through the rename's safety envelope. By default a preview: the diff, the plan and the diagnostics it would add or remove (nothing written); `apply: true` writes it, refused on a dirty git worktree unless `allow_dirty`. A hunk that no longer matches refuses the whole patch, naming the file and hunk.".into(), ..writes("apply", "apply_patch", "Apply a patch", "", schema_of::<ApplyPatch>, apply_patch) },
+        writes("edit", "edit", "Edit a definition", "Edit the definition (function, class, method, assignment) at a position: `mode` replace_body, replace, insert_before, insert_after (a sibling) or delete (refused while references remain unless `force`); `text` is re-indented to the target. A preview (diff + the diagnostics it would add) unless `apply: true`; `require_clean` refuses an edit that adds an error.", schema_of::<Edit>, edit),
         writes("code-actions", "code_actions", "Code actions", "List the code actions at a position (optionally of one `kind`); with `apply` (an index or title from the list) write that action as one transaction, or preview it with `dry_run`.", schema_of::<CodeActions>, code_actions),
         Spec { destructive: false, read_only: true, ..plain("check", "check_patch", "Check a patch", "The diagnostics a unified diff would add or remove, measured in memory: the files on disk are not touched. The bundle carries the process reward of the step (`reward: pr-v2` for diagnostics by kind, structural facts and, with `tests: true`, the impacted tests run on an overlay copy).", schema_of::<CheckPatch>, check_patch) },
         plain("impact", "impact", "Impact of a change", "What a change can affect: the definitions a position or a unified diff touches, their callers and references (transitively, `depth` levels), partitioned into library code and the pytest tests that reach them.", schema_of::<Impact>, impact),

@@ -7,6 +7,7 @@ mod contract;
 mod daemon;
 mod daemon_batch;
 mod diag_memo;
+mod edit;
 mod facts;
 mod faults;
 mod freshness;

@@ -222,6 +222,8 @@ fn replayable(args: &[&str]) -> Option<tempfile::TempDir> {
         "impact",
         "request",
         "capabilities",
+        "apply",
+        "edit",
     ];
     let writes_or_swaps = [
         "--apply",

@@ -14,7 +14,7 @@ from conftest import BIN, REPO, git
 
 TOOLS = ["definition", "type_definition", "declaration", "references", "hover", "symbols", "diagnostics",
          "implementation", "call_hierarchy", "highlight", "signature", "locate", "rename",
-         "rename_file", "code_actions", "check_patch", "impact", "status", "capabilities", "reload",
+         "rename_file", "apply_patch", "edit", "code_actions", "check_patch", "impact", "status", "capabilities", "reload",
          "request", "completion", "type_hierarchy", "inlay_hints", "format",
          # Made from the operations' catalog (no hand-written tool).
          "prepare_rename", "source"]
@@ -39,7 +39,7 @@ def test_tools_are_listed_in_order_with_schemas_and_annotations(make_ws):
     for name in ["definition", "references", "hover", "locate", "check_patch", "diagnostics", "impact"]:
         assert by[name].annotations.read_only_hint is True, name
         assert by[name].annotations.destructive_hint is False, name
-    for name in ["rename", "rename_file", "code_actions", "format"]:
+    for name in ["rename", "rename_file", "code_actions", "apply_patch", "edit", "format"]:
         assert by[name].annotations.read_only_hint is False, name
         assert by[name].annotations.destructive_hint is True, name
     props = by["definition"].input_schema["properties"]

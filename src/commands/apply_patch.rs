@@ -1,0 +1,130 @@
+//! `lanser apply --patch FILE [--apply] [--require-clean]` (docs/editing.md): an agent's
+//! unified diff written through the same envelope as a rename. Every hunk must match the file
+//! as it is now (a stale one refuses the whole patch, naming the file and the hunk); the
+//! preview carries the diff, the plan and the speculative diagnostics delta `check --patch`
+//! would report; the write is the verified one `edit` uses ([`super::verified`]).
+
+use super::mutate::MutationFlags;
+use super::render::Page;
+use super::Operation;
+use crate::bundle::facts::Provenance;
+use crate::bundle::Bundle;
+use crate::edits::patch;
+use crate::error::Result;
+use crate::orchestrator::{Orchestrator, Outcome};
+use crate::selector::resolve::Document;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Apply a unified diff through the safety envelope: a preview (diff, plan, diagnostics delta) unless --apply
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ApplyPatch {
+    /// The patch file (`-` for stdin)
+    #[arg(long, value_name = "FILE")]
+    pub patch: String,
+    /// Write the change (transactionally, inside the safety envelope)
+    #[arg(long, conflicts_with = "dry_run")]
+    pub apply: bool,
+    /// Refuse a change that adds an error diagnostic (E/WOULD_BREAK, exit 77); nothing is written
+    #[arg(long)]
+    pub require_clean: bool,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub mutation: MutationFlags,
+}
+
+/// What a written (or previewed) change is: `apply`'s and `edit`'s shared facts.
+#[derive(JsonSchema, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteFacts {
+    /// The files the change edits, workspace-relative.
+    pub files: Vec<String>,
+    pub edit_count: u64,
+    /// Whether it was written (`--apply`).
+    pub applied: bool,
+    /// Per file the diagnostics it adds and removes, measured in memory before any write
+    /// (as `check --patch`'s `files`).
+    pub speculative_diagnostics: Value,
+    /// Error+warning diagnostics before and after the change.
+    pub before: u64,
+    pub after: u64,
+    pub provenance: Provenance,
+}
+
+impl crate::bundle::facts::Facts for WriteFacts {}
+
+impl Operation for ApplyPatch {
+    const NAME: &'static str = "apply";
+    type Facts = WriteFacts;
+    fn changes_server_view(&self) -> bool {
+        true
+    }
+    /// It reads its patch file when it runs.
+    fn memoizable(&self) -> bool {
+        false
+    }
+    fn writes_files(&self) -> bool {
+        self.mutation.writes(self.apply)
+    }
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+        let text = super::check::read_patch(o, &self.patch)?;
+        let mut changes = Vec::new();
+        for fp in &patch::parse(&text)? {
+            let (abs, rel) = o.ws().resolve_user_path(&fp.path, &o.opts().cwd)?;
+            let doc = Document::load(abs, rel)?;
+            let new = patch::apply_named(&doc.rel, &doc.text, fp)?;
+            changes.push((doc, new));
+        }
+        let m = self.mutation.args(self.apply);
+        let v = super::verified::write(o, &m, self.require_clean, &changes, None).await?;
+        let facts = crate::bundle::facts::to_json(&write_facts(&v));
+        Ok(outcome(v, facts, None))
+    }
+    fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
+        render(facts, bundle, page);
+    }
+}
+
+/// What a verified write changed, as facts.
+pub(super) fn write_facts(v: &super::verified::Verified) -> WriteFacts {
+    WriteFacts {
+        files: v.plan.touched(),
+        edit_count: v.plan.edit_count() as u64,
+        applied: v.applied,
+        speculative_diagnostics: v.delta.clone(),
+        before: v.before,
+        after: v.after,
+        provenance: Provenance::Lsp,
+    }
+}
+
+/// The outcome of a verified write with these `facts`.
+pub(super) fn outcome(
+    v: super::verified::Verified,
+    facts: serde_json::Value,
+    resolution: Option<crate::bundle::Resolution>,
+) -> Outcome {
+    Outcome {
+        facts,
+        resolution,
+        complete: v.complete,
+        edits: Some(super::mutate::edits_of(&v.plan)),
+        reward: Some(v.measured),
+    }
+}
+
+/// The diff, what it adds and removes, and whether it was written.
+pub(super) fn render(facts: &WriteFacts, bundle: &Bundle, page: &mut Page) {
+    let check = crate::bundle::facts::CheckFacts {
+        patched: facts.files.clone(),
+        files: facts.speculative_diagnostics.clone(),
+        before: facts.before,
+        after: facts.after,
+        provenance: Provenance::Lsp,
+    };
+    super::render::check(page, &check);
+    let files = facts.files.len();
+    super::render::edits(page, bundle, files, facts.edit_count, facts.applied);
+}

@@ -1,0 +1,376 @@
+//! `lanser edit` and `lanser apply --patch` against real Pyright on a git copy of
+//! fixtures/edit: every mode previewed (every byte left alone) and applied (the exact text
+//! after, computed from the fixture's own text), a method of a class indented unlike the
+//! file, `--require-clean` refusing an edit that breaks a caller in another file, a safe delete
+//! refused while references remain, a stale hunk refusing its whole patch; and both
+//! operations answered alike by the CLI, a batch line, the daemon, MCP and the SDK. Each test
+//! shares one warm session for its many asks.
+
+use crate::mutations::{git, repo_copy, snapshot};
+use crate::support::*;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+const SHAPES: &str = "shapes.py";
+
+/// A file named by its content where the MCP tools and the SDK put a text they are given
+/// (so every route names the same path in its request).
+fn text_file(text: &str) -> String {
+    let dir = std::env::temp_dir().join("lanser-patches");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!(
+        "{}.diff",
+        lanser::digest::sha256_hex(text.as_bytes())
+    ));
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn edit_line(sel: &str, mode: &str, text: Option<&str>, apply: bool) -> String {
+    let mut args = json!({ "apply": apply });
+    args[mode] = json!(true);
+    if let Some(t) = text {
+        args["text"] = json!(text_file(t));
+    }
+    json!({"cmd": "edit", "selector": sel, "args": args}).to_string()
+}
+
+fn patch_line(patch: &str, apply: bool) -> String {
+    json!({"cmd": "apply", "args": {"patch": text_file(patch), "apply": apply}}).to_string()
+}
+
+/// Replace the one occurrence of `old` in `text`.
+fn once(text: &str, old: &str, new: &str) -> String {
+    assert_eq!(text.matches(old).count(), 1, "{old:?} once in the fixture");
+    text.replacen(old, new, 1)
+}
+
+/// Preview `line` (nothing changes on disk, the diff is given), then apply it and check the
+/// file is `want`; commit, so the next apply finds a clean tree.
+fn preview_then_apply(h: &mut Harness, ws: &Path, line: &str, want: &str) {
+    let before = snapshot(ws);
+    let b = h.ask(line);
+    assert_eq!(b["status"], "ok", "{line}: {}", b["error"]);
+    assert_eq!(b["facts"]["applied"], false);
+    assert!(b["edits"]["diff"]
+        .as_str()
+        .unwrap()
+        .contains("+++ b/shapes.py"));
+    assert_eq!(snapshot(ws), before, "a preview writes nothing: {line}");
+    let applied = h.ask(&line.replace("\"apply\":false", "\"apply\":true"));
+    assert_eq!(applied["status"], "ok", "{line}: {}", applied["error"]);
+    assert_eq!(applied["facts"]["applied"], true);
+    assert_eq!(
+        applied["edits"]["diff"], b["edits"]["diff"],
+        "applied as previewed"
+    );
+    assert_eq!(read(ws, SHAPES), want, "{line}");
+    git(ws, &["commit", "-qam", "step"]);
+}
+
+#[test]
+fn every_edit_mode_previews_then_applies_and_refusals_write_nothing() {
+    let (_tmp, ws) = repo_copy("edit");
+    let mut cmd = lanser();
+    cmd.args(["batch", "--in", "-", "--out", "-", "--workspace"])
+        .arg(&ws);
+    let mut h = Harness::spawn(cmd);
+
+    // --replace-body of a method in a class indented by two: its body keeps that indentation.
+    let cur = read(&ws, SHAPES);
+    let want = once(
+        &cur,
+        "  def spare(self) -> None:\n    return None\n",
+        "  def spare(self) -> None:\n    result = None\n    return result\n",
+    );
+    let line = edit_line(
+        "py://shapes#Box.spare",
+        "replace-body",
+        Some("        result = None\n        return result\n"),
+        false,
+    );
+    preview_then_apply(&mut h, &ws, &line, &want);
+
+    // --insert-after a two-space method: a sibling at its level, one blank line apart.
+    let cur = read(&ws, SHAPES);
+    let want = once(
+        &cur,
+        "    return area(self.w, self.h)\n",
+        "    return area(self.w, self.h)\n\n  def double(self) -> int:\n    return 2 * self.size()\n",
+    );
+    let text = "def double(self) -> int:\n  return 2 * self.size()\n";
+    let line = edit_line("py://shapes#Box.size", "insert-after", Some(text), false);
+    preview_then_apply(&mut h, &ws, &line, &want);
+
+    // --insert-before a top-level function: two blank lines apart, before it.
+    let cur = read(&ws, SHAPES);
+    let perimeter = "def perimeter(w: int, h: int) -> int:\n    return 2 * (w + h)\n";
+    let want = once(&cur, "def area(", &format!("{perimeter}\n\ndef area("));
+    let line = edit_line("py://shapes#area", "insert-before", Some(perimeter), false);
+    preview_then_apply(&mut h, &ws, &line, &want);
+
+    // --replace the whole definition (text given indented: dedented first).
+    let cur = read(&ws, SHAPES);
+    let want = once(&cur, "    return 0\n", "    return 1\n");
+    let line = edit_line(
+        "py://shapes#unused",
+        "replace",
+        Some("    def unused() -> int:\n        return 1\n"),
+        false,
+    );
+    preview_then_apply(&mut h, &ws, &line, &want);
+
+    // --delete what nothing references: it and the blank line that set it apart.
+    let cur = read(&ws, SHAPES);
+    let want = once(
+        &cur,
+        "\n  def spare(self) -> None:\n    result = None\n    return result\n",
+        "",
+    );
+    let line = edit_line("py://shapes#Box.spare", "delete", None, false);
+    preview_then_apply(&mut h, &ws, &line, &want);
+
+    // A safe delete is refused while references remain, every one listed; nothing written.
+    let before = snapshot(&ws);
+    let b = h.ask(&edit_line("py://shapes#area", "delete", None, false));
+    assert_eq!(b["error"]["code"], "E/STILL_REFERENCED", "{b}");
+    assert_eq!(b["meta"]["exit_code"], 78);
+    let refs: Vec<(String, u64)> = b["error"]["details"]["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_string(),
+                r["range"][0].as_u64().unwrap() + 1,
+            )
+        })
+        .collect();
+    let at = |rel: &str, needle: &str| (rel.to_string(), u64::from(line_with(&ws, rel, needle)));
+    let want_refs = vec![
+        at(SHAPES, "return area(self.w"),
+        at("use.py", "from shapes import"),
+        at("use.py", "return area(2, 3)"),
+    ];
+    assert_eq!(refs, want_refs);
+    let forced = h.ask(
+        &edit_line("py://shapes#area", "delete", None, false)
+            .replace("\"delete\":true", "\"delete\":true,\"force\":true"),
+    );
+    assert_eq!(forced["status"], "ok", "{}", forced["error"]);
+    assert_eq!(forced["facts"]["references"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        snapshot(&ws),
+        before,
+        "refused and previewed: nothing written"
+    );
+
+    // An edit that breaks a caller in another file: the preview names it; --require-clean
+    // refuses it (exit 77) and writes nothing.
+    let narrow = "def area(w: int) -> int:\n    return w * w\n";
+    let b = h.ask(&edit_line(
+        "py://shapes#area",
+        "replace",
+        Some(narrow),
+        false,
+    ));
+    let use_py = b["facts"]["speculativeDiagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "use.py")
+        .unwrap()
+        .clone();
+    let added = use_py["added"].as_array().unwrap();
+    assert_eq!(added.len(), 1, "{use_py}");
+    assert_eq!(added[0]["severity"], "error");
+    assert_eq!(
+        added[0]["range"][0].as_u64().unwrap() + 1,
+        u64::from(line_with(&ws, "use.py", "return area(2, 3)"))
+    );
+    h.finish();
+    let o = run(&[
+        "edit",
+        "py://shapes#area",
+        "--replace",
+        "--text",
+        &text_file(narrow),
+        "--require-clean",
+        "--apply",
+        "--workspace",
+        ws.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(77), "{}", stderr(&o));
+    assert!(stderr(&o).contains("E/WOULD_BREAK"), "{}", stderr(&o));
+    assert_eq!(snapshot(&ws), before, "--require-clean wrote nothing");
+}
+
+#[test]
+fn a_stale_hunk_refuses_the_whole_patch_and_a_fresh_one_applies() {
+    let (_tmp, ws) = repo_copy("edit");
+    let cur = read(&ws, SHAPES);
+    let lines: Vec<&str> = cur.lines().collect();
+    let unused = line_with(&ws, SHAPES, "def unused(") as usize;
+    let spare = line_with(&ws, SHAPES, "def spare(") as usize;
+    let hunk = |at: usize, old: &str, new: &str| {
+        format!(
+            "@@ -{at},2 +{at},2 @@\n {}\n-{old}\n+{new}\n",
+            lines[at - 1]
+        )
+    };
+    let fresh = hunk(unused, lines[unused], "    return 1");
+    let stale = hunk(spare, "    return 7", "    return None");
+    let head = "--- a/shapes.py\n+++ b/shapes.py\n";
+    let before = snapshot(&ws);
+    let mut cmd = lanser();
+    cmd.args(["batch", "--in", "-", "--out", "-", "--workspace"])
+        .arg(&ws);
+    let mut h = Harness::spawn(cmd);
+    for apply in [false, true] {
+        let b = h.ask(&patch_line(&format!("{head}{fresh}{stale}"), apply));
+        assert_eq!(b["error"]["code"], "E/APPLY_CONFLICT", "{b}");
+        let msg = b["error"]["message"].as_str().unwrap();
+        let header = format!("@@ -{spare},2 +{spare},2 @@");
+        assert!(
+            msg.contains(&header) && msg.contains(SHAPES) && !msg.contains('\n'),
+            "{msg}"
+        );
+        assert_eq!(snapshot(&ws), before, "refused whole: nothing written");
+    }
+    let want = once(&cur, "    return 0\n", "    return 1\n");
+    preview_then_apply(
+        &mut h,
+        &ws,
+        &patch_line(&format!("{head}{fresh}"), false),
+        &want,
+    );
+    h.finish();
+}
+
+/// One MCP session over stdio: each call's `structuredContent`.
+fn mcp_calls(ws: &Path, calls: &[(&str, Value)]) -> Vec<Value> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = lanser()
+        .args(["mcp", "--workspace"])
+        .arg(ws)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut answer = |id: u64| -> Value {
+        loop {
+            let mut line = String::new();
+            assert!(out.read_line(&mut line).unwrap() > 0, "mcp closed");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "edit-test", "version": "0"}}}),
+    );
+    answer(0);
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut got = Vec::new();
+    for (i, (name, args)) in calls.iter().enumerate() {
+        let id = i as u64 + 1;
+        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": args}}));
+        got.push(answer(id)["result"]["structuredContent"].clone());
+    }
+    drop(stdin);
+    child.wait().unwrap();
+    got
+}
+
+/// The SDK's bundles (the lines as read) for `code`'s asks, one session.
+fn sdk_lines(ws: &Path, code: &str) -> Vec<String> {
+    let script = format!(
+        "import sys\nfrom lanser import Lanser\nwith Lanser(sys.argv[1], lanser_bin=sys.argv[2], daemon=False) as l:\n    for b in [{code}]:\n        print(b.line)\n"
+    );
+    let o = std::process::Command::new(python())
+        .args(["-c", &script])
+        .arg(ws)
+        .arg(env!("CARGO_BIN_EXE_lanser"))
+        .env("PYTHONPATH", repo().join("python"))
+        .env("LANSER_TRUST_WORKSPACE", "1")
+        .env_remove("LANSER_SERVER_CMD")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn edit_and_apply_answer_alike_from_every_route() {
+    let warm = crate::daemon::Warm::new("edit");
+    let ws: PathBuf = warm.ws.clone();
+    let wss = ws.to_str().unwrap();
+    let body = "x = 3\nreturn None\n";
+    let text = text_file(body);
+    let patch = one_line_diff(&ws, SHAPES, "    return 0", "    return 2");
+    let patch_path = text_file(&patch);
+    let before = snapshot(&ws);
+    let edit_args = [
+        "edit",
+        "py://shapes#Box.spare",
+        "--replace-body",
+        "--text",
+        &text,
+    ];
+    let apply_args = ["apply", "--patch", &patch_path];
+    // CLI (in-process) and the daemon.
+    let cli: Vec<String> = [&edit_args[..], &apply_args[..]]
+        .iter()
+        .map(|a| {
+            let mut a = a.to_vec();
+            a.extend(["--workspace", wss, "--json"]);
+            let o = run(&a);
+            assert!(o.status.success(), "{a:?}: {}", stderr(&o));
+            stdout(&o).trim_end().to_string()
+        })
+        .collect();
+    for (i, a) in [&edit_args[..], &apply_args[..]].iter().enumerate() {
+        let mut a = a.to_vec();
+        a.push("--json");
+        assert_eq!(stdout(&warm.ok(&a)).trim_end(), cli[i], "daemon: {a:?}");
+    }
+    // A batch line.
+    let edit = edit_line("py://shapes#Box.spare", "replace-body", Some(body), false);
+    let apply = patch_line(&patch, false);
+    let batch = stdout(&batch_lines(&ws, &[&edit, &apply]));
+    assert_eq!(batch.lines().collect::<Vec<_>>(), cli, "batch");
+    // MCP.
+    let mcp = mcp_calls(
+        &ws,
+        &[
+            (
+                "edit",
+                json!({"selector": "py://shapes#Box.spare", "mode": "replace_body", "text": body}),
+            ),
+            ("apply_patch", json!({"patch": patch})),
+        ],
+    );
+    for (i, b) in mcp.iter().enumerate() {
+        let want: Value = serde_json::from_str(&cli[i]).unwrap();
+        assert_eq!(*b, want, "mcp {i}");
+    }
+    // The SDK.
+    let code = format!(
+        "l.edit('py://shapes#Box.spare', 'replace_body', {body:?}), l.apply_patch({patch:?})"
+    );
+    assert_eq!(sdk_lines(&ws, &code), cli, "sdk");
+    assert_eq!(snapshot(&ws), before, "previews write nothing");
+    let b: Value = serde_json::from_str(&cli[0]).unwrap();
+    assert_eq!(b["facts"]["qualname"], "Box.spare");
+    assert_eq!(b["facts"]["mode"], "replace-body");
+}
