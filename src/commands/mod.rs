@@ -14,12 +14,14 @@
 pub mod baseline;
 pub mod calls;
 pub mod catalog;
+pub mod changes;
 pub mod check;
 pub mod code_actions;
 pub mod decl;
 pub mod def;
 pub mod diag;
 pub mod execute;
+pub mod gitread;
 pub mod hover;
 pub mod impact;
 pub mod locate;
@@ -36,6 +38,7 @@ mod show;
 pub mod source;
 pub mod structural;
 pub mod symbols;
+pub mod symdiff;
 pub mod tests_term;
 
 use crate::bundle::Bundle;
@@ -209,6 +212,7 @@ operations! {
     RenameFile(rename_file::RenameFile),
     Decl(decl::Decl),
     Source(source::Source),
+    Changes(changes::Changes),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the
