@@ -38,18 +38,19 @@ pub struct BatchArgs {
 /// The tool as `tools/list` shows it.
 pub fn tool(bundle_schema: &Map<String, Value>) -> Tool {
     let input = tools::schema_of::<BatchArgs>();
+    // One bundle schema per item, its definitions at the root (where its `#/$defs/…`
+    // references then point: the item keeps no `$id` of its own).
+    let mut item = bundle_schema.clone();
+    let defs = item.remove("$defs");
+    item.remove("$id");
+    item.remove("$schema");
     let mut output = json!({
         "type": "object",
-        "properties": {"bundles": {"type": "array", "items": Value::Object(bundle_schema.clone())}},
+        "properties": {"bundles": {"type": "array", "items": Value::Object(item)}},
         "required": ["bundles"],
     });
-    // The bundle schema's definitions must be reachable from the root.
-    if let Some(defs) = bundle_schema.get("$defs") {
-        output["$defs"] = defs.clone();
-        output["properties"]["bundles"]["items"]
-            .as_object_mut()
-            .expect("an object")
-            .remove("$defs");
+    if let Some(defs) = defs {
+        output["$defs"] = defs;
     }
     let title = "Many requests in one call";
     let description = "Answer many lanser requests in one call, in order, on the same warm \
@@ -87,7 +88,8 @@ fn calls(arguments: Value) -> Result<Vec<Call>, String> {
     let base = tools::call(NAME, None, json!({}), &a.common);
     Ok(a.requests
         .into_iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
             let line = match r {
                 Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
                 other => other,
@@ -96,6 +98,7 @@ fn calls(arguments: Value) -> Result<Vec<Call>, String> {
                 line,
                 globals: base.globals.clone(),
                 stdin_patch: None,
+                number: i + 1,
                 offset: 0,
                 limit: base.limit,
             }
@@ -185,6 +188,7 @@ mod tests {
         // Not JSON: left as text, so the line is answered as the error bundle it is.
         assert_eq!(got[2].line, json!("nope"));
         assert!(got.iter().all(|c| c.globals == ["--timeout", "9"]));
+        assert_eq!(got.iter().map(|c| c.number).collect::<Vec<_>>(), [1, 2, 3]);
         assert!(calls(json!({"requests": []})).is_err());
     }
 }
