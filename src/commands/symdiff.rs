@@ -265,39 +265,16 @@ pub fn diff(cx: &Cx, before: &[Side], after: &[Side]) -> Vec<SymbolChange> {
             came.insert(j);
         }
     }
-    // Moves: the best-scoring pairs of a removed and an added definition of one name and kind.
-    let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
-    for &i in &gone {
-        for &j in &came {
-            let (o, n) = (&old[i], &new[j]);
-            if o.last_name() != n.last_name() || o.kind != n.kind {
-                continue;
-            }
-            let s = features(o, n).score();
-            if s >= score::DEFAULT_TAU {
-                pairs.push((s, i, j));
-            }
-        }
-    }
-    pairs.sort_by(|a, b| {
-        b.0.total_cmp(&a.0)
-            .then_with(|| new[a.2].key().cmp(&new[b.2].key()))
-            .then_with(|| old[a.1].key().cmp(&old[b.1].key()))
-    });
-    for (s, i, j) in pairs {
-        if gone.contains(&i) && came.contains(&j) {
-            gone.remove(&i);
-            came.remove(&j);
-            let a = aspects(&old[i], &new[j]);
-            out.push(change(
-                cx,
-                ChangeKind::Moved,
-                Some(&old[i]),
-                Some(&new[j]),
-                a,
-                Some(s),
-            ));
-        }
+    for (s, i, j) in moves(&old, &new, &mut gone, &mut came) {
+        let a = aspects(&old[i], &new[j]);
+        out.push(change(
+            cx,
+            ChangeKind::Moved,
+            Some(&old[i]),
+            Some(&new[j]),
+            a,
+            Some(s),
+        ));
     }
     for i in gone {
         out.push(change(
@@ -340,6 +317,44 @@ pub fn diff(cx: &Cx, before: &[Side], after: &[Side]) -> Vec<SymbolChange> {
             ))
     });
     out
+}
+
+/// The moves among the removed (`gone`) and added (`came`) definitions: the best-scoring
+/// pairs of one name and kind at or above τ, each definition in one pair at most (taken out
+/// of `gone` and `came`), as (score, old, new).
+fn moves(
+    old: &[Sym],
+    new: &[Sym],
+    gone: &mut BTreeSet<usize>,
+    came: &mut BTreeSet<usize>,
+) -> Vec<(f64, usize, usize)> {
+    let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
+    for &i in gone.iter() {
+        for &j in came.iter() {
+            let (o, n) = (&old[i], &new[j]);
+            if o.last_name() != n.last_name() || o.kind != n.kind {
+                continue;
+            }
+            let s = features(o, n).score();
+            if s >= score::DEFAULT_TAU {
+                pairs.push((s, i, j));
+            }
+        }
+    }
+    pairs.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| new[a.2].key().cmp(&new[b.2].key()))
+            .then_with(|| old[a.1].key().cmp(&old[b.1].key()))
+    });
+    let mut taken = Vec::new();
+    for (s, i, j) in pairs {
+        if gone.contains(&i) && came.contains(&j) {
+            gone.remove(&i);
+            came.remove(&j);
+            taken.push((s, i, j));
+        }
+    }
+    taken
 }
 
 fn change(
@@ -406,4 +421,56 @@ pub fn describe(c: &SymbolChange) -> String {
         s.push_str(&format!(": {}", aspects.join(", ")));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The changes from `old` to `new`, one file `rel` on each side, as (kind, qualname,
+    /// aspects, old path).
+    fn kinds(rel: &str, old: &str, new: &str) -> Vec<(ChangeKind, String, Vec<Aspect>)> {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::discover(Some(dir.path()), dir.path()).unwrap();
+        std::fs::write(dir.path().join(rel), new).unwrap();
+        let parse = |text: &str| {
+            let doc = Document::from_text(dir.path().join(rel), rel.into(), text.into());
+            structural::parse_doc(doc, rel.into()).unwrap()
+        };
+        let cache = ParseCache::default();
+        let cx = Cx {
+            ws: &ws,
+            cache: &cache,
+            encoding: Encoding::Utf16,
+        };
+        let before = [Side::Owned(parse(old))];
+        let after = [Side::Owned(parse(new))];
+        diff(&cx, &before, &after)
+            .into_iter()
+            .map(|c| (c.kind, c.qualname, c.aspects))
+            .collect()
+    }
+
+    #[test]
+    fn go_and_rust_outlines_diff_as_python_does() {
+        use Aspect::*;
+        use ChangeKind::*;
+        let old = "package m\n\nfunc A(x int) int {\n\treturn x\n}\n\nfunc B() {}\n\nfunc C() int {\n\treturn 1\n}\n";
+        let new = "package m\n\nfunc A(x int, y int) int {\n\treturn x\n}\n\nfunc C() int {\n\treturn 2\n}\n\nfunc D() {}\n";
+        assert_eq!(
+            kinds("m.go", old, new),
+            [
+                (Changed, "A".into(), vec![Signature]),
+                (Removed, "B".into(), vec![]),
+                (Changed, "C".into(), vec![Body]),
+                (Added, "D".into(), vec![]),
+            ]
+        );
+        // A method moved to another impl block of the same file; a body edit elsewhere.
+        let old = "struct S;\nstruct T;\nimpl S {\n    fn go(&self) -> u8 {\n        1\n    }\n}\nimpl T {}\nfn f() {}\n";
+        let new = "struct S;\nstruct T;\nimpl S {}\nimpl T {\n    fn go(&self) -> u8 {\n        1\n    }\n}\nfn f() { g() }\n";
+        let got = kinds("m.rs", old, new);
+        assert!(got.contains(&(Moved, "T.go".into(), vec![])), "{got:?}");
+        assert!(got.contains(&(Changed, "f".into(), vec![Body])), "{got:?}");
+    }
 }
