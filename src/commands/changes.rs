@@ -212,6 +212,11 @@ fn since_rev(o: &Orchestrator, rev: &str) -> Result<Based> {
             })
             .ok();
         let new = current(o, rel)?;
+        // A file on disk the workspace does not read (a skipped directory, outside the
+        // snapshot) is not compared: it was not removed.
+        if new.is_none() && root.join(rel).exists() {
+            continue;
+        }
         if old.is_some() || new.is_some() {
             pairs.push(Pair {
                 rel: rel.to_string(),
