@@ -8,6 +8,23 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel, confloat, conint, constr
 
 
+class Aspect(Enum):
+    signature = 'signature'
+    body = 'body'
+
+
+class BaseKind(Enum):
+    git = 'git'
+    bundle = 'bundle'
+
+
+class ChangeKind(Enum):
+    added = 'added'
+    removed = 'removed'
+    moved = 'moved'
+    changed = 'changed'
+
+
 class CompletionFact(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -120,6 +137,12 @@ class ErrorObj(BaseModel):
     retryable: bool
 
 
+class FileStatus(Enum):
+    added = 'added'
+    removed = 'removed'
+    modified = 'modified'
+
+
 class Hashing(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -222,6 +245,14 @@ class Meta(BaseModel):
     sorting_keys: list[str]
     timing: Any | None = None
     truncated: bool
+
+
+class Missing(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    docVersion: str
+    path: str
 
 
 class MoveKind(Enum):
@@ -496,6 +527,52 @@ class Structural(BaseModel):
     )
 
 
+class OldRangeItem(RootModel[conint(ge=0)]):
+    root: conint(ge=0)
+
+
+class SymbolChange(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    aspects: list[Aspect] = Field(
+        ...,
+        description="What differs from the base's definition (changed, or moved with edits).",
+    )
+    confidence: float | None = Field(
+        ..., description='Moved: the relocation score of the pair, in [τ, 1].'
+    )
+    kind: ChangeKind
+    oldPath: str | None = Field(..., description='Where it was (moved).')
+    oldQualname: str | None = Field(
+        ..., description='Its qualified name there (moved).'
+    )
+    oldRange: list[OldRangeItem] | None = Field(
+        ...,
+        description="The same in the base's text (none when added).",
+        max_length=4,
+        min_length=4,
+    )
+    path: str = Field(
+        ...,
+        description='Where it is now (where it was, when removed), workspace-relative.',
+    )
+    qualname: str = Field(..., description='Its qualified name there (`Class.method`).')
+    range: list[RangeItem] | None = Field(
+        ...,
+        description="`[startLine, startCol, endLine, endCol]` of the whole definition now, decorators\nincluded, in the server's coordinates (none when removed).",
+        max_length=4,
+        min_length=4,
+    )
+    selector: str | None = Field(
+        ...,
+        description='A durable selector for it now (`py://…` or `sym://…`; none when removed).',
+    )
+    symbolKind: str = Field(
+        ..., description='`function`, `class`, `method`, … as the outline names it.'
+    )
+
+
 class SymbolsFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -629,6 +706,16 @@ class AstSegment(RootModel[tuple[SegmentKind, str]]):
         ...,
         description='One `[kind=name]` segment; JSON `["class", "C"]` (docs/selectors.md#json-positionspec).',
     )
+
+
+class Base(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    bundleId: str | None = Field(..., description="The bundle's `bundleId` (`bundle`).")
+    commit: str | None = Field(..., description='The commit it names (`git`).')
+    kind: BaseKind = Field(..., description='`git` or `bundle`.')
+    rev: str | None = Field(..., description='The revision as given (`git`).')
 
 
 class CallsFacts(BaseModel):
@@ -777,6 +864,20 @@ class Environment(BaseModel):
     positionEncoding: Encoding
     python: Python
     server: ServerId | None
+
+
+class FileChange(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    docVersion: str | None = Field(
+        ..., description='Its version now (none when removed).'
+    )
+    oldDocVersion: str | None = Field(
+        ..., description="The base's version of it (none when added)."
+    )
+    path: str = Field(..., description='Workspace-relative.')
+    status: FileStatus = Field(..., description='`added`, `removed` or `modified`.')
 
 
 class FormatFacts(BaseModel):
@@ -1023,6 +1124,26 @@ class AnyReward(RootModel[Reward | Reward2]):
     root: Reward | Reward2 = Field(
         ..., description='`processReward` in the bundle schema: one of the versions.'
     )
+
+
+class ChangesFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    base: Base
+    changes: list[SymbolChange] = Field(
+        ...,
+        description='The definitions added, removed, moved or changed, by (path, qualname, kind).',
+    )
+    files: list[FileChange] = Field(
+        ...,
+        description='The files with an outline whose text differs from the base, by path.',
+    )
+    missing: list[Missing] = Field(
+        ...,
+        description='Versions the bundle recorded that are not in the snapshot store (their files are not\ncompared; the answer is then incomplete).',
+    )
+    provenance: Provenance
 
 
 class LocateFacts(BaseModel):

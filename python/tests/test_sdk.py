@@ -57,6 +57,7 @@ def test_every_method_returns_the_cli_bundle(make_ws):
         (lambda s: s.prepare_rename(at), ["prepare-rename", at]),
         (lambda s: s.source("py://shapes.units#convert", signature=True),
          ["source", "py://shapes.units#convert", "--signature"]),
+        (lambda s: s.changes(since="HEAD"), ["changes", "--since", "HEAD"]),
     ]
     before = ws.files()
     with lanser.Lanser(ws.root) as s:

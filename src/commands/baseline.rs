@@ -6,69 +6,16 @@
 //! A clean worktree's HEAD diagnostics are the ones measured before the step, at no cost.
 //! Otherwise the modified tracked files are shown to the server at their HEAD text, the
 //! measured files pulled, the disk text shown again. Outside git, the baseline is the state
-//! before the step. The status and the HEAD texts are read through [`crate::inputs`], so a
-//! trace records them and a replay serves them.
+//! before the step. The status and the HEAD texts ([`super::gitread`]) are read through
+//! [`crate::inputs`], so a trace records them and a replay serves them.
 
+use super::gitread::{modified, text_at};
 use crate::error::Result;
 use crate::orchestrator::Orchestrator;
 use crate::selector::resolve::Document;
 use crate::speculate::{self, breaks_at_run_time, with_text, DiagMap, Speculation};
 use crate::workspace::path_to_uri;
 use std::collections::BTreeMap;
-use std::io;
-use std::path::Path;
-
-fn git_error(e: git2::Error) -> io::Error {
-    io::Error::other(e.message().to_string())
-}
-
-/// Modified tracked Python files under `root` (workspace-relative), one per line.
-fn modified(root: &Path) -> io::Result<Vec<u8>> {
-    let repo = git2::Repository::discover(root).map_err(git_error)?;
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| io::Error::other("bare repository"))?
-        .to_path_buf();
-    let mut opts = git2::StatusOptions::new();
-    opts.include_untracked(false).include_ignored(false);
-    let statuses = repo.statuses(Some(&mut opts)).map_err(git_error)?;
-    let root = root.canonicalize()?;
-    let workdir = workdir.canonicalize()?;
-    let mut out: Vec<String> = statuses
-        .iter()
-        .filter(|s| {
-            s.status()
-                .intersects(git2::Status::WT_MODIFIED | git2::Status::INDEX_MODIFIED)
-        })
-        .filter_map(|s| {
-            let p = workdir.join(s.path().ok()?);
-            let rel = p.strip_prefix(&root).ok()?.to_string_lossy().into_owned();
-            (rel.ends_with(".py") || rel.ends_with(".pyi")).then_some(rel)
-        })
-        .collect();
-    out.sort();
-    Ok(out.join("\n").into_bytes())
-}
-
-/// A file's text at HEAD.
-fn head_text(root: &Path, rel: &str) -> io::Result<Vec<u8>> {
-    let repo = git2::Repository::discover(root).map_err(git_error)?;
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| io::Error::other("bare repository"))?
-        .canonicalize()?;
-    let abs = root.canonicalize()?.join(rel);
-    let in_repo = abs
-        .strip_prefix(&workdir)
-        .map_err(|_| io::Error::other("outside the repository"))?;
-    let tree = repo
-        .head()
-        .and_then(|h| h.peel_to_tree())
-        .map_err(git_error)?;
-    let entry = tree.get_path(in_repo).map_err(git_error)?;
-    let blob = repo.find_blob(entry.id()).map_err(git_error)?;
-    Ok(blob.content().to_vec())
-}
 
 /// The measured files' diagnostics at HEAD.
 pub async fn at_head(o: &mut Orchestrator, spec: &Speculation) -> Result<DiagMap> {
@@ -85,7 +32,7 @@ pub async fn at_head(o: &mut Orchestrator, spec: &Speculation) -> Result<DiagMap
         let Ok(head) = o
             .opts()
             .inputs
-            .read_to_string("git:HEAD", rel, || head_text(&root, rel))
+            .read_to_string("git:HEAD", rel, || text_at(&root, "HEAD", rel))
         else {
             continue;
         };

@@ -115,8 +115,21 @@ async fn finish(
         }));
     }
     bundle.record_doc_versions(o.ws());
+    keep_snapshots(o, &bundle);
     bundle.seal();
     bundle
+}
+
+/// Keep the text of every file version the bundle records (`meta.docVersions`) in the
+/// snapshot store, so `changes --since-bundle` and stale selectors can read it later. It
+/// never changes the bundle.
+fn keep_snapshots(o: &Orchestrator, bundle: &Bundle) {
+    let store = crate::relocate::snapshot::Store::open();
+    for (rel, version) in &bundle.meta.doc_versions {
+        if let Some(file) = o.ws().snapshot_file(rel) {
+            store.keep_file(version, &file);
+        }
+    }
 }
 
 /// The process reward for this step: the command's measurements, `--prev-bundle`'s D_{t-1} (measuring

@@ -15,6 +15,7 @@ pub mod apply_patch;
 pub mod baseline;
 pub mod calls;
 pub mod catalog;
+pub mod changes;
 pub mod check;
 pub mod code_actions;
 pub mod complete;
@@ -24,6 +25,7 @@ pub mod diag;
 pub mod edit;
 pub mod execute;
 pub mod format;
+pub mod gitread;
 pub mod hover;
 pub mod impact;
 pub mod inlay;
@@ -41,6 +43,7 @@ mod show;
 pub mod source;
 pub mod structural;
 pub mod symbols;
+pub mod symdiff;
 pub mod tests_term;
 pub mod type_hierarchy;
 pub mod verified;
@@ -222,6 +225,7 @@ operations! {
     Inlay(inlay::Inlay),
     Apply(apply_patch::ApplyPatch),
     Edit(edit::Edit),
+    Changes(changes::Changes),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the

@@ -148,7 +148,9 @@ impl Answerer {
         };
         let bundle = match request {
             Ok(request) => orch.execute(&request).await,
-            Err(crate::batch::BadLine { cmd, why }) => line_error(orch, 1, cmd, &why).await,
+            Err(crate::batch::BadLine { cmd, why }) => {
+                line_error(orch, call.number, cmd, &why).await
+            }
         };
         if let Some(o) = fresh {
             o.close().await;

@@ -5,11 +5,14 @@
 //! bytes, same `bundleId` — and its text the human rendering, paged. An error bundle is an
 //! `isError` result with the one-line message; nothing a client sends stops the server.
 //!
+//! The `batch` tool ([`batch`]) answers many request lines in one call, one bundle each.
+//!
 //! Long waits are visible: with a `progressToken`, a call reports every second what it is
 //! waiting for (the daemon starting, Pyright installing or loading the project). A cancelled
 //! call returns at once; the answer the daemon was computing is dropped.
 
 mod answer;
+mod batch;
 mod generic;
 mod http;
 mod tools;
@@ -46,7 +49,7 @@ impl Server {
                 .cloned()
                 .unwrap_or_default(),
         );
-        let listed = specs
+        let mut listed: Vec<Tool> = specs
             .iter()
             .map(|s| {
                 let input = s.schema.as_object().cloned().unwrap_or_default();
@@ -63,6 +66,7 @@ impl Server {
                 t
             })
             .collect();
+        listed.push(batch::tool(&output));
         Server {
             answerer: Arc::new(answerer),
             tools: Arc::new(specs),
@@ -76,6 +80,10 @@ impl Server {
         params: CallToolRequestParams,
         cx: &RequestContext<RoleServer>,
     ) -> CallToolResult {
+        if params.name == batch::NAME {
+            let arguments = params.arguments.map(Value::Object).unwrap_or(Value::Null);
+            return batch::run(&self.answerer, arguments, cx).await;
+        }
         let Some(spec) = self.tools.iter().find(|s| s.name == params.name) else {
             return failure(&format!("unknown tool {:?}", params.name.as_ref()));
         };

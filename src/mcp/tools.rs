@@ -223,6 +223,9 @@ pub struct Call {
     pub globals: Vec<String>,
     /// `check_patch`: the diff, read as `--patch -` reads stdin.
     pub stdin_patch: Option<String>,
+    /// Its 1-based line number in a batch (1 for a single call): a line that is not a
+    /// request is an error bundle naming it, as `lanser batch` names it.
+    pub number: usize,
     pub offset: usize,
     pub limit: usize,
 }
@@ -340,6 +343,7 @@ pub(crate) fn call(cmd: &str, selector: Option<Value>, args: Value, common: &Com
         line: Value::Object(line),
         globals,
         stdin_patch: None,
+        number: 1,
         offset: common.offset.unwrap_or(0),
         limit: common.limit.unwrap_or(50).max(1),
     }

@@ -4,7 +4,9 @@
 //! `$LANSER_HOME/snapshots/<sha256 hex>` holds the text of every file version lanser handed
 //! out a `docVersion` for, so a selector made against that version can later be mapped onto
 //! the file's current text: an unchanged span maps exactly (score 1.0); a span that touches a
-//! changed line does not map, and relocation falls back to scoring.
+//! changed line does not map, and relocation falls back to scoring. Every bundle's
+//! `meta.docVersions` are kept too (`commands::execute`), so `changes --since-bundle` can diff
+//! the files against the versions a bundle recorded.
 
 use crate::digest::sha256_tagged;
 use crate::inputs::Inputs;
@@ -58,6 +60,28 @@ impl Store {
         ));
         if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &path).is_err() {
             let _ = std::fs::remove_file(&tmp);
+        }
+    }
+
+    /// Whether a text is stored under `doc_version` (not checked against it: see [`Store::get`]).
+    pub fn has(&self, doc_version: &str) -> bool {
+        self.file(doc_version).is_some_and(|p| p.is_file())
+    }
+
+    /// Keep the file at `path` under `doc_version` when that is still its content (a file
+    /// replaced meanwhile, or not UTF-8, is not kept). Best effort, as [`Store::put`].
+    pub fn keep_file(&self, doc_version: &str, path: &std::path::Path) {
+        if self.has(doc_version) {
+            return;
+        }
+        let Ok(bytes) = std::fs::read(path) else {
+            return;
+        };
+        if sha256_tagged(&bytes) != doc_version {
+            return;
+        }
+        if let Ok(text) = String::from_utf8(bytes) {
+            self.put(doc_version, &text);
         }
     }
 

@@ -3,6 +3,7 @@
 
 mod batch;
 mod batch_pool;
+mod changes;
 mod contract;
 mod daemon;
 mod daemon_batch;

@@ -17,7 +17,9 @@ TOOLS = ["definition", "type_definition", "declaration", "references", "hover", 
          "rename_file", "apply_patch", "edit", "code_actions", "check_patch", "impact", "status", "capabilities", "reload",
          "request", "completion", "type_hierarchy", "inlay_hints", "format",
          # Made from the operations' catalog (no hand-written tool).
-         "prepare_rename", "source"]
+         "changes", "prepare_rename", "source",
+         # Many request lines in one call.
+         "batch"]
 
 UNITS = "src/shapes/units.py"
 
@@ -39,7 +41,7 @@ def test_tools_are_listed_in_order_with_schemas_and_annotations(make_ws):
     for name in ["definition", "references", "hover", "locate", "check_patch", "diagnostics", "impact"]:
         assert by[name].annotations.read_only_hint is True, name
         assert by[name].annotations.destructive_hint is False, name
-    for name in ["rename", "rename_file", "code_actions", "apply_patch", "edit", "format"]:
+    for name in ["rename", "rename_file", "code_actions", "apply_patch", "edit", "format", "batch"]:
         assert by[name].annotations.read_only_hint is False, name
         assert by[name].annotations.destructive_hint is True, name
     props = by["definition"].input_schema["properties"]
@@ -430,3 +432,57 @@ def test_a_cancelled_call_is_cancelled_at_the_language_server(make_ws, tmp_path)
     assert cancelled and took < 10
     assert log.exists() and log.read_text().startswith("cancelled "), "the server was not told"
     assert after.is_error is False
+
+
+def jcs(bundle: dict) -> str:
+    """A bundle's bytes as the CLI prints them (JCS: sorted keys, no blanks)."""
+    return json.dumps(bundle, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def test_batch_answers_many_lines_in_one_call_with_the_cli_bytes(make_ws):
+    ws = make_ws("srcpkg")
+    units = ws.root / UNITS
+    text = units.read_text()
+    old_sig = "def convert(value: float, unit: str) -> float:"
+    assert old_sig in text
+    units.write_text(text.replace(old_sig, old_sig.replace("unit: str", 'unit: str = "cm"'))
+                     + '\n\ndef inches(value: float) -> float:\n    return convert(value, "in")\n')
+    intl = ws.line_of("src/shapes/intl.py", "result = convert(")
+    lines = [
+        {"cmd": "changes", "args": {"since": "HEAD"}},
+        {"cmd": "source", "selector": "py://shapes.units#inches"},
+        {"cmd": "def", "selector": f"src/shapes/intl.py@L{intl}:convert"},
+        {"cmd": "locate", "selector": "py://shapes.units#convert:sig"},
+        {"cmd": "no-such-op"},
+    ]
+
+    async def go():
+        async with ws.session() as s:
+            many = await s.call_tool("batch", {"requests": lines})
+            one = await s.call_tool("changes", {"since": "HEAD"})
+            bad = await s.call_tool("batch", {"requests": []})
+            return many, one, bad
+
+    many, one, bad = ws.run(go)
+    assert many.is_error is False
+    bundles = many.structured_content["bundles"]
+    assert len(bundles) == len(lines)
+    # Byte for byte what `lanser batch` prints for the same lines, in order.
+    stdin = "".join(json.dumps(l) + "\n" for l in lines)
+    out = ws.cli("batch", "--in", "-", "--out", "-", stdin=stdin)
+    assert [jcs(b) for b in bundles] == out.stdout.splitlines()
+    # And what the single commands print.
+    assert jcs(bundles[0]) == ws.cli("changes", "--since", "HEAD", "--json").stdout.strip()
+    assert jcs(bundles[2]) == ws.cli("def", f"src/shapes/intl.py@L{intl}:convert", "--json").stdout.strip()
+    assert one.structured_content == bundles[0]
+    changes = [(c["kind"], c["qualname"], c["aspects"]) for c in bundles[0]["facts"]["changes"]]
+    assert changes == [("changed", "convert", ["signature"]), ("added", "inches", [])]
+    assert "inches" in bundles[1]["facts"]["text"]
+    assert [b["status"] for b in bundles] == ["ok"] * 4 + ["error"]
+    # The text: a compact summary, a header per request, in order.
+    text = many.content[0].text
+    heads = [l for l in text.splitlines() if l.startswith("[")]
+    assert heads == ["[1] changes ok", "[2] source ok", "[3] def ok", "[4] locate ok", "[5] no-such-op error"], heads
+    assert "batch line 5" in bundles[4]["error"]["message"]
+    assert len(text) * 3 < len(json.dumps(many.structured_content)), (len(text),)
+    assert bad.is_error and "E/USAGE" in bad.content[0].text
