@@ -12,6 +12,7 @@
 //! call returns at once; the answer the daemon was computing is dropped.
 
 mod answer;
+mod args;
 mod batch;
 mod generic;
 mod http;
