@@ -23,6 +23,7 @@ mod mutations;
 #[cfg(unix)]
 mod node;
 mod outlines;
+mod readiness;
 mod relocation;
 mod rename_file;
 mod reward;
