@@ -66,7 +66,10 @@ pub fn nested_roots(root: &Path) -> Vec<String> {
     out
 }
 
-/// A nested project's own roots, without the nested projects below it (found separately).
+/// A nested project's own roots, without the nested projects below it (found separately):
+/// the project, its `src/`, its `extraPaths`, and the site-packages of its own virtual
+/// environment (`.venv` or `venv`, as lanser finds a root's interpreter), so the packages
+/// installed for it resolve as in a session started there.
 fn nested_import_roots(project: &Path) -> Vec<PathBuf> {
     let config = pyright_config(project);
     let mut roots = vec![project.to_path_buf(), project.join("src")];
@@ -78,11 +81,32 @@ fn nested_import_roots(project: &Path) -> Vec<PathBuf> {
                 .map(|s| project.join(s)),
         );
     }
+    for venv in [".venv", "venv"].map(|v| project.join(v)) {
+        if venv.join("pyvenv.cfg").is_file() {
+            roots.extend(site_packages(&venv));
+        }
+    }
     roots
         .into_iter()
         .filter_map(|r| super::uri::canonical(&r).ok())
         .filter(|r| r.is_dir())
         .collect()
+}
+
+/// The site-packages directories of the virtual environment at `venv` (`lib/pythonX.Y/…` on
+/// Unix, `Lib/…` on Windows), sorted.
+fn site_packages(venv: &Path) -> Vec<PathBuf> {
+    let mut found = vec![venv.join("Lib").join("site-packages")];
+    if let Ok(entries) = std::fs::read_dir(venv.join("lib")) {
+        let mut libs: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("python"))
+            .map(|e| e.path().join("site-packages"))
+            .collect();
+        libs.sort();
+        found.extend(libs);
+    }
+    found
 }
 
 /// The directories below `dir` (to [`NESTED_DEPTH`]) that hold a [`PROJECT_MARKERS`] file,

@@ -130,9 +130,17 @@ fn batch_bundles(ws: &Path, lines: &[String]) -> Vec<Value> {
 fn pyrights_on_demand_answers_before_the_load_equal_those_after_it() {
     let ws = fixture("srcpkg");
     let file = "tests/test_geometry.py";
-    let line = line_with(&ws, file, "area_of(Circle(");
+    let line = line_with(&ws, file, "abs(area_of(circle)");
     let sel = format!("{file}@L{line}:area_of");
-    let call = format!("{file}@L{line}:Circle");
+    // Inside the call's parentheses (1-based column just after `area_of(`).
+    let text = read(&ws, file);
+    let at = text
+        .lines()
+        .nth(line as usize - 1)
+        .unwrap()
+        .find("area_of(")
+        .unwrap();
+    let call = format!("{file}@L{line}:C{}", at + "area_of(".len() + 1);
     let ops = [("def", &sel), ("hover", &sel), ("signature", &call)];
     let ask: Vec<String> = ops
         .iter()
@@ -219,12 +227,50 @@ fn under(project: &str, prefix: &str) -> String {
     }
 }
 
+/// A virtual environment of alpha's own (as `uv venv` or `python3 -m venv` makes one), with
+/// `greetlib` installed in it and nowhere else; the path of its module under `alpha`.
+fn alpha_venv(alpha: &Path) -> String {
+    let venv = alpha.join(".venv");
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .expect("python3 runs");
+    assert!(made.success());
+    let lib = std::fs::read_dir(venv.join("lib"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("python"))
+        .expect("lib/pythonX.Y")
+        .file_name();
+    let module = format!(
+        ".venv/lib/{}/site-packages/greetlib/__init__.py",
+        lib.to_string_lossy()
+    );
+    std::fs::create_dir_all(alpha.join(&module).parent().unwrap()).unwrap();
+    std::fs::write(
+        alpha.join(&module),
+        "def greet(name: str) -> str:\n    return \"hi \" + name\n",
+    )
+    .unwrap();
+    module
+}
+
 #[test]
 fn nested_projects_are_answered_from_the_root_as_from_their_own() {
-    let root = fixture("nested");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    copy_tree(&fixture("nested"), &root);
+    let alpha = root.join("services/alpha");
+    let greetlib = alpha_venv(&alpha);
+    let hello = line_with(&alpha, "alpha/hello.py", "return greet(");
+    let ask_greet =
+        |path: &str| format!("{{\"cmd\":\"def\",\"selector\":\"{path}@L{hello}:greet\"}}");
     // One session at the repository root answers every project's files.
-    let at_root = batch_bundles(&root, &nested_lines(&root, ""));
-    assert_eq!(at_root.len(), 2 * NESTED.len());
+    let mut lines = nested_lines(&root, "");
+    lines.push(ask_greet("services/alpha/alpha/hello.py"));
+    let at_root = batch_bundles(&root, &lines);
+    assert_eq!(at_root.len(), 2 * NESTED.len() + 1);
     for (i, (project, _, _, name, decl_file, decl)) in NESTED.iter().enumerate() {
         let dir = root.join(project);
         let decl_line = line_with(&dir, decl_file, decl);
@@ -236,7 +282,11 @@ fn nested_projects_are_answered_from_the_root_as_from_their_own() {
             "{project}: {def}"
         );
         // A session started in the project itself answers the same.
-        let own = batch_bundles(&dir, &nested_lines(&root, project));
+        let mut own_lines = nested_lines(&root, project);
+        if *project == "services/alpha" {
+            own_lines.push(ask_greet("alpha/hello.py"));
+        }
+        let own = batch_bundles(&dir, &own_lines);
         assert_eq!(
             locs(&own[0]["facts"]["definitions"]),
             vec![(decl_file.to_string(), expected)],
@@ -247,5 +297,17 @@ fn nested_projects_are_answered_from_the_root_as_from_their_own() {
             "{project}"
         );
         assert!(hover["facts"]["hover"].is_object(), "{project}: {hover}");
+        if *project == "services/alpha" {
+            // A library installed only in alpha's own environment: found from the root too.
+            let expected = ident_range(&alpha, &greetlib, 1, "greet");
+            assert_eq!(
+                locs(&own[2]["facts"]["definitions"]),
+                vec![(greetlib.clone(), expected)]
+            );
+            assert_eq!(
+                locs(&at_root[2 * NESTED.len()]["facts"]["definitions"]),
+                vec![(format!("{project}/{greetlib}"), expected)]
+            );
+        }
     }
 }
