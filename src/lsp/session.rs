@@ -121,6 +121,9 @@ pub(super) struct State {
     /// A [`Ready::Settle`] server that gave no sign of loading anything within the bound
     /// (see [`super::settle`]): not waited for again.
     pub(super) silent: bool,
+    /// uri → its `synced_at` when a [`Ready::Settle`] server answered a pull of its
+    /// diagnostics (the sign it had loaded that text).
+    pub(super) pulled_at: HashMap<String, u64>,
     /// The server registered `textDocument/diagnostic` (it answers pulls).
     pub(super) pull_registered: bool,
     /// uri → the diagnostics last published for it (push-only servers).

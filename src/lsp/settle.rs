@@ -7,6 +7,7 @@
 //!
 //! [`Ready::Settle`]: crate::languages::Ready::Settle
 
+use super::capabilities::Feature;
 use super::session::Session;
 use crate::error::Result;
 use crate::languages::Ready;
@@ -26,13 +27,14 @@ impl Session {
             return true;
         }
         match uri {
-            None => st.publish_seq > 0,
+            None => st.publish_seq > 0 || !st.pulled_at.is_empty(),
             Some(uri) => {
                 let after = st.synced_at.get(uri).copied().unwrap_or(0);
                 let key = crate::workspace::uri_key(uri);
                 st.published
                     .get(key.as_ref())
                     .is_some_and(|p| p.seq > after)
+                    || st.pulled_at.get(uri) == Some(&after)
             }
         }
     }
@@ -67,9 +69,25 @@ impl Session {
         Ok(answer)
     }
 
+    /// Pull `uri`'s diagnostics as the sign that the server has loaded it; remembered for
+    /// the text it was pulled for.
+    async fn pull_sign(&self, uri: &str, bound: Duration) -> bool {
+        let params = serde_json::json!({"textDocument": {"uri": uri}});
+        let answered = self
+            .request_with_timeout("textDocument/diagnostic", params, bound)
+            .await
+            .is_ok();
+        if answered {
+            let mut st = self.shared.lock();
+            let synced = st.synced_at.get(uri).copied().unwrap_or(0);
+            st.pulled_at.insert(uri.to_string(), synced);
+        }
+        answered
+    }
+
     /// Wait, at most `bound`, for the server's first sign of having loaded `uri` (or, with
-    /// `None`, of having loaded anything): diagnostics published for the text lanser sent, or
-    /// the end of its progress. Returns whether it came; a server that gave no sign at all
+    /// `None`, of having loaded anything): diagnostics published for the text lanser sent (or,
+    /// from a server that answers pulls, its answer to one), or the end of its progress. Returns whether it came; a server that gave no sign at all
     /// within the bound is not waited for again (`false` at once).
     pub async fn wait_settled(&self, uri: Option<&str>, bound: Duration) -> Result<bool> {
         // Subscribed before the first look, so no change between the two is missed.
@@ -82,12 +100,35 @@ impl Session {
         if self.shared.lock().silent {
             return Ok(false);
         }
+        // A server that declares pulls (or is known to answer them) is asked for the
+        // document's diagnostics — for the project, those of a document it has open — and
+        // its answer is the sign. Decided from the declaration, not from a registration that
+        // may come later, so that a trace replays the same frames.
+        let declared =
+            self.config.quirks.pulls_undeclared || self.supports(Feature::PullDiagnostics);
+        let target = uri
+            .map(str::to_string)
+            .or_else(|| self.open_documents().into_iter().next())
+            .filter(|_| declared);
         let wait = async {
+            let mut pulling = target.is_some();
             loop {
+                let pull = async {
+                    match (&target, pulling) {
+                        (Some(doc), true) => self.pull_sign(doc, bound).await,
+                        _ => std::future::pending().await,
+                    }
+                };
                 tokio::select! {
                     r = published.changed() => if r.is_err() { return false },
                     r = progress.changed() => if r.is_err() { return false },
                     _ = closed.wait_for(|c| *c) => return false,
+                    answered = pull => {
+                        if answered {
+                            return true;
+                        }
+                        pulling = false;
+                    }
                 }
                 if self.settled(uri) {
                     return true;

@@ -103,13 +103,13 @@ fn an_answer_from_a_server_that_gave_no_sign_of_readiness_is_marked() {
     let w = ws.to_str().unwrap();
     let call = line_with(ws, "plugin.vim", "echo s:Greet(");
     let sel = format!("plugin.vim@L{call}:Greet");
-    // The wait for a sign is bounded by the timeout (here 2 s, under its own 10 s bound).
-    let b = json(&["def", &sel, "--workspace", w, "--timeout", "2", "--json"]);
+    // The wait for a sign is bounded by the timeout (here 5 s, under its own 10 s bound).
+    let b = json(&["def", &sel, "--workspace", w, "--timeout", "5", "--json"]);
     assert_eq!(b["status"], "ok");
     assert_eq!(b["facts"]["definitions"], serde_json::json!([]));
     assert_eq!(b["meta"]["readiness"], "unknown");
     assert_eq!(b["meta"]["complete"], false);
-    let o = run(&["def", &sel, "--workspace", w, "--timeout", "2"]);
+    let o = run(&["def", &sel, "--workspace", w, "--timeout", "5"]);
     let text = stdout(&o);
     assert!(text.contains("no definition found"), "{text}");
     assert!(text.contains("(readiness unknown:"), "{text}");
