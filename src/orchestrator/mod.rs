@@ -12,7 +12,7 @@ use crate::bundle::{
     BUNDLE_VERSION,
 };
 
-use crate::config::{deep_merge, Config, Ready, ServerDef};
+use crate::config::{deep_merge, Config, ServerDef};
 use crate::document::{DocCache, Document};
 use crate::env;
 use crate::error::{LanserError, Result};
@@ -27,6 +27,7 @@ use crate::servers::ServerSpec;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
 mod options;
+mod ready;
 pub use options::{Options, DEFAULT_PAGE_SIZE};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -78,8 +79,9 @@ pub struct Orchestrator {
     /// By server: the orchestrators of the other servers requests were routed to by their
     /// file's type (`commands::route`), each started on first need and kept warm.
     routed: std::collections::BTreeMap<String, Orchestrator>,
-    /// Set while a request runs when a [`Ready::Settle`] server gave no sign of having loaded
-    /// what was asked: the bundle says `meta.readiness: "unknown"` ([`Orchestrator::assemble`]).
+    /// Set while a request runs when a [`crate::config::Ready::Settle`] server gave no sign of
+    /// having loaded what was asked: the bundle says `meta.readiness: "unknown"`
+    /// ([`Orchestrator::assemble`]).
     unsure: bool,
 }
 
@@ -501,57 +503,6 @@ impl Orchestrator {
         let session = self.session.as_ref().expect("started");
         let at = skip_definition_keyword(&target.doc.text, target.start);
         crate::lsp::typed::at(&target.doc, at, session.encoding)
-    }
-
-    /// After a document (`uri`) was opened: wait (bounded) for servers that load the project
-    /// on the first `didOpen` and answer partially until then (tsserver, clangd's index, gopls,
-    /// rust-analyzer, bash-language-server), and for a [`Ready::Settle`] server's first sign of
-    /// having loaded the document. Pyright answers single-file requests at once, and its
-    /// commands wait where they need the whole project.
-    pub async fn wait_opened(&mut self, uri: Option<&str>) -> Result<()> {
-        match self.server_def.ready {
-            Ready::Progress | Ready::ServerStatus | Ready::LogLine => {
-                self.wait_ready().await?;
-            }
-            Ready::Settle => {
-                self.wait_settled(uri).await?;
-            }
-            Ready::ProjectLog | Ready::Initialized => {}
-        }
-        Ok(())
-    }
-
-    /// Wait (bounded by the timeout) until the server has loaded the project.
-    pub async fn wait_ready(&mut self) -> Result<bool> {
-        if self.server_def.ready == Ready::Settle {
-            return self.wait_settled(None).await;
-        }
-        let timeout = self.opts.timeout;
-        self.ensure_session().await?.wait_ready(timeout).await
-    }
-
-    /// A [`Ready::Settle`] server's first sign of having loaded `uri` (or anything), bounded by
-    /// [`crate::languages::SETTLE_BOUND`]; without it the bundle is marked (`unsure`).
-    async fn wait_settled(&mut self, uri: Option<&str>) -> Result<bool> {
-        let bound = self.opts.timeout.min(crate::languages::SETTLE_BOUND);
-        let settled = self
-            .ensure_session()
-            .await?
-            .wait_settled(uri, bound)
-            .await?;
-        self.unsure |= !settled;
-        Ok(settled)
-    }
-
-    /// Whether a request on this orchestrator was answered without knowing the server was
-    /// ready (cleared): for a command that merges another server's answer into its own.
-    pub fn take_unsure(&mut self) -> bool {
-        std::mem::take(&mut self.unsure)
-    }
-
-    /// Mark the request being answered as given without knowing the server was ready.
-    pub fn mark_unsure(&mut self, unsure: bool) {
-        self.unsure |= unsure;
     }
 
     pub fn normalizer(&self) -> Normalizer<'_> {
