@@ -96,6 +96,7 @@ struct RawServer {
     ready: Option<Ready>,
     index_markers: Option<Vec<String>>,
     ready_log: Option<String>,
+    language_id: Option<String>,
     quirks: Option<Vec<crate::languages::Quirk>>,
 }
 
@@ -315,7 +316,7 @@ impl Config {
                 ready: r
                     .ready
                     .or(base.as_ref().map(|b| b.ready))
-                    .unwrap_or(Ready::Initialized),
+                    .unwrap_or(Ready::Settle),
                 index_markers: r
                     .index_markers
                     .or_else(|| base.as_ref().map(|b| b.index_markers.clone()))
@@ -323,6 +324,9 @@ impl Config {
                 ready_log: r
                     .ready_log
                     .or_else(|| base.as_ref().and_then(|b| b.ready_log.clone())),
+                language_id: r
+                    .language_id
+                    .or_else(|| base.as_ref().and_then(|b| b.language_id.clone())),
                 quirks: r
                     .quirks
                     .map(|q| crate::languages::Quirks::of(&q))

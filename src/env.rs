@@ -74,8 +74,11 @@ pub fn probe_python(ws: &Workspace, exe: Option<&Path>) -> Python {
     }
 }
 
-/// Settings served to the server (`workspace/configuration`, didChangeConfiguration).
-pub fn server_settings(python: Option<&Path>) -> Value {
+/// Settings served to the server (`workspace/configuration`, didChangeConfiguration) for the
+/// workspace at `root`: the import roots of the Python projects nested in it are
+/// `python.analysis.extraPaths` (a monorepo's packages resolve as each one's own session
+/// would resolve them; none nested, no key).
+pub fn server_settings(root: &Path, python: Option<&Path>) -> Value {
     let mut python_section = json!({
         "analysis": {
             "diagnosticMode": "openFilesOnly",
@@ -85,6 +88,10 @@ pub fn server_settings(python: Option<&Path>) -> Value {
     });
     if let Some(p) = python {
         python_section["pythonPath"] = json!(p.to_string_lossy());
+    }
+    let nested = crate::workspace::pyconfig::nested_roots(root);
+    if !nested.is_empty() {
+        python_section["analysis"]["extraPaths"] = json!(nested);
     }
     json!({ "python": python_section, "pyright": {} })
 }

@@ -22,7 +22,19 @@ pub enum Ready {
     LogLine,
     /// Nothing to wait for: the server answers on demand.
     Initialized,
+    /// For a server that declares no signal (the default of a configured server and of a
+    /// built-in that names none): a document is taken as loaded once the server has
+    /// published diagnostics for the text lanser sent it, or has ended every `$/progress` it
+    /// began; bounded by [`SETTLE_BOUND`]. Without either, the answer is given with
+    /// `meta.readiness: "unknown"` (and `meta.complete: false`): lanser could not know the
+    /// server was ready, so an empty answer is not "nothing there".
+    Settle,
 }
+
+/// How long a [`Ready::Settle`] server may take to give its first sign of having loaded a
+/// document (at most the request timeout); a server that gave none within it is taken to
+/// give none, and is not waited for again.
+pub const SETTLE_BOUND: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Ready {
     pub fn as_str(self) -> &'static str {
@@ -32,6 +44,7 @@ impl Ready {
             Ready::ServerStatus => "server-status",
             Ready::LogLine => "log-line",
             Ready::Initialized => "initialized",
+            Ready::Settle => "settle",
         }
     }
 }

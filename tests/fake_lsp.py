@@ -25,6 +25,9 @@ the first textDocument/* request, misbehaves according to MODE:
             $/cancelRequest names it first: then answer RequestCancelled at once and append
             "cancelled <id>" to the file $FAKE_LSP_LOG
 
+  silent    publish nothing, begin no progress, answer every textDocument/* request null: a
+            server that never says it is ready (lanser must mark its answers)
+
 and one cooperative mode, for the path Pyright does not take:
 
   willrename  advertise workspace.fileOperations.willRename/didRename, say the project is

@@ -242,6 +242,10 @@ class Meta(BaseModel):
     )
     exit_code: conint(ge=0, le=255)
     hashing: Hashing
+    readiness: str | None = Field(
+        None,
+        description='`"unknown"` when the server declares no "loaded" signal and gave no sign of having\nloaded what was asked within the bound (docs/languages.md#readiness): lanser could not\nknow it was ready, so an empty answer may mean "not loaded yet" rather than "nothing\nthere" (`complete` is then false). Absent otherwise.',
+    )
     sorting_keys: list[str]
     timing: Any | None = None
     truncated: bool

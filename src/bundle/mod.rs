@@ -132,6 +132,12 @@ pub struct Meta {
     pub complete: bool,
     pub truncated: bool,
     pub cursor: Option<String>,
+    /// `"unknown"` when the server declares no "loaded" signal and gave no sign of having
+    /// loaded what was asked within the bound (docs/languages.md#readiness): lanser could not
+    /// know it was ready, so an empty answer may mean "not loaded yet" rather than "nothing
+    /// there" (`complete` is then false). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readiness: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Value>,
     /// The `docVersion` of every workspace file the bundle names, keyed by its
@@ -183,6 +189,7 @@ impl Meta {
             complete,
             truncated: false,
             cursor: None,
+            readiness: None,
             timing: None,
             doc_versions: BTreeMap::new(),
         }

@@ -146,7 +146,7 @@ pub(super) async fn file_range(
     };
     let uri = path_to_uri(&out.doc.abs);
     o.ensure_session().await?.sync_document(&uri, &out.doc);
-    o.wait_opened().await?;
+    o.wait_opened(Some(&uri)).await?;
     Ok(out)
 }
 

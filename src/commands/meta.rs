@@ -183,7 +183,7 @@ pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
     let def = config.select(Some(&o.server_def().name))?.clone();
     let python = env::find_python(o.ws());
     let settings = deep_merge(
-        env::server_settings(python.as_deref()),
+        env::server_settings(&o.ws().root, python.as_deref()),
         def.settings.clone(),
     );
     let changed = settings != *o.settings();

@@ -248,7 +248,9 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
         )
         .ok();
     }
-    if !bundle.meta.complete {
+    if bundle.meta.readiness.is_some() {
+        out.push_str("(readiness unknown: the server gave no sign of having loaded the file; an empty answer may mean it was still loading)\n");
+    } else if !bundle.meta.complete {
         match array(facts, "failed").len() {
             0 => out.push_str("(incomplete: the server had not finished loading the project)\n"),
             n => writeln!(out, "(incomplete: {n} files not checked)").unwrap_or(()),

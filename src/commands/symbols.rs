@@ -49,7 +49,7 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
     let doc = Document::load(abs, rel)?;
     let uri = path_to_uri(&doc.abs);
     o.ensure_session().await?.sync_document(&uri, &doc);
-    o.wait_opened().await?;
+    o.wait_opened(Some(&uri)).await?;
     let session = o.ensure_session().await?;
     let answer = session
         .request::<DocumentSymbolRequest>(DocumentSymbolParams {
@@ -103,10 +103,12 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
             let doc = Document::load(abs, rel)?;
             let uri = path_to_uri(&doc.abs);
             other.ensure_session().await?.sync_document(&uri, &doc);
-            other.wait_opened().await?;
+            other.wait_opened(Some(&uri)).await?;
             let (more, done) = ask(other, query).await?;
+            let unsure = other.take_unsure();
             symbols.extend(more);
-            complete &= done;
+            complete &= done && !unsure;
+            o.mark_unsure(unsure);
         }
     }
     crate::bundle::normalize::sort_by_location(&mut symbols);

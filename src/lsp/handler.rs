@@ -243,6 +243,7 @@ impl Handler {
             let mut st = self.shared.lock();
             match value {
                 WorkDoneProgress::Begin(_) => {
+                    st.progress_began = true;
                     st.progress_open.insert(token);
                     false
                 }
@@ -253,7 +254,7 @@ impl Handler {
                 WorkDoneProgress::Report(_) => false,
             }
         };
-        if self.ready == Ready::Progress && loaded {
+        if matches!(self.ready, Ready::Progress | Ready::Settle) && loaded {
             self.shared.ready.send_replace(true);
         }
     }
@@ -273,6 +274,10 @@ impl Handler {
         let seq = st.publish_seq;
         drop(st);
         self.shared.published.send_replace(seq);
+        // A server without a signal of its own has loaded something once it publishes.
+        if self.ready == Ready::Settle {
+            self.shared.ready.send_replace(true);
+        }
     }
 }
 

@@ -66,6 +66,8 @@ pub struct SessionConfig {
     pub expect_index: bool,
     /// With [`Ready::LogLine`]: the log message's text.
     pub ready_log: Option<String>,
+    /// The `languageId` of every document opened (`None`: by its extension).
+    pub language_id: Option<String>,
     /// `general.positionEncodings` offered, in order of preference.
     pub encodings: Vec<&'static str>,
     /// What the server does beyond the protocol.
@@ -114,6 +116,14 @@ pub(super) struct State {
     pub(super) captured_edits: Vec<WorkspaceEdit>,
     /// `$/progress` tokens begun and not ended.
     pub(super) progress_open: std::collections::HashSet<String>,
+    /// Some `$/progress` has begun.
+    pub(super) progress_began: bool,
+    /// A [`Ready::Settle`] server that gave no sign of loading anything within the bound
+    /// (see [`super::settle`]): not waited for again.
+    pub(super) silent: bool,
+    /// uri → its `synced_at` when a [`Ready::Settle`] server answered a pull of its
+    /// diagnostics (the sign it had loaded that text).
+    pub(super) pulled_at: HashMap<String, u64>,
     /// The server registered `textDocument/diagnostic` (it answers pulls).
     pub(super) pull_registered: bool,
     /// uri → the diagnostics last published for it (push-only servers).
@@ -268,7 +278,7 @@ impl Session {
             _ => Encoding::Utf16,
         };
         let waits = match session.config.ready {
-            Ready::ProjectLog | Ready::ServerStatus | Ready::LogLine => true,
+            Ready::ProjectLog | Ready::ServerStatus | Ready::LogLine | Ready::Settle => true,
             Ready::Progress => session.config.expect_index,
             Ready::Initialized => false,
         };
@@ -354,9 +364,7 @@ impl Session {
         let params = message::params_of(params).map_err(|e| {
             LanserError::internal(format!("{} params do not serialize", R::METHOD)).with_source(e)
         })?;
-        let answer = self
-            .request_with_timeout(R::METHOD, params, timeout)
-            .await?;
+        let answer = self.request_settled(R::METHOD, params, timeout).await?;
         serde_json::from_value(answer).map_err(|e| {
             LanserError::internal(format!(
                 "language server answered {} with a result that is not the protocol's",
@@ -373,7 +381,7 @@ impl Session {
             .await
     }
 
-    async fn request_with_timeout(
+    pub(super) async fn request_with_timeout(
         &self,
         method: &str,
         params: Value,
@@ -499,11 +507,14 @@ impl Session {
                 let seq = st.publish_seq;
                 st.synced_at.insert(uri.to_string(), seq);
                 drop(st);
-                let language = crate::languages::language_id(uri);
+                let language = match &self.config.language_id {
+                    Some(id) => id.clone(),
+                    None => crate::languages::language_id(uri).to_string(),
+                };
                 self.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
                     text_document: TextDocumentItem {
                         uri: parsed,
-                        language_id: language.to_string(),
+                        language_id: language,
                         version: 1,
                         text: doc.text.clone(),
                     },

@@ -26,6 +26,7 @@ fn config() -> SessionConfig {
         ready: Ready::Initialized,
         expect_index: false,
         ready_log: None,
+        language_id: None,
         encodings: vec!["utf-16"],
         quirks: Quirks::NONE,
     }

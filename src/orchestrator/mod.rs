@@ -12,7 +12,7 @@ use crate::bundle::{
     BUNDLE_VERSION,
 };
 
-use crate::config::{deep_merge, Config, Ready, ServerDef};
+use crate::config::{deep_merge, Config, ServerDef};
 use crate::document::{DocCache, Document};
 use crate::env;
 use crate::error::{LanserError, Result};
@@ -27,6 +27,7 @@ use crate::servers::ServerSpec;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
 mod options;
+mod ready;
 pub use options::{Options, DEFAULT_PAGE_SIZE};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -78,6 +79,10 @@ pub struct Orchestrator {
     /// By server: the orchestrators of the other servers requests were routed to by their
     /// file's type (`commands::route`), each started on first need and kept warm.
     routed: std::collections::BTreeMap<String, Orchestrator>,
+    /// Set while a request runs when a [`crate::config::Ready::Settle`] server gave no sign of
+    /// having loaded what was asked: the bundle says `meta.readiness: "unknown"`
+    /// ([`Orchestrator::assemble`]).
+    unsure: bool,
 }
 
 impl Orchestrator {
@@ -119,7 +124,7 @@ impl Orchestrator {
         let config = Config::load(&ws.root)?;
         let server_def = config.select(opts.server.as_deref())?.clone();
         let settings = deep_merge(
-            env::server_settings(python_exe.as_deref()),
+            env::server_settings(&ws.root, python_exe.as_deref()),
             server_def.settings.clone(),
         );
         let (probe_ws, probe_exe) = (ws.clone(), python_exe.clone());
@@ -142,6 +147,7 @@ impl Orchestrator {
             docs: Arc::default(),
             config_digest: None,
             routed: Default::default(),
+            unsure: false,
         })
     }
 
@@ -181,7 +187,9 @@ impl Orchestrator {
         };
         let next =
             paged.and_then(|key| paginate(&mut facts, key, self.opts.cursor, self.opts.page_size));
-        let mut meta = Meta::new(complete);
+        let unsure = std::mem::take(&mut self.unsure);
+        let mut meta = Meta::new(complete && !unsure);
+        meta.readiness = unsure.then(|| "unknown".to_string());
         meta.truncated = next.is_some();
         meta.cursor = next.map(|n| n.to_string());
         Bundle {
@@ -356,6 +364,7 @@ impl Orchestrator {
                 tap: self.opts.tap.clone(),
                 ready: def.ready,
                 ready_log: def.ready_log.clone(),
+                language_id: def.language_id.clone(),
                 expect_index: crate::languages::expects_index(&self.ws.root, &def.index_markers),
                 // Pyright speaks utf-16 only; others get utf-8 where they offer it.
                 encodings: def.quirks.encodings(),
@@ -490,31 +499,10 @@ impl Orchestrator {
         let session = self.ensure_session().await?;
         let uri = path_to_uri(&target.doc.abs);
         session.sync_document(&uri, &target.doc);
-        self.wait_opened().await?;
+        self.wait_opened(Some(&uri)).await?;
         let session = self.session.as_ref().expect("started");
         let at = skip_definition_keyword(&target.doc.text, target.start);
         crate::lsp::typed::at(&target.doc, at, session.encoding)
-    }
-
-    /// After a document was opened: wait (bounded) for servers that load the project on the
-    /// first `didOpen` and answer partially until then (tsserver, clangd's index, gopls,
-    /// rust-analyzer, bash-language-server). Pyright answers single-file requests at once, and
-    /// its commands wait where they need the whole project.
-    pub async fn wait_opened(&mut self) -> Result<()> {
-        let waits = matches!(
-            self.server_def.ready,
-            Ready::Progress | Ready::ServerStatus | Ready::LogLine
-        );
-        if waits {
-            self.wait_ready().await?;
-        }
-        Ok(())
-    }
-
-    /// Wait (bounded by the timeout) until the server has loaded the project.
-    pub async fn wait_ready(&mut self) -> Result<bool> {
-        let timeout = self.opts.timeout;
-        self.ensure_session().await?.wait_ready(timeout).await
     }
 
     pub fn normalizer(&self) -> Normalizer<'_> {
@@ -580,6 +568,7 @@ impl Orchestrator {
             docs: self.docs.clone(),
             config_digest: self.config_digest.clone(),
             routed: Default::default(),
+            unsure: false,
         }
     }
 

@@ -105,6 +105,9 @@ pub struct ServerDef {
     pub index_markers: Vec<String>,
     /// With `ready = "log-line"`: the text of the `window/logMessage` that says "loaded".
     pub ready_log: Option<String>,
+    /// The `languageId` of every file it is sent (`None`: by the file's extension,
+    /// [`crate::languages::language_id`]).
+    pub language_id: Option<String>,
     /// What the server does beyond the protocol (known by its definition, not inferred).
     pub quirks: Quirks,
 }
@@ -188,7 +191,8 @@ const BASE: Builtin = Builtin {
     provision: Provision::None,
     package: None,
     with: &[],
-    ready: Ready::Initialized,
+    // A built-in that names no signal of its own gets the rule for servers without one.
+    ready: Ready::Settle,
     index_markers: &[],
     ready_log: None,
     quirks: Quirks::NONE,
@@ -296,6 +300,8 @@ const TABLE: &[Builtin] = &[
         root_markers: None,
         version: Some(TY_VERSION),
         provision: Provision::Pip,
+        // Answers on demand (driven before it was added): nothing to wait for.
+        ready: Ready::Initialized,
         ..BASE
     },
     Builtin {
@@ -306,6 +312,8 @@ const TABLE: &[Builtin] = &[
         root_markers: None,
         version: Some(PYREFLY_VERSION),
         provision: Provision::Pip,
+        // Answers on demand (driven before it was added): nothing to wait for.
+        ready: Ready::Initialized,
         ..BASE
     },
 ];
@@ -330,6 +338,7 @@ pub fn builtins() -> Vec<ServerDef> {
             ready: b.ready,
             index_markers: strings(b.index_markers),
             ready_log: b.ready_log.map(str::to_string),
+            language_id: None,
             quirks: b.quirks,
         })
         .collect()

@@ -239,6 +239,7 @@ pub fn provisioned_def() -> ServerDef {
         ready: Ready::Initialized,
         index_markers: Vec::new(),
         ready_log: None,
+        language_id: None,
         quirks: crate::languages::Quirks::NONE,
     }
 }

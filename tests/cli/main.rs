@@ -25,6 +25,7 @@ mod mutations;
 #[cfg(unix)]
 mod node;
 mod outlines;
+mod readiness;
 mod readops;
 mod relocation;
 mod rename_file;
