@@ -47,6 +47,9 @@ pub struct Quirks {
     /// Answers `textDocument/diagnostic` though its capabilities do not declare it (Pyright
     /// registers the pull dynamically, later than lanser may first pull).
     pub pulls_undeclared: bool,
+    /// Answers `textDocument/diagnostic` only for documents it has open (an empty report for
+    /// any other): lanser opens each file before pulling (vscode-langservers-extracted).
+    pub open_to_pull: bool,
 }
 
 /// One quirk, as lanser.toml names it.
@@ -55,6 +58,7 @@ pub struct Quirks {
 pub enum Quirk {
     Utf16Only,
     PullsUndeclared,
+    OpenToPull,
 }
 
 impl Quirks {
@@ -62,11 +66,18 @@ impl Quirks {
     pub const NONE: Quirks = Quirks {
         utf16_only: false,
         pulls_undeclared: false,
+        open_to_pull: false,
     };
     /// Pyright's, and basedpyright's.
     pub const PYRIGHT: Quirks = Quirks {
         utf16_only: true,
         pulls_undeclared: true,
+        open_to_pull: false,
+    };
+    /// vscode-langservers-extracted's servers'.
+    pub const OPEN_TO_PULL: Quirks = Quirks {
+        open_to_pull: true,
+        ..Quirks::NONE
     };
 
     /// The quirks a list names.
@@ -74,6 +85,7 @@ impl Quirks {
         Quirks {
             utf16_only: list.contains(&Quirk::Utf16Only),
             pulls_undeclared: list.contains(&Quirk::PullsUndeclared),
+            open_to_pull: list.contains(&Quirk::OpenToPull),
         }
     }
 
@@ -113,10 +125,9 @@ pub fn expects_index(root: &Path, markers: &[String]) -> bool {
 
 /// The LSP `languageId` of a file, by its extension.
 pub fn language_id(path: &str) -> &'static str {
-    let ext = Path::new(path)
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or_default();
+    let p = Path::new(path);
+    let ext = p.extension().and_then(|e| e.to_str()).unwrap_or_default();
+    let name = p.file_name().and_then(|e| e.to_str()).unwrap_or_default();
     match ext {
         "ts" | "mts" | "cts" => "typescript",
         "tsx" => "typescriptreact",
@@ -127,6 +138,16 @@ pub fn language_id(path: &str) -> &'static str {
         "go" => "go",
         "rs" => "rust",
         "sh" | "bash" => "shellscript",
+        "json" => "json",
+        "jsonc" => "jsonc",
+        "css" => "css",
+        "scss" => "scss",
+        "less" => "less",
+        "html" | "htm" => "html",
+        "yaml" | "yml" => "yaml",
+        "dockerfile" => "dockerfile",
+        "php" => "php",
+        _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ => "python",
     }
 }
@@ -156,5 +177,7 @@ mod tests {
         assert_eq!(language_id("src/lib.rs"), "rust");
         assert_eq!(language_id("run.sh"), "shellscript");
         assert_eq!(language_id("pkg/mod.py"), "python");
+        assert_eq!(language_id("file:///w/Dockerfile"), "dockerfile");
+        assert_eq!(language_id("conf/app.yml"), "yaml");
     }
 }

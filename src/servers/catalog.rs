@@ -1,0 +1,99 @@
+//! The built-in servers beyond the first languages (issue 31): web, data and build files, PHP,
+//! more Python servers. Each is pinned to the registry's current release when it was added
+//! and was driven by a minimal client on its fixture first; what it answers, how it says it is
+//! ready and what it does beyond the protocol are written on its definition.
+//!
+//! - `vscode-{json,html,css}-language-server` 4.10.0 (npm `vscode-langservers-extracted`,
+//!   one package, three servers, each installed on its own): answer on demand (ready after
+//!   `initialized`) for the documents open in them, one document at a time (CSS definitions,
+//!   references and renames stay in the file); diagnostics by pull. The CSS server (and the
+//!   HTML one, for `<style>`) fails every diagnostic when `workspace/configuration` answers
+//!   null for `css`/`scss`/`less`, so their settings carry `validate` and an empty `lint`.
+//!   JSON validates only with `json.validate.enable` set, then against the schema its
+//!   `$schema` names (a relative path is read from disk); it offers no definition,
+//!   references or rename.
+//! - `yaml-language-server` 2.0.0 (npm): ready after `initialized`; definition (an alias to
+//!   its anchor's node) and rename (anchors), no references; diagnostics pushed, against the
+//!   schema a `# yaml-language-server: $schema=…` modeline names.
+//! - `dockerfile-language-server-nodejs` 0.15.0 (npm, command `docker-langserver`): files
+//!   named `Dockerfile`/`Containerfile` or `*.dockerfile`; definition and rename of build
+//!   stages and `ARG`/`ENV` variables, no references; diagnostics pushed (dockerfile-utils).
+//! - `intelephense` 1.18.5 (npm): indexes its PHP stubs and the workspace under a
+//!   `$/progress` (about 140 files, seconds), cross-file definitions and references after it;
+//!   rename is a licensed feature (`renameProvider: false`); a definition's range is the whole
+//!   declaration (doc comment excluded); diagnostics pushed. It keeps a cache of each
+//!   workspace under `~/.config/intelephense`.
+
+use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
+
+pub const LANGSERVERS_EXTRACTED_VERSION: &str = "4.10.0";
+pub const YAML_LS_VERSION: &str = "2.0.0";
+pub const DOCKERFILE_LS_VERSION: &str = "0.15.0";
+pub const INTELEPHENSE_VERSION: &str = "1.18.5";
+
+const EXTRACTED: Builtin = Builtin {
+    version: Some(LANGSERVERS_EXTRACTED_VERSION),
+    provision: Provision::Npm,
+    package: Some("vscode-langservers-extracted"),
+    args: &["--stdio"],
+    quirks: Quirks::OPEN_TO_PULL,
+    ..BASE
+};
+
+/// `css.lint` must be an object: the server reads its rules from it unguarded.
+const CSS_SETTINGS: &str = r#"{"css": {"validate": true, "lint": {}}, "scss": {"validate": true, "lint": {}}, "less": {"validate": true, "lint": {}}}"#;
+
+pub(super) const TABLE: &[Builtin] = &[
+    Builtin {
+        name: "vscode-json-language-server",
+        command: "vscode-json-language-server",
+        file_types: &["json", "jsonc"],
+        // Without `json.validate.enable` in the settings it validates nothing.
+        settings: r#"{"json": {"validate": {"enable": true}}}"#,
+        ..EXTRACTED
+    },
+    Builtin {
+        name: "vscode-css-language-server",
+        command: "vscode-css-language-server",
+        file_types: &["css", "scss", "less"],
+        settings: CSS_SETTINGS,
+        ..EXTRACTED
+    },
+    Builtin {
+        name: "vscode-html-language-server",
+        command: "vscode-html-language-server",
+        file_types: &["html", "htm"],
+        settings: r#"{"css": {"validate": true, "lint": {}}, "html": {"validate": {"scripts": true, "styles": true}}}"#,
+        ..EXTRACTED
+    },
+    Builtin {
+        name: "yaml-language-server",
+        command: "yaml-language-server",
+        args: &["--stdio"],
+        file_types: &["yaml", "yml"],
+        version: Some(YAML_LS_VERSION),
+        provision: Provision::Npm,
+        ..BASE
+    },
+    Builtin {
+        name: "dockerfile-language-server-nodejs",
+        command: "docker-langserver",
+        args: &["--stdio"],
+        file_types: &["Dockerfile", "Containerfile", "dockerfile"],
+        version: Some(DOCKERFILE_LS_VERSION),
+        provision: Provision::Npm,
+        ..BASE
+    },
+    Builtin {
+        name: "intelephense",
+        command: "intelephense",
+        args: &["--stdio"],
+        file_types: &["php"],
+        root_markers: Some(&["composer.json"]),
+        version: Some(INTELEPHENSE_VERSION),
+        provision: Provision::Npm,
+        // It indexes its stubs and the workspace under a `$/progress`, always.
+        ready: Ready::Progress,
+        ..BASE
+    },
+];

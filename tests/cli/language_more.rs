@@ -1,0 +1,228 @@
+//! The languages of issue 31 on their real, pinned servers (installed by `lanser setup
+//! --server NAME`, as `.ci/run` does): one batch session per fixture (every server it routes
+//! to started once, warm for all its lines), then one CLI call per server for a capability it
+//! does not declare, refused with exit 72 naming it. Expectations come from the fixture text.
+
+use crate::support::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// The bundles of one `lanser batch` over `lines` in `ws`, in order.
+pub fn session(ws: &Path, lines: &[String]) -> Vec<Value> {
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let o = batch_lines(ws, &refs);
+    let out: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a bundle per line"))
+        .collect();
+    assert_eq!(out.len(), lines.len(), "{}", stderr(&o));
+    out
+}
+
+/// A batch line: `cmd` at `selector`.
+pub fn at(cmd: &str, selector: &str) -> String {
+    format!(r#"{{"cmd":"{cmd}","selector":"{selector}"}}"#)
+}
+
+/// A batch line: `cmd` with `args` (JSON).
+pub fn with(cmd: &str, args: Value) -> String {
+    format!(r#"{{"cmd":"{cmd}","args":{args}}}"#)
+}
+
+/// A rename preview line.
+pub fn rename(selector: &str, new_name: &str) -> String {
+    format!(r#"{{"cmd":"rename","selector":"{selector}","args":{{"new_name":"{new_name}"}}}}"#)
+}
+
+/// `rel@L<line of needle>:name`.
+pub fn sel(ws: &Path, rel: &str, needle: &str, name: &str) -> String {
+    format!("{rel}@L{}:{name}", line_with(ws, rel, needle))
+}
+
+/// The facts of a bundle that answered (its error otherwise fails the test).
+pub fn facts<'a>(b: &'a Value, what: &str) -> &'a Value {
+    assert!(b["error"].is_null(), "{what}: {}", b["error"]);
+    &b["facts"]
+}
+
+/// Sorted (path, range) of a facts list.
+pub fn sorted(list: &Value) -> Vec<(String, [u32; 4])> {
+    let mut l = locs(list);
+    l.sort();
+    l
+}
+
+/// `ident` on the line of `needle` in `rel`.
+pub fn spot(ws: &Path, rel: &str, needle: &str, ident: &str) -> (String, [u32; 4]) {
+    let line = line_with(ws, rel, needle);
+    (rel.to_string(), ident_range(ws, rel, line, ident))
+}
+
+/// (line (0-based), severity) of each diagnostic of a `diag` bundle.
+pub fn diag_lines(b: &Value) -> Vec<(u64, String)> {
+    facts(b, "diag")["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["range"][0].as_u64().unwrap(),
+                d["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The bundle refused the request with E/UNSUPPORTED_CAP naming `provider`.
+pub fn refused(b: &Value, method: &str, provider: &str) {
+    assert_eq!(b["error"]["code"], "E/UNSUPPORTED_CAP", "{}", b["error"]);
+    let msg = b["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains(&format!("does not support {method}: no {provider}")),
+        "{msg}"
+    );
+}
+
+/// The CLI refuses `args` in `ws` with exit 72, one line naming `method` and `provider`.
+pub fn cli_refuses(ws: &Path, args: &[&str], method: &str, provider: &str) {
+    let w = ws.to_string_lossy().into_owned();
+    let mut all = args.to_vec();
+    all.extend(["--workspace", &w]);
+    let o = run(&all);
+    assert_eq!(o.status.code(), Some(72), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("lanser: E/UNSUPPORTED_CAP: ")
+            && err.contains(&format!("does not support {method}: no {provider}")),
+        "{err}"
+    );
+}
+
+/// The server a bundle names.
+pub fn server(b: &Value) -> &str {
+    b["environment"]["server"]["name"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+/// CSS/SCSS/LESS, JSON and HTML through vscode-langservers-extracted's three servers, each
+/// routed by file type within one batch.
+#[test]
+fn web_files_through_vscode_langservers_extracted() {
+    let ws = fixture("web");
+    let w = ws.as_path();
+    let (css, scss, less) = ("styles/site.css", "styles/theme.scss", "styles/theme.less");
+    let (json, html) = ("config/service.json", "index.html");
+    let lines = vec![
+        at("def", &sel(w, css, "color: var(--accent)", "accent")),
+        at("refs", &sel(w, css, "--accent: #", "accent")),
+        rename(&sel(w, css, "--accent: #", "accent"), "--brand"),
+        with(
+            "diag",
+            serde_json::json!({"targets": ["styles/broken.css"]}),
+        ),
+        at("def", &sel(w, scss, "margin: $radius", "radius")),
+        at("refs", &sel(w, less, "@base: #", "base")),
+        at("hover", &sel(w, json, "\"port\"", "port")),
+        with(
+            "diag",
+            serde_json::json!({"targets": ["config/broken.json"]}),
+        ),
+        at("def", &sel(w, json, "\"port\"", "port")),
+        with("symbols", serde_json::json!({"file": json})),
+        at("def", &sel(w, html, "+ countItems(", "countItems")),
+        at("refs", &sel(w, html, "function countItems", "countItems")),
+        rename(&sel(w, html, "function countItems", "countItems"), "tally"),
+        with("diag", serde_json::json!({"targets": ["broken.html"]})),
+    ];
+    let b = session(w, &lines);
+    for x in &b {
+        assert_eq!(server(x), "vscode-langservers-extracted", "{}", x["error"]);
+    }
+    // CSS: a custom property's definition, references and rename, in its file.
+    let decl = spot(w, css, "--accent: #", "--accent");
+    assert_eq!(
+        sorted(&facts(&b[0], "css def")["definitions"]),
+        [decl.clone()]
+    );
+    let mut want = vec![
+        decl,
+        spot(w, css, "color: var(--accent)", "--accent"),
+        spot(w, css, "border-color: var(--accent)", "--accent"),
+    ];
+    want.sort();
+    assert_eq!(sorted(&facts(&b[1], "css refs")["references"]), want);
+    let diff = b[2]["edits"]["diff"].as_str().unwrap_or_default();
+    for l in [
+        "+  --brand: #3366ff;",
+        "+  color: var(--brand);",
+        "+  border-color: var(--brand);",
+    ] {
+        assert!(diff.contains(l), "{l} in {diff}");
+    }
+    assert_eq!(facts(&b[2], "css rename")["applied"], false);
+    assert!(
+        read(w, css).contains("--accent"),
+        "a preview writes nothing"
+    );
+    let colr = line_with(w, "styles/broken.css", "colr:") as u64 - 1;
+    assert_eq!(diag_lines(&b[3]), [(colr, "warning".to_string())]);
+    assert_eq!(b[3]["facts"]["diagnostics"][0]["code"], "unknownProperties");
+    // SCSS: a variable's use lands on its declaration; LESS: a variable's references.
+    let l = line_with(w, scss, "$radius: 4px;");
+    let decl_len = "$radius: 4px".len() as u32;
+    assert_eq!(
+        sorted(&facts(&b[4], "scss def")["definitions"]),
+        [(scss.to_string(), [l - 1, 0, l - 1, decl_len])]
+    );
+    let mut want = vec![
+        spot(w, less, "@base: #", "@base"),
+        spot(w, less, "color: @base", "@base"),
+        spot(w, less, "lighten(@base", "@base"),
+    ];
+    want.sort();
+    assert_eq!(sorted(&facts(&b[5], "less refs")["references"]), want);
+    // JSON: hover and diagnostics from the schema its `$schema` names; no definitions.
+    let hover = facts(&b[6], "json hover").to_string();
+    assert!(hover.contains("The port it listens on"), "{hover}");
+    let port = line_with(w, "config/broken.json", "\"eighty\"") as u64 - 1;
+    assert_eq!(diag_lines(&b[7]), [(port, "warning".to_string())]);
+    let msg = b[7]["facts"]["diagnostics"][0]["message"].to_string();
+    assert!(msg.contains("Expected \\\"integer\\\""), "{msg}");
+    refused(&b[8], "textDocument/definition", "definitionProvider");
+    let names: Vec<&str> = facts(&b[9], "json symbols")["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["$schema", "name", "port"]);
+    // HTML: its script's function, defined, referenced and renamed in the page.
+    let decl = spot(w, html, "function countItems", "countItems");
+    assert_eq!(
+        sorted(&facts(&b[10], "html def")["definitions"]),
+        [decl.clone()]
+    );
+    let mut want = vec![decl, spot(w, html, "+ countItems(", "countItems")];
+    want.sort();
+    assert_eq!(sorted(&facts(&b[11], "html refs")["references"]), want);
+    let diff = b[12]["edits"]["diff"].as_str().unwrap_or_default();
+    assert!(diff.contains("+      function tally(items) {"), "{diff}");
+    assert!(diff.contains("+ tally([]);"), "{diff}");
+    // Its embedded style and script are checked: the unknown property, the syntax error.
+    let got = diag_lines(&b[13]);
+    let style = line_with(w, "broken.html", "colr:") as u64 - 1;
+    let script = line_with(w, "broken.html", "function countItems(items {") as u64 - 1;
+    assert!(got.contains(&(style, "warning".to_string())), "{got:?}");
+    assert!(got.contains(&(script, "error".to_string())), "{got:?}");
+
+    // The CLI, one cold process: JSON has no references.
+    let port = sel(w, json, "\"port\"", "port");
+    cli_refuses(
+        w,
+        &["refs", &port],
+        "textDocument/references",
+        "referencesProvider",
+    );
+}
