@@ -21,8 +21,10 @@
 //! - `intelephense` 1.18.5 (npm): indexes its PHP stubs and the workspace under a
 //!   `$/progress` (about 140 files, seconds), cross-file definitions and references after it;
 //!   rename is a licensed feature (`renameProvider: false`); a definition's range is the whole
-//!   declaration (doc comment excluded); diagnostics pushed. It keeps a cache of each
-//!   workspace under `~/.config/intelephense`.
+//!   declaration (from its doc comment); diagnostics pushed — on opening a file it indexed,
+//!   first an empty publish marked `isClear`, which lanser does not take for the answer
+//!   ([`crate::lsp::inbound`]). It keeps a cache of each workspace under
+//!   `~/.config/intelephense`.
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 

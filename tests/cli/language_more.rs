@@ -226,3 +226,161 @@ fn web_files_through_vscode_langservers_extracted() {
         "referencesProvider",
     );
 }
+
+/// YAML through yaml-language-server: an alias's anchor, the anchor renamed, a schema's hover
+/// and its diagnostic (the `$schema` modeline), no references.
+#[test]
+fn yaml_through_yaml_language_server_with_its_schema() {
+    let ws = fixture("yaml");
+    let w = ws.as_path();
+    let y = "deploy.yaml";
+    let anchor = sel(w, y, "defaults: &defaults", "defaults#2");
+    let lines = vec![
+        at("def", &sel(w, y, "settings: *defaults", "defaults")),
+        rename(&anchor, "base"),
+        at("hover", &sel(w, y, "replicas: 2", "replicas")),
+        with("diag", serde_json::json!({"targets": ["broken.yaml"]})),
+        with("symbols", serde_json::json!({"file": y})),
+        at("refs", &anchor),
+    ];
+    let b = session(w, &lines);
+    assert!(b.iter().all(|x| server(x) == "yaml-language-server"));
+    // The alias lands on the anchored mapping: from its first key to the blank line after it.
+    let first = line_with(w, y, "region: eu-west");
+    let blank = line_with(w, y, "retries: 3") + 1;
+    assert_eq!(
+        sorted(&facts(&b[0], "yaml def")["definitions"]),
+        [(y.to_string(), [first - 1, 2, blank - 1, 0])]
+    );
+    let diff = b[1]["edits"]["diff"].as_str().unwrap_or_default();
+    assert!(diff.contains("+defaults: &base"), "{diff}");
+    assert_eq!(diff.matches("+    settings: *base").count(), 2, "{diff}");
+    let hover = facts(&b[2], "yaml hover").to_string();
+    assert!(hover.contains("How many copies run."), "{hover}");
+    let two = line_with(w, "broken.yaml", "replicas: two") as u64 - 1;
+    assert_eq!(diag_lines(&b[3]), [(two, "error".to_string())]);
+    let names: Vec<&str> = facts(&b[4], "yaml symbols")["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    for key in ["defaults", "service", "replicas", "stages"] {
+        assert!(names.contains(&key), "{key} in {names:?}");
+    }
+    refused(&b[5], "textDocument/references", "referencesProvider");
+    cli_refuses(
+        w,
+        &["refs", &anchor],
+        "textDocument/references",
+        "referencesProvider",
+    );
+}
+
+/// Dockerfiles (by name, and `*.dockerfile`) through dockerfile-language-server-nodejs: a
+/// build stage's definition, a build argument renamed, dockerfile-utils' diagnostics.
+#[test]
+fn dockerfiles_through_dockerfile_language_server() {
+    let ws = fixture("docker");
+    let w = ws.as_path();
+    let d = "Dockerfile";
+    let arg = sel(w, d, "ARG PYTHON_VERSION", "PYTHON_VERSION");
+    let lines = vec![
+        at("def", &sel(w, d, "--from=builder", "builder")),
+        rename(&arg, "PY"),
+        at("hover", &sel(w, d, "WORKDIR /src", "WORKDIR")),
+        with(
+            "diag",
+            serde_json::json!({"targets": ["broken.dockerfile"]}),
+        ),
+        at("refs", &arg),
+    ];
+    let b = session(w, &lines);
+    assert!(b
+        .iter()
+        .all(|x| server(x) == "dockerfile-language-server-nodejs"));
+    assert_eq!(
+        sorted(&facts(&b[0], "docker def")["definitions"]),
+        [spot(w, d, "AS builder", "builder")]
+    );
+    let diff = b[1]["edits"]["diff"].as_str().unwrap_or_default();
+    assert!(diff.contains("+ARG PY=3.11"), "{diff}");
+    assert_eq!(diff.matches("+FROM python:${PY}-slim").count(), 2, "{diff}");
+    let hover = facts(&b[2], "docker hover").to_string();
+    assert!(hover.contains("Set the working directory"), "{hover}");
+    let runn = line_with(w, "broken.dockerfile", "RUNN") as u64 - 1;
+    let expose = line_with(w, "broken.dockerfile", "EXPOSE eighty") as u64 - 1;
+    assert_eq!(
+        diag_lines(&b[3]),
+        [(runn, "error".to_string()), (expose, "error".to_string())]
+    );
+    refused(&b[4], "textDocument/references", "referencesProvider");
+    cli_refuses(
+        w,
+        &["refs", &arg],
+        "textDocument/references",
+        "referencesProvider",
+    );
+}
+
+/// PHP through intelephense, after it has indexed its stubs and the workspace: a method's
+/// definition and its references across files, the parser's diagnostic; rename is a licensed
+/// feature it does not declare.
+#[test]
+fn php_through_intelephense_after_its_index() {
+    let ws = fixture("php");
+    let w = ws.as_path();
+    let (store, app) = ("src/Store.php", "src/app.php");
+    let decl = sel(w, store, "public function add(", "add");
+    let lines = vec![
+        at("def", &sel(w, app, "$store->add('tea'", "add")),
+        at("refs", &decl),
+        at("hover", &sel(w, app, "$store->add('tea'", "add")),
+        with("diag", serde_json::json!({"targets": ["src/broken.php"]})),
+        with("symbols", serde_json::json!({"file": store})),
+        rename(&decl, "put"),
+    ];
+    let b = session(w, &lines);
+    assert!(b.iter().all(|x| server(x) == "intelephense"));
+    // The whole declaration, from its doc comment to the closing brace.
+    let start = line_with(w, store, "/** Add an item;");
+    let text = read(w, store);
+    let end = text
+        .split('\n')
+        .enumerate()
+        .skip(start as usize)
+        .find(|(_, l)| *l == "    }")
+        .unwrap()
+        .0 as u32;
+    assert_eq!(
+        sorted(&facts(&b[0], "php def")["definitions"]),
+        [(store.to_string(), [start - 1, 4, end, 5])]
+    );
+    let mut want = vec![
+        spot(w, store, "public function add(", "add"),
+        spot(w, app, "$store->add('tea'", "add"),
+        spot(w, app, "$store->add('cake'", "add"),
+        spot(w, "src/broken.php", "$store->add(", "add"),
+    ];
+    want.sort();
+    assert_eq!(sorted(&facts(&b[1], "php refs")["references"]), want);
+    let hover = facts(&b[2], "php hover").to_string();
+    assert!(
+        hover.contains("public function add(string $name, float $price): int"),
+        "{hover}"
+    );
+    // The missing `;` is reported at the brace that follows it.
+    let brace = line_with(w, "src/broken.php", "return $store->add('tea')") as u64;
+    assert_eq!(diag_lines(&b[3]), [(brace, "error".to_string())]);
+    let names = facts(&b[4], "php symbols").to_string();
+    for n in ["\"Store\"", "\"add\"", "\"total\""] {
+        assert!(names.contains(n), "{n} in {names}");
+    }
+    refused(&b[5], "textDocument/rename", "renameProvider");
+    cli_refuses(
+        w,
+        &["rename", &decl, "put"],
+        "textDocument/rename",
+        "renameProvider",
+    );
+}
