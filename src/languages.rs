@@ -50,6 +50,10 @@ pub struct Quirks {
     /// Answers `textDocument/diagnostic` only for documents it has open (an empty report for
     /// any other): lanser opens each file before pulling (vscode-langservers-extracted).
     pub open_to_pull: bool,
+    /// Counts columns in code points whatever encoding it declares (jedi's columns:
+    /// jedi-language-server, python-lsp-server): lanser offers utf-32 only and reads its
+    /// positions as code points.
+    pub codepoints: bool,
 }
 
 /// One quirk, as lanser.toml names it.
@@ -59,6 +63,7 @@ pub enum Quirk {
     Utf16Only,
     PullsUndeclared,
     OpenToPull,
+    Codepoints,
 }
 
 impl Quirks {
@@ -67,16 +72,23 @@ impl Quirks {
         utf16_only: false,
         pulls_undeclared: false,
         open_to_pull: false,
+        codepoints: false,
     };
     /// Pyright's, and basedpyright's.
     pub const PYRIGHT: Quirks = Quirks {
         utf16_only: true,
         pulls_undeclared: true,
         open_to_pull: false,
+        codepoints: false,
     };
     /// vscode-langservers-extracted's servers'.
     pub const OPEN_TO_PULL: Quirks = Quirks {
         open_to_pull: true,
+        ..Quirks::NONE
+    };
+    /// jedi's servers'.
+    pub const CODEPOINTS: Quirks = Quirks {
+        codepoints: true,
         ..Quirks::NONE
     };
 
@@ -86,12 +98,15 @@ impl Quirks {
             utf16_only: list.contains(&Quirk::Utf16Only),
             pulls_undeclared: list.contains(&Quirk::PullsUndeclared),
             open_to_pull: list.contains(&Quirk::OpenToPull),
+            codepoints: list.contains(&Quirk::Codepoints),
         }
     }
 
     /// The `general.positionEncodings` to offer, in order of preference.
     pub fn encodings(self) -> Vec<&'static str> {
-        if self.utf16_only {
+        if self.codepoints {
+            vec!["utf-32"]
+        } else if self.utf16_only {
             vec!["utf-16"]
         } else {
             vec!["utf-8", "utf-16"]

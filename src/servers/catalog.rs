@@ -25,6 +25,14 @@
 //!   first an empty publish marked `isClear`, which lanser does not take for the answer
 //!   ([`crate::lsp::inbound`]). It keeps a cache of each workspace under
 //!   `~/.config/intelephense`.
+//! - Python alternatives, chosen with `--server` (ready after `initialized`): `ruff` 0.17.6
+//!   (PyPI; `ruff server`): lint diagnostics by pull for open documents only, code actions
+//!   (a rule disabled for a line, fix all, organize imports), hover on `noqa` codes; no
+//!   definitions, references, rename or document symbols. `jedi-language-server` 0.47.0 and
+//!   `pylsp` 1.15.0 (PyPI `python-lsp-server`, with `pyflakes` 3.2.0 for its diagnostics):
+//!   jedi's definitions, references, rename and hover; both count columns in code points
+//!   whatever encoding they declare (jedi-language-server says utf-8, pylsp says nothing).
+//!   jedi-language-server publishes syntax errors only; pylsp publishes pyflakes' findings.
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 
@@ -32,6 +40,11 @@ pub const LANGSERVERS_EXTRACTED_VERSION: &str = "4.10.0";
 pub const YAML_LS_VERSION: &str = "2.0.0";
 pub const DOCKERFILE_LS_VERSION: &str = "0.15.0";
 pub const INTELEPHENSE_VERSION: &str = "1.18.5";
+pub const RUFF_VERSION: &str = "0.17.6";
+pub const JEDI_LS_VERSION: &str = "0.47.0";
+pub const PYLSP_VERSION: &str = "1.15.0";
+
+const PY: &[&str] = &["py", "pyi"];
 
 const EXTRACTED: Builtin = Builtin {
     version: Some(LANGSERVERS_EXTRACTED_VERSION),
@@ -96,6 +109,42 @@ pub(super) const TABLE: &[Builtin] = &[
         provision: Provision::Npm,
         // It indexes its stubs and the workspace under a `$/progress`, always.
         ready: Ready::Progress,
+        ..BASE
+    },
+    // The Python alternatives, chosen with `--server` (Python goes to Pyright otherwise).
+    Builtin {
+        name: "ruff",
+        command: "ruff",
+        args: &["server"],
+        file_types: PY,
+        root_markers: None,
+        version: Some(RUFF_VERSION),
+        provision: Provision::Pip,
+        // Lint diagnostics by pull, for open documents only.
+        quirks: Quirks::OPEN_TO_PULL,
+        ..BASE
+    },
+    Builtin {
+        name: "jedi-language-server",
+        command: "jedi-language-server",
+        file_types: PY,
+        root_markers: None,
+        version: Some(JEDI_LS_VERSION),
+        provision: Provision::Pip,
+        quirks: Quirks::CODEPOINTS,
+        ..BASE
+    },
+    Builtin {
+        name: "pylsp",
+        command: "pylsp",
+        file_types: PY,
+        root_markers: None,
+        version: Some(PYLSP_VERSION),
+        provision: Provision::Pip,
+        package: Some("python-lsp-server"),
+        // Its diagnostics come from pyflakes, in the range python-lsp-server 1.15 takes.
+        with: &["pyflakes==3.2.0"],
+        quirks: Quirks::CODEPOINTS,
         ..BASE
     },
 ];

@@ -10,7 +10,30 @@ use std::path::Path;
 /// The bundles of one `lanser batch` over `lines` in `ws`, in order.
 pub fn session(ws: &Path, lines: &[String]) -> Vec<Value> {
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let o = batch_lines(ws, &refs);
+    parse_batch(batch_lines(ws, &refs), lines)
+}
+
+/// [`session`] on the server named `server` (`--server`).
+pub fn session_on(ws: &Path, server: &str, lines: &[String]) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let (i, w) = (input.to_str().unwrap(), ws.to_str().unwrap());
+    let o = run(&[
+        "--server",
+        server,
+        "batch",
+        "--in",
+        i,
+        "--out",
+        "-",
+        "--workspace",
+        w,
+    ]);
+    parse_batch(o, lines)
+}
+
+fn parse_batch(o: std::process::Output, lines: &[String]) -> Vec<Value> {
     let out: Vec<Value> = String::from_utf8_lossy(&o.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("a bundle per line"))
@@ -382,5 +405,140 @@ fn php_through_intelephense_after_its_index() {
         &["rename", &decl, "put"],
         "textDocument/rename",
         "renameProvider",
+    );
+}
+
+/// `ident`'s range on the line of `needle` in `rel`, its columns in code points.
+fn cp_spot(ws: &Path, rel: &str, needle: &str, ident: &str) -> (String, [u32; 4]) {
+    let line = line_with(ws, rel, needle);
+    let text = read(ws, rel);
+    let l = text.split('\n').nth(line as usize - 1).unwrap();
+    let [_, u16_start, _, _] = ident_range(ws, rel, line, ident);
+    let (mut units, mut start) = (0, 0);
+    for c in l.chars() {
+        if units == u16_start {
+            break;
+        }
+        units += c.len_utf16() as u32;
+        start += 1;
+    }
+    let end = start + ident.chars().count() as u32;
+    (rel.to_string(), [line - 1, start, line - 1, end])
+}
+
+/// The Python servers people run besides Pyright, chosen with `--server`, on a copy of
+/// srcpkg with a syntax error added: jedi-language-server and pylsp (definitions, references
+/// and rename from jedi, in code points; intl.py puts astral characters before a call), and
+/// ruff (lint diagnostics and code actions only).
+#[test]
+fn python_alternatives_jedi_pylsp_and_ruff() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("srcpkg");
+    copy_tree(&fixture("srcpkg"), &ws);
+    std::fs::write(ws.join("src/shapes/typo.py"), "def typo(:\n    return 1\n").unwrap();
+    let w = ws.as_path();
+    let (units, intl, broken) = (
+        "src/shapes/units.py",
+        "src/shapes/intl.py",
+        "src/shapes/broken.py",
+    );
+    let decl = sel(w, units, "def convert(", "convert");
+    let call = sel(w, intl, "result = convert(", "convert");
+    let mut want = vec![
+        cp_spot(w, units, "def convert(", "convert"),
+        cp_spot(
+            w,
+            "src/shapes/__init__.py",
+            "from .units import convert",
+            "convert",
+        ),
+        cp_spot(w, broken, "from .units import convert", "convert"),
+        cp_spot(w, broken, "bad_length = convert(", "convert"),
+        cp_spot(w, intl, "from .units import", "convert"),
+        cp_spot(w, intl, "result = convert(", "convert"),
+    ];
+    want.sort();
+    let lines = vec![
+        at("def", &call),
+        at("refs", &decl),
+        rename(&decl, "to_unit"),
+        at("hover", &call),
+        with(
+            "diag",
+            serde_json::json!({"targets": ["src/shapes/typo.py", broken]}),
+        ),
+    ];
+    let typo = line_with(w, "src/shapes/typo.py", "def typo(:") as u64 - 1;
+    let undefined = line_with(w, broken, "undefined_total + 1") as u64 - 1;
+    for server in ["jedi-language-server", "pylsp"] {
+        let b = session_on(w, server, &lines);
+        assert_eq!(
+            b[0]["environment"]["positionEncoding"], "codepoint",
+            "{server}"
+        );
+        assert_eq!(
+            sorted(&facts(&b[0], server)["definitions"]),
+            [want.iter().find(|l| l.0 == units).unwrap().clone()],
+            "{server}"
+        );
+        assert_eq!(
+            sorted(&facts(&b[1], server)["references"]),
+            want,
+            "{server}"
+        );
+        let diff = b[2]["edits"]["diff"].as_str().unwrap_or_default();
+        for l in [
+            "+def to_unit(value: float, unit: str) -> float:",
+            "+from .units import to_unit",
+            "+label = \"🐍𝔘\"; result = to_unit(total, \"cm\")",
+        ] {
+            assert!(diff.contains(l), "{server}: {l} in {diff}");
+        }
+        let hover = facts(&b[3], server).to_string();
+        assert!(
+            hover.contains("Convert a length given in centimetres"),
+            "{server}: {hover}"
+        );
+        let got = diag_lines(&b[4]);
+        assert!(
+            got.contains(&(typo, "error".to_string())),
+            "{server}: {got:?}"
+        );
+        // pyflakes (pylsp) finds the undefined name; jedi reports syntax errors only.
+        assert_eq!(
+            got.contains(&(undefined, "error".to_string())),
+            server == "pylsp",
+            "{server}: {got:?}"
+        );
+    }
+    // ruff: its lint rule at the undefined name, a fix that disables it for the line.
+    let at_undefined = sel(w, broken, "undefined_total + 1", "undefined_total");
+    let b = session_on(
+        w,
+        "ruff",
+        &[
+            with("diag", serde_json::json!({"targets": [broken]})),
+            format!(
+                r#"{{"cmd":"code-actions","selector":"{at_undefined}","args":{{"apply":"0","dry-run":true}}}}"#
+            ),
+            at("def", &call),
+        ],
+    );
+    let d = &facts(&b[0], "ruff diag")["diagnostics"];
+    assert!(
+        d.as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "F821" && d["range"][0] == undefined),
+        "{d}"
+    );
+    let diff = b[1]["edits"]["diff"].as_str().unwrap_or_default();
+    assert!(diff.contains("# noqa: F821"), "{diff}");
+    refused(&b[2], "textDocument/definition", "definitionProvider");
+    cli_refuses(
+        w,
+        &["--server", "ruff", "refs", &decl],
+        "textDocument/references",
+        "referencesProvider",
     );
 }
