@@ -167,7 +167,7 @@ fn web_files_through_vscode_langservers_extracted() {
     let decl = spot(w, css, "--accent: #", "--accent");
     assert_eq!(
         sorted(&facts(&b[0], "css def")["definitions"]),
-        [decl.clone()]
+        std::slice::from_ref(&decl)
     );
     let mut want = vec![
         decl,
@@ -225,7 +225,7 @@ fn web_files_through_vscode_langservers_extracted() {
     let decl = spot(w, html, "function countItems", "countItems");
     assert_eq!(
         sorted(&facts(&b[10], "html def")["definitions"]),
-        [decl.clone()]
+        std::slice::from_ref(&decl)
     );
     let mut want = vec![decl, spot(w, html, "+ countItems(", "countItems")];
     want.sort();
