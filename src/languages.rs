@@ -60,6 +60,13 @@ pub struct Quirks {
     /// Answers `textDocument/diagnostic` though its capabilities do not declare it (Pyright
     /// registers the pull dynamically, later than lanser may first pull).
     pub pulls_undeclared: bool,
+    /// Answers `textDocument/diagnostic` only for documents it has open (an empty report for
+    /// any other): lanser opens each file before pulling (vscode-langservers-extracted).
+    pub open_to_pull: bool,
+    /// Counts columns in code points whatever encoding it declares (jedi's columns:
+    /// jedi-language-server, python-lsp-server): lanser offers utf-32 only and reads its
+    /// positions as code points.
+    pub codepoints: bool,
 }
 
 /// One quirk, as lanser.toml names it.
@@ -68,6 +75,8 @@ pub struct Quirks {
 pub enum Quirk {
     Utf16Only,
     PullsUndeclared,
+    OpenToPull,
+    Codepoints,
 }
 
 impl Quirks {
@@ -75,11 +84,25 @@ impl Quirks {
     pub const NONE: Quirks = Quirks {
         utf16_only: false,
         pulls_undeclared: false,
+        open_to_pull: false,
+        codepoints: false,
     };
     /// Pyright's, and basedpyright's.
     pub const PYRIGHT: Quirks = Quirks {
         utf16_only: true,
         pulls_undeclared: true,
+        open_to_pull: false,
+        codepoints: false,
+    };
+    /// vscode-langservers-extracted's servers'.
+    pub const OPEN_TO_PULL: Quirks = Quirks {
+        open_to_pull: true,
+        ..Quirks::NONE
+    };
+    /// jedi's servers'.
+    pub const CODEPOINTS: Quirks = Quirks {
+        codepoints: true,
+        ..Quirks::NONE
     };
 
     /// The quirks a list names.
@@ -87,12 +110,16 @@ impl Quirks {
         Quirks {
             utf16_only: list.contains(&Quirk::Utf16Only),
             pulls_undeclared: list.contains(&Quirk::PullsUndeclared),
+            open_to_pull: list.contains(&Quirk::OpenToPull),
+            codepoints: list.contains(&Quirk::Codepoints),
         }
     }
 
     /// The `general.positionEncodings` to offer, in order of preference.
     pub fn encodings(self) -> Vec<&'static str> {
-        if self.utf16_only {
+        if self.codepoints {
+            vec!["utf-32"]
+        } else if self.utf16_only {
             vec!["utf-16"]
         } else {
             vec!["utf-8", "utf-16"]
@@ -126,10 +153,9 @@ pub fn expects_index(root: &Path, markers: &[String]) -> bool {
 
 /// The LSP `languageId` of a file, by its extension.
 pub fn language_id(path: &str) -> &'static str {
-    let ext = Path::new(path)
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or_default();
+    let p = Path::new(path);
+    let ext = p.extension().and_then(|e| e.to_str()).unwrap_or_default();
+    let name = p.file_name().and_then(|e| e.to_str()).unwrap_or_default();
     match ext {
         "ts" | "mts" | "cts" => "typescript",
         "tsx" => "typescriptreact",
@@ -140,6 +166,16 @@ pub fn language_id(path: &str) -> &'static str {
         "go" => "go",
         "rs" => "rust",
         "sh" | "bash" => "shellscript",
+        "json" => "json",
+        "jsonc" => "jsonc",
+        "css" => "css",
+        "scss" => "scss",
+        "less" => "less",
+        "html" | "htm" => "html",
+        "yaml" | "yml" => "yaml",
+        "dockerfile" => "dockerfile",
+        "php" => "php",
+        _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ => "python",
     }
 }
@@ -169,5 +205,7 @@ mod tests {
         assert_eq!(language_id("src/lib.rs"), "rust");
         assert_eq!(language_id("run.sh"), "shellscript");
         assert_eq!(language_id("pkg/mod.py"), "python");
+        assert_eq!(language_id("file:///w/Dockerfile"), "dockerfile");
+        assert_eq!(language_id("conf/app.yml"), "yaml");
     }
 }

@@ -1,10 +1,12 @@
 //! `lanser def` and `lanser type-def`: where a symbol (or its type) is defined.
 
+use super::nav::require;
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{self, DefFacts, Provenance, TypeDefFacts};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, Result};
+use crate::lsp::capabilities::Feature;
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::{GotoDefinition, GotoTypeDefinition};
@@ -72,6 +74,10 @@ pub async fn run(o: &mut Orchestrator, selector: &str, goto: Goto) -> Result<Out
         work_done_progress_params: Default::default(),
         partial_result_params: Default::default(),
     };
+    match goto {
+        Goto::Definition => require::<GotoDefinition>(o, Feature::Definition)?,
+        Goto::TypeDefinition => require::<GotoTypeDefinition>(o, Feature::TypeDefinition)?,
+    }
     let mut complete = true;
     if goto == Goto::TypeDefinition {
         // Pyright answers a module's type definition (`import asyncio` → its stub) only once

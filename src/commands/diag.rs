@@ -98,8 +98,9 @@ async fn check(
     // A server that only publishes checks open documents, and tsserver loads its project
     // on the first one: open them before waiting for the load.
     let root = o.ws().root.clone();
+    let open_to_pull = o.server_def().quirks.open_to_pull;
     let session = o.ensure_session().await?;
-    if !session.pulls() {
+    if !session.pulls() || open_to_pull {
         for rel in files {
             let abs = root.join(rel);
             let doc = crate::document::Document::load(abs.clone(), rel.clone())?;

@@ -44,6 +44,7 @@ pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
         text_document_position_params: o.position_params(&target).await?,
         work_done_progress_params: Default::default(),
     };
+    super::nav::require::<HoverRequest>(o, crate::lsp::capabilities::Feature::Hover)?;
     let answer = o
         .ensure_session()
         .await?

@@ -56,6 +56,7 @@ pub async fn run(
         work_done_progress_params: Default::default(),
         partial_result_params: Default::default(),
     };
+    super::nav::require::<References>(o, crate::lsp::capabilities::Feature::References)?;
     let complete = o.wait_ready().await?;
     let answer = o
         .ensure_session()

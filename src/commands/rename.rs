@@ -10,6 +10,7 @@ use crate::bundle::facts::{self, PrepareRenameFacts, Provenance, RenameFacts};
 use crate::bundle::Bundle;
 use crate::edits::check_name;
 use crate::error::{LanserError, Result};
+use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::{PrepareRenameRequest, Rename as RenameRequest};
 use lsp_types::{PrepareRenameResponse, RenameParams, TextDocumentPositionParams};
@@ -137,11 +138,29 @@ pub async fn rename(
     new_name: &str,
     m: &MutationArgs,
 ) -> Result<Outcome> {
-    check_name(new_name)?;
     let (spec, target) = o.resolve(selector)?;
+    // Python's rule for a Python file; another language's server judges its own names.
+    if crate::workspace::walk::is_python(&target.doc.rel) {
+        check_name(new_name)?;
+    } else if new_name.is_empty() || new_name.contains(char::is_whitespace) {
+        return Err(LanserError::usage(format!("{new_name:?} is not a name")));
+    }
     let position = o.position_params(&target).await?;
+    super::nav::require::<RenameRequest>(o, Feature::Rename)?;
     let complete = o.wait_ready().await?;
-    let range = prepare_range(o, position.clone(), selector).await?;
+    // A server without prepareRename (the CSS and HTML servers): the selector's own range.
+    let range = if o
+        .session()
+        .as_ref()
+        .is_some_and(|s| s.supports(Feature::PrepareRename))
+    {
+        prepare_range(o, position.clone(), selector).await?
+    } else {
+        let enc = o.ensure_session().await?.encoding;
+        let (l0, c0) = target.doc.position(target.start, enc);
+        let (l1, c1) = target.doc.position(target.end, enc);
+        [l0 as u32, c0 as u32, l1 as u32, c1 as u32]
+    };
     let answer = o
         .ensure_session()
         .await?

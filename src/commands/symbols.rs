@@ -6,6 +6,7 @@ use super::Operation;
 use crate::bundle::facts::{self, Provenance, SymbolsFacts};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
+use crate::lsp::capabilities::Feature;
 use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::selector::resolve::Document;
@@ -50,6 +51,7 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
     let uri = path_to_uri(&doc.abs);
     o.ensure_session().await?.sync_document(&uri, &doc);
     o.wait_opened(Some(&uri)).await?;
+    super::nav::require::<DocumentSymbolRequest>(o, Feature::DocumentSymbol)?;
     let session = o.ensure_session().await?;
     let answer = session
         .request::<DocumentSymbolRequest>(DocumentSymbolParams {

@@ -166,6 +166,11 @@ impl ServerNotification {
             m if note::<LogMessage>(m) => ServerNotification::LogMessage(params(m, p)?),
             m if note::<ShowMessage>(m) => ServerNotification::ShowMessage(params(m, p)?),
             m if note::<Progress>(m) => ServerNotification::Progress(params(m, p)?),
+            // intelephense empties an indexed file's diagnostics when it is opened (`isClear`)
+            // ahead of those of the opened text: not an answer for it.
+            m if note::<PublishDiagnostics>(m) && p["isClear"] == true => {
+                ServerNotification::Other(m.to_string())
+            }
             m if note::<PublishDiagnostics>(m) => {
                 ServerNotification::PublishDiagnostics(params(m, p)?)
             }
@@ -207,6 +212,17 @@ mod tests {
         assert_eq!(settings_section(&s, Some("python.pythonPath")), json!("/p"));
         assert_eq!(settings_section(&s, Some("pyright")), Value::Null);
         assert_eq!(settings_section(&s, None), s);
+    }
+
+    #[test]
+    fn a_clearing_publish_is_not_an_answer() {
+        let uri = "file:///w/a.php";
+        let clear = json!({"uri": uri, "diagnostics": [], "isClear": true});
+        let parsed = ServerNotification::parse(PublishDiagnostics::METHOD, clear).unwrap();
+        assert!(matches!(parsed, ServerNotification::Other(_)), "{parsed:?}");
+        let real = json!({"uri": uri, "diagnostics": []});
+        let parsed = ServerNotification::parse(PublishDiagnostics::METHOD, real).unwrap();
+        assert!(matches!(parsed, ServerNotification::PublishDiagnostics(_)));
     }
 
     #[test]

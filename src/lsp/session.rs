@@ -275,6 +275,7 @@ impl Session {
         session.encoding = match &session.capabilities.position_encoding {
             Some(e) if *e == PositionEncodingKind::UTF8 => Encoding::Utf8,
             Some(e) if *e == PositionEncodingKind::UTF32 => Encoding::Codepoint,
+            _ if session.config.quirks.codepoints => Encoding::Codepoint,
             _ => Encoding::Utf16,
         };
         let waits = match session.config.ready {

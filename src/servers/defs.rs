@@ -122,13 +122,13 @@ impl ServerDef {
             && self.version.as_deref() == Some(PYRIGHT_VERSION)
     }
 
-    /// Does this server handle files with `path`'s extension?
+    /// Does this server handle files with `path`'s extension (or, for a type without one such
+    /// as `Dockerfile`, files of that name)?
     pub fn handles(&self, path: &str) -> bool {
-        let ext = Path::new(path)
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or_default();
-        self.file_types.iter().any(|t| t == ext)
+        let p = Path::new(path);
+        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or_default();
+        let name = p.file_name().and_then(|e| e.to_str()).unwrap_or_default();
+        self.file_types.iter().any(|t| t == ext || t == name)
     }
 
     /// `name version` (the name alone when nothing is pinned), for messages.
@@ -161,27 +161,27 @@ const PY: &[&str] = &["py", "pyi"];
 
 /// A built-in definition, in static form.
 #[derive(Debug, Clone)]
-struct Builtin {
-    name: &'static str,
-    command: &'static str,
-    args: &'static [&'static str],
-    file_types: &'static [&'static str],
+pub(super) struct Builtin {
+    pub(super) name: &'static str,
+    pub(super) command: &'static str,
+    pub(super) args: &'static [&'static str],
+    pub(super) file_types: &'static [&'static str],
     /// `None`: the workspace root markers.
-    root_markers: Option<&'static [&'static str]>,
-    version: Option<&'static str>,
-    provision: Provision,
+    pub(super) root_markers: Option<&'static [&'static str]>,
+    pub(super) version: Option<&'static str>,
+    pub(super) provision: Provision,
     /// What the client installs (default: the name).
-    package: Option<&'static str>,
-    with: &'static [&'static str],
-    ready: Ready,
-    index_markers: &'static [&'static str],
-    ready_log: Option<&'static str>,
-    quirks: Quirks,
+    pub(super) package: Option<&'static str>,
+    pub(super) with: &'static [&'static str],
+    pub(super) ready: Ready,
+    pub(super) index_markers: &'static [&'static str],
+    pub(super) ready_log: Option<&'static str>,
+    pub(super) quirks: Quirks,
     /// JSON, served to `workspace/configuration`.
-    settings: &'static str,
+    pub(super) settings: &'static str,
 }
 
-const BASE: Builtin = Builtin {
+pub(super) const BASE: Builtin = Builtin {
     name: "",
     command: "",
     args: &[],
@@ -323,6 +323,7 @@ pub fn builtins() -> Vec<ServerDef> {
     let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     TABLE
         .iter()
+        .chain(super::catalog::TABLE)
         .map(|b| ServerDef {
             name: b.name.into(),
             command: b.command.into(),

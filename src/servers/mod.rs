@@ -4,6 +4,7 @@
 //! line that starts one ([`resolve`]). `lanser setup` and `lanser doctor` report through
 //! [`setup_all`] and [`state`].
 
+pub mod catalog;
 pub mod defs;
 pub mod install;
 pub mod node;

@@ -13,6 +13,12 @@ pub const ROUTE_ORDER: &[&str] = &[
     "gopls",
     "rust-analyzer",
     "bash-language-server",
+    "vscode-json-language-server",
+    "vscode-css-language-server",
+    "vscode-html-language-server",
+    "yaml-language-server",
+    "dockerfile-language-server-nodejs",
+    "intelephense",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

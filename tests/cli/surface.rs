@@ -292,19 +292,14 @@ async fn the_rest_of_the_surface_matches_the_flat_fixture() {
         .iter()
         .map(|s| s["name"].as_str().unwrap())
         .collect();
-    let builtin = [
-        "basedpyright",
-        "bash-language-server",
-        "clangd",
-        "gopls",
-        "pyrefly",
-        "pyright",
-        "rust-analyzer",
-        "ty",
-        "typescript-language-server",
-    ];
+    let mut builtin: Vec<String> = lanser::servers::builtins()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    builtin.sort();
     assert_eq!(names, builtin);
-    let pyright = &servers[5];
+    assert!(builtin.len() >= 9, "{builtin:?}");
+    let pyright = &servers[names.iter().position(|n| *n == "pyright").unwrap()];
     assert_eq!(pyright["selected"], true);
     assert_eq!(pyright["installedVersion"], "1.1.407");
     assert_eq!(b.facts["sessions"].as_array().unwrap().len(), 1);

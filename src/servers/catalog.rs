@@ -1,0 +1,157 @@
+//! The built-in servers beyond the first languages (issue 31): web, data and build files, PHP,
+//! more Python servers. Each is pinned to the registry's current release when it was added
+//! and was driven by a minimal client on its fixture first; what it answers, how it says it is
+//! ready and what it does beyond the protocol are written on its definition.
+//!
+//! - `vscode-{json,html,css}-language-server` 4.10.0 (npm `vscode-langservers-extracted`,
+//!   one package, three servers, each installed on its own): answer on demand (ready after
+//!   `initialized`) for the documents open in them, one document at a time (CSS definitions,
+//!   references and renames stay in the file); diagnostics by pull. The CSS server (and the
+//!   HTML one, for `<style>`) fails every diagnostic when `workspace/configuration` answers
+//!   null for `css`/`scss`/`less`, so their settings carry `validate` and an empty `lint`.
+//!   JSON validates only with `json.validate.enable` set, then against the schema its
+//!   `$schema` names (a relative path is read from disk); it offers no definition,
+//!   references or rename.
+//! - `yaml-language-server` 2.0.0 (npm): ready after `initialized`; definition (an alias to
+//!   its anchor's node) and rename (anchors), no references; diagnostics pushed, against the
+//!   schema a `# yaml-language-server: $schema=…` modeline names.
+//! - `dockerfile-language-server-nodejs` 0.15.0 (npm, command `docker-langserver`): files
+//!   named `Dockerfile`/`Containerfile` or `*.dockerfile`; definition and rename of build
+//!   stages and `ARG`/`ENV` variables, no references; diagnostics pushed (dockerfile-utils).
+//! - `intelephense` 1.18.5 (npm): indexes its PHP stubs and the workspace under a
+//!   `$/progress` (about 140 files, seconds), cross-file definitions and references after it;
+//!   rename is a licensed feature (`renameProvider: false`); a definition's range is the whole
+//!   declaration (from its doc comment); diagnostics pushed — on opening a file it indexed,
+//!   first an empty publish marked `isClear`, which lanser does not take for the answer
+//!   ([`crate::lsp::inbound`]). It keeps a cache of each workspace under
+//!   `~/.config/intelephense`.
+//! - Python alternatives, chosen with `--server` (ready after `initialized`): `ruff` 0.17.6
+//!   (PyPI; `ruff server`): lint diagnostics by pull for open documents only, code actions
+//!   (a rule disabled for a line, fix all, organize imports), hover on `noqa` codes; no
+//!   definitions, references, rename or document symbols. `jedi-language-server` 0.47.0 and
+//!   `pylsp` 1.15.0 (PyPI `python-lsp-server`, with `pyflakes` 3.2.0 for its diagnostics):
+//!   jedi's definitions, references, rename and hover; both count columns in code points
+//!   whatever encoding they declare (jedi-language-server says utf-8, pylsp says nothing).
+//!   jedi-language-server publishes syntax errors only; pylsp publishes pyflakes' findings.
+
+use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
+
+pub const LANGSERVERS_EXTRACTED_VERSION: &str = "4.10.0";
+pub const YAML_LS_VERSION: &str = "2.0.0";
+pub const DOCKERFILE_LS_VERSION: &str = "0.15.0";
+pub const INTELEPHENSE_VERSION: &str = "1.18.5";
+pub const RUFF_VERSION: &str = "0.17.6";
+pub const JEDI_LS_VERSION: &str = "0.47.0";
+pub const PYLSP_VERSION: &str = "1.15.0";
+
+const PY: &[&str] = &["py", "pyi"];
+
+/// What these servers were studied as: they answer on demand, complete, from the first request
+/// after `initialized` (the built-ins' default, [`Ready::Settle`], is for servers nobody has).
+const ON_DEMAND: Builtin = Builtin {
+    ready: Ready::Initialized,
+    ..BASE
+};
+
+const EXTRACTED: Builtin = Builtin {
+    version: Some(LANGSERVERS_EXTRACTED_VERSION),
+    provision: Provision::Npm,
+    package: Some("vscode-langservers-extracted"),
+    args: &["--stdio"],
+    quirks: Quirks::OPEN_TO_PULL,
+    ..ON_DEMAND
+};
+
+/// `css.lint` must be an object: the server reads its rules from it unguarded.
+const CSS_SETTINGS: &str = r#"{"css": {"validate": true, "lint": {}}, "scss": {"validate": true, "lint": {}}, "less": {"validate": true, "lint": {}}}"#;
+
+pub(super) const TABLE: &[Builtin] = &[
+    Builtin {
+        name: "vscode-json-language-server",
+        command: "vscode-json-language-server",
+        file_types: &["json", "jsonc"],
+        // Without `json.validate.enable` in the settings it validates nothing.
+        settings: r#"{"json": {"validate": {"enable": true}}}"#,
+        ..EXTRACTED
+    },
+    Builtin {
+        name: "vscode-css-language-server",
+        command: "vscode-css-language-server",
+        file_types: &["css", "scss", "less"],
+        settings: CSS_SETTINGS,
+        ..EXTRACTED
+    },
+    Builtin {
+        name: "vscode-html-language-server",
+        command: "vscode-html-language-server",
+        file_types: &["html", "htm"],
+        settings: r#"{"css": {"validate": true, "lint": {}}, "html": {"validate": {"scripts": true, "styles": true}}}"#,
+        ..EXTRACTED
+    },
+    Builtin {
+        name: "yaml-language-server",
+        command: "yaml-language-server",
+        args: &["--stdio"],
+        file_types: &["yaml", "yml"],
+        version: Some(YAML_LS_VERSION),
+        provision: Provision::Npm,
+        ..ON_DEMAND
+    },
+    Builtin {
+        name: "dockerfile-language-server-nodejs",
+        command: "docker-langserver",
+        args: &["--stdio"],
+        file_types: &["Dockerfile", "Containerfile", "dockerfile"],
+        version: Some(DOCKERFILE_LS_VERSION),
+        provision: Provision::Npm,
+        ..ON_DEMAND
+    },
+    Builtin {
+        name: "intelephense",
+        command: "intelephense",
+        args: &["--stdio"],
+        file_types: &["php"],
+        root_markers: Some(&["composer.json"]),
+        version: Some(INTELEPHENSE_VERSION),
+        provision: Provision::Npm,
+        // It indexes its stubs and the workspace under a `$/progress`, always.
+        ready: Ready::Progress,
+        ..ON_DEMAND
+    },
+    // The Python alternatives, chosen with `--server` (Python goes to Pyright otherwise).
+    Builtin {
+        name: "ruff",
+        command: "ruff",
+        args: &["server"],
+        file_types: PY,
+        root_markers: None,
+        version: Some(RUFF_VERSION),
+        provision: Provision::Pip,
+        // Lint diagnostics by pull, for open documents only.
+        quirks: Quirks::OPEN_TO_PULL,
+        ..ON_DEMAND
+    },
+    Builtin {
+        name: "jedi-language-server",
+        command: "jedi-language-server",
+        file_types: PY,
+        root_markers: None,
+        version: Some(JEDI_LS_VERSION),
+        provision: Provision::Pip,
+        quirks: Quirks::CODEPOINTS,
+        ..ON_DEMAND
+    },
+    Builtin {
+        name: "pylsp",
+        command: "pylsp",
+        file_types: PY,
+        root_markers: None,
+        version: Some(PYLSP_VERSION),
+        provision: Provision::Pip,
+        package: Some("python-lsp-server"),
+        // Its diagnostics come from pyflakes, in the range python-lsp-server 1.15 takes.
+        with: &["pyflakes==3.2.0"],
+        quirks: Quirks::CODEPOINTS,
+        ..ON_DEMAND
+    },
+];
