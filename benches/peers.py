@@ -29,6 +29,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -140,6 +141,12 @@ class Lanser:
         return subprocess.run([self.binary, "--version"], capture_output=True,
                               text=True).stdout.strip()
 
+    @staticmethod
+    def language_server(res):
+        """The server the bundle says answered."""
+        env = (res.structured_content or {}).get("environment", {}) if res else {}
+        return env.get("server")
+
     def close(self):
         subprocess.run([self.binary, "daemon", "stop", "--workspace", str(self.ws)],
                        env=self.env, capture_output=True)
@@ -215,6 +222,28 @@ class AgentLsp:
 
     def __init__(self, binary, ws):
         self.binary, self.ws = str(binary), ws
+        self.stop_brokers()
+
+    def stop_brokers(self):
+        """agent-lsp leaves a `daemon-broker` (with its Pyright) running per workspace after the
+        session ends (~/.cache/agent-lsp/daemons/*/daemon.json). Stop the one of this workspace
+        (a process this script started), so each run starts cold and nothing runs on after."""
+        for info in (CACHE / "agent-lsp" / "daemons").glob("*/daemon.json"):
+            try:
+                d = json.loads(info.read_text())
+            except (OSError, json.JSONDecodeError):
+                continue
+            if d.get("root_dir") != str(self.ws) or not d.get("pid"):
+                continue
+            try:
+                os.kill(int(d["pid"]), signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            for _ in range(50):
+                if not info.exists():
+                    break
+                time.sleep(0.2)
+            shutil.rmtree(info.parent, ignore_errors=True)
 
     def params(self):
         return StdioServerParameters(
@@ -233,7 +262,12 @@ class AgentLsp:
                               text=True).stdout.strip()
 
     def close(self):
-        pass
+        self.stop_brokers()
+
+    @staticmethod
+    def language_server(res):
+        """agent-lsp does not say; it runs the command it was given."""
+        return {"name": "pyright", "version": PYRIGHT, "command": str(pyright_langserver())}
 
     def rel(self, path):
         p = Path(path)
@@ -337,6 +371,7 @@ async def measure(server, ws, plan, rounds):
                 await asyncio.sleep(0.5)
             out["first_answer"] = {"s": time.perf_counter() - t0, "tries": tries,
                                    "right": def_right(locs, first.target) == "right"}
+            out["language_server"] = server.language_server(res)
             out["definitions"] = await definitions(server, s, plan["calls"], rounds)
             out["references"] = await references(server, s, plan["refs"])
             out["source"] = await sources(server, s, ws, plan["sources"])
@@ -446,7 +481,7 @@ def pa_str(p):
 def make_plan(name, quick):
     _, _, _, under = PROJECTS[name]
     proj = pa.Project(project_source(name), under)
-    n_def, n_ref, n_src, n_fresh = (8, 4, 5, 2) if quick else (30, 10, 15, 5)
+    n_def, n_ref, n_src, n_fresh = (8, 4, 5, 2) if quick else (20, 8, 10, 4)
     calls = proj.call_sites()
     cross = [c for c in calls if c.at.path != c.target.at.path]
     picked = pa.pick(calls, n_def, SEED)
@@ -520,6 +555,14 @@ def table(results):
     return "\n".join(out)
 
 
+def served(results):
+    for r in results["projects"].values():
+        ls = (r.get("lanser") or {}).get("language_server")
+        if ls:
+            return f"{ls.get('name')} {ls.get('version')}"
+    return "no server"
+
+
 def markdown(results):
     m = results["meta"]
     loads = ", ".join(f"{p}: {r[s]['load_before'][0]:.1f}→{r[s]['load_after'][0]:.1f} ({s})"
@@ -532,7 +575,8 @@ def markdown(results):
         "",
         f"Measured {m['date']} by `benches/peers.py{' --quick' if m['quick'] else ''}` "
         f"on {m['machine']}: {m['lanser']} and agent-lsp {m['agent_lsp']} "
-        f"(PyPI), both over Pyright {PYRIGHT} (the same install) on Node.js {m['node']}, both "
+        f"(PyPI), both over Pyright {PYRIGHT} (the same install; lanser's bundles name "
+        f"{served(results)}) on Node.js {m['node']}, both "
         f"driven by the official MCP Python SDK `mcp` {m['mcp']} over stdio. Projects (PyPI "
         f"sdists): {sizes}. Positions are seeded (seed {SEED}) picks from the files' `ast`, the "
         "same for both; every answer is checked against the files. Load average (1 min) before"
@@ -584,7 +628,7 @@ def main():
     ap.add_argument("--out", help="results path without suffix (.json and .md are written)")
     a = ap.parse_args()
     a.projects = a.projects or ("httpx" if a.quick else ",".join(PROJECTS))
-    a.rounds = a.rounds if a.rounds is not None else (2 if a.quick else 5)
+    a.rounds = a.rounds if a.rounds is not None else (2 if a.quick else 3)
     a.out = a.out or str(REPO / "benches" / ("PEERS-quick" if a.quick else "PEERS"))
     asyncio.run(run(a))
 
