@@ -19,7 +19,7 @@ Both servers run the same Pyright (lanser's pinned 1.1.407 in ~/.cache/lanser, g
 as its Python server command). agent-lsp is pip-installed by name into a venv under ~/.cache.
 
 Usage (after `cargo build --release`), with the test environment's python (it has `mcp`):
-  nice "$(python3 tests/python_env.py)" benches/peers.py [--quick] [--projects httpx,rich,django]
+  nice "$(python3 tests/python_env.py)" benches/peers.py [--quick] [--projects django,httpx,rich]
 Writes benches/PEERS.json and benches/PEERS.md (the table README.md shows).
 """
 import argparse
@@ -50,10 +50,10 @@ PYRIGHT = "1.1.407"
 AGENT_LSP = "0.23.5"
 # name: (sdist requirement, directory in the sdist, subtrees the workspace leaves out, ast scan root)
 PROJECTS = {
-    "httpx": ("httpx==0.28.1", "httpx-0.28.1", [], None),
-    "rich": ("rich==13.9.4", "rich-13.9.4", [], None),
     # Django's 1,900-file test suite is left out: the workspace is the django package (879 files)
     "django": ("django==5.1.4", "Django-5.1.4", ["tests", "docs", "js_tests"], "django"),
+    "httpx": ("httpx==0.28.1", "httpx-0.28.1", [], None),
+    "rich": ("rich==13.9.4", "rich-13.9.4", [], None),
 }
 SEED = 30
 CALL_TIMEOUT = 180
@@ -361,7 +361,8 @@ async def measure(server, ws, plan, rounds):
             await s.initialize()
             await server.prepare(s)
             out["ready_s"] = time.perf_counter() - t0
-            out["tools"] = len((await s.list_tools()).tools)
+            names = [t.name for t in (await s.list_tools()).tools]
+            out["tools"], out["tool_names"] = len(names), names
             first, tries, deadline = plan["calls"][0], 0, time.time() + 600
             while time.time() < deadline:
                 tries += 1
