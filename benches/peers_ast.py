@@ -12,8 +12,9 @@ Python's `ast` (no language server involved).
   UTF-16), with the definition it must land on.
 - `Project.reference_targets()`: module-level functions and classes whose name is defined once in
   the whole project and is only ever used as a bare name or imported by that name (never an
-  attribute, a parameter, a keyword, an alias, another binding): for those every occurrence in
-  the code is a true reference, and `occurrences` lists them (def, imports, loads) by position.
+  attribute, a parameter, a keyword, an alias, another binding), and that every module using it
+  binds at top level to that definition (no same-spelled name from outside, no star import): for
+  those every occurrence in the code is a true reference, listed by position (def, imports, loads).
 - `pick(items, n, seed)`: a seeded, deterministic sample.
 
 Positions are (path relative to root, 1-based line, 1-based column).
@@ -294,6 +295,10 @@ class Project:
             if node not in mod.tree.body:
                 continue  # module-level only
             d = mod.definition(node)
+            # every module that says the name must bind it to this definition (not to an
+            # outside module's name of the same spelling, a star import, a local import)
+            if any(self.binds(m, name) != d for m in {m for m, _, _ in uses.get(name, [])}):
+                continue
             occ = [d.at] + [Pos(m.rel, line, col + 1) for m, line, col in uses.get(name, [])]
             if all(self.by_path[p.path].ascii_line(p.line) for p in occ):
                 out[d] = sorted(occ)

@@ -38,6 +38,21 @@ FILES = {
         "    def method(self):\n"
         "        return twice()\n"
     ),
+    "pkg/other.py": (
+        "from os.path import join\n"
+        "\n"
+        "\n"
+        "def outside():\n"
+        "    return join('a', 'b')\n"
+    ),
+    "pkg/paths.py": (
+        "def join(*parts):\n"
+        "    return '/'.join(parts)\n"
+        "\n"
+        "\n"
+        "def both():\n"
+        "    return join('a')\n"
+    ),
     "pkg/use.py": (
         "from . import helper\n"
         "from .core import Thing, decorated\n"
@@ -89,6 +104,7 @@ def test_call_sites_leave_out_shadowed_and_ambiguous_names(tmp_path):
         ("pkg/use.py", 9, "h"): pa.Pos("pkg/core.py", 4, 5),
         ("pkg/use.py", 10, "helper"): pa.Pos("pkg/core.py", 4, 5),
         ("pkg/use.py", 18, "Thing"): pa.Pos("pkg/core.py", 21, 7),
+        ("pkg/paths.py", 6, "join"): pa.Pos("pkg/paths.py", 1, 5),
     }  # not line 14 (a parameter), nor twice() (two defs)
 
 
@@ -96,7 +112,8 @@ def test_reference_targets_are_names_used_only_bare(tmp_path):
     got = {d.name: occ for d, occ in project(tmp_path).reference_targets().items()}
     # not helper (imported under another name), twice (defined twice), method (used as an
     # attribute), Thing.method's `self` (a parameter)
-    assert set(got) == {"Thing", "decorated", "run", "shadowed", "other"}
+    # nor join: pkg/other.py's `join` is os.path's, not pkg/paths.py's
+    assert set(got) == {"Thing", "decorated", "run", "shadowed", "other", "outside", "both"}
     assert got["decorated"] == [pa.Pos("pkg/core.py", 9, 5), pa.Pos("pkg/use.py", 2, 26),
                                 pa.Pos("pkg/use.py", 8, 5)]
     assert got["Thing"] == [pa.Pos("pkg/core.py", 21, 7), pa.Pos("pkg/use.py", 2, 19),
