@@ -585,7 +585,36 @@ def markdown(results):
         "",
         table(results),
         "",
+        "Where answers were not right (file of each miss; `benches/PEERS.json` has them all):",
+        "",
+        *misses(results),
+        "",
     ])
+
+
+def misses(results):
+    out = []
+    for p, r in results["projects"].items():
+        for s in ("lanser", "agent-lsp"):
+            x = r.get(s)
+            if not x:
+                continue
+            files = {
+                "definition": [m["at"] for m in x["definitions"]["misses"]],
+                "references": [f"{row['name']} {row['found']}/{row['true']}"
+                               for row in x["references"]["rows"] if row["found"] != row["true"]],
+                "source": [m["at"] for m in x["source"]["misses"]],
+                "after edits": [pa_str_site(site) for site, v in zip(
+                    [c for c in r["plan"]["fresh"] for _ in range(3)], x["fresh"]["verdicts"])
+                    if v != "right"],
+            }
+            got = "; ".join(f"{k}: {', '.join(sorted(set(v)))}" for k, v in files.items() if v)
+            out.append(f"- {p}, {s}: {got or 'none'}")
+    return out
+
+
+def pa_str_site(site):
+    return site.rsplit(":", 2)[0]
 
 
 async def run(args):
