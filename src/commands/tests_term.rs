@@ -20,7 +20,14 @@ pub async fn run(
     budget: Duration,
 ) -> Result<Tests> {
     let (seeds, files) = impact::seeds_of_changes(changes);
-    let found = impact::analyse(o, seeds, files, impact::DEFAULT_DEPTH).await?;
+    let found = impact::analyse(
+        o,
+        seeds,
+        files,
+        impact::DEFAULT_DEPTH,
+        impact::tests_of::Rules::Naming,
+    )
+    .await?;
     let ids: Vec<String> = found.tests.keys().cloned().collect();
     let key = ids.join(" ");
     let text = if o.opts().inputs.serves(INPUT, &key) {
@@ -45,6 +52,8 @@ pub async fn run(
                 .filter_map(|r| o.ws().relative(r))
                 .chain([".".to_string()])
                 .collect(),
+            project_addopts: false,
+            mode: testrun::Mode::Run,
         };
         let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))
             .await

@@ -64,6 +64,8 @@ fn plan(root: &Path, tests: &[&str], changes: &[(&str, &str)], budget: u64) -> P
         budget: Duration::from_secs(budget),
         python: PathBuf::from("python3"),
         import_roots: vec![".".into()],
+        project_addopts: false,
+        mode: Mode::Run,
     }
 }
 

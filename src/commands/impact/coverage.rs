@@ -1,0 +1,218 @@
+//! Which tests reach which lines, measured: every collected test run once under coverage.py
+//! with one dynamic context per test ([`crate::testrun::coverage`]) on an overlay of the
+//! workspace as it is, kept per workspace (in the process, and on disk under
+//! `$LANSER_HOME/coverage/`) with the content digest of every file it saw. When the workspace
+//! changes, only the tests that are new, whose own file changed or that executed a changed
+//! file run again (testmon's rule); the others keep their lines. The same run gives each
+//! test's outcome before a change (pr-v3's "before").
+//!
+//! What a bundle depends on (the tests a change's lines select, and their outcomes) is an
+//! input: a trace records it and a replay serves it without running anything.
+
+use super::pytest::{plan, state_digest};
+use super::selection::Lines;
+use crate::error::{LanserError, Result};
+use crate::orchestrator::Orchestrator;
+use crate::testrun::{self, Coverage, Outcome};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const INPUT: &str = "tests:coverage";
+
+/// Most seconds one coverage run of the suite may take.
+const BUDGET: Duration = Duration::from_secs(900);
+
+/// Per-test coverage of one workspace state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Data {
+    pub digest: String,
+    /// Each file's content digest at that state.
+    pub files: BTreeMap<String, String>,
+    pub lines: Coverage,
+    pub outcomes: BTreeMap<String, Outcome>,
+}
+
+/// What a change's lines select.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Hit {
+    pub tests: BTreeSet<String>,
+    /// Every test's outcome before the change.
+    pub outcomes: BTreeMap<String, Outcome>,
+}
+
+static LATEST: Mutex<BTreeMap<PathBuf, Arc<Data>>> = Mutex::new(BTreeMap::new());
+/// One coverage computation at a time in a process.
+static COMPUTING: Mutex<()> = Mutex::new(());
+
+fn disk_path(root: &std::path::Path) -> PathBuf {
+    let key = crate::digest::sha256_hex(root.to_string_lossy().as_bytes());
+    crate::home::lanser_home()
+        .join("coverage")
+        .join(format!("{}.json", &key[..16]))
+}
+
+/// The tests whose executed lines `lines` touch, and every test's outcome before; `Err`
+/// with the reason where there is no coverage.
+pub async fn touching(
+    o: &Orchestrator,
+    ids: &[String],
+    lines: &Lines,
+) -> Result<std::result::Result<Hit, String>> {
+    let digest = state_digest(o);
+    let key = format!(
+        "{digest} {}",
+        crate::digest::sha256_hex(&serde_json::to_vec(lines).expect("lines serialize"))
+    );
+    let text = if o.opts().inputs.serves(INPUT, &key) {
+        o.opts().inputs.read_to_string(INPUT, &key, || {
+            Err(std::io::Error::other("served from the trace"))
+        })
+    } else {
+        let answer = match ensure(o, ids, &digest).await? {
+            Ok(data) => Ok(hit(&data, lines)),
+            Err(why) => Err(why),
+        };
+        let bytes = serde_json::to_vec(&answer).expect("hits serialize");
+        o.opts().inputs.read_to_string(INPUT, &key, || Ok(bytes))
+    };
+    let text = text.map_err(|e| LanserError::internal(format!("coverage: {e}")).with_source(e))?;
+    serde_json::from_str(&text)
+        .map_err(|e| LanserError::internal(format!("coverage: bad record: {e}")).with_source(e))
+}
+
+fn hit(data: &Data, lines: &Lines) -> Hit {
+    let tests = data
+        .lines
+        .iter()
+        .filter(|(_, files)| {
+            files.iter().any(|(f, ls)| {
+                lines
+                    .get(f)
+                    .is_some_and(|want| ls.iter().any(|l| want.contains(&(*l as usize))))
+            })
+        })
+        .map(|(id, _)| id.clone())
+        .collect();
+    Hit {
+        tests,
+        outcomes: data.outcomes.clone(),
+    }
+}
+
+fn file_digests(o: &Orchestrator) -> BTreeMap<String, String> {
+    let root = &o.ws().root;
+    o.ws()
+        .python_files()
+        .into_iter()
+        .filter_map(|f| {
+            let bytes = std::fs::read(root.join(&f)).ok()?;
+            Some((f, crate::digest::sha256_hex(&bytes)))
+        })
+        .collect()
+}
+
+/// The coverage of the workspace as it is: cached, refreshed, or measured now.
+pub async fn ensure(
+    o: &Orchestrator,
+    ids: &[String],
+    digest: &str,
+) -> Result<std::result::Result<Arc<Data>, String>> {
+    let root = o.ws().root.clone();
+    let base = plan(o, vec![], vec![]);
+    let files = file_digests(o);
+    let (ids, digest) = (ids.to_vec(), digest.to_string());
+    let work = move || -> std::result::Result<Arc<Data>, String> {
+        let _one = COMPUTING.lock().unwrap_or_else(|p| p.into_inner());
+        let prev = LATEST
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&root)
+            .cloned()
+            .or_else(|| {
+                let text = std::fs::read(disk_path(&root)).ok()?;
+                serde_json::from_slice::<Data>(&text).ok().map(Arc::new)
+            });
+        if let Some(p) = prev.as_ref().filter(|p| p.digest == digest) {
+            return Ok(p.clone());
+        }
+        if !testrun::collect::importable(&base, "coverage") {
+            return Err(format!(
+                "coverage.py is not importable by the project's interpreter ({}): the \
+                 selection is static (install coverage there for measured selection)",
+                base.python
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+            ));
+        }
+        let changed: BTreeSet<&String> = match &prev {
+            Some(p) => files
+                .iter()
+                .filter(|(f, d)| p.files.get(*f) != Some(*d))
+                .map(|(f, _)| f)
+                .chain(p.files.keys().filter(|f| !files.contains_key(*f)))
+                .collect(),
+            None => BTreeSet::new(),
+        };
+        let stale = |id: &String| -> bool {
+            let Some(p) = &prev else { return true };
+            let own = id.split("::").next().unwrap_or(id);
+            !p.outcomes.contains_key(id)
+                || changed.iter().any(|f| f.as_str() == own)
+                || p.lines
+                    .get(id)
+                    .is_some_and(|fs| fs.keys().any(|f| changed.contains(f)))
+        };
+        let rerun: Vec<String> = ids.iter().filter(|id| stale(id)).cloned().collect();
+        let mut data = Data {
+            digest: digest.clone(),
+            files: files.clone(),
+            lines: Coverage::new(),
+            outcomes: BTreeMap::new(),
+        };
+        if let Some(p) = &prev {
+            for id in ids.iter().filter(|id| !rerun.contains(id)) {
+                if let Some(l) = p.lines.get(id) {
+                    data.lines.insert(id.clone(), l.clone());
+                }
+                if let Some(out) = p.outcomes.get(id) {
+                    data.outcomes.insert(id.clone(), *out);
+                }
+            }
+        }
+        let p = testrun::Plan {
+            tests: rerun,
+            budget: BUDGET,
+            ..base
+        };
+        let (run, cov) = testrun::coverage(&p).map_err(|e| e.to_string())?;
+        let cov = cov.ok_or("coverage.py recorded nothing")?;
+        if run.timed_out {
+            return Err(format!(
+                "the coverage run took more than {} s: the selection is static",
+                BUDGET.as_secs()
+            ));
+        }
+        for t in run.tests {
+            data.outcomes.insert(t.id, t.outcome);
+        }
+        data.lines.extend(cov);
+        let data = Arc::new(data);
+        let path = disk_path(&root);
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = std::fs::write(&path, serde_json::to_vec(&*data).unwrap_or_default());
+        LATEST
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(root, data.clone());
+        Ok(data)
+    };
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| LanserError::internal(format!("coverage panicked: {e}")).with_source(e))
+}
