@@ -47,8 +47,10 @@ static LATEST: Mutex<BTreeMap<PathBuf, Arc<Data>>> = Mutex::new(BTreeMap::new())
 /// One coverage computation at a time in a process.
 static COMPUTING: Mutex<()> = Mutex::new(());
 
-fn disk_path(root: &std::path::Path) -> PathBuf {
-    let key = crate::digest::sha256_hex(root.to_string_lossy().as_bytes());
+/// The disk copy of a workspace's coverage under one interpreter.
+fn disk_path(root: &std::path::Path, python: &std::path::Path) -> PathBuf {
+    let key = format!("{}\0{}", root.display(), python.display());
+    let key = crate::digest::sha256_hex(key.as_bytes());
     crate::home::lanser_home()
         .join("coverage")
         .join(format!("{}.json", &key[..16]))
@@ -132,7 +134,7 @@ pub async fn ensure(
             .get(&root)
             .cloned()
             .or_else(|| {
-                let text = std::fs::read(disk_path(&root)).ok()?;
+                let text = std::fs::read(disk_path(&root, &base.python)).ok()?;
                 serde_json::from_slice::<Data>(&text).ok().map(Arc::new)
             });
         if let Some(p) = prev.as_ref().filter(|p| p.digest == digest) {
@@ -183,6 +185,7 @@ pub async fn ensure(
                 }
             }
         }
+        let python = base.python.clone();
         let p = testrun::Plan {
             tests: rerun,
             budget: BUDGET,
@@ -201,7 +204,7 @@ pub async fn ensure(
         }
         data.lines.extend(cov);
         let data = Arc::new(data);
-        let path = disk_path(&root);
+        let path = disk_path(&root, &python);
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
