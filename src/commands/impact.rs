@@ -117,7 +117,35 @@ pub async fn run(
     patch_path: Option<&str>,
     depth: u32,
 ) -> Result<Outcome> {
+    let found = select_for(o, selector, patch_path, depth, "impact").await?;
+    Ok(Outcome {
+        facts: facts(o, &found.chosen, depth),
+        resolution: found.resolution,
+        complete: found.complete && !found.chosen.analysis.truncated,
+        edits: None,
+        reward: None,
+    })
+}
+
+/// A selection for a selector or a patch, as `impact` and `tests` make it.
+pub struct Found {
+    pub chosen: selection::Selected,
+    pub resolution: Option<crate::bundle::Resolution>,
+    pub complete: bool,
+    /// A patch's changes: each file and its patched text.
+    pub changes: Vec<(String, String)>,
+}
+
+/// Seeds from a selector or a patch, then the shared selection.
+pub async fn select_for(
+    o: &mut Orchestrator,
+    selector: Option<&str>,
+    patch_path: Option<&str>,
+    depth: u32,
+    op: &str,
+) -> Result<Found> {
     let mut patch_lines = None;
+    let mut changes = Vec::new();
     let (seeds, resolution) = match (selector, patch_path) {
         (Some(sel), None) => {
             let (spec, target) = o.resolve(sel)?;
@@ -133,32 +161,31 @@ pub async fn run(
             let text = super::check::read_patch(o, p)?;
             let fps = patch::parse(&text)?;
             let seeds = seeds_of_patch(o, &fps)?;
-            patch_lines = Some(
-                fps.iter()
-                    .filter_map(|fp| {
-                        let (_, rel) = o.ws().resolve_user_path(&fp.path, &o.opts().cwd).ok()?;
-                        Some((rel, changed_lines(fp)))
-                    })
-                    .collect(),
-            );
+            let mut lines = selection::Lines::new();
+            for fp in &fps {
+                let (_, rel) = o.ws().resolve_user_path(&fp.path, &o.opts().cwd)?;
+                if let Some(p) = seeds.1.get(&rel) {
+                    changes.push((rel.clone(), patch::apply(&rel, &p.doc.text, fp)?));
+                }
+                lines.insert(rel, changed_lines(fp));
+            }
+            patch_lines = Some(lines);
             (seeds, None)
         }
         _ => {
-            return Err(LanserError::usage(
-                "impact takes a selector or --patch FILE, not both and not neither",
-            ))
+            return Err(LanserError::usage(format!(
+                "{op} takes a selector or --patch FILE, not both and not neither"
+            )))
         }
     };
     let complete = o.wait_ready().await?;
     let lines = selection::seed_lines(&seeds.0, &seeds.1, patch_lines);
     let chosen = selection::select(o, seeds.0, seeds.1, depth, lines).await?;
-    let impact = &chosen.analysis;
-    Ok(Outcome {
-        facts: facts(o, &chosen, depth),
+    Ok(Found {
+        chosen,
         resolution,
-        complete: complete && !impact.truncated,
-        edits: None,
-        reward: None,
+        complete,
+        changes,
     })
 }
 
@@ -513,7 +540,7 @@ fn kind_of(files: &BTreeMap<String, Parsed>, item: &Item) -> &'static str {
 }
 
 /// An item as a location fact (its name's range; a module's first line).
-fn item_fact(o: &Orchestrator, impact: &Analysis, item: &Item) -> ImpactItem {
+pub fn item_fact(o: &Orchestrator, impact: &Analysis, item: &Item) -> ImpactItem {
     let p = impact.files.get(&item.path);
     let def = p.and_then(|p| p.defs.iter().find(|d| d.qual == item.qual));
     let enc = o.encoding();

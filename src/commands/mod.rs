@@ -36,6 +36,7 @@ mod show;
 pub mod source;
 pub mod structural;
 pub mod symbols;
+pub mod tests_op;
 pub mod tests_term;
 
 use crate::bundle::Bundle;
@@ -209,6 +210,7 @@ operations! {
     RenameFile(rename_file::RenameFile),
     Decl(decl::Decl),
     Source(source::Source),
+    Tests(tests_op::Tests),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the
