@@ -150,41 +150,7 @@ pub async fn ensure(
                     .to_string_lossy()
             ));
         }
-        let changed: BTreeSet<&String> = match &prev {
-            Some(p) => files
-                .iter()
-                .filter(|(f, d)| p.files.get(*f) != Some(*d))
-                .map(|(f, _)| f)
-                .chain(p.files.keys().filter(|f| !files.contains_key(*f)))
-                .collect(),
-            None => BTreeSet::new(),
-        };
-        let stale = |id: &String| -> bool {
-            let Some(p) = &prev else { return true };
-            let own = id.split("::").next().unwrap_or(id);
-            !p.outcomes.contains_key(id)
-                || changed.iter().any(|f| f.as_str() == own)
-                || p.lines
-                    .get(id)
-                    .is_some_and(|fs| fs.keys().any(|f| changed.contains(f)))
-        };
-        let rerun: Vec<String> = ids.iter().filter(|id| stale(id)).cloned().collect();
-        let mut data = Data {
-            digest: digest.clone(),
-            files: files.clone(),
-            lines: Coverage::new(),
-            outcomes: BTreeMap::new(),
-        };
-        if let Some(p) = &prev {
-            for id in ids.iter().filter(|id| !rerun.contains(id)) {
-                if let Some(l) = p.lines.get(id) {
-                    data.lines.insert(id.clone(), l.clone());
-                }
-                if let Some(out) = p.outcomes.get(id) {
-                    data.outcomes.insert(id.clone(), *out);
-                }
-            }
-        }
+        let (mut data, rerun) = carried(prev.as_deref(), &files, &ids, &digest);
         let python = base.python.clone();
         let p = testrun::Plan {
             tests: rerun,
@@ -218,4 +184,107 @@ pub async fn ensure(
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| LanserError::internal(format!("coverage panicked: {e}")).with_source(e))
+}
+
+/// What a new state keeps of the previous one's coverage, and the tests to run again: those
+/// that are new, whose own file changed, or that executed a changed file.
+fn carried(
+    prev: Option<&Data>,
+    files: &BTreeMap<String, String>,
+    ids: &[String],
+    digest: &str,
+) -> (Data, Vec<String>) {
+    let changed: BTreeSet<&String> = match prev {
+        Some(p) => files
+            .iter()
+            .filter(|(f, d)| p.files.get(*f) != Some(*d))
+            .map(|(f, _)| f)
+            .chain(p.files.keys().filter(|f| !files.contains_key(*f)))
+            .collect(),
+        None => BTreeSet::new(),
+    };
+    let stale = |id: &String| -> bool {
+        let Some(p) = prev else { return true };
+        let own = id.split("::").next().unwrap_or(id);
+        !p.outcomes.contains_key(id)
+            || changed.iter().any(|f| f.as_str() == own)
+            || p.lines
+                .get(id)
+                .is_some_and(|fs| fs.keys().any(|f| changed.contains(f)))
+    };
+    let rerun: Vec<String> = ids.iter().filter(|id| stale(id)).cloned().collect();
+    let mut data = Data {
+        digest: digest.to_string(),
+        files: files.clone(),
+        lines: Coverage::new(),
+        outcomes: BTreeMap::new(),
+    };
+    if let Some(p) = prev {
+        for id in ids.iter().filter(|id| !rerun.contains(id)) {
+            if let Some(l) = p.lines.get(id) {
+                data.lines.insert(id.clone(), l.clone());
+            }
+            if let Some(out) = p.outcomes.get(id) {
+                data.outcomes.insert(id.clone(), *out);
+            }
+        }
+    }
+    (data, rerun)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_new_tests_and_those_touching_a_changed_file_run_again() {
+        let s = |x: &str| x.to_string();
+        let prev = Data {
+            digest: s("d0"),
+            files: [
+                (s("lib.py"), s("a")),
+                (s("other.py"), s("b")),
+                (s("tests/test_x.py"), s("c")),
+            ]
+            .into(),
+            lines: [
+                (
+                    s("tests/test_x.py::test_lib"),
+                    [(s("lib.py"), vec![2])].into(),
+                ),
+                (
+                    s("tests/test_x.py::test_other"),
+                    [(s("other.py"), vec![1])].into(),
+                ),
+            ]
+            .into(),
+            outcomes: [
+                (s("tests/test_x.py::test_lib"), Outcome::Passed),
+                (s("tests/test_x.py::test_other"), Outcome::Failed),
+            ]
+            .into(),
+        };
+        let mut now = prev.files.clone();
+        now.insert(s("lib.py"), s("a2"));
+        let ids = [
+            s("tests/test_x.py::test_lib"),
+            s("tests/test_x.py::test_other"),
+            s("tests/test_x.py::test_new"),
+        ];
+        let (data, rerun) = carried(Some(&prev), &now, &ids, "d1");
+        assert_eq!(
+            rerun,
+            [
+                s("tests/test_x.py::test_lib"),
+                s("tests/test_x.py::test_new")
+            ]
+        );
+        assert_eq!(data.outcomes.len(), 1);
+        assert_eq!(data.outcomes[&ids[1]], Outcome::Failed);
+        assert!(data.lines.contains_key(&ids[1]));
+        // A changed test file reruns every test in it.
+        now.insert(s("tests/test_x.py"), s("c2"));
+        assert_eq!(carried(Some(&prev), &now, &ids, "d2").1.len(), 3);
+        assert_eq!(carried(None, &now, &ids, "d2").1.len(), 3);
+    }
 }
