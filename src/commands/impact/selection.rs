@@ -54,7 +54,7 @@ pub fn seed_lines(seeds: &[Item], files: &BTreeMap<String, Parsed>, patch: Optio
         let (l1, _) = p.doc.position(span.1, crate::text::Encoding::Utf8);
         out.entry(s.path.clone())
             .or_default()
-            .extend(l0 as usize + 1..=l1 as usize + 1);
+            .extend(l0 + 1..=l1 + 1);
     }
     out
 }
