@@ -14,6 +14,7 @@ use super::selection::Lines;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::Orchestrator;
 use crate::testrun::{self, Coverage, Outcome};
+use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -104,10 +105,9 @@ fn hit(data: &Data, lines: &Lines) -> Hit {
     }
 }
 
-fn file_digests(o: &Orchestrator) -> BTreeMap<String, String> {
-    let root = &o.ws().root;
-    o.ws()
-        .python_files()
+fn file_digests(ws: &Workspace) -> BTreeMap<String, String> {
+    let root = &ws.root;
+    ws.python_files()
         .into_iter()
         .filter_map(|f| {
             let bytes = std::fs::read(root.join(&f)).ok()?;
@@ -124,9 +124,45 @@ pub async fn ensure(
 ) -> Result<std::result::Result<Arc<Data>, String>> {
     let root = o.ws().root.clone();
     let base = plan(o, vec![], vec![]);
-    let files = file_digests(o);
+    let files = file_digests(o.ws());
     let (ids, digest) = (ids.to_vec(), digest.to_string());
-    let work = move || -> std::result::Result<Arc<Data>, String> {
+    let work = move || measure(root, base, files, ids, digest);
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| LanserError::internal(format!("coverage panicked: {e}")).with_source(e))
+}
+
+/// In a warm daemon's background, once it starts: collect and measure the workspace as it is,
+/// so the first request finds both (the same functions make them as a request would, so the
+/// answers are the same). Only where the project's interpreter has coverage.py.
+pub fn prewarm(ws: &Workspace) {
+    let base = super::pytest::plan_in(ws, vec![], vec![]);
+    if !testrun::collect::importable(&base, "coverage") {
+        return;
+    }
+    let digest = super::pytest::state_digest_in(ws);
+    let collected = match testrun::collect(&base) {
+        Ok(c) if !c.is_empty() => c,
+        _ => return,
+    };
+    let ids = collected.iter().map(|c| c.id.clone()).collect();
+    let catalog = super::pytest::Catalog {
+        collected: Some(collected),
+        note: None,
+    };
+    super::pytest::remember(ws.root.clone(), digest.clone(), catalog);
+    let _ = measure(ws.root.clone(), base, file_digests(ws), ids, digest);
+}
+
+/// Measure (or refresh, or take from the cache) the coverage of one workspace state.
+fn measure(
+    root: PathBuf,
+    base: testrun::Plan,
+    files: BTreeMap<String, String>,
+    ids: Vec<String>,
+    digest: String,
+) -> std::result::Result<Arc<Data>, String> {
+    {
         let _one = COMPUTING.lock().unwrap_or_else(|p| p.into_inner());
         let prev = LATEST
             .lock()
@@ -180,10 +216,7 @@ pub async fn ensure(
             .unwrap_or_else(|p| p.into_inner())
             .insert(root, data.clone());
         Ok(data)
-    };
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| LanserError::internal(format!("coverage panicked: {e}")).with_source(e))
+    }
 }
 
 /// What a new state keeps of the previous one's coverage, and the tests to run again: those

@@ -10,6 +10,7 @@ use super::{enclosing, load, Item, Parsed};
 use crate::error::{LanserError, Result};
 use crate::orchestrator::Orchestrator;
 use crate::testrun::{self, Collected, Mode, Plan};
+use crate::workspace::Workspace;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -48,8 +49,13 @@ fn cache() -> Arc<Cache> {
 /// The digest of the workspace's state as pytest sees it: every Python file and pytest
 /// configuration file, path and content.
 pub fn state_digest(o: &Orchestrator) -> String {
-    let root = &o.ws().root;
-    let mut files = o.ws().python_files();
+    state_digest_in(o.ws())
+}
+
+/// [`state_digest`] of a workspace.
+pub fn state_digest_in(ws: &Workspace) -> String {
+    let root = &ws.root;
+    let mut files = ws.python_files();
     files.extend(PYTEST_CONFIG.iter().map(|f| f.to_string()));
     files.sort();
     let mut all = Vec::new();
@@ -66,18 +72,22 @@ pub fn state_digest(o: &Orchestrator) -> String {
 
 /// A plan over the workspace: its files with `changes` over them, in its interpreter.
 pub fn plan(o: &Orchestrator, changes: Vec<(String, String)>, tests: Vec<String>) -> Plan {
+    plan_in(o.ws(), changes, tests)
+}
+
+/// [`plan`] over a workspace.
+pub fn plan_in(ws: &Workspace, changes: Vec<(String, String)>, tests: Vec<String>) -> Plan {
     Plan {
-        root: o.ws().root.clone(),
-        files: o.ws().python_files(),
+        root: ws.root.clone(),
+        files: ws.python_files(),
         changes,
         tests,
         budget: COLLECT_BUDGET,
-        python: crate::env::find_python(o.ws()).unwrap_or_else(|| PathBuf::from("python3")),
-        import_roots: o
-            .ws()
+        python: crate::env::find_python(ws).unwrap_or_else(|| PathBuf::from("python3")),
+        import_roots: ws
             .import_roots()
             .iter()
-            .filter_map(|r| o.ws().relative(r))
+            .filter_map(|r| ws.relative(r))
             .chain([".".to_string()])
             .collect(),
         project_addopts: true,
@@ -186,4 +196,12 @@ pub fn items(
         out.push((c.id.clone(), item, c.doctest));
     }
     out
+}
+
+/// Keep a collection made elsewhere (a warm daemon's background one) for this state.
+pub fn remember(root: PathBuf, digest: String, catalog: Catalog) {
+    cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert((root, digest), Arc::new(catalog));
 }
