@@ -49,6 +49,11 @@ PROJECTS = [
      ["boltons"], "."),
 ]
 
+# LANSER_REWARD_PROJECTS=idna,toolz runs on those projects only (a partial run).
+if os.environ.get("LANSER_REWARD_PROJECTS"):
+    _only = os.environ["LANSER_REWARD_PROJECTS"].split(",")
+    PROJECTS = [p for p in PROJECTS if p[0] in _only]
+
 # Per project: how many patches of each family (48 in all, 240 over the five projects).
 PLAN = {"visible": 12, "invisible": 16, "exact_fix": 6, "partial_fix": 6, "neutral": 8}
 
@@ -283,7 +288,8 @@ def score():
     for (project, base), members in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         tree = materialize(members[0], scratch, with_patch=False)
         for variant, flags in (("v2", ["--reward", "pr-v2"]),
-                               ("v2tests", ["--reward", "pr-v2", "--tests", "impacted"])):
+                               ("v2tests", ["--reward", "pr-v2", "--tests", "impacted"]),
+                               ("v3tests", ["--reward", "pr-v3", "--tests", "impacted"])):
             with Lanser(tree, lanser_bin=lanser_bin(), daemon=False,
                         args=["--timeout", "120", *flags]) as s:
                 t0 = time.monotonic()
@@ -404,9 +410,10 @@ def report():
         "pr-v1": lambda s: v1_from_v2(s["v2"]["reward"]),
         "pr-v2 (no tests)": lambda s: s["v2"]["reward"]["r"],
         "pr-v2 + impacted tests": lambda s: s["v2tests"]["reward"]["r"],
+        "pr-v3 + selected tests": lambda s: s["v3tests"]["reward"]["r"],
     }
     usable = [r for r in rows if r["id"] in scores and all(
-        scores[r["id"]].get(v, {}).get("ok") for v in ("v2", "v2tests"))]
+        scores[r["id"]].get(v, {}).get("ok") for v in ("v2", "v2tests", "v3tests"))]
     result = {"patches": len(rows), "scored": len(usable), "variants": {}, "families": {}}
     lines = [f"{len(usable)} of {len(rows)} patches scored; "
              f"{sum(labels[r['id']]['good'] for r in usable)} good by their project's tests.\n",

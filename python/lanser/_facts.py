@@ -76,6 +76,18 @@ class Components2(BaseModel):
     tests: float
 
 
+class Components3(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    ambiguity_penalty: float
+    diagnostics: float
+    remaining: float
+    safety: float
+    structural: float
+    tests: float
+
+
 class DiagCounts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -531,6 +543,18 @@ class Structural(BaseModel):
     )
 
 
+class Summary(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    errors: conint(ge=0)
+    failed: conint(ge=0)
+    notRun: conint(ge=0)
+    passed: conint(ge=0)
+    skipped: conint(ge=0)
+    timedOut: bool
+
+
 class OldRangeItem(RootModel[conint(ge=0)]):
     root: conint(ge=0)
 
@@ -597,12 +621,53 @@ class Tally(BaseModel):
     warning: conint(ge=0)
 
 
+class TestChange(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    after: str
+    before: str
+    id: str
+
+
+class TestEntry(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    depth: conint(ge=0) | None = Field(
+        None,
+        description='Levels from the change along the static path (absent when only coverage selects it).',
+    )
+    id: str = Field(..., description="pytest's node id.")
+    name: str
+    outcome: str | None = Field(
+        None, description='With --run: passed, failed, error, skipped or notRun.'
+    )
+    path: str = Field(..., description='The file and name of the definition it runs.')
+    range: list[RangeItem] = Field(..., max_length=4, min_length=4)
+
+
 class TestOutcome(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
     id: str
     outcome: str
+
+
+class TestSelection(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    coverage: bool = Field(
+        ...,
+        description='Whether per-test line coverage added the tests that executed a changed line (else the\nselection is static: callers, references, fixtures).',
+    )
+    notes: list[str] = Field(..., description='Why a source was not used.')
+    tests: str = Field(
+        ...,
+        description="`pytest` (its own collection) or `naming` (pytest's default naming rules, where it\ncould not collect).",
+    )
 
 
 class Tests(BaseModel):
@@ -617,6 +682,38 @@ class Tests(BaseModel):
         description='Each selected test (pytest node id) and how it ended: passed, failed, error, skipped,\nnotRun.',
     )
     timedOut: bool
+
+
+class Tests2(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    failing: conint(ge=0) = Field(..., description='F: failing or erroring after.')
+    fixed: conint(ge=0) = Field(
+        ..., description='N: passing after, failing or erroring before.'
+    )
+    passed: conint(ge=0) = Field(..., description='P: passing after.')
+    ran: list[TestChange]
+    selection: str = Field(
+        ...,
+        description='How the tests were selected (`pytest+coverage`, `pytest`, `naming`).',
+    )
+    timedOut: bool = Field(
+        ..., description='The run after the step ran out of its budget.'
+    )
+
+
+class TestsFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    ran: bool = Field(..., description='Whether they ran (--run).')
+    selection: TestSelection
+    summary: Summary | None = Field(
+        None,
+        description='With --run: counts by outcome and whether the budget cut the run.',
+    )
+    tests: list[TestEntry]
 
 
 class TypeDefFacts(BaseModel):
@@ -682,6 +779,22 @@ class Weights2(BaseModel):
     safety: float
     structural: float
     tests: float
+    warning: float
+
+
+class Weights3(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    ambiguity: float
+    error: float
+    failing: float
+    fixed: float
+    passing: float
+    remaining: float
+    runtime: float
+    safety: float
+    structural: float
     warning: float
 
 
@@ -936,6 +1049,7 @@ class ImpactFacts(BaseModel):
     seeds: list[ImpactItem] = Field(
         ..., description='The definitions the change touches.'
     )
+    selection: TestSelection = Field(..., description='How the tests were found.')
     testFiles: list[str]
     tests: list[ImpactItem] = Field(..., description='The impacted tests, by node id.')
     truncated: bool = Field(
@@ -981,6 +1095,19 @@ class Inputs2(BaseModel):
     safety: conint(ge=0, le=255) = Field(..., description='S ∈ {0, 1}.')
     structural: Structural | None
     tests: Tests | None
+
+
+class Inputs3(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    after: Tally | None
+    before: Tally | None
+    confidence: float = Field(..., description='α ∈ [0, 1].')
+    remaining: conint(ge=0) | None = Field(..., description="R_now, as pr-v2's.")
+    safety: conint(ge=0, le=255) = Field(..., description='S ∈ {0, 1}.')
+    structural: Structural | None
+    tests: Tests2 | None
 
 
 class LocateTarget(BaseModel):
@@ -1124,8 +1251,20 @@ class Reward2(BaseModel):
     weights: Weights2
 
 
-class AnyReward(RootModel[Reward | Reward2]):
-    root: Reward | Reward2 = Field(
+class Reward3(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    components: Components3
+    explanation: str
+    inputs: Inputs3
+    r: float
+    version: str
+    weights: Weights3
+
+
+class AnyReward(RootModel[Reward | Reward2 | Reward3]):
+    root: Reward | Reward2 | Reward3 = Field(
         ..., description='`processReward` in the bundle schema: one of the versions.'
     )
 

@@ -233,7 +233,22 @@ pub struct ImpactFacts {
     pub depth: u32,
     /// More definitions were reached than one analysis visits (2,000).
     pub truncated: bool,
+    /// How the tests were found.
+    pub selection: TestSelection,
     pub provenance: String,
+}
+
+/// How an analysis found its tests (docs/commands.md#impact).
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct TestSelection {
+    /// `pytest` (its own collection) or `naming` (pytest's default naming rules, where it
+    /// could not collect).
+    pub tests: String,
+    /// Whether per-test line coverage added the tests that executed a changed line (else the
+    /// selection is static: callers, references, fixtures).
+    pub coverage: bool,
+    /// Why a source was not used.
+    pub notes: Vec<String>,
 }
 
 #[derive(JsonSchema, Serialize, Deserialize)]

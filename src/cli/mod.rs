@@ -238,7 +238,7 @@ impl Global {
         let reward = Scheme::parse(&self.reward, self.reward_weights.as_deref())?;
         if self.tests.is_some() && !reward.is_v2() {
             return Err(LanserError::usage(
-                "--tests impacted is a term of pr-v2: add --reward pr-v2",
+                "--tests impacted is a term of pr-v2 and pr-v3: add --reward pr-v2 (or pr-v3)",
             ));
         }
         if !(0.0..=1.0).contains(&self.tau) {

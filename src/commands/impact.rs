@@ -76,6 +76,9 @@ impl Operation for Impact {
     }
 }
 
+pub mod coverage;
+pub mod pytest;
+pub mod selection;
 pub mod tests_of;
 
 /// Levels of callers followed unless `--depth` says otherwise (and by pr-v2's test term).
@@ -114,6 +117,35 @@ pub async fn run(
     patch_path: Option<&str>,
     depth: u32,
 ) -> Result<Outcome> {
+    let found = select_for(o, selector, patch_path, depth, "impact").await?;
+    Ok(Outcome {
+        facts: facts(o, &found.chosen, depth),
+        resolution: found.resolution,
+        complete: found.complete && !found.chosen.analysis.truncated,
+        edits: None,
+        reward: None,
+    })
+}
+
+/// A selection for a selector or a patch, as `impact` and `tests` make it.
+pub struct Found {
+    pub chosen: selection::Selected,
+    pub resolution: Option<crate::bundle::Resolution>,
+    pub complete: bool,
+    /// A patch's changes: each file and its patched text.
+    pub changes: Vec<(String, String)>,
+}
+
+/// Seeds from a selector or a patch, then the shared selection.
+pub async fn select_for(
+    o: &mut Orchestrator,
+    selector: Option<&str>,
+    patch_path: Option<&str>,
+    depth: u32,
+    op: &str,
+) -> Result<Found> {
+    let mut patch_lines = None;
+    let mut changes = Vec::new();
     let (seeds, resolution) = match (selector, patch_path) {
         (Some(sel), None) => {
             let (spec, target) = o.resolve(sel)?;
@@ -127,22 +159,33 @@ pub async fn run(
         }
         (None, Some(p)) => {
             let text = super::check::read_patch(o, p)?;
-            (seeds_of_patch(o, &patch::parse(&text)?)?, None)
+            let fps = patch::parse(&text)?;
+            let seeds = seeds_of_patch(o, &fps)?;
+            let mut lines = selection::Lines::new();
+            for fp in &fps {
+                let (_, rel) = o.ws().resolve_user_path(&fp.path, &o.opts().cwd)?;
+                if let Some(p) = seeds.1.get(&rel) {
+                    changes.push((rel.clone(), patch::apply(&rel, &p.doc.text, fp)?));
+                }
+                lines.insert(rel, changed_lines(fp));
+            }
+            patch_lines = Some(lines);
+            (seeds, None)
         }
         _ => {
-            return Err(LanserError::usage(
-                "impact takes a selector or --patch FILE, not both and not neither",
-            ))
+            return Err(LanserError::usage(format!(
+                "{op} takes a selector or --patch FILE, not both and not neither"
+            )))
         }
     };
     let complete = o.wait_ready().await?;
-    let impact = analyse(o, seeds.0, seeds.1, depth).await?;
-    Ok(Outcome {
-        facts: facts(o, &impact, depth),
+    let lines = selection::seed_lines(&seeds.0, &seeds.1, patch_lines);
+    let chosen = selection::select(o, seeds.0, seeds.1, depth, lines).await?;
+    Ok(Found {
+        chosen,
         resolution,
-        complete: complete && !impact.truncated,
-        edits: None,
-        reward: None,
+        complete,
+        changes,
     })
 }
 
@@ -167,7 +210,7 @@ pub fn enclosing(path: &str, defs: &[Def], offset: usize) -> Item {
 }
 
 /// 1-based old-side lines a hunk removes, or inserts before.
-fn changed_lines(fp: &FilePatch) -> BTreeSet<usize> {
+pub fn changed_lines(fp: &FilePatch) -> BTreeSet<usize> {
     let mut out = BTreeSet::new();
     for h in &fp.hunks {
         let mut line = h.old_start.max(1);
@@ -245,6 +288,7 @@ pub async fn analyse(
     seeds: Vec<Item>,
     mut files: BTreeMap<String, Parsed>,
     depth: u32,
+    rules: tests_of::Rules<'_>,
 ) -> Result<Analysis> {
     let mut reached: BTreeMap<Item, u32> = BTreeMap::new();
     let mut queue: VecDeque<(Item, u32)> = VecDeque::new();
@@ -254,7 +298,7 @@ pub async fn analyse(
     }
     let mut truncated = false;
     while let Some((item, d)) = queue.pop_front() {
-        if d >= depth || tests_of::is_test_file(&item.path) && !item.qual.is_empty() {
+        if d >= depth || rules.stops(&item) {
             continue;
         }
         // An overridden method is reached where its override is: calls through the base
@@ -282,7 +326,7 @@ pub async fn analyse(
             queue.push_front_or_back(item, level, d);
         }
     }
-    let tests = tests_of::select(o, &mut files, &reached)?;
+    let tests = tests_of::select(o, &mut files, &reached, rules)?;
     Ok(Analysis {
         seeds,
         reached,
@@ -496,7 +540,7 @@ fn kind_of(files: &BTreeMap<String, Parsed>, item: &Item) -> &'static str {
 }
 
 /// An item as a location fact (its name's range; a module's first line).
-fn item_fact(o: &Orchestrator, impact: &Analysis, item: &Item) -> ImpactItem {
+pub fn item_fact(o: &Orchestrator, impact: &Analysis, item: &Item) -> ImpactItem {
     let p = impact.files.get(&item.path);
     let def = p.and_then(|p| p.defs.iter().find(|d| d.qual == item.qual));
     let enc = o.encoding();
@@ -528,7 +572,9 @@ fn item_fact(o: &Orchestrator, impact: &Analysis, item: &Item) -> ImpactItem {
     }
 }
 
-fn facts(o: &Orchestrator, impact: &Analysis, depth: u32) -> Value {
+fn facts(o: &Orchestrator, chosen: &selection::Selected, depth: u32) -> Value {
+    let impact = &chosen.analysis;
+    let rules = chosen.rules();
     let seeds: Vec<ImpactItem> = impact
         .seeds
         .iter()
@@ -537,7 +583,7 @@ fn facts(o: &Orchestrator, impact: &Analysis, depth: u32) -> Value {
     let library: Vec<ImpactItem> = impact
         .reached
         .iter()
-        .filter(|(i, _)| !tests_of::is_test_support(&i.path))
+        .filter(|(i, _)| !rules.is_test_code(&i.path))
         .map(|(i, d)| ImpactItem {
             depth: Some(*d),
             ..item_fact(o, impact, i)
@@ -548,14 +594,14 @@ fn facts(o: &Orchestrator, impact: &Analysis, depth: u32) -> Value {
         .iter()
         .map(|(id, (i, d))| ImpactItem {
             id: Some(id.clone()),
-            depth: Some(*d),
+            depth: (!chosen.coverage_only.contains(id)).then_some(*d),
             ..item_fact(o, impact, i)
         })
         .collect();
     let test_files: BTreeSet<&str> = impact
         .tests
-        .values()
-        .map(|(i, _)| i.path.as_str())
+        .keys()
+        .map(|id| id.split("::").next().unwrap_or(id))
         .collect();
     facts::to_json(&ImpactFacts {
         seeds,
@@ -564,6 +610,7 @@ fn facts(o: &Orchestrator, impact: &Analysis, depth: u32) -> Value {
         test_files: test_files.into_iter().map(String::from).collect(),
         depth,
         truncated: impact.truncated,
+        selection: chosen.selection.clone(),
         provenance: "lsp+tree-sitter".into(),
     })
 }

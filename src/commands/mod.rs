@@ -44,6 +44,7 @@ pub mod source;
 pub mod structural;
 pub mod symbols;
 pub mod symdiff;
+pub mod tests_op;
 pub mod tests_term;
 pub mod type_hierarchy;
 pub mod verified;
@@ -226,6 +227,7 @@ operations! {
     Apply(apply_patch::ApplyPatch),
     Edit(edit::Edit),
     Changes(changes::Changes),
+    Tests(tests_op::Tests),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the

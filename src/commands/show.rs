@@ -69,10 +69,21 @@ pub(super) fn impact(out: &mut String, facts: &ImpactFacts) {
         let d = depth(f.depth);
         writeln!(out, "  {} {}  {}  (depth {d})", f.kind, f.name, at_item(f)).ok();
     }
-    writeln!(out, "tests reached: {}", facts.tests.len()).ok();
+    let how = match (facts.selection.tests.as_str(), facts.selection.coverage) {
+        ("pytest", true) => "pytest's collection; static reach and measured coverage",
+        ("pytest", false) => "pytest's collection; static reach",
+        (_, _) => "pytest's naming rules; static reach",
+    };
+    writeln!(out, "tests reached: {} ({how})", facts.tests.len()).ok();
     for t in &facts.tests {
         let id = t.id.as_deref().unwrap_or_default();
-        writeln!(out, "  {id}  (depth {})", depth(t.depth)).ok();
+        match t.depth {
+            Some(d) => writeln!(out, "  {id}  (depth {d})").ok(),
+            None => writeln!(out, "  {id}  (coverage)").ok(),
+        };
+    }
+    for note in &facts.selection.notes {
+        writeln!(out, "note: {note}").ok();
     }
     if facts.truncated {
         out.push_str("(cut: too many definitions reached; the answer is incomplete)\n");

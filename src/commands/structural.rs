@@ -156,10 +156,14 @@ pub async fn measure_v2(
     changes: &[(Document, String)],
 ) -> Result<v2::Measured> {
     let baseline = super::baseline::at_head(o, spec).await?;
-    let tests = match o.opts().tests {
-        Some(budget) => Some(super::tests_term::run(o, changes, budget).await?),
-        None => None,
-    };
+    let (mut tests, mut tests3) = (None, None);
+    match o.opts().tests {
+        Some(budget) if o.opts().reward.is_v3() => {
+            tests3 = Some(super::tests_term::run_v3(o, changes, budget).await?)
+        }
+        Some(budget) => tests = Some(super::tests_term::run(o, changes, budget).await?),
+        None => {}
+    }
     Ok(v2::Measured {
         before: Some(speculate::tally(&spec.before)),
         after: Some(speculate::tally(&spec.after)),
@@ -170,6 +174,7 @@ pub async fn measure_v2(
             false => None,
         },
         tests,
+        tests3,
     })
 }
 

@@ -1,4 +1,4 @@
-//! pr-v2's test term (`--tests impacted`): the tests [`super::impact`] selects for a change,
+//! pr-v2's and pr-v3's test terms (`--tests impacted`): the tests [`super::impact`] selects for a change,
 //! run by [`crate::testrun`] on an overlay copy with the change applied, in the workspace's
 //! interpreter (the one the server is given). The outcome is read through
 //! [`crate::inputs`]: a traced run records it and a replay serves it without running a test.
@@ -7,9 +7,12 @@ use super::impact;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::Orchestrator;
 use crate::reward::v2::{TestOutcome, Tests};
+use crate::reward::v3;
 use crate::selector::resolve::Document;
 use crate::testrun::{self, Outcome, Plan};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
 const INPUT: &str = "tests:impacted";
@@ -20,7 +23,14 @@ pub async fn run(
     budget: Duration,
 ) -> Result<Tests> {
     let (seeds, files) = impact::seeds_of_changes(changes);
-    let found = impact::analyse(o, seeds, files, impact::DEFAULT_DEPTH).await?;
+    let found = impact::analyse(
+        o,
+        seeds,
+        files,
+        impact::DEFAULT_DEPTH,
+        impact::tests_of::Rules::Naming,
+    )
+    .await?;
     let ids: Vec<String> = found.tests.keys().cloned().collect();
     let key = ids.join(" ");
     let text = if o.opts().inputs.serves(INPUT, &key) {
@@ -45,6 +55,8 @@ pub async fn run(
                 .filter_map(|r| o.ws().relative(r))
                 .chain([".".to_string()])
                 .collect(),
+            project_addopts: false,
+            mode: testrun::Mode::Run,
         };
         let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))
             .await
@@ -64,13 +76,6 @@ pub async fn run(
 }
 
 fn tally(run: &testrun::Run) -> Tests {
-    let name = |o: Outcome| match o {
-        Outcome::Passed => "passed",
-        Outcome::Failed => "failed",
-        Outcome::Error => "error",
-        Outcome::Skipped => "skipped",
-        Outcome::NotRun => "notRun",
-    };
     Tests {
         passed: run.passed,
         failed: run.failed,
@@ -84,5 +89,115 @@ fn tally(run: &testrun::Run) -> Tests {
                 outcome: name(t.outcome).into(),
             })
             .collect(),
+    }
+}
+
+/// pr-v3's test term: the shared selection ([`impact::selection`]) run after the change on an
+/// overlay, and before it (from the coverage run of the workspace as it is, else run now on
+/// an overlay without the change; kept per workspace state in the process).
+pub async fn run_v3(
+    o: &mut Orchestrator,
+    changes: &[(Document, String)],
+    budget: Duration,
+) -> Result<v3::Tests> {
+    let (seeds, files) = impact::seeds_of_changes(changes);
+    let lines = impact::selection::lines_of_changes(changes);
+    let chosen = impact::selection::select(o, seeds, files, impact::DEFAULT_DEPTH, lines).await?;
+    let ids: Vec<String> = chosen.analysis.tests.keys().cloned().collect();
+    let selection = match (chosen.selection.tests.as_str(), chosen.selection.coverage) {
+        ("pytest", true) => "pytest+coverage",
+        ("pytest", false) => "pytest",
+        _ => "naming",
+    };
+    let edits: Vec<(String, String)> = changes
+        .iter()
+        .map(|(d, t)| (d.rel.clone(), t.clone()))
+        .collect();
+    let after = recorded_run(o, "tests:selected", edits, &ids, budget).await?;
+    let known = chosen
+        .before
+        .as_ref()
+        .filter(|b| ids.iter().all(|id| b.contains_key(id)));
+    let before: BTreeMap<String, Outcome> = match known {
+        Some(b) => ids.iter().map(|id| (id.clone(), b[id])).collect(),
+        None => {
+            let key = (impact::pytest::state_digest(o), ids.join(" "));
+            let cached = BEFORE
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&key)
+                .cloned();
+            let run = match cached {
+                Some(r) => r,
+                None => recorded_run(o, "tests:before", vec![], &ids, budget).await?,
+            };
+            if !run.timed_out {
+                BEFORE
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(key, run.clone());
+            }
+            run.tests.into_iter().map(|t| (t.id, t.outcome)).collect()
+        }
+    };
+    let ran = after
+        .tests
+        .iter()
+        .map(|t| v3::TestChange {
+            id: t.id.clone(),
+            before: name(before.get(&t.id).copied().unwrap_or(Outcome::NotRun)).into(),
+            after: name(t.outcome).into(),
+        })
+        .collect();
+    Ok(v3::Tests::new(ran, after.timed_out, selection.into()))
+}
+
+type BeforeRuns = Mutex<BTreeMap<(String, String), testrun::Run>>;
+/// Runs of the selected tests on the workspace as it is, by (state digest, ids).
+static BEFORE: BeforeRuns = Mutex::new(BTreeMap::new());
+
+/// Run `ids` with `edits` over the workspace (the project's addopts kept), read through the
+/// inputs under `input`: a trace records the run, a replay serves it.
+async fn recorded_run(
+    o: &Orchestrator,
+    input: &str,
+    edits: Vec<(String, String)>,
+    ids: &[String],
+    budget: Duration,
+) -> Result<testrun::Run> {
+    let key = ids.join(" ");
+    let text = if o.opts().inputs.serves(input, &key) {
+        o.opts().inputs.read_to_string(input, &key, || {
+            Err(std::io::Error::other("served from the trace"))
+        })
+    } else {
+        let plan = Plan {
+            budget,
+            ..impact::pytest::plan(o, edits, ids.to_vec())
+        };
+        let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))
+            .await
+            .map_err(|e| {
+                LanserError::internal(format!("the test run panicked: {e}")).with_source(e)
+            })?
+            .map_err(|e| LanserError::usage(format!("--tests impacted: {e}")).with_source(e))?;
+        let bytes = serde_json::to_vec(&ran).expect("runs serialize");
+        o.opts().inputs.read_to_string(input, &key, || Ok(bytes))
+    };
+    let text =
+        text.map_err(|e| LanserError::internal(format!("--tests impacted: {e}")).with_source(e))?;
+    serde_json::from_str(&text).map_err(|e| {
+        LanserError::internal(format!("--tests impacted: bad record: {e}")).with_source(e)
+    })
+}
+
+/// An outcome's name in a bundle.
+pub fn name(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Passed => "passed",
+        Outcome::Failed => "failed",
+        Outcome::Error => "error",
+        Outcome::Skipped => "skipped",
+        Outcome::NotRun => "notRun",
     }
 }

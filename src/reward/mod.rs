@@ -1,9 +1,10 @@
 //! The process reward of a step (docs/reward.md): which formula scores it (pr-v1 by default;
-//! pr-v2 with `--reward pr-v2`), what a command measured for it, and recomputing a recorded
+//! pr-v2 and pr-v3 with `--reward`), what a command measured for it, and recomputing a recorded
 //! reward offline from the inputs its bundle carries (`lanser reward --from-bundles`).
 
 pub mod v1;
 pub mod v2;
+pub mod v3;
 
 use crate::error::{LanserError, Result};
 use serde_json::Value;
@@ -14,6 +15,7 @@ pub use v1::{compute, Inputs, Reward, Weights, VERSION};
 pub enum Scheme {
     V1(v1::Weights),
     V2(v2::Weights),
+    V3(v3::Weights),
 }
 
 impl Default for Scheme {
@@ -38,14 +40,25 @@ impl Scheme {
                     .transpose()?
                     .unwrap_or_default(),
             )),
+            v3::VERSION => Ok(Scheme::V3(
+                weights
+                    .map(v3::Weights::parse)
+                    .transpose()?
+                    .unwrap_or_default(),
+            )),
             other => Err(LanserError::usage(format!(
-                "--reward {other:?}: expected pr-v1 or pr-v2"
+                "--reward {other:?}: expected pr-v1 or pr-v2 or pr-v3"
             ))),
         }
     }
 
+    /// Whether the step measures pr-v2's terms (pr-v3 reads them too).
     pub fn is_v2(&self) -> bool {
-        matches!(self, Scheme::V2(_))
+        matches!(self, Scheme::V2(_) | Scheme::V3(_))
+    }
+
+    pub fn is_v3(&self) -> bool {
+        matches!(self, Scheme::V3(_))
     }
 
     /// The bundle's `processReward` for a step.
@@ -63,6 +76,18 @@ impl Scheme {
             Scheme::V2(w) => serde_json::to_value(v2::compute(
                 *w,
                 v2::Inputs::new(m.v2.clone(), m.safety, confidence),
+            )),
+            Scheme::V3(w) => serde_json::to_value(v3::compute(
+                *w,
+                v3::Inputs {
+                    before: m.v2.before,
+                    after: m.v2.after,
+                    remaining: m.v2.remaining,
+                    structural: m.v2.structural,
+                    tests: m.v2.tests3.clone(),
+                    safety: m.safety,
+                    confidence,
+                },
             )),
         };
         value.expect("rewards serialize")
@@ -111,6 +136,15 @@ pub fn recompute(bundle: &Value, weights: Option<&str>) -> Result<Recomputed> {
         }
     };
     match pr.get("version").and_then(Value::as_str) {
+        Some(v3::VERSION) => {
+            let rec: v3::Reward = serde_json::from_value(pr.clone()).map_err(bad)?;
+            let w = match weights {
+                Some(s) => v3::Weights::parse(s)?,
+                None => rec.weights,
+            };
+            let again = serde_json::to_value(v3::compute(w, rec.inputs)).map_err(bad)?;
+            Ok(out(rec.r, again))
+        }
         Some(v2::VERSION) => {
             let rec: v2::Reward = serde_json::from_value(pr.clone()).map_err(bad)?;
             let w = match weights {
@@ -139,4 +173,5 @@ pub fn recompute(bundle: &Value, weights: Option<&str>) -> Result<Recomputed> {
 pub enum AnyReward {
     V1(v1::Reward),
     V2(v2::Reward),
+    V3(v3::Reward),
 }

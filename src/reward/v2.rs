@@ -159,6 +159,8 @@ pub struct Measured {
     pub remaining: Option<u64>,
     pub structural: Option<Structural>,
     pub tests: Option<Tests>,
+    /// pr-v3's test term (measured only under pr-v3).
+    pub tests3: Option<super::v3::Tests>,
 }
 
 /// Every input of the formula, as recorded in the bundle.

@@ -17,8 +17,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod collect;
 #[cfg(test)]
 mod tests;
+
+pub use collect::{collect, coverage, Collected, Coverage};
 
 /// The plugin pytest loads: `sys.path` rewritten, one JSON line per report.
 const PLUGIN: &str = r#"
@@ -39,9 +42,23 @@ for _name, _mod in list(sys.modules.items()):
         del sys.modules[_name]
 _out = open(os.environ["LANSER_REPORT"], "a", buffering=1)
 _asked = set(open(os.environ["LANSER_TESTS"]).read().split("\n")) - {""}
+_mode = os.environ.get("LANSER_MODE", "run")
 def _wanted(nodeid):
     return nodeid in _asked or nodeid.split("[")[0] in _asked
+if _mode == "coverage":
+    import coverage as _coverage
+    _cov = _coverage.Coverage(data_file=None, source=[_overlay], config_file=False)
+    _cov.start()
 def pytest_collection_modifyitems(session, config, items):
+    if _mode == "collect":
+        with open(os.environ["LANSER_COLLECTED"], "w") as f:
+            for i in items:
+                path, line, name = i.location
+                f.write(json.dumps({"id": i.nodeid, "path": path.replace(os.sep, "/"), "line": line,
+                                    "doctest": type(i).__name__ == "DoctestItem", "name": name}) + "\n")
+        return
+    if _mode == "coverage" and not _asked:
+        return
     keep = [i for i in items if _wanted(i.nodeid)]
     drop = [i for i in items if not _wanted(i.nodeid)]
     if drop:
@@ -55,9 +72,31 @@ def pytest_collectreport(report):
     if report.outcome == "failed":
         _out.write(json.dumps({"id": report.nodeid, "when": "collect", "outcome": "failed"}) + "\n")
         _out.flush()
+if _mode == "coverage":
+    import pytest as _pytest
+    @_pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        _cov.switch_context(item.nodeid)
+        yield
+        _cov.switch_context("")
+    def pytest_sessionfinish(session):
+        _cov.stop()
+        data = _cov.get_data()
+        out = {}
+        for f in sorted(data.measured_files()):
+            rel = os.path.relpath(f, _overlay).replace(os.sep, "/")
+            if rel.startswith(".."):
+                continue
+            for line, ctxs in sorted(data.contexts_by_lineno(f).items()):
+                for c in ctxs:
+                    if c:
+                        out.setdefault(c, {}).setdefault(rel, []).append(line)
+        with open(os.environ["LANSER_COVERAGE"], "w") as f:
+            json.dump(out, f, sort_keys=True)
 "#;
 
 /// What to run.
+#[derive(Debug, Clone)]
 pub struct Plan {
     /// The user's workspace root: read, never written.
     pub root: PathBuf,
@@ -71,6 +110,23 @@ pub struct Plan {
     pub python: PathBuf,
     /// Workspace-relative directories first on `sys.path` (`src`, `.`).
     pub import_roots: Vec<String>,
+    /// Keep the project's own `addopts` (`--doctest-modules` and the like), as pytest would
+    /// run it; pytest is asked again without them when they are a usage error here (a plugin
+    /// the environment lacks). pr-v2 runs without them, as it always has.
+    pub project_addopts: bool,
+    pub mode: Mode,
+}
+
+/// What pytest is asked to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Run the asked tests.
+    #[default]
+    Run,
+    /// Collect every test and run none ([`collect`]).
+    Collect,
+    /// Run the asked tests under coverage.py, one dynamic context per test ([`coverage`]).
+    Coverage,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -147,32 +203,25 @@ fn overlay(plan: &Plan, dir: &Path) -> io::Result<()> {
 
 /// Run the plan (blocking: async callers use `spawn_blocking`).
 pub fn run(plan: &Plan) -> Result<Run, TestRunError> {
-    let budget_ms = plan.budget.as_millis() as u64;
+    if plan.tests.is_empty() {
+        return Ok(tally(plan, vec![], false));
+    }
+    let (text, timed_out) = in_overlay(plan, |_| Ok(()))?;
+    Ok(tally(plan, outcomes(&plan.tests, &text), timed_out))
+}
+
+/// A run's counts from its outcomes.
+pub(crate) fn tally(plan: &Plan, tests: Vec<TestResult>, timed_out: bool) -> Run {
     let mut result = Run {
-        tests: vec![],
+        tests,
         passed: 0,
         failed: 0,
         errors: 0,
         skipped: 0,
         not_run: 0,
-        timed_out: false,
-        budget_ms,
+        timed_out,
+        budget_ms: plan.budget.as_millis() as u64,
     };
-    if plan.tests.is_empty() {
-        return Ok(result);
-    }
-    let tmp = tempfile::tempdir().map_err(TestRunError::Overlay)?;
-    let (tree, aux) = (tmp.path().join("overlay"), tmp.path().join("aux"));
-    std::fs::create_dir_all(&aux).map_err(TestRunError::Overlay)?;
-    overlay(plan, &tree).map_err(TestRunError::Overlay)?;
-    std::fs::write(aux.join("_lanser_report.py"), PLUGIN).map_err(TestRunError::Overlay)?;
-    probe_pytest(&plan.python)?;
-    let report = aux.join("report.jsonl");
-    std::fs::write(aux.join("tests.txt"), plan.tests.join("\n")).map_err(TestRunError::Overlay)?;
-    let timed_out = pytest(plan, &tree, &aux, &report)?;
-    let text = std::fs::read_to_string(&report).unwrap_or_default();
-    result.tests = outcomes(&plan.tests, &text);
-    result.timed_out = timed_out;
     for t in &result.tests {
         match t.outcome {
             Outcome::Passed => result.passed += 1,
@@ -182,7 +231,33 @@ pub fn run(plan: &Plan) -> Result<Run, TestRunError> {
             Outcome::NotRun => result.not_run += 1,
         }
     }
-    Ok(result)
+    result
+}
+
+/// Build the overlay, run pytest there as the plan says, then `read` what it left in the
+/// auxiliary directory (before the overlay goes): the report lines and whether time ran out.
+pub(crate) fn in_overlay(
+    plan: &Plan,
+    read: impl FnOnce(&Path) -> io::Result<()>,
+) -> Result<(String, bool), TestRunError> {
+    let tmp = tempfile::tempdir().map_err(TestRunError::Overlay)?;
+    let (tree, aux) = (tmp.path().join("overlay"), tmp.path().join("aux"));
+    std::fs::create_dir_all(&aux).map_err(TestRunError::Overlay)?;
+    overlay(plan, &tree).map_err(TestRunError::Overlay)?;
+    std::fs::write(aux.join("_lanser_report.py"), PLUGIN).map_err(TestRunError::Overlay)?;
+    probe_pytest(&plan.python)?;
+    let report = aux.join("report.jsonl");
+    std::fs::write(aux.join("tests.txt"), plan.tests.join("\n")).map_err(TestRunError::Overlay)?;
+    let deadline = Instant::now() + plan.budget;
+    let (mut timed_out, code) = pytest(plan, &tree, &aux, &report, true, deadline)?;
+    // Exit 4: a usage error, such as an addopts option of a plugin this environment lacks.
+    if plan.project_addopts && !timed_out && code == Some(4) {
+        let _ = std::fs::remove_file(&report);
+        timed_out = pytest(plan, &tree, &aux, &report, false, deadline)?.0;
+    }
+    let text = std::fs::read_to_string(&report).unwrap_or_default();
+    read(&aux).map_err(TestRunError::Overlay)?;
+    Ok((text, timed_out))
 }
 
 fn probe_pytest(python: &Path) -> Result<(), TestRunError> {
@@ -202,8 +277,16 @@ fn probe_pytest(python: &Path) -> Result<(), TestRunError> {
     }
 }
 
-/// Start pytest in its own process group and wait within the budget: whether it was cut.
-fn pytest(plan: &Plan, tree: &Path, aux: &Path, report: &Path) -> Result<bool, TestRunError> {
+/// Start pytest in its own process group and wait until the deadline: whether it was cut,
+/// and its exit code.
+fn pytest(
+    plan: &Plan,
+    tree: &Path,
+    aux: &Path,
+    report: &Path,
+    addopts: bool,
+    deadline: Instant,
+) -> Result<(bool, Option<i32>), TestRunError> {
     let roots: Vec<String> = match plan.import_roots.is_empty() {
         true => vec![".".into()],
         false => plan.import_roots.clone(),
@@ -219,9 +302,16 @@ fn pytest(plan: &Plan, tree: &Path, aux: &Path, report: &Path) -> Result<bool, T
         "-p",
         "no:cacheprovider",
     ])
-    .args(["-q", "--no-header", "-o", "addopts="])
+    .args(["-q", "--no-header"])
+    .args(match plan.project_addopts && addopts {
+        true => &[][..],
+        false => &["-o", "addopts="][..],
+    })
     .args(["--rootdir", &tree.to_string_lossy()])
-    .args(files_of(&plan.tests))
+    .args(match plan.mode {
+        Mode::Collect => vec!["--collect-only".to_string()],
+        _ => files_of(&plan.tests),
+    })
     .current_dir(tree)
     .env("PYTHONPATH", aux)
     .env("PYTHONDONTWRITEBYTECODE", "1")
@@ -236,6 +326,16 @@ fn pytest(plan: &Plan, tree: &Path, aux: &Path, report: &Path) -> Result<bool, T
     )
     .env("LANSER_REPORT", report)
     .env("LANSER_TESTS", aux.join("tests.txt"))
+    .env(
+        "LANSER_MODE",
+        match plan.mode {
+            Mode::Run => "run",
+            Mode::Collect => "collect",
+            Mode::Coverage => "coverage",
+        },
+    )
+    .env("LANSER_COLLECTED", aux.join("collected.jsonl"))
+    .env("LANSER_COVERAGE", aux.join("coverage.json"))
     .stdin(Stdio::null())
     .stdout(log)
     .stderr(log2);
@@ -244,10 +344,9 @@ fn pytest(plan: &Plan, tree: &Path, aux: &Path, report: &Path) -> Result<bool, T
         python: plan.python.clone(),
         source,
     })?;
-    let deadline = Instant::now() + plan.budget;
     loop {
-        if let Ok(Some(_)) = child.try_wait() {
-            return Ok(false);
+        if let Ok(Some(status)) = child.try_wait() {
+            return Ok((false, status.code()));
         }
         if Instant::now() >= deadline {
             // The whole group: pytest and anything a test started.
@@ -255,7 +354,7 @@ fn pytest(plan: &Plan, tree: &Path, aux: &Path, report: &Path) -> Result<bool, T
             let _ = child.kill();
             let _ = child.wait();
             let _ = io::stderr().flush();
-            return Ok(true);
+            return Ok((true, None));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -298,7 +397,7 @@ fn files_of(ids: &[String]) -> Vec<String> {
 
 /// Each asked id's outcome from the plugin's report lines (a setup or teardown error is an
 /// error; an id never reported did not run).
-fn outcomes(asked: &[String], report: &str) -> Vec<TestResult> {
+pub(crate) fn outcomes(asked: &[String], report: &str) -> Vec<TestResult> {
     let mut seen: BTreeMap<String, Outcome> = BTreeMap::new();
     for line in report.lines() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {

@@ -64,6 +64,8 @@ fn plan(root: &Path, tests: &[&str], changes: &[(&str, &str)], budget: u64) -> P
         budget: Duration::from_secs(budget),
         python: PathBuf::from("python3"),
         import_roots: vec![".".into()],
+        project_addopts: false,
+        mode: Mode::Run,
     }
 }
 
@@ -151,4 +153,35 @@ fn a_missing_interpreter_or_pytest_is_named() {
     pl.python = PathBuf::from("/nonexistent/python");
     let e = run(&pl).unwrap_err().to_string();
     assert!(e.contains("/nonexistent/python"), "{e}");
+}
+
+#[test]
+fn pytest_collects_and_coverage_measures_each_test() {
+    if !have_pytest() {
+        return;
+    }
+    let p = project(&[("lib.py", LIB), ("tests/test_lib.py", TESTS)]);
+    let before = tree(p.path());
+    let found = collect(&plan(p.path(), &[], &[], 60)).unwrap();
+    let ids: Vec<&str> = found.iter().map(|c| c.id.as_str()).collect();
+    assert!(ids.contains(&"tests/test_lib.py::TestK::test_m"), "{ids:?}");
+    assert!(ids.contains(&"tests/test_lib.py::test_double"), "{ids:?}");
+    let m = found.iter().find(|c| c.name == "TestK.test_m").unwrap();
+    assert_eq!((m.path.as_str(), m.line), ("tests/test_lib.py", Some(28)));
+    let pl = plan(p.path(), &[], &[], 60);
+    if !collect::importable(&pl, "coverage") {
+        eprintln!("python3 cannot import coverage: skipping the coverage half");
+        return;
+    }
+    let asked = [
+        "tests/test_lib.py::test_double",
+        "tests/test_lib.py::test_skipped",
+    ];
+    let (run, cov) = coverage(&plan(p.path(), &asked, &[], 60)).unwrap();
+    let cov = cov.unwrap();
+    assert_eq!(outcome(&run, asked[0]), Outcome::Passed);
+    // `double`'s body is line 2 of lib.py; the skipped test runs none of it.
+    assert_eq!(cov[asked[0]]["lib.py"], vec![2], "{cov:?}");
+    assert!(!cov.contains_key(asked[1]), "{cov:?}");
+    assert_eq!(tree(p.path()), before);
 }

@@ -32,6 +32,7 @@ mod relocation;
 mod rename_file;
 mod reward;
 mod reward_v2;
+mod reward_v3;
 mod schemas;
 mod sdk;
 mod selectors;

@@ -333,8 +333,9 @@ fn the_reward_benchmark_parts_pass_their_offline_tests() {
     crate::support::pytest("benches/reward/test_reward_bench.py");
 }
 
-/// `check --patch --reward pr-v2` and `impact --patch` answer the same bytes through the
-/// warm daemon and in-process.
+/// `check --patch --reward pr-v2`, `impact --patch`, `tests --patch --run` and `check --patch
+/// --reward pr-v3 --tests impacted` answer the same bytes through the warm daemon and
+/// in-process.
 #[test]
 fn the_daemon_and_the_process_agree_on_pr_v2_and_impact() {
     let w = crate::daemon::Warm::new("srcpkg");
@@ -346,6 +347,10 @@ fn the_daemon_and_the_process_agree_on_pr_v2_and_impact() {
     for args in [
         vec!["check", "--patch", &p, "--reward", "pr-v2", "--json"],
         vec!["impact", "--patch", &p, "--json"],
+        vec!["tests", "--patch", &p, "--run", "--json"],
+        vec![
+            "check", "--patch", &p, "--reward", "pr-v3", "--tests", "impacted", "--json",
+        ],
     ] {
         let warm = w.ok(&args);
         let again = w.ok(&args);

@@ -17,7 +17,7 @@ TOOLS = ["definition", "type_definition", "declaration", "references", "hover", 
          "rename_file", "apply_patch", "edit", "code_actions", "check_patch", "impact", "status", "capabilities", "reload",
          "request", "completion", "type_hierarchy", "inlay_hints", "format",
          # Made from the operations' catalog (no hand-written tool).
-         "changes", "prepare_rename", "source",
+         "changes", "prepare_rename", "source", "tests",
          # Many request lines in one call.
          "batch"]
 

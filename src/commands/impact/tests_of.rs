@@ -1,8 +1,12 @@
-//! Which tests an impact reaches, by pytest's default naming rules: test files are
-//! `test_*.py` and `*_test.py`; tests are their `test*` functions and the `test*` methods of
-//! their `Test*` classes; `conftest.py` holds fixtures for the tests under its directory.
-//! Fixtures are followed by parameter name, transitively; an autouse fixture reaches every
-//! test in its scope.
+//! Which tests an impact reaches. The tests are pytest's own ([`Rules::Collected`]: node ids
+//! as its collection gives them, each mapped to the definition it runs: unittest `TestCase`
+//! methods, every parametrized instance, doctests in the docstring's function), or, where
+//! collection is not had (and for pr-v2, as it always was), pytest's default naming rules
+//! ([`Rules::Naming`]): test files are `test_*.py` and `*_test.py`; tests are their `test*`
+//! functions and the `test*` methods of their `Test*` classes. `conftest.py` holds fixtures for
+//! the tests under its directory. Fixtures are followed by parameter name, transitively; an
+//! autouse fixture reaches every test in its scope. With collected tests, a reached method of a
+//! test class that is not a test itself (`setUp`, a helper) reaches every test of its class.
 
 use super::{load, Item, Parsed};
 use crate::error::Result;
@@ -65,7 +69,7 @@ fn fixture(d: &Def, text: &str) -> Option<bool> {
 
 /// The files a fixture defined in `path` serves: its own file, or everything under a
 /// conftest's directory.
-fn scope_files(o: &Orchestrator, path: &str) -> Vec<String> {
+fn scope_files(o: &Orchestrator, path: &str, rules: Rules<'_>) -> Vec<String> {
     if file_name(path) != "conftest.py" {
         return vec![path.to_string()];
     }
@@ -73,23 +77,100 @@ fn scope_files(o: &Orchestrator, path: &str) -> Vec<String> {
     o.ws()
         .python_files()
         .into_iter()
-        .filter(|f| f.starts_with(dir) && is_test_support(f))
+        .filter(|f| f.starts_with(dir) && (is_test_support(f) || rules.is_test_code(f)))
         .collect()
+}
+
+/// What counts as a test.
+#[derive(Clone, Copy)]
+pub enum Rules<'a> {
+    /// pytest's default naming rules, read from the outlines.
+    Naming,
+    /// The tests pytest collected: (node id, the definition it runs, whether it is a doctest).
+    Collected(&'a [(String, Item, bool)]),
+}
+
+impl Rules<'_> {
+    /// Whether the walk stops at `item`: it is a test (a test is not called by code).
+    pub fn stops(&self, item: &Item) -> bool {
+        match self {
+            Rules::Naming => is_test_file(&item.path) && !item.qual.is_empty(),
+            Rules::Collected(tests) => tests
+                .iter()
+                .any(|(_, t, doctest)| !doctest && t == item && !item.qual.is_empty()),
+        }
+    }
+
+    /// Whether `path` is test code (reported apart from library code).
+    pub fn is_test_code(&self, path: &str) -> bool {
+        match self {
+            Rules::Naming => is_test_support(path),
+            Rules::Collected(tests) => {
+                file_name(path) == "conftest.py"
+                    || tests
+                        .iter()
+                        .any(|(_, t, doctest)| !doctest && t.path == path)
+            }
+        }
+    }
 }
 
 struct Found<'a> {
     out: &'a mut BTreeMap<String, (Item, u32)>,
+    rules: Rules<'a>,
 }
 
 impl Found<'_> {
+    fn insert(&mut self, id: String, item: Item, depth: u32) {
+        let slot = self.out.entry(id).or_insert((item, depth));
+        slot.1 = slot.1.min(depth);
+    }
+
     fn add(&mut self, path: &str, d: &Def, depth: u32) {
-        if let Some(id) = test_id(path, d) {
-            let item = Item {
-                path: path.to_string(),
-                qual: d.qual.clone(),
-            };
-            let slot = self.out.entry(id).or_insert((item, depth));
-            slot.1 = slot.1.min(depth);
+        match self.rules {
+            Rules::Naming => {
+                if let Some(id) = test_id(path, d) {
+                    let item = Item {
+                        path: path.to_string(),
+                        qual: d.qual.clone(),
+                    };
+                    self.insert(id, item, depth);
+                }
+            }
+            Rules::Collected(_) => self.add_item(
+                &Item {
+                    path: path.to_string(),
+                    qual: d.qual.clone(),
+                },
+                depth,
+            ),
+        }
+    }
+
+    /// Collected tests inside `item` (or `item` itself); for a method of a test class that
+    /// is not a test, every test of its class.
+    fn add_item(&mut self, item: &Item, depth: u32) {
+        let Rules::Collected(tests) = self.rules else {
+            return;
+        };
+        let inside = |t: &Item| t.path == item.path && t.qual.starts_with(&item.qual);
+        let mut hits: Vec<(String, Item)> = tests
+            .iter()
+            .filter(|(_, t, _)| inside(t))
+            .map(|(id, t, _)| (id.clone(), t.clone()))
+            .collect();
+        if hits.is_empty() && item.qual.len() >= 2 {
+            let class = &item.qual[..item.qual.len() - 1];
+            hits = tests
+                .iter()
+                .filter(|(_, t, doctest)| {
+                    !doctest && t.path == item.path && t.qual.starts_with(class)
+                })
+                .map(|(id, t, _)| (id.clone(), t.clone()))
+                .collect();
+        }
+        for (id, t) in hits {
+            self.insert(id, t, depth);
         }
     }
 }
@@ -99,12 +180,20 @@ pub fn select(
     o: &Orchestrator,
     files: &mut BTreeMap<String, Parsed>,
     reached: &BTreeMap<Item, u32>,
+    rules: Rules<'_>,
 ) -> Result<BTreeMap<String, (Item, u32)>> {
     let mut out = BTreeMap::new();
-    let mut found = Found { out: &mut out };
+    let mut found = Found {
+        out: &mut out,
+        rules,
+    };
     // Fixtures to follow: (name, the file defining it, depth).
     let mut fixtures: Vec<(String, String, u32)> = Vec::new();
     for (item, &depth) in reached {
+        if let Rules::Collected(_) = rules {
+            // Any file: a doctest lives in library code.
+            found.add_item(item, depth);
+        }
         if !is_test_support(&item.path) {
             continue;
         }
@@ -153,7 +242,7 @@ fn follow_fixtures(
                 fixture(d, &p.doc.text)
             })
             .unwrap_or(false);
-        for f in scope_files(o, &home) {
+        for f in scope_files(o, &home, found.rules) {
             let Some(p) = load(o, files, &f) else {
                 continue;
             };

@@ -1,0 +1,207 @@
+//! The tests pytest sees in a workspace: its own collection (`pytest --collect-only`, in the
+//! project's interpreter and configuration, on an overlay copy: [`crate::testrun::collect`]),
+//! run once per workspace state and kept by the digest of that state (every Python file and
+//! pytest configuration file, by content) for the life of the process, so a warm daemon
+//! collects once until a file changes. The collection is an input of the bundle: a trace
+//! records it and a replay serves it. Where pytest cannot collect (no pytest in the
+//! interpreter, a collection that fails), the naming rules stand in and the facts say why.
+
+use super::{enclosing, load, Item, Parsed};
+use crate::error::{LanserError, Result};
+use crate::orchestrator::Orchestrator;
+use crate::testrun::{self, Collected, Mode, Plan};
+use crate::workspace::Workspace;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const INPUT: &str = "tests:collected";
+
+/// Files beside the Python sources that shape what pytest collects.
+pub const PYTEST_CONFIG: [&str; 5] = [
+    "pytest.ini",
+    "pyproject.toml",
+    "setup.cfg",
+    "tox.ini",
+    ".coveragerc",
+];
+
+/// Most seconds a collection may take.
+const COLLECT_BUDGET: Duration = Duration::from_secs(300);
+
+/// What pytest collected, or why it did not.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Catalog {
+    pub collected: Option<Vec<Collected>>,
+    /// Why the naming rules stand in (absent when pytest collected).
+    pub note: Option<String>,
+}
+
+type Cache = Mutex<BTreeMap<(PathBuf, String), Arc<Catalog>>>;
+static CACHE: Mutex<Option<Arc<Cache>>> = Mutex::new(None);
+
+fn cache() -> Arc<Cache> {
+    let mut g = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    g.get_or_insert_with(Default::default).clone()
+}
+
+/// The digest of the workspace's state as pytest sees it: every Python file and pytest
+/// configuration file, path and content.
+pub fn state_digest(o: &Orchestrator) -> String {
+    state_digest_in(o.ws())
+}
+
+/// [`state_digest`] of a workspace.
+pub fn state_digest_in(ws: &Workspace) -> String {
+    let root = &ws.root;
+    let mut files = ws.python_files();
+    files.extend(PYTEST_CONFIG.iter().map(|f| f.to_string()));
+    files.sort();
+    let mut all = Vec::new();
+    for f in files {
+        if let Ok(bytes) = std::fs::read(root.join(&f)) {
+            all.extend_from_slice(f.as_bytes());
+            all.push(0);
+            all.extend_from_slice(crate::digest::sha256_hex(&bytes).as_bytes());
+            all.push(0);
+        }
+    }
+    crate::digest::sha256_hex(&all)
+}
+
+/// A plan over the workspace: its files with `changes` over them, in its interpreter.
+pub fn plan(o: &Orchestrator, changes: Vec<(String, String)>, tests: Vec<String>) -> Plan {
+    plan_in(o.ws(), changes, tests)
+}
+
+/// [`plan`] over a workspace.
+pub fn plan_in(ws: &Workspace, changes: Vec<(String, String)>, tests: Vec<String>) -> Plan {
+    Plan {
+        root: ws.root.clone(),
+        files: ws.python_files(),
+        changes,
+        tests,
+        budget: COLLECT_BUDGET,
+        python: crate::env::find_python(ws).unwrap_or_else(|| PathBuf::from("python3")),
+        import_roots: ws
+            .import_roots()
+            .iter()
+            .filter_map(|r| ws.relative(r))
+            .chain([".".to_string()])
+            .collect(),
+        project_addopts: true,
+        mode: Mode::Run,
+    }
+}
+
+/// pytest's collection of the workspace as it is on disk (cached per state; recorded).
+pub async fn catalog(o: &Orchestrator) -> Result<Arc<Catalog>> {
+    let digest = state_digest(o);
+    let key = (o.ws().root.clone(), digest.clone());
+    let served = o.opts().inputs.serves(INPUT, &digest);
+    let cache = cache();
+    if !served {
+        if let Some(c) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return Ok(c.clone());
+        }
+    }
+    let text = if served {
+        o.opts().inputs.read_to_string(INPUT, &digest, || {
+            Err(std::io::Error::other("served from the trace"))
+        })
+    } else {
+        let p = plan(o, vec![], vec![]);
+        let found = tokio::task::spawn_blocking(move || testrun::collect(&p))
+            .await
+            .map_err(|e| {
+                LanserError::internal(format!("collection panicked: {e}")).with_source(e)
+            })?;
+        let catalog = match found {
+            Ok(c) if !c.is_empty() => Catalog {
+                collected: Some(c),
+                note: None,
+            },
+            Ok(_) => Catalog {
+                collected: None,
+                note: Some("pytest collected no test: pytest's naming rules stand in".into()),
+            },
+            Err(e) => Catalog {
+                collected: None,
+                note: Some(format!("{e}: pytest's naming rules stand in")),
+            },
+        };
+        let bytes = serde_json::to_vec(&catalog).expect("catalogs serialize");
+        o.opts().inputs.read_to_string(INPUT, &digest, || Ok(bytes))
+    };
+    let text =
+        text.map_err(|e| LanserError::internal(format!("collection: {e}")).with_source(e))?;
+    let catalog: Catalog = serde_json::from_str(&text).map_err(|e| {
+        LanserError::internal(format!("collection: bad record: {e}")).with_source(e)
+    })?;
+    let catalog = Arc::new(catalog);
+    cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, catalog.clone());
+    Ok(catalog)
+}
+
+/// Each collected test with the definition it runs: by its node id's names where the file
+/// defines them, else the definition around the line pytest reports (an inherited test's
+/// base method), a doctest's by its dotted name; `true` for a doctest.
+pub fn items(
+    o: &Orchestrator,
+    files: &mut BTreeMap<String, Parsed>,
+    collected: &[Collected],
+) -> Vec<(String, Item, bool)> {
+    let mut out = Vec::new();
+    for c in collected {
+        let Some(p) = load(o, files, &c.path) else {
+            continue;
+        };
+        let by_id: Vec<String> =
+            c.id.split('[')
+                .next()
+                .unwrap_or(&c.id)
+                .split("::")
+                .skip(1)
+                .map(String::from)
+                .collect();
+        let nodeid_file = c.id.split("::").next() == Some(c.path.as_str());
+        let qual = if c.doctest {
+            let dotted = c.name.trim_start_matches("[doctest] ");
+            let parts: Vec<String> = dotted.split('.').map(String::from).collect();
+            (0..parts.len())
+                .map(|i| parts[i..].to_vec())
+                .find(|q| p.defs.iter().any(|d| &d.qual == q))
+                .unwrap_or_default()
+        } else if nodeid_file && p.defs.iter().any(|d| d.qual == by_id) {
+            by_id
+        } else {
+            let line = c.line.unwrap_or(0) as usize;
+            match p.doc.index.line_span(line) {
+                Some((start, end)) => {
+                    let text = &p.doc.text[start..end];
+                    let indent = text.len() - text.trim_start().len();
+                    enclosing(&c.path, &p.defs, start + indent).qual
+                }
+                None => vec![],
+            }
+        };
+        let item = Item {
+            path: c.path.clone(),
+            qual,
+        };
+        out.push((c.id.clone(), item, c.doctest));
+    }
+    out
+}
+
+/// Keep a collection made elsewhere (a warm daemon's background one) for this state.
+pub fn remember(root: PathBuf, digest: String, catalog: Catalog) {
+    cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert((root, digest), Arc::new(catalog));
+}

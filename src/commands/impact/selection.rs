@@ -1,0 +1,137 @@
+//! The one test selection `impact`, `tests` and pr-v3's test term share: pytest's collected
+//! tests ([`super::pytest`]) that the change reaches statically (callers, references,
+//! fixtures: [`super::analyse`]), plus the tests whose executed lines the change touches,
+//! measured ([`super::coverage`]). Without coverage data the selection is static and the
+//! facts say why.
+
+use super::tests_of::Rules;
+use super::{analyse, coverage, pytest, Analysis, Item, Parsed};
+use crate::bundle::facts::TestSelection;
+use crate::error::Result;
+use crate::orchestrator::Orchestrator;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Changed lines per workspace-relative file (1-based, old side).
+pub type Lines = BTreeMap<String, BTreeSet<usize>>;
+
+/// An analysis and how its tests were found.
+pub struct Selected {
+    pub analysis: Analysis,
+    pub selection: TestSelection,
+    /// The collected tests with their definitions (empty under the naming rules).
+    pub items: Vec<(String, Item, bool)>,
+    /// Tests only coverage selected (no static path reaches them).
+    pub coverage_only: BTreeSet<String>,
+    /// Each test's outcome on the workspace as it is, when the coverage run measured it.
+    pub before: Option<BTreeMap<String, crate::testrun::Outcome>>,
+}
+
+impl Selected {
+    pub fn rules(&self) -> Rules<'_> {
+        match self.selection.tests.as_str() {
+            "pytest" => Rules::Collected(&self.items),
+            _ => Rules::Naming,
+        }
+    }
+}
+
+/// The lines coverage is matched against: a patch's changed lines, else (a selector) every
+/// line of each seed definition.
+pub fn seed_lines(seeds: &[Item], files: &BTreeMap<String, Parsed>, patch: Option<Lines>) -> Lines {
+    if let Some(l) = patch {
+        return l;
+    }
+    let mut out = Lines::new();
+    for s in seeds {
+        let Some(p) = files.get(&s.path) else {
+            continue;
+        };
+        let span = match p.defs.iter().find(|d| d.qual == s.qual) {
+            Some(d) if !s.qual.is_empty() => d.node,
+            _ => continue,
+        };
+        let (l0, _) = p.doc.position(span.0, crate::text::Encoding::Utf8);
+        let (l1, _) = p.doc.position(span.1, crate::text::Encoding::Utf8);
+        out.entry(s.path.clone())
+            .or_default()
+            .extend(l0 + 1..=l1 + 1);
+    }
+    out
+}
+
+/// The changed old-side lines of in-memory changes (a document and its new text).
+pub fn lines_of_changes(changes: &[(crate::selector::resolve::Document, String)]) -> Lines {
+    let mut out = Lines::new();
+    for (doc, new) in changes {
+        let diff = similar::TextDiff::from_lines(doc.text.as_str(), new.as_str());
+        let set = out.entry(doc.rel.clone()).or_default();
+        for op in diff.ops() {
+            let old = op.old_range();
+            match op.tag() {
+                similar::DiffTag::Equal => {}
+                similar::DiffTag::Insert => {
+                    set.insert(old.start.max(1));
+                }
+                _ => set.extend(old.map(|l| l + 1)),
+            }
+        }
+    }
+    out
+}
+
+/// Select the tests for seeds (and the lines they change).
+pub async fn select(
+    o: &mut Orchestrator,
+    seeds: Vec<Item>,
+    mut files: BTreeMap<String, Parsed>,
+    depth: u32,
+    lines: Lines,
+) -> Result<Selected> {
+    let catalog = pytest::catalog(o).await?;
+    let mut notes: Vec<String> = catalog.note.iter().cloned().collect();
+    let items = match &catalog.collected {
+        Some(c) => pytest::items(o, &mut files, c),
+        None => vec![],
+    };
+    let rules = match &catalog.collected {
+        Some(_) => Rules::Collected(&items),
+        None => Rules::Naming,
+    };
+    let mut analysis = analyse(o, seeds, files, depth, rules).await?;
+    let mut coverage_only = BTreeSet::new();
+    let mut before = None;
+    let mut used = false;
+    if let Some(collected) = &catalog.collected {
+        let ids: Vec<String> = collected.iter().map(|c| c.id.clone()).collect();
+        match coverage::touching(o, &ids, &lines).await? {
+            Ok(hit) => {
+                used = true;
+                for id in hit.tests {
+                    if analysis.tests.contains_key(&id) {
+                        continue;
+                    }
+                    if let Some((_, item, _)) = items.iter().find(|(i, _, _)| *i == id) {
+                        analysis.tests.insert(id.clone(), (item.clone(), 0));
+                        coverage_only.insert(id);
+                    }
+                }
+                before = Some(hit.outcomes);
+            }
+            Err(why) => notes.push(why),
+        }
+    }
+    Ok(Selected {
+        analysis,
+        selection: TestSelection {
+            tests: match catalog.collected {
+                Some(_) => "pytest".into(),
+                None => "naming".into(),
+            },
+            coverage: used,
+            notes,
+        },
+        items,
+        coverage_only,
+        before,
+    })
+}

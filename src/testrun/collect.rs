@@ -1,0 +1,89 @@
+//! pytest's own view of a project's tests, from the same overlay and plugin as a run:
+//! [`collect`] lists every test as `pytest --collect-only` finds it (node ids, with the file
+//! and line pytest reports for each: unittest `TestCase` methods, each parametrized
+//! instance, doctests where the configuration enables them), and [`coverage`] runs tests
+//! under coverage.py with one dynamic context per test (what pytest-cov's
+//! `--cov-context=test` does: `Coverage.switch_context(nodeid)` around each test), giving
+//! the lines each test executes and each test's outcome. coverage.py must be importable by
+//! the project's interpreter, as pytest must.
+
+use super::{in_overlay, outcomes, tally, Mode, Plan, Run, TestRunError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One collected test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Collected {
+    /// The node id, relative to the workspace root.
+    pub id: String,
+    /// The file pytest reports it in (workspace-relative, `/`-separated).
+    pub path: String,
+    /// 0-based line of its definition (of the docstring for a doctest), when pytest knows it.
+    pub line: Option<u32>,
+    pub doctest: bool,
+    /// pytest's name for it (`Class.test_m`, `[doctest] pkg.mod.func`).
+    pub name: String,
+}
+
+/// Every test pytest collects in the plan's overlay (the plan's tests and mode are ignored).
+pub fn collect(plan: &Plan) -> Result<Vec<Collected>, TestRunError> {
+    let plan = Plan {
+        mode: Mode::Collect,
+        tests: vec![],
+        ..plan.clone()
+    };
+    let mut lines = String::new();
+    in_overlay(&plan, |aux| {
+        lines = std::fs::read_to_string(aux.join("collected.jsonl")).unwrap_or_default();
+        Ok(())
+    })?;
+    let mut out: Vec<Collected> = lines
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out.dedup_by(|a, b| a.id == b.id);
+    Ok(out)
+}
+
+/// Lines each test executed: test id → workspace-relative file → 1-based lines.
+pub type Coverage = BTreeMap<String, BTreeMap<String, Vec<u32>>>;
+
+/// Run the plan's tests under coverage.py: their outcomes and the lines each executed.
+/// `None` for the coverage when coverage.py is not importable by the plan's interpreter.
+pub fn coverage(plan: &Plan) -> Result<(Run, Option<Coverage>), TestRunError> {
+    let plan = Plan {
+        mode: Mode::Coverage,
+        ..plan.clone()
+    };
+    if plan.tests.is_empty() {
+        return Ok((tally(&plan, vec![], false), Some(Coverage::new())));
+    }
+    if !importable(&plan, "coverage") {
+        return Ok((
+            super::run(&Plan {
+                mode: Mode::Run,
+                ..plan
+            })?,
+            None,
+        ));
+    }
+    let mut data = String::new();
+    let (text, timed_out) = in_overlay(&plan, |aux| {
+        data = std::fs::read_to_string(aux.join("coverage.json")).unwrap_or_default();
+        Ok(())
+    })?;
+    let run = tally(&plan, outcomes(&plan.tests, &text), timed_out);
+    Ok((run, serde_json::from_str(&data).ok()))
+}
+
+/// Whether the plan's interpreter imports `module`.
+pub fn importable(plan: &Plan, module: &str) -> bool {
+    std::process::Command::new(&plan.python)
+        .args(["-c", &format!("import {module}")])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
