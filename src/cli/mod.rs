@@ -67,15 +67,16 @@ pub struct Global {
     /// With --trace-file: also record the content of every workspace file
     #[arg(long, global = true)]
     pub trace_sources: bool,
-    /// Process reward: pr-v1 (the default) or pr-v2 (diagnostics by kind, structural
-    /// facts, optionally the impacted tests)
+    /// Process reward: pr-v1 (the default), pr-v2 (diagnostics by kind, structural facts,
+    /// optionally the impacted tests) or pr-v3 (pr-v2 with an absolute test term: selected tests
+    /// failing after the step weigh against it)
     #[arg(long, global = true, default_value = "pr-v1", value_name = "VERSION")]
     pub reward: String,
     /// Process-reward weights: alpha,beta,gamma for pr-v1 (default 0.5,0.4,0.1); name=value
     /// pairs for pr-v2 (runtime, error, warning, remaining, structural, tests, safety, ambiguity)
     #[arg(long, global = true, value_name = "W")]
     pub reward_weights: Option<String>,
-    /// With --reward pr-v2: run the tests `impact` selects for a change, on an overlay copy
+    /// With --reward pr-v2 or pr-v3: run the tests `impact` selects for a change, on an overlay copy
     /// of the workspace (never the user's files); off unless asked
     #[arg(long, global = true, value_name = "impacted", value_parser = ["impacted"])]
     pub tests: Option<String>,
