@@ -16,6 +16,7 @@ mod args;
 mod batch;
 mod generic;
 mod http;
+mod output;
 mod tools;
 
 use crate::bundle::{Bundle, Status};
@@ -56,7 +57,7 @@ impl Server {
                 let input = s.schema.as_object().cloned().unwrap_or_default();
                 let mut t = Tool::new(s.name.clone(), s.description.clone(), Arc::new(input));
                 t.title = Some(s.title.clone());
-                t.output_schema = Some(output.clone());
+                t.output_schema = Some(Arc::new(output::for_cmd(&output, &s.cmd)));
                 t.annotations = Some(
                     ToolAnnotations::with_title(s.title.clone())
                         .read_only(s.read_only)
