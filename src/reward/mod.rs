@@ -114,6 +114,21 @@ pub struct Recomputed {
     pub explanation: String,
 }
 
+/// `--reward-weights`' `name=value,…` pairs (pr-v2 and pr-v3), each value a non-negative
+/// finite number; `None` when one is not. Each version maps the names onto its own weights.
+pub(crate) fn weight_pairs(s: &str) -> Option<Vec<(&str, f64)>> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, value) = part.split_once('=')?;
+        let value: f64 = value.trim().parse().ok()?;
+        if !(value.is_finite() && value >= 0.0) {
+            return None;
+        }
+        out.push((name.trim(), value));
+    }
+    Some(out)
+}
+
 /// Recompute a recorded bundle's reward from its own recorded inputs, under the version it
 /// was recorded with (optionally with other weights, in that version's syntax).
 pub fn recompute(bundle: &Value, weights: Option<&str>) -> Result<Recomputed> {

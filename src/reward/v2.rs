@@ -58,13 +58,8 @@ impl Weights {
     /// `name=value,…` over the defaults (`runtime=2,tests=0`); every value non-negative.
     pub fn parse(s: &str) -> Result<Weights> {
         let mut w = Weights::default();
-        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (name, value) = part.split_once('=').ok_or_else(|| bad_weights(s))?;
-            let value: f64 = value.trim().parse().map_err(|_| bad_weights(s))?;
-            if !(value.is_finite() && value >= 0.0) {
-                return Err(bad_weights(s));
-            }
-            let slot = match name.trim() {
+        for (name, value) in super::weight_pairs(s).ok_or_else(|| bad_weights(s))? {
+            let slot = match name {
                 "runtime" => &mut w.runtime,
                 "error" => &mut w.error,
                 "warning" => &mut w.warning,
