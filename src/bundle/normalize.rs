@@ -57,7 +57,8 @@ fn range_of(v: &Value) -> [u32; 4] {
     ]
 }
 
-fn symbol_kind(k: u64) -> &'static str {
+/// The protocol's SymbolKind number by name (`unknown` out of range).
+pub(crate) fn symbol_kind(k: u64) -> &'static str {
     const KINDS: [&str; 26] = [
         "file",
         "module",

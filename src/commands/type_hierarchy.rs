@@ -113,45 +113,10 @@ fn place(t: &TypeFact) -> String {
     }
 }
 
-/// The protocol's SymbolKind by name.
+/// The protocol's SymbolKind by name (the bundle normalizer's table).
 pub(super) fn symbol_kind(k: lsp_types::SymbolKind) -> String {
-    let names = [
-        "file",
-        "module",
-        "namespace",
-        "package",
-        "class",
-        "method",
-        "property",
-        "field",
-        "constructor",
-        "enum",
-        "interface",
-        "function",
-        "variable",
-        "constant",
-        "string",
-        "number",
-        "boolean",
-        "array",
-        "object",
-        "key",
-        "null",
-        "enumMember",
-        "struct",
-        "event",
-        "operator",
-        "typeParameter",
-    ];
-    let n = serde_json::to_value(k)
-        .ok()
-        .and_then(|v| v.as_u64())
-        .unwrap_or(0);
-    let i = usize::try_from(n).unwrap_or(0);
-    i.checked_sub(1)
-        .and_then(|i| names.get(i))
-        .unwrap_or(&"other")
-        .to_string()
+    let n = serde_json::to_value(k).ok().and_then(|v| v.as_u64());
+    crate::bundle::normalize::symbol_kind(n.unwrap_or(0)).to_string()
 }
 
 fn fact(n: &mut Normalizer, item: &TypeHierarchyItem) -> TypeFact {
