@@ -8,17 +8,6 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-fn json(args: &[&str]) -> Value {
-    let o = run(args);
-    assert!(
-        o.status.success(),
-        "lanser {}: {}",
-        args.join(" "),
-        stderr(&o)
-    );
-    bundle(&o)
-}
-
 /// `lanser symbols FILE` includes each of `names` as a symbol's name (at any depth).
 fn assert_symbols(ws: &str, file: &str, names: &[&str]) {
     fn collect(v: &Value, out: &mut std::collections::BTreeSet<String>) {

@@ -8,17 +8,6 @@ use crate::support::*;
 use serde_json::Value;
 use std::path::Path;
 
-fn json(args: &[&str]) -> Value {
-    let o = run(args);
-    assert!(
-        o.status.success(),
-        "lanser {}: {}",
-        args.join(" "),
-        stderr(&o)
-    );
-    bundle(&o)
-}
-
 /// The README's lanser.toml for vim-language-server, verbatim.
 fn readme_vim_config() -> String {
     let readme = read(&repo(), "README.md");

@@ -258,6 +258,18 @@ pub fn stderr(o: &Output) -> String {
 }
 
 /// stdout as one bundle, validated against schemas/bundle.schema.json.
+/// The bundle of `lanser ARGS`, which must succeed (its stderr in the failure otherwise).
+pub fn json(args: &[&str]) -> Value {
+    let o = run(args);
+    assert!(
+        o.status.success(),
+        "lanser {}: {}",
+        args.join(" "),
+        stderr(&o)
+    );
+    bundle(&o)
+}
+
 pub fn bundle(o: &Output) -> Value {
     let v = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("stdout is not a bundle ({e}): {}", stdout(o)));
