@@ -367,6 +367,16 @@ impl Config {
         crate::servers::routing::route(&self.servers, &self.default, path)
     }
 
+    /// Every file type a server of this configuration takes: what the workspace index tracks
+    /// beyond the sources ([`crate::workspace::walk::Types`]).
+    pub fn file_types(&self) -> crate::workspace::walk::Types {
+        let types = self
+            .servers
+            .values()
+            .flat_map(|d| d.file_types.iter().cloned());
+        crate::workspace::walk::Types::new(types)
+    }
+
     /// The server [`Config::route`] picks for `path` when that server takes the file's type
     /// (`None`: no server takes it).
     pub fn taker(&self, path: &str) -> Option<&str> {

@@ -67,6 +67,10 @@ pub struct Quirks {
     /// jedi-language-server, python-lsp-server): lanser offers utf-32 only and reads its
     /// positions as code points.
     pub codepoints: bool,
+    /// Takes in a file changed on disk only a while after the watched-file event says so (it
+    /// re-indexes it in the background: intelephense): lanser opens each changed file of the
+    /// server's types, so that the next answer is from the new text.
+    pub open_changed: bool,
 }
 
 /// One quirk, as lanser.toml names it.
@@ -77,6 +81,7 @@ pub enum Quirk {
     PullsUndeclared,
     OpenToPull,
     Codepoints,
+    OpenChanged,
 }
 
 impl Quirks {
@@ -86,6 +91,7 @@ impl Quirks {
         pulls_undeclared: false,
         open_to_pull: false,
         codepoints: false,
+        open_changed: false,
     };
     /// Pyright's, and basedpyright's.
     pub const PYRIGHT: Quirks = Quirks {
@@ -93,6 +99,7 @@ impl Quirks {
         pulls_undeclared: true,
         open_to_pull: false,
         codepoints: false,
+        open_changed: false,
     };
     /// vscode-langservers-extracted's servers'.
     pub const OPEN_TO_PULL: Quirks = Quirks {
@@ -105,6 +112,12 @@ impl Quirks {
         ..Quirks::NONE
     };
 
+    /// intelephense's.
+    pub const OPEN_CHANGED: Quirks = Quirks {
+        open_changed: true,
+        ..Quirks::NONE
+    };
+
     /// The quirks a list names.
     pub fn of(list: &[Quirk]) -> Quirks {
         Quirks {
@@ -112,6 +125,7 @@ impl Quirks {
             pulls_undeclared: list.contains(&Quirk::PullsUndeclared),
             open_to_pull: list.contains(&Quirk::OpenToPull),
             codepoints: list.contains(&Quirk::Codepoints),
+            open_changed: list.contains(&Quirk::OpenChanged),
         }
     }
 

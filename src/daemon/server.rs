@@ -577,6 +577,13 @@ impl Daemon {
                 o.close().await;
             }
         }
+        // A new session's configuration decides which files the index tracks besides the
+        // sources (every type its servers take), before the index is read.
+        if engine.orch.is_none() {
+            if let Ok(c) = crate::config::Config::load(&self.ws.root) {
+                self.ws.track(c.file_types());
+            }
+        }
         // The index first: a new session reads the disk as it is now, a running one is told
         // what changed since its last answer.
         let changes = match engine.watch.as_mut() {

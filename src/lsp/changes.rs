@@ -22,7 +22,7 @@ pub fn apply(session: &Session, ws: &Workspace, changes: &Changes) {
         for rel in list {
             let abs = ws.root.join(rel);
             let uri = path_to_uri(&abs);
-            if open.contains(&uri) {
+            if open.contains(&uri) || session.opens_changed(rel) {
                 if let Ok(doc) = Document::load(abs, rel.clone()) {
                     session.sync_document(&uri, &doc);
                 }

@@ -72,6 +72,8 @@ pub struct SessionConfig {
     pub encodings: Vec<&'static str>,
     /// What the server does beyond the protocol.
     pub quirks: Quirks,
+    /// The file types the server takes (extensions, or whole names).
+    pub file_types: Vec<String>,
 }
 
 pub(super) type Reply = std::result::Result<Value, RpcError>;
@@ -522,6 +524,19 @@ impl Session {
                 });
             }
         }
+    }
+
+    /// Whether a change on disk to workspace file `rel` is sent by opening it
+    /// ([`Quirks::open_changed`]): the server has that quirk and takes the file's type.
+    pub fn opens_changed(&self, rel: &str) -> bool {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        let ext = name.rsplit_once('.').map(|(_, e)| e);
+        self.config.quirks.open_changed
+            && self
+                .config
+                .file_types
+                .iter()
+                .any(|t| t == name || Some(t.as_str()) == ext)
     }
 
     /// Whether the server has `uri` open.

@@ -120,8 +120,9 @@ impl Orchestrator {
     pub fn new(opts: Options) -> Result<Orchestrator> {
         let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
         crate::edits::apply::recover_and_report(&ws.root)?;
-        let python_exe = env::find_python(&ws);
         let config = Config::load(&ws.root)?;
+        ws.track(config.file_types());
+        let python_exe = env::find_python(&ws);
         let server_def = config.select(opts.server.as_deref())?.clone();
         let settings = deep_merge(
             env::server_settings(&ws.root, python_exe.as_deref()),
@@ -369,6 +370,7 @@ impl Orchestrator {
                 // Pyright speaks utf-16 only; others get utf-8 where they offer it.
                 encodings: def.quirks.encodings(),
                 quirks: def.quirks,
+                file_types: def.file_types.clone(),
             };
             self.session = Some(match &self.connect {
                 Some(connect) => Session::over(config, connect()).await?,

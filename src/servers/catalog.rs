@@ -23,7 +23,9 @@
 //!   rename is a licensed feature (`renameProvider: false`); a definition's range is the whole
 //!   declaration (from its doc comment); diagnostics pushed — on opening a file it indexed,
 //!   first an empty publish marked `isClear`, which lanser does not take for the answer
-//!   ([`crate::lsp::inbound`]). It keeps a cache of each workspace under
+//!   ([`crate::lsp::inbound`]). A file changed on disk it re-reads only a while after the
+//!   watched-file event (answers in between are from the old text), so lanser opens each
+//!   changed PHP file instead ([`Quirks::open_changed`]). It keeps a cache of each workspace under
 //!   `~/.config/intelephense`.
 //! - Python alternatives, chosen with `--server` (ready after `initialized`): `ruff` 0.17.6
 //!   (PyPI; `ruff server`): lint diagnostics by pull for open documents only, code actions
@@ -116,6 +118,8 @@ pub(super) const TABLE: &[Builtin] = &[
         provision: Provision::Npm,
         // It indexes its stubs and the workspace under a `$/progress`, always.
         ready: Ready::Progress,
+        // A file changed on disk is re-read a while after its watched-file event.
+        quirks: Quirks::OPEN_CHANGED,
         ..ON_DEMAND
     },
     // The Python alternatives, chosen with `--server` (Python goes to Pyright otherwise).

@@ -32,6 +32,11 @@ pub fn workspace_digest<'a>(digests: impl IntoIterator<Item = (&'a str, &'a str)
     crate::digest::sha256_tagged(&bytes)
 }
 
+/// Whether workspace-relative `rel` is a configuration file at the root.
+fn root_config(rel: &str) -> bool {
+    !rel.contains('/') && is_config(rel)
+}
+
 /// Whether root-level file `name` is one of the configuration files the index tracks.
 pub fn is_config(name: &str) -> bool {
     SERVER_CONFIG.contains(&name) || name == LANSER_CONFIG
@@ -105,10 +110,14 @@ impl Changes {
             .any(|l| l.iter().any(|p| is_config(p)))
     }
 
-    /// Sources only, of every language the index tracks (what the servers are told about).
+    /// The files servers are told about: every file the index tracks ([`walk::Types`]) but
+    /// the root configuration files that are not sources.
     pub fn sources(&self) -> Changes {
         let keep = |l: &Vec<String>| -> Vec<String> {
-            l.iter().filter(|p| walk::is_source(p)).cloned().collect()
+            l.iter()
+                .filter(|p| walk::is_source(p) || !root_config(p))
+                .cloned()
+                .collect()
         };
         Changes {
             created: keep(&self.created),
@@ -170,11 +179,12 @@ pub struct Index {
 }
 
 impl Index {
-    /// Walk `root` (canonical) once; contents are hashed when first needed.
-    pub fn scan(root: &Path) -> Index {
+    /// Walk `root` (canonical) once, listing its sources and the files of `types`; contents
+    /// are hashed when first needed.
+    pub fn scan(root: &Path, types: walk::Types) -> Index {
         let mut index = Index {
             root: root.to_path_buf(),
-            walker: Walker::default(),
+            walker: Walker::new(types),
             files: BTreeMap::new(),
             dirs: BTreeSet::new(),
             dirs_version: 0,
@@ -185,6 +195,16 @@ impl Index {
         index.rescan();
         index.generation = 0;
         index
+    }
+
+    /// Track `types` from now on: when they differ from the index's, the tree is walked again
+    /// under them (what they add is created, what they drop deleted).
+    pub fn retrack(&mut self, types: &walk::Types) -> Changes {
+        if self.walker.types() == types {
+            return Changes::default();
+        }
+        self.walker = Walker::new(types.clone());
+        self.rescan()
     }
 
     /// Bumped by every change seen.
@@ -324,7 +344,7 @@ impl Index {
         if !rel.contains('/') && is_config(rel) {
             return true;
         }
-        if !walk::is_source(rel) {
+        if !self.walker.types().tracks(rel) {
             return false;
         }
         let parent = self.root.join(rel).parent().map(Path::to_path_buf);
@@ -361,7 +381,7 @@ impl Index {
         let below: Vec<String> = self
             .files
             .keys()
-            .filter(|k| (rel.is_empty() || k.starts_with(&prefix)) && walk::is_source(k))
+            .filter(|k| (rel.is_empty() || k.starts_with(&prefix)) && !root_config(k))
             .filter(|k| !keep.contains(*k))
             .cloned()
             .collect();
@@ -385,11 +405,11 @@ impl Index {
     /// Re-stat `rel`; rehash when its metadata changed or cannot be trusted.
     fn update(&mut self, rel: &str, changes: &mut Changes) {
         let abs = self.root.join(rel);
-        // A source is a regular file reached without a symlink (as the walk lists it); a
+        // A source is a regular file reached without a symlink (as the walk lists it); a root
         // configuration file may be a link.
-        let meta = match walk::is_source(rel) {
-            true => std::fs::symlink_metadata(&abs),
-            false => std::fs::metadata(&abs),
+        let meta = match root_config(rel) {
+            false => std::fs::symlink_metadata(&abs),
+            true => std::fs::metadata(&abs),
         };
         let Some(meta) = meta.ok().filter(std::fs::Metadata::is_file) else {
             if self.files.remove(rel).is_some() {
@@ -512,9 +532,44 @@ mod tests {
     }
 
     fn index_of(root: &Path) -> Index {
-        let mut i = Index::scan(root);
+        let mut i = Index::scan(root, Default::default());
         i.hashes();
         i
+    }
+
+    #[test]
+    fn the_types_of_the_configured_servers_are_tracked_but_are_not_sources() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("web")).unwrap();
+        std::fs::write(root.join("a.py"), "x = 1\n").unwrap();
+        std::fs::write(root.join("web/app.php"), "<?php\n").unwrap();
+        std::fs::write(root.join("web/Dockerfile"), "FROM x\n").unwrap();
+        std::fs::write(root.join("web/notes.txt"), "-\n").unwrap();
+        std::fs::write(root.join("pyrightconfig.json"), "{}").unwrap();
+        let mut i = index_of(&root);
+        assert!(!i.contains("web/app.php"));
+        let types = walk::Types::new(["php", "Dockerfile", "json"].map(String::from));
+        let c = i.retrack(&types);
+        assert_eq!(c.created, ["web/Dockerfile", "web/app.php"]);
+        assert!(!i.contains("web/notes.txt"));
+        // Workspace-wide operations still list the sources only.
+        assert_eq!(i.sources(), ["a.py"]);
+        std::fs::write(root.join("web/app.php"), "<?php echo 1;\n").unwrap();
+        std::fs::write(root.join("pyrightconfig.json"), "{ }").unwrap();
+        let c = i.refresh(
+            [root.join("web/app.php"), root.join("pyrightconfig.json")]
+                .iter()
+                .map(|p| p.as_path()),
+        );
+        assert_eq!(c.changed, ["pyrightconfig.json", "web/app.php"]);
+        // What servers are told: not the root configuration file (it restarts the session).
+        assert_eq!(c.sources().changed, ["web/app.php"]);
+        assert!(i.retrack(&types).is_empty());
+        assert_eq!(
+            i.retrack(&walk::Types::default()).deleted,
+            ["web/Dockerfile", "web/app.php"]
+        );
     }
 
     #[test]

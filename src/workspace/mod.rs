@@ -44,6 +44,8 @@ pub struct Workspace {
     index: Arc<Mutex<Option<Index>>>,
     /// The import roots, read on first need; dropped when the index sees a change.
     roots: Arc<Mutex<Option<Vec<PathBuf>>>>,
+    /// The file types the index tracks besides the sources ([`Workspace::track`]).
+    types: Arc<Mutex<walk::Types>>,
 }
 
 impl std::fmt::Debug for Workspace {
@@ -102,6 +104,19 @@ impl Workspace {
             root,
             index: Arc::default(),
             roots: Arc::default(),
+            types: Arc::default(),
+        }
+    }
+
+    /// Track the files of `types` too (the file types the configuration's servers take), so
+    /// that a change to one is seen; an index already scanned walks the tree again when they
+    /// differ from its own.
+    pub fn track(&self, types: walk::Types) -> index::Changes {
+        *self.types.lock().unwrap_or_else(|p| p.into_inner()) = types.clone();
+        let mut g = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        match g.as_mut() {
+            Some(i) => i.retrack(&types),
+            None => index::Changes::default(),
         }
     }
 
@@ -109,7 +124,8 @@ impl Workspace {
     pub fn index(&self) -> IndexGuard<'_> {
         let mut g = self.index.lock().unwrap_or_else(|p| p.into_inner());
         if g.is_none() {
-            *g = Some(Index::scan(&self.root));
+            let types = self.types.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            *g = Some(Index::scan(&self.root, types));
         }
         IndexGuard(g)
     }

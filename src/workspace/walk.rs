@@ -9,7 +9,7 @@
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -39,8 +39,8 @@ pub const IGNORE_FILE: &str = ".gitignore";
 /// "racily clean" rule): what carries it is read again.
 pub const RACY: Duration = Duration::from_secs(2);
 
-/// The extensions of the sources the index tracks besides Python's: every file type a
-/// built-in server handles (`languages`), so that an edit to any of them is seen.
+/// The extensions of the sources besides Python's: the code of the first languages'
+/// built-in servers, what workspace-wide operations take. The index tracks more ([`Types`]).
 pub const OTHER_SOURCES: &[&str] = &[
     "ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs", "c", "h", "cc", "cpp", "cxx", "hh",
     "hpp", "hxx", "go", "rs", "sh", "bash",
@@ -51,7 +51,8 @@ pub fn is_python(name: &str) -> bool {
     name.ends_with(".py") || name.ends_with(".pyi")
 }
 
-/// Whether a file named `name` is a source the index tracks (Python or another language's).
+/// Whether a file named `name` is a source (Python or another language's): what
+/// workspace-wide operations (`diag`, workspace symbols) and a trace's snapshot take.
 pub fn is_source(name: &str) -> bool {
     is_python(name)
         || name
@@ -124,6 +125,8 @@ struct Listing {
 #[derive(Clone, Default)]
 pub struct Walker {
     dirs: HashMap<PathBuf, Listing>,
+    /// The files listed.
+    types: Types,
 }
 
 /// What a walk found.
@@ -136,6 +139,19 @@ pub struct Found {
 }
 
 impl Walker {
+    /// A walker that lists the sources and the files of `types`.
+    pub fn new(types: Types) -> Walker {
+        Walker {
+            dirs: HashMap::new(),
+            types,
+        }
+    }
+
+    /// The file types listed.
+    pub fn types(&self) -> &Types {
+        &self.types
+    }
+
     /// Walk `start` (the root or a directory below it, whose own `.gitignore` ancestors are
     /// honoured) and return its sources and directories.
     pub fn walk(&mut self, root: &Path, start: &Path) -> Found {
@@ -170,7 +186,7 @@ impl Walker {
                 .cloned();
             let listing = match cached {
                 Some(l) => l,
-                None => match list(root, &dir, modified) {
+                None => match list(root, &dir, modified, &self.types) {
                     Some(l) => l,
                     None => {
                         self.dirs.remove(&dir);
@@ -243,10 +259,11 @@ pub fn admits(root: &Path, abs: &Path) -> bool {
     !rules.ignored(abs, false)
 }
 
-/// Read one directory: its subdirectories not skipped by name, its sources, and whether it is
+/// Read one directory: its subdirectories not skipped by name, its sources and files of
+/// `types`, and whether it is
 /// a virtual environment or has ignore rules of its own. (Ignore rules are applied by the
 /// walk, which knows them.)
-fn list(root: &Path, dir: &Path, modified: Option<SystemTime>) -> Option<Listing> {
+fn list(root: &Path, dir: &Path, modified: Option<SystemTime>, types: &Types) -> Option<Listing> {
     let entries = std::fs::read_dir(dir).ok()?;
     let mut l = Listing {
         mtime: modified.unwrap_or(SystemTime::UNIX_EPOCH),
@@ -267,13 +284,39 @@ fn list(root: &Path, dir: &Path, modified: Option<SystemTime>) -> Option<Listing
             l.venv = true;
         } else if name == IGNORE_FILE {
             l.ignores = true;
-        } else if ft.is_file() && is_source(&name) {
+        } else if ft.is_file() && types.tracks(&name) {
             if let Some(rel) = relative(root, &entry.path()) {
                 l.files.push(rel);
             }
         }
     }
     Some(l)
+}
+
+/// The file types the index tracks besides the sources of [`is_source`]: every type a server
+/// of the workspace's configuration takes, built-in or configured (JSON, YAML, PHP, a
+/// `Dockerfile`, whatever a `lanser.toml` routes), so that an edit to one made behind
+/// lanser's back is seen and told to the server that has it open or indexed. Each is an
+/// extension, or a whole file name for a type without one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Types(Arc<BTreeSet<String>>);
+
+impl Types {
+    pub fn new(types: impl IntoIterator<Item = String>) -> Types {
+        Types(Arc::new(types.into_iter().collect()))
+    }
+
+    /// Whether the index tracks a file named `name` (a file name or a relative path).
+    pub fn tracks(&self, name: &str) -> bool {
+        if is_source(name) {
+            return true;
+        }
+        let base = name.rsplit('/').next().unwrap_or(name);
+        self.0.contains(base)
+            || base
+                .rsplit_once('.')
+                .is_some_and(|(stem, ext)| !stem.is_empty() && self.0.contains(ext))
+    }
 }
 
 /// Whether a directory named `name` may be walked (its content aside).

@@ -296,7 +296,7 @@ mod tests {
         let root = tmp.path().canonicalize().unwrap();
         std::fs::create_dir_all(root.join("pkg")).unwrap();
         std::fs::write(root.join("pkg/a.py"), "a = 1\n").unwrap();
-        let mut index = Index::scan(&root);
+        let mut index = Index::scan(&root, Default::default());
         index.hashes();
         let watch = Watch::start(&root, &index);
         (tmp, root, index, watch)
@@ -323,7 +323,7 @@ mod tests {
         std::fs::remove_dir_all(root.join("src")).unwrap();
         let c = watch.sync(&mut index);
         assert_eq!(c.deleted, vec!["src/deep/er/m.py", "src/deep/er/n.py"]);
-        let mut fresh = Index::scan(&root);
+        let mut fresh = Index::scan(&root, Default::default());
         assert_eq!(index.digest(), fresh.digest());
         assert_eq!(watch.status().fallback_rescans, 0);
         let generation = index.generation();

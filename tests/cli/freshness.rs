@@ -264,3 +264,45 @@ fn an_edit_while_a_request_runs_is_answered_on_the_new_text() {
         stdout(&w.run(&[&q[..], &["--no-daemon"]].concat()))
     );
 }
+
+/// A file of a language beyond the first six, changed behind the daemon's back, is answered
+/// from its new text: the index tracks every type a configured server takes (here PHP), and
+/// intelephense, which re-reads a changed file only a while after the watched-file event, is
+/// given it by opening it. Before, the daemon's index saw no `.php` file and kept answering
+/// the definition's old line.
+#[test]
+fn a_php_file_changed_behind_the_daemon_is_answered_from_its_new_text() {
+    let w = Warm::new("php");
+    w.link_server("intelephense");
+    let app = std::fs::read_to_string(w.ws.join("src/app.php")).unwrap();
+    let line = app
+        .lines()
+        .position(|l| l.contains("$store->add('tea'"))
+        .unwrap()
+        + 1;
+    let q = format!("src/app.php@L{line}:add");
+    let decl = |ws: &Path| {
+        let text = std::fs::read_to_string(ws.join("src/Store.php")).unwrap();
+        let at = text.find("/** Add an item;").unwrap();
+        text[..at].matches('\n').count() as u32 + 1
+    };
+    let before = decl(&w.ws);
+    answers(
+        &w,
+        &["def", &q, "--json"],
+        &[("src/Store.php", before)],
+        "first",
+    );
+    let store = w.ws.join("src/Store.php");
+    let text = std::fs::read_to_string(&store).unwrap();
+    std::fs::write(&store, text.replacen("\nclass", "\n\n\n\nclass", 1)).unwrap();
+    let after = decl(&w.ws);
+    assert_eq!(after, before + 3);
+    answers(
+        &w,
+        &["def", &q, "--json"],
+        &[("src/Store.php", after)],
+        "after the edit",
+    );
+    assert!(w.status()["index"]["generation"].as_u64() > Some(0));
+}
