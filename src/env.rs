@@ -74,6 +74,31 @@ pub fn probe_python(ws: &Workspace, exe: Option<&Path>) -> Python {
     }
 }
 
+/// Whether the settings point the server at a launcher script (`#!`: a pyenv shim, which runs a
+/// few dozen processes to pick the interpreter on every call) rather than an interpreter.
+pub fn launched(settings: &Value) -> bool {
+    let Some(path) = settings
+        .pointer("/python/pythonPath")
+        .and_then(Value::as_str)
+    else {
+        return false;
+    };
+    let mut head = [0u8; 2];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| head == *b"#!")
+}
+
+/// Point the settings at the interpreter `python` was found to run (its `sys.executable`),
+/// when the probe answered.
+pub fn point_at(settings: &mut Value, ws: &Workspace, python: &Python) {
+    let Some(exe) = &python.exe else { return };
+    let real = ws.root.join(exe);
+    if let (true, Some(p)) = (real.is_file(), settings.pointer_mut("/python/pythonPath")) {
+        *p = json!(real.to_string_lossy());
+    }
+}
+
 /// Settings served to the server (`workspace/configuration`, didChangeConfiguration) for the
 /// workspace at `root`: the import roots of the Python projects nested in it are
 /// `python.analysis.extraPaths` (a monorepo's packages resolve as each one's own session

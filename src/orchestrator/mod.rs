@@ -210,7 +210,8 @@ impl Orchestrator {
         }
     }
 
-    pub async fn environment(&mut self) -> Environment {
+    /// The interpreter's facts, once the probe started with the orchestrator has answered.
+    async fn python(&mut self) -> Python {
         if self.python.is_none() {
             let probed = match self.python_probe.take() {
                 Some(h) => h.await.ok(),
@@ -218,7 +219,11 @@ impl Orchestrator {
             };
             self.python = Some(probed.unwrap_or_else(|| env::probe_python(&self.ws, None)));
         }
-        let python = self.python.clone().expect("probed above");
+        self.python.clone().expect("probed above")
+    }
+
+    pub async fn environment(&mut self) -> Environment {
+        let python = self.python().await;
         let config_digest = self.config_digest(&python);
         let server = self.server_id();
         Environment {
@@ -354,6 +359,12 @@ impl Orchestrator {
                     s
                 }
             };
+            // A launcher script found on PATH (a pyenv shim) would be run by the server on
+            // every search-path query: it is given the interpreter the launcher runs.
+            if env::launched(&self.settings) {
+                let python = self.python().await;
+                env::point_at(&mut self.settings, &self.ws, &python);
+            }
             let def = &self.server_def;
             let config = SessionConfig {
                 command: spec.command.clone(),

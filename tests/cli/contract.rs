@@ -474,3 +474,65 @@ fn verbose_shows_an_errors_cause_under_its_one_line() {
     assert!(lines[1].starts_with("  caused by: "), "{lines:?}");
     assert!(lines[1].contains("os error 2"), "{lines:?}");
 }
+
+/// A launcher script first on PATH (as a pyenv shim is) is run once, by lanser's probe, and
+/// the server is pointed at the interpreter it runs: Pyright, which runs its interpreter for
+/// its search paths, never runs the launcher (through a shim, that was seconds of every cold
+/// answer). The bundle records the real interpreter, as before, and the answer is the same.
+#[cfg(unix)]
+#[test]
+fn a_launcher_on_path_is_run_once_and_the_server_gets_the_interpreter_it_runs() {
+    let real = python_exe();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("runs.log");
+    let shim = dir.path().join("python3");
+    std::fs::write(
+        &shim,
+        format!(
+            "#!/bin/sh\necho run >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = lanser()
+        .args(["def", "cli.py@L17:add_item", "--json", "--workspace"])
+        .arg(fixture("demo"))
+        .env("PATH", &path)
+        .env_remove("VIRTUAL_ENV")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let b = bundle(&o);
+    let runs = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(runs.lines().count(), 1, "the launcher ran {runs:?}");
+    assert_eq!(
+        b["environment"]["python"]["exe"].as_str(),
+        Some(real.to_str().unwrap())
+    );
+    let (path, range) = locs(&b["facts"]["definitions"]).remove(0);
+    assert_eq!(path, "inventory/store.py");
+    let store = std::fs::read_to_string(fixture("demo").join(&path)).unwrap();
+    let line = store
+        .lines()
+        .position(|l| l.contains("def add_item"))
+        .unwrap() as u32;
+    assert_eq!(range[0], line);
+}
+
+/// The interpreter a `python3` on PATH runs (`sys.executable`), canonical.
+#[cfg(unix)]
+fn python_exe() -> std::path::PathBuf {
+    let o = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .unwrap();
+    std::path::PathBuf::from(String::from_utf8(o.stdout).unwrap().trim())
+}
