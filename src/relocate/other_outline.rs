@@ -1,10 +1,13 @@
 //! The definitions of a file in a language other than Python (TypeScript/JavaScript, Go, Rust,
-//! C/C++, shell), read with its tree-sitter grammar into the same [`Def`]s as Python's
-//! [`super::outline`], so `sym://` and `ast://` selectors, durable selectors and relocation
-//! scoring work the same way in every language:
+//! C/C++, shell, PHP; the keys of JSON, YAML and TOML; HTML ids and CSS rules), read with its
+//! tree-sitter grammar into the same [`Def`]s as Python's [`super::outline`], so `sym://` and
+//! `ast://` selectors, durable selectors and relocation scoring work the same way in every
+//! language:
 //! - classes, interfaces, structs, enums, traits, type aliases, namespaces, modules → `class`;
 //! - functions, methods, signatures, macros, `const f = () => …` → `def`;
-//! - fields, enum members, top- and type-level variables and constants → `assign`.
+//! - fields, enum members, top- and type-level variables and constants → `assign`;
+//! - a key whose value is a mapping (a TOML table), an HTML element with an `id`, a CSS rule
+//!   → `class`; any other key → `assign` ([`keys`], [`web`]).
 //!
 //! A method declared outside its type is named under it (a Go method under its receiver type,
 //! a Rust `impl` member under the implemented type, C++ `A::f` under `A`). A name declared
@@ -49,6 +52,10 @@ struct Found<'t> {
     setter: bool,
     /// False for a construct that only qualifies its members (a Rust `impl`).
     emits: bool,
+    /// Its `sig` when not the text before its body (an HTML start tag).
+    head: Option<Span>,
+    /// Its children are walked in the enclosing scope (HTML ids name elements flat).
+    flat: bool,
 }
 
 impl<'t> Found<'t> {
@@ -63,6 +70,8 @@ impl<'t> Found<'t> {
             params: None,
             setter: false,
             emits: true,
+            head: None,
+            flat: false,
         }
     }
 
@@ -151,20 +160,51 @@ impl Cx<'_> {
     /// `n`'s text when it is a name a selector can spell.
     fn name(&self, n: Option<Node>) -> Option<(String, Span)> {
         let n = n?;
-        let t = self.text(n);
+        self.spelled(span(n))
+    }
+
+    /// The text at `s` when it is a name a selector can spell: an identifier, or in a
+    /// language whose names are keys, ids or classes, one with `-` inside (`cert-file`).
+    fn spelled(&self, s: Span) -> Option<(String, Span)> {
+        let t = self.text.get(s.0..s.1)?;
+        let dashes = self.g.names_are_keys();
         let mut chars = t.chars();
         let first = chars.next()?;
         let ok = (first == '_' || first == '$' || first.is_alphabetic())
-            && chars.all(|c| c == '_' || c == '$' || c.is_alphanumeric());
-        ok.then(|| (t.to_string(), span(n)))
+            && chars.all(|c| c == '_' || c == '$' || c.is_alphanumeric() || (dashes && c == '-'));
+        ok.then(|| (t.to_string(), s))
+    }
+
+    /// A node the walk reads through: its children belong to the enclosing scope.
+    fn is_container(&self, kind: &str) -> bool {
+        CONTAINERS.contains(&kind)
+            || WRAPPERS.contains(&kind)
+            || match self.g {
+                Grammar::Json => kind == "object",
+                Grammar::Yaml => matches!(
+                    kind,
+                    "document" | "block_node" | "block_mapping" | "flow_node" | "flow_mapping"
+                ),
+                Grammar::Html => matches!(kind, "element" | "template_element"),
+                Grammar::Css => matches!(kind, "media_statement" | "supports_statement" | "block"),
+                _ => false,
+            }
     }
 
     fn walk(&self, node: Node, scope: &Scope, level: Level, depth: usize, out: &mut Vec<Def>) {
         if depth > MAX_DEPTH {
             return;
         }
+        // A PHP `namespace A\B;` statement names what follows it.
+        let mut own_scope;
+        let mut scope = scope;
         for child in named_children(node) {
             if is_comment(child) {
+                continue;
+            }
+            if let Some(inner) = self.php_namespace_statement(child, scope, depth, out) {
+                own_scope = inner;
+                scope = &own_scope;
                 continue;
             }
             let kind = child.kind();
@@ -208,8 +248,7 @@ impl Cx<'_> {
     ) {
         let found = self.classify(child, level);
         if found.is_empty() {
-            let kind = child.kind();
-            if CONTAINERS.contains(&kind) || WRAPPERS.contains(&kind) || level == Level::Function {
+            if self.is_container(child.kind()) || level == Level::Function {
                 self.walk(child, scope, level, depth + 1, out);
             }
             return;
@@ -248,7 +287,9 @@ impl Cx<'_> {
             }
             return;
         }
+        let flat = f.flat.then_some(child);
         let sig = match f.body {
+            _ if f.head.is_some() => f.head.unwrap_or(node),
             Some(b) if b.start_byte() > child.start_byte() => {
                 let head = &self.text[child.start_byte()..b.start_byte()];
                 (
@@ -290,6 +331,9 @@ impl Cx<'_> {
                 let members = Scope { qual, chain };
                 self.walk(m, &members, member_level, depth + 1, out);
             }
+        }
+        if let Some(c) = flat {
+            self.walk(c, scope, member_level, depth + 1, out);
         }
     }
 
@@ -336,6 +380,10 @@ impl Cx<'_> {
             Grammar::Rust => self.rust(n),
             Grammar::C | Grammar::Cpp => self.c(n, level),
             Grammar::Bash => self.bash(n),
+            Grammar::Php => self.php(n),
+            Grammar::Json | Grammar::Yaml | Grammar::Toml => self.key(n),
+            Grammar::Html => self.html(n),
+            Grammar::Css => self.css(n),
             Grammar::Python => vec![],
         };
         found
@@ -345,7 +393,9 @@ impl Cx<'_> {
     }
 }
 
+mod keys;
 mod rules;
+mod web;
 
 /// A definition's qualified name and kind chain.
 type NameKey<'a> = (&'a [String], &'a [SegmentKind]);
