@@ -5,7 +5,7 @@
 //! value. Sequences are not read into (their items have no names), and a key a selector
 //! cannot spell (`@types/node`, a dotted JSON key) is left out with what is under it.
 
-use super::{named_children, span, Cx, Found};
+use super::{named_children, span, Cx, Found, MAX_DEPTH};
 use crate::relocate::grammars::Grammar;
 use crate::relocate::outline::{DefKind, Span};
 use tree_sitter::Node;
@@ -86,12 +86,24 @@ impl Cx<'_> {
             }
             "bare_key" => Some(vec![self.spelled(span(key))?]),
             "quoted_key" => Some(vec![self.spelled(unquoted(key))?]),
+            // `a.b.c`: `(dotted_key (dotted_key a b) c)`, read down its left side.
             "dotted_key" => {
                 let mut out = vec![];
-                for part in named_children(key) {
-                    out.extend(self.key_parts(part)?);
+                let mut cur = key;
+                for _ in 0..MAX_DEPTH {
+                    let kids = named_children(cur);
+                    let (first, rest) = kids.split_first()?;
+                    for k in rest.iter().rev() {
+                        out.extend(self.key_parts(*k)?);
+                    }
+                    if first.kind() != "dotted_key" {
+                        out.extend(self.key_parts(*first)?);
+                        out.reverse();
+                        return Some(out);
+                    }
+                    cur = *first;
                 }
-                Some(out)
+                None
             }
             _ => None,
         }

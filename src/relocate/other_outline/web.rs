@@ -32,21 +32,28 @@ impl Cx<'_> {
                 .params(field(n, "parameters")),
             "namespace_definition" if body.is_some() => {
                 let Some((scope, last)) = self.php_namespace(name) else {
-                    return vec![];
+                    // `namespace { … }`: the global namespace.
+                    let mut f = Found::new(CLASS, vec![]).members(body);
+                    f.emits = false;
+                    return vec![f];
                 };
                 let mut f = Found::new(CLASS, vec![last]).body(body).members(body);
                 f.scope = scope;
                 f
             }
             "property_declaration" => return self.php_elements(n, "property_element"),
-            "const_declaration" => return self.php_elements(n, "const_element"),
+            // (`const_declaration` wraps its elements: `WRAPPERS`.)
+            "const_element" => {
+                let kids = named_children(n);
+                Found::new(VARIABLE, self.names(kids.first().copied())).body(kids.get(1).copied())
+            }
             "enum_case" => Found::new(VARIABLE, self.names(name)).body(field(n, "value")),
             _ => return vec![],
         };
         vec![f]
     }
 
-    /// `public int $a = 1, $b;` / `const A = 1, B = 2;`: a variable each.
+    /// `public int $a = 1, $b;`: a variable each, named without its `$`.
     fn php_elements<'t>(&self, n: Node<'t>, kind: &str) -> Vec<Found<'t>> {
         let els: Vec<Node> = named_children(n)
             .into_iter()
@@ -55,19 +62,9 @@ impl Cx<'_> {
         let several = els.len() > 1;
         els.into_iter()
             .map(|el| {
-                let (name, value) = match field(el, "name") {
-                    // A property: `$a`, named without its `$`.
-                    Some(var) => (
-                        named_children(var).into_iter().find(|c| c.kind() == "name"),
-                        field(el, "default_value"),
-                    ),
-                    // A constant: `A = 1`.
-                    None => {
-                        let kids = named_children(el);
-                        (kids.first().copied(), kids.get(1).copied())
-                    }
-                };
-                let mut f = Found::new(VARIABLE, self.names(name)).body(value);
+                let var = field(el, "name").map(named_children).unwrap_or_default();
+                let name = var.into_iter().find(|c| c.kind() == "name");
+                let mut f = Found::new(VARIABLE, self.names(name)).body(field(el, "default_value"));
                 if several {
                     f.node = Some(span(el));
                 }
