@@ -4,8 +4,8 @@
 //!
 //! The grammar crates are the ones that build with the tree-sitter in use (its ABI 13–15);
 //! a grammar that fails to load is reported, never a silent empty outline. Languages lanser
-//! routes to a server but reads no grammar of (Dockerfile, SCSS/LESS, …) have no outline:
-//! a selector that needs one is a one-line usage error.
+//! routes to a server but reads no grammar of (SCSS/LESS, …) have no outline: a selector
+//! that needs one is a one-line usage error.
 
 use std::cell::RefCell;
 use std::collections::hash_map::{Entry, HashMap};
@@ -29,12 +29,19 @@ pub enum Grammar {
     Toml,
     Html,
     Css,
+    Dockerfile,
+    CMake,
 }
 
 impl Grammar {
     /// The grammar for a file named `path`, by its extension.
     pub fn for_path(path: &str) -> Option<Grammar> {
         let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        match name {
+            "Dockerfile" | "Containerfile" => return Some(Grammar::Dockerfile),
+            "CMakeLists.txt" => return Some(Grammar::CMake),
+            _ => {}
+        }
         let (stem, ext) = name.rsplit_once('.')?;
         if stem.is_empty() {
             return None;
@@ -55,6 +62,8 @@ impl Grammar {
             "toml" => Grammar::Toml,
             "html" | "htm" => Grammar::Html,
             "css" => Grammar::Css,
+            "dockerfile" | "containerfile" => Grammar::Dockerfile,
+            "cmake" => Grammar::CMake,
             _ => return None,
         })
     }
@@ -76,6 +85,8 @@ impl Grammar {
             Grammar::Toml => "TOML",
             Grammar::Html => "HTML",
             Grammar::Css => "CSS",
+            Grammar::Dockerfile => "Dockerfile",
+            Grammar::CMake => "CMake",
         }
     }
 
@@ -83,7 +94,12 @@ impl Grammar {
     pub fn names_are_keys(self) -> bool {
         matches!(
             self,
-            Grammar::Json | Grammar::Yaml | Grammar::Toml | Grammar::Html | Grammar::Css
+            Grammar::Json
+                | Grammar::Yaml
+                | Grammar::Toml
+                | Grammar::Html
+                | Grammar::Css
+                | Grammar::Dockerfile
         )
     }
 
@@ -104,13 +120,16 @@ impl Grammar {
             Grammar::Toml => tree_sitter_toml_ng::LANGUAGE.into(),
             Grammar::Html => tree_sitter_html::LANGUAGE.into(),
             Grammar::Css => tree_sitter_css::LANGUAGE.into(),
+            Grammar::Dockerfile => tree_sitter_containerfile::LANGUAGE.into(),
+            Grammar::CMake => tree_sitter_cmake::LANGUAGE.into(),
         }
     }
 }
 
 /// The file types with an outline, for messages.
 pub const SUPPORTED: &str =
-    "Python, TypeScript/JavaScript, Go, Rust, C/C++, shell, PHP, JSON, YAML, TOML, HTML and CSS";
+    "Python, TypeScript/JavaScript, Go, Rust, C/C++, shell, PHP, JSON, YAML, TOML, HTML, CSS, \
+     Dockerfile and CMake";
 
 thread_local! {
     static PARSERS: RefCell<HashMap<Grammar, Parser>> = RefCell::new(HashMap::new());
@@ -158,6 +177,10 @@ mod tests {
             ("Cargo.toml", "[package]\nname = \"x\"\n"),
             ("index.htm", "<div id=\"main\"></div>\n"),
             ("site.css", ".btn { color: red; }\n"),
+            ("build/Dockerfile", "FROM alpine AS base\nARG V=1\n"),
+            ("app.containerfile", "FROM alpine\n"),
+            ("CMakeLists.txt", "function(f a)\nendfunction()\n"),
+            ("cmake/util.cmake", "macro(m)\nendmacro()\n"),
         ];
         for (path, text) in cases {
             let g = Grammar::for_path(path).unwrap_or_else(|| panic!("no grammar for {path}"));
@@ -171,5 +194,6 @@ mod tests {
         assert_eq!(Grammar::for_path("notes.txt"), None);
         assert_eq!(Grammar::for_path("dir.d/.rs"), None);
         assert_eq!(Grammar::for_path("Makefile"), None);
+        assert_eq!(Grammar::for_path("notes/Dockerfile.md"), None);
     }
 }

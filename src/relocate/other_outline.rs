@@ -1,13 +1,15 @@
 //! The definitions of a file in a language other than Python (TypeScript/JavaScript, Go, Rust,
-//! C/C++, shell, PHP; the keys of JSON, YAML and TOML; HTML ids and CSS rules), read with its
+//! C/C++, shell, PHP, CMake; the keys of JSON, YAML and TOML; HTML ids, CSS rules, Dockerfile
+//! stages), read with its
 //! tree-sitter grammar into the same [`Def`]s as Python's [`super::outline`], so `sym://` and
 //! `ast://` selectors, durable selectors and relocation scoring work the same way in every
 //! language:
 //! - classes, interfaces, structs, enums, traits, type aliases, namespaces, modules → `class`;
 //! - functions, methods, signatures, macros, `const f = () => …` → `def`;
 //! - fields, enum members, top- and type-level variables and constants → `assign`;
-//! - a key whose value is a mapping (a TOML table), an HTML element with an `id`, a CSS rule
-//!   → `class`; any other key → `assign` ([`keys`], [`web`]).
+//! - a key whose value is a mapping (a TOML table), an HTML element with an `id`, a CSS rule,
+//!   a Dockerfile stage → `class`; any other key, a Dockerfile `ARG` or `ENV` → `assign`
+//!   ([`keys`], [`web`], [`build`]).
 //!
 //! A method declared outside its type is named under it (a Go method under its receiver type,
 //! a Rust `impl` member under the implemented type, C++ `A::f` under `A`). A name declared
@@ -175,6 +177,23 @@ impl Cx<'_> {
         ok.then(|| (t.to_string(), s))
     }
 
+    /// A statement that names what follows it in its file (PHP's `namespace A\B;`, a
+    /// Dockerfile's `FROM … AS stage`): its definition is emitted and the scope of what
+    /// follows returned, `base` being the scope of the file.
+    fn scope_statement(
+        &self,
+        n: Node,
+        base: &Scope,
+        depth: usize,
+        out: &mut Vec<Def>,
+    ) -> Option<Scope> {
+        match self.g {
+            Grammar::Php => self.php_namespace_statement(n, base, depth, out),
+            Grammar::Dockerfile => self.docker_stage(n, base, depth, out),
+            _ => None,
+        }
+    }
+
     /// A node the walk reads through: its children belong to the enclosing scope.
     fn is_container(&self, kind: &str) -> bool {
         CONTAINERS.contains(&kind)
@@ -195,14 +214,15 @@ impl Cx<'_> {
         if depth > MAX_DEPTH {
             return;
         }
-        // A PHP `namespace A\B;` statement names what follows it.
+        // A PHP `namespace A\B;` or a Dockerfile `FROM … AS stage` names what follows it.
+        let base = scope;
         let mut own_scope;
         let mut scope = scope;
         for child in named_children(node) {
             if is_comment(child) {
                 continue;
             }
-            if let Some(inner) = self.php_namespace_statement(child, scope, depth, out) {
+            if let Some(inner) = self.scope_statement(child, base, depth, out) {
                 own_scope = inner;
                 scope = &own_scope;
                 continue;
@@ -384,6 +404,8 @@ impl Cx<'_> {
             Grammar::Json | Grammar::Yaml | Grammar::Toml => self.key(n),
             Grammar::Html => self.html(n),
             Grammar::Css => self.css(n),
+            Grammar::Dockerfile => self.dockerfile(n),
+            Grammar::CMake => self.cmake(n),
             Grammar::Python => vec![],
         };
         found
@@ -393,6 +415,7 @@ impl Cx<'_> {
     }
 }
 
+mod build;
 mod keys;
 mod rules;
 mod web;

@@ -1,4 +1,5 @@
-//! Outlines of PHP, JSON, YAML, TOML, HTML and CSS (`fixtures/outlines`): `sym://` and
+//! Outlines of PHP, JSON, YAML, TOML, HTML, CSS, Dockerfile and CMake (`fixtures/outlines`):
+//! `sym://` and
 //! `ast://[file=…]` selectors resolved by the parser alone (`locate`, no server), the durable
 //! selector a cursor on a name is offered, followed after an edit moves the name, and a file
 //! type with no outline refused in one line. Expected spans are searched for in the fixture
@@ -48,6 +49,8 @@ const YAML: &str = "deploy/compose.yaml";
 const TOML: &str = "config/settings.toml";
 const HTML: &str = "site/index.html";
 const CSS: &str = "site/site.css";
+const DOCKER: &str = "build/Dockerfile";
+const CMAKE: &str = "CMakeLists.txt";
 
 #[test]
 fn sym_and_ast_selectors_name_php_members_keys_ids_and_css_rules() {
@@ -55,7 +58,7 @@ fn sym_and_ast_selectors_name_php_members_keys_ids_and_css_rules() {
     // (selector, the text it names, where: the text itself when it is unique in the file,
     // else the line that holds it).
     let sig = "public function addLine(int $amount): int";
-    let cases: [(String, &str, [u64; 4]); 16] = [
+    let cases: [(String, &str, [u64; 4]); 19] = [
         (
             format!("sym://{PHP}#App.Billing.Invoice.addLine:sig"),
             sig,
@@ -136,6 +139,21 @@ fn sym_and_ast_selectors_name_php_members_keys_ids_and_css_rules() {
             "sidebar",
             span_of(&ws, CSS, "sidebar"),
         ),
+        (
+            format!("sym://{DOCKER}#build-env.VERSION:body"),
+            "1.0",
+            span_of(&ws, DOCKER, "1.0"),
+        ),
+        (
+            format!("ast://[file={DOCKER}]/[class=runtime]/[assign=APP_HOME]"),
+            "APP_HOME",
+            name_on(&ws, DOCKER, "ENV APP_HOME=/srv", "APP_HOME"),
+        ),
+        (
+            format!("sym://{CMAKE}#demo_add_library:sig"),
+            "function(demo_add_library name)",
+            span_of(&ws, CMAKE, "function(demo_add_library name)"),
+        ),
     ];
     for (sel, text, want) in &cases {
         let b = locate(&ws, sel);
@@ -199,6 +217,20 @@ fn a_cursor_on_a_name_offers_a_sym_selector_that_follows_an_edit() {
             "btn-primary",
             "\n/* moved */\n/* down */\n",
         ),
+        (
+            DOCKER,
+            "ARG VERSION=1.0",
+            "VERSION",
+            "build-env.VERSION",
+            "\nARG EXTRA=1\n",
+        ),
+        (
+            CMAKE,
+            "macro(demo_option",
+            "demo_option",
+            "demo_option",
+            "\n# moved\n",
+        ),
     ];
     for (rel, line, name, qual, insert) in cases {
         let at = name_on(&ws, rel, line, name);
@@ -238,14 +270,13 @@ fn a_cursor_on_a_name_offers_a_sym_selector_that_follows_an_edit() {
 fn a_file_type_without_an_outline_or_a_missing_key_is_a_one_line_error() {
     let ws = fixture("outlines");
     let w = ws.to_string_lossy().into_owned();
-    let docker = fixture("docker").to_string_lossy().into_owned();
     let web = fixture("web").to_string_lossy().into_owned();
     let cases = [
         (
-            &docker,
-            "sym://Dockerfile#FROM".to_string(),
+            &web,
+            "sym://styles/theme.less#btn".to_string(),
             2,
-            "lanser has no outline for the type of Dockerfile (it reads ",
+            "lanser has no outline for the type of styles/theme.less (it reads ",
         ),
         (
             &web,

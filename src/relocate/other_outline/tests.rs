@@ -489,3 +489,60 @@ fn deep_keys_are_cut_off_not_a_stack_overflow() {
     let toml = format!("{} = 1\nb = 2\n", vec!["k"; depth].join("."));
     assert_eq!(listing(&defs("deep.toml", &toml)), ["b assign"]);
 }
+
+#[test]
+fn dockerfile_stages_hold_their_args_and_envs_and_cmake_functions() {
+    let src = "\
+ARG BASE=alpine
+FROM ${BASE} AS build-env
+ARG VERSION=1.0
+ENV HOME=/app MODE=dev
+# Ships.
+FROM ${BASE} AS runtime
+ENV HOME=/srv
+FROM scratch
+ARG LATE
+";
+    let ds = defs("build/Dockerfile", src);
+    assert_eq!(
+        listing(&ds),
+        [
+            "BASE assign",
+            "build-env class",
+            "build-env.VERSION class/assign",
+            "build-env.HOME class/assign",
+            "build-env.MODE class/assign",
+            "runtime class",
+            "runtime.HOME class/assign",
+            "LATE assign",
+        ]
+    );
+    assert_eq!(role(src, &ds, "build-env.VERSION", |d| d.body), "1.0");
+    assert_eq!(
+        role(src, &ds, "build-env.MODE", |d| Some(d.node)),
+        "MODE=dev"
+    );
+    assert_eq!(role(src, &ds, "runtime", |d| d.doc), "# Ships.\n");
+    let cmake = "\
+project(demo C)
+# Adds.
+function(demo_add name)
+  add_library(${name})
+endfunction()
+macro(demo_opt var)
+endmacro()
+";
+    let ds = defs("CMakeLists.txt", cmake);
+    assert_eq!(listing(&ds), ["demo_add def", "demo_opt def"]);
+    assert_eq!(
+        role(cmake, &ds, "demo_add", |d| Some(d.sig)),
+        "function(demo_add name)"
+    );
+    assert_eq!(role(cmake, &ds, "demo_add", |d| d.doc), "# Adds.");
+    // A second `namespace` statement is not nested in the first.
+    let php = "<?php\nnamespace A;\nfunction f() {}\nnamespace B;\nfunction g() {}\n";
+    assert_eq!(
+        listing(&defs("two.php", php)),
+        ["A class", "A.f class/def", "B class", "B.g class/def"]
+    );
+}

@@ -8,7 +8,6 @@
 //!   is `btn-primary`, `#content` `content`), nested rules under it, and `@keyframes`.
 
 use super::{field, named_children, span, Cx, Found, Scope};
-use crate::relocate::grammars::Grammar;
 use crate::relocate::outline::{Def, DefKind};
 use crate::selector::SegmentKind;
 use tree_sitter::Node;
@@ -93,10 +92,7 @@ impl Cx<'_> {
         depth: usize,
         out: &mut Vec<Def>,
     ) -> Option<Scope> {
-        if self.g != Grammar::Php
-            || n.kind() != "namespace_definition"
-            || field(n, "body").is_some()
-        {
+        if n.kind() != "namespace_definition" || field(n, "body").is_some() {
             return None;
         }
         let (outer, last) = self.php_namespace(field(n, "name"))?;
