@@ -3,7 +3,9 @@
 //! before each parse (ast-grep's shape).
 //!
 //! The grammar crates are the ones that build with the tree-sitter in use (its ABI 13–15);
-//! a grammar that fails to load is reported, never a silent empty outline.
+//! a grammar that fails to load is reported, never a silent empty outline. Languages lanser
+//! routes to a server but reads no grammar of (SCSS/LESS, …) have no outline: a selector
+//! that needs one is a one-line usage error.
 
 use std::cell::RefCell;
 use std::collections::hash_map::{Entry, HashMap};
@@ -21,12 +23,25 @@ pub enum Grammar {
     C,
     Cpp,
     Bash,
+    Php,
+    Json,
+    Yaml,
+    Toml,
+    Html,
+    Css,
+    Dockerfile,
+    CMake,
 }
 
 impl Grammar {
     /// The grammar for a file named `path`, by its extension.
     pub fn for_path(path: &str) -> Option<Grammar> {
         let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        match name {
+            "Dockerfile" | "Containerfile" => return Some(Grammar::Dockerfile),
+            "CMakeLists.txt" => return Some(Grammar::CMake),
+            _ => {}
+        }
         let (stem, ext) = name.rsplit_once('.')?;
         if stem.is_empty() {
             return None;
@@ -41,6 +56,14 @@ impl Grammar {
             "c" | "h" => Grammar::C,
             "cc" | "cpp" | "cxx" | "hh" | "hpp" | "hxx" => Grammar::Cpp,
             "sh" | "bash" => Grammar::Bash,
+            "php" => Grammar::Php,
+            "json" | "jsonc" => Grammar::Json,
+            "yaml" | "yml" => Grammar::Yaml,
+            "toml" => Grammar::Toml,
+            "html" | "htm" => Grammar::Html,
+            "css" => Grammar::Css,
+            "dockerfile" | "containerfile" => Grammar::Dockerfile,
+            "cmake" => Grammar::CMake,
             _ => return None,
         })
     }
@@ -56,7 +79,28 @@ impl Grammar {
             Grammar::C => "C",
             Grammar::Cpp => "C++",
             Grammar::Bash => "Bash",
+            Grammar::Php => "PHP",
+            Grammar::Json => "JSON",
+            Grammar::Yaml => "YAML",
+            Grammar::Toml => "TOML",
+            Grammar::Html => "HTML",
+            Grammar::Css => "CSS",
+            Grammar::Dockerfile => "Dockerfile",
+            Grammar::CMake => "CMake",
         }
+    }
+
+    /// Names here are keys, ids or CSS classes, which may hold `-` (`cert-file`, `main-nav`).
+    pub fn names_are_keys(self) -> bool {
+        matches!(
+            self,
+            Grammar::Json
+                | Grammar::Yaml
+                | Grammar::Toml
+                | Grammar::Html
+                | Grammar::Css
+                | Grammar::Dockerfile
+        )
     }
 
     fn language(self) -> Language {
@@ -70,12 +114,22 @@ impl Grammar {
             Grammar::C => tree_sitter_c::LANGUAGE.into(),
             Grammar::Cpp => tree_sitter_cpp::LANGUAGE.into(),
             Grammar::Bash => tree_sitter_bash::LANGUAGE.into(),
+            Grammar::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+            Grammar::Json => tree_sitter_json::LANGUAGE.into(),
+            Grammar::Yaml => tree_sitter_yaml::LANGUAGE.into(),
+            Grammar::Toml => tree_sitter_toml_ng::LANGUAGE.into(),
+            Grammar::Html => tree_sitter_html::LANGUAGE.into(),
+            Grammar::Css => tree_sitter_css::LANGUAGE.into(),
+            Grammar::Dockerfile => tree_sitter_containerfile::LANGUAGE.into(),
+            Grammar::CMake => tree_sitter_cmake::LANGUAGE.into(),
         }
     }
 }
 
 /// The file types with an outline, for messages.
-pub const SUPPORTED: &str = "Python, TypeScript/JavaScript, Go, Rust, C/C++ and shell";
+pub const SUPPORTED: &str =
+    "Python, TypeScript/JavaScript, Go, Rust, C/C++, shell, PHP, JSON, YAML, TOML, HTML, CSS, \
+     Dockerfile and CMake";
 
 thread_local! {
     static PARSERS: RefCell<HashMap<Grammar, Parser>> = RefCell::new(HashMap::new());
@@ -114,6 +168,19 @@ mod tests {
             ("a.h", "int f(void);\n"),
             ("a.cpp", "namespace n { class C {}; }\n"),
             ("run.sh", "f() { echo; }\n"),
+            (
+                "src/A.php",
+                "<?php\nnamespace App;\nclass A { public function f() {} }\n",
+            ),
+            ("package.json", "{\"name\": \"x\"}\n"),
+            ("ci.yml", "jobs:\n  test: {}\n"),
+            ("Cargo.toml", "[package]\nname = \"x\"\n"),
+            ("index.htm", "<div id=\"main\"></div>\n"),
+            ("site.css", ".btn { color: red; }\n"),
+            ("build/Dockerfile", "FROM alpine AS base\nARG V=1\n"),
+            ("app.containerfile", "FROM alpine\n"),
+            ("CMakeLists.txt", "function(f a)\nendfunction()\n"),
+            ("cmake/util.cmake", "macro(m)\nendmacro()\n"),
         ];
         for (path, text) in cases {
             let g = Grammar::for_path(path).unwrap_or_else(|| panic!("no grammar for {path}"));
@@ -127,5 +194,6 @@ mod tests {
         assert_eq!(Grammar::for_path("notes.txt"), None);
         assert_eq!(Grammar::for_path("dir.d/.rs"), None);
         assert_eq!(Grammar::for_path("Makefile"), None);
+        assert_eq!(Grammar::for_path("notes/Dockerfile.md"), None);
     }
 }

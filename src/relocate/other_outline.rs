@@ -1,10 +1,15 @@
 //! The definitions of a file in a language other than Python (TypeScript/JavaScript, Go, Rust,
-//! C/C++, shell), read with its tree-sitter grammar into the same [`Def`]s as Python's
-//! [`super::outline`], so `sym://` and `ast://` selectors, durable selectors and relocation
-//! scoring work the same way in every language:
+//! C/C++, shell, PHP, CMake; the keys of JSON, YAML and TOML; HTML ids, CSS rules, Dockerfile
+//! stages), read with its
+//! tree-sitter grammar into the same [`Def`]s as Python's [`super::outline`], so `sym://` and
+//! `ast://` selectors, durable selectors and relocation scoring work the same way in every
+//! language:
 //! - classes, interfaces, structs, enums, traits, type aliases, namespaces, modules → `class`;
 //! - functions, methods, signatures, macros, `const f = () => …` → `def`;
-//! - fields, enum members, top- and type-level variables and constants → `assign`.
+//! - fields, enum members, top- and type-level variables and constants → `assign`;
+//! - a key whose value is a mapping (a TOML table), an HTML element with an `id`, a CSS rule,
+//!   a Dockerfile stage → `class`; any other key, a Dockerfile `ARG` or `ENV` → `assign`
+//!   ([`keys`], [`web`], [`build`]).
 //!
 //! A method declared outside its type is named under it (a Go method under its receiver type,
 //! a Rust `impl` member under the implemented type, C++ `A::f` under `A`). A name declared
@@ -49,6 +54,10 @@ struct Found<'t> {
     setter: bool,
     /// False for a construct that only qualifies its members (a Rust `impl`).
     emits: bool,
+    /// Its `sig` when not the text before its body (an HTML start tag).
+    head: Option<Span>,
+    /// Its children are walked in the enclosing scope (HTML ids name elements flat).
+    flat: bool,
 }
 
 impl<'t> Found<'t> {
@@ -63,6 +72,8 @@ impl<'t> Found<'t> {
             params: None,
             setter: false,
             emits: true,
+            head: None,
+            flat: false,
         }
     }
 
@@ -151,20 +162,69 @@ impl Cx<'_> {
     /// `n`'s text when it is a name a selector can spell.
     fn name(&self, n: Option<Node>) -> Option<(String, Span)> {
         let n = n?;
-        let t = self.text(n);
+        self.spelled(span(n))
+    }
+
+    /// The text at `s` when it is a name a selector can spell: an identifier, or in a
+    /// language whose names are keys, ids or classes, one with `-` inside (`cert-file`).
+    fn spelled(&self, s: Span) -> Option<(String, Span)> {
+        let t = self.text.get(s.0..s.1)?;
+        let dashes = self.g.names_are_keys();
         let mut chars = t.chars();
         let first = chars.next()?;
         let ok = (first == '_' || first == '$' || first.is_alphabetic())
-            && chars.all(|c| c == '_' || c == '$' || c.is_alphanumeric());
-        ok.then(|| (t.to_string(), span(n)))
+            && chars.all(|c| c == '_' || c == '$' || c.is_alphanumeric() || (dashes && c == '-'));
+        ok.then(|| (t.to_string(), s))
+    }
+
+    /// A statement that names what follows it in its file (PHP's `namespace A\B;`, a
+    /// Dockerfile's `FROM … AS stage`): its definition is emitted and the scope of what
+    /// follows returned, `base` being the scope of the file.
+    fn scope_statement(
+        &self,
+        n: Node,
+        base: &Scope,
+        depth: usize,
+        out: &mut Vec<Def>,
+    ) -> Option<Scope> {
+        match self.g {
+            Grammar::Php => self.php_namespace_statement(n, base, depth, out),
+            Grammar::Dockerfile => self.docker_stage(n, base, depth, out),
+            _ => None,
+        }
+    }
+
+    /// A node the walk reads through: its children belong to the enclosing scope.
+    fn is_container(&self, kind: &str) -> bool {
+        CONTAINERS.contains(&kind)
+            || WRAPPERS.contains(&kind)
+            || match self.g {
+                Grammar::Json => kind == "object",
+                Grammar::Yaml => matches!(
+                    kind,
+                    "document" | "block_node" | "block_mapping" | "flow_node" | "flow_mapping"
+                ),
+                Grammar::Html => matches!(kind, "element" | "template_element"),
+                Grammar::Css => matches!(kind, "media_statement" | "supports_statement" | "block"),
+                _ => false,
+            }
     }
 
     fn walk(&self, node: Node, scope: &Scope, level: Level, depth: usize, out: &mut Vec<Def>) {
         if depth > MAX_DEPTH {
             return;
         }
+        // A PHP `namespace A\B;` or a Dockerfile `FROM … AS stage` names what follows it.
+        let base = scope;
+        let mut own_scope;
+        let mut scope = scope;
         for child in named_children(node) {
             if is_comment(child) {
+                continue;
+            }
+            if let Some(inner) = self.scope_statement(child, base, depth, out) {
+                own_scope = inner;
+                scope = &own_scope;
                 continue;
             }
             let kind = child.kind();
@@ -208,8 +268,7 @@ impl Cx<'_> {
     ) {
         let found = self.classify(child, level);
         if found.is_empty() {
-            let kind = child.kind();
-            if CONTAINERS.contains(&kind) || WRAPPERS.contains(&kind) || level == Level::Function {
+            if self.is_container(child.kind()) || level == Level::Function {
                 self.walk(child, scope, level, depth + 1, out);
             }
             return;
@@ -248,7 +307,9 @@ impl Cx<'_> {
             }
             return;
         }
+        let flat = f.flat.then_some(child);
         let sig = match f.body {
+            _ if f.head.is_some() => f.head.unwrap_or(node),
             Some(b) if b.start_byte() > child.start_byte() => {
                 let head = &self.text[child.start_byte()..b.start_byte()];
                 (
@@ -290,6 +351,9 @@ impl Cx<'_> {
                 let members = Scope { qual, chain };
                 self.walk(m, &members, member_level, depth + 1, out);
             }
+        }
+        if let Some(c) = flat {
+            self.walk(c, scope, member_level, depth + 1, out);
         }
     }
 
@@ -336,6 +400,12 @@ impl Cx<'_> {
             Grammar::Rust => self.rust(n),
             Grammar::C | Grammar::Cpp => self.c(n, level),
             Grammar::Bash => self.bash(n),
+            Grammar::Php => self.php(n),
+            Grammar::Json | Grammar::Yaml | Grammar::Toml => self.key(n),
+            Grammar::Html => self.html(n),
+            Grammar::Css => self.css(n),
+            Grammar::Dockerfile => self.dockerfile(n),
+            Grammar::CMake => self.cmake(n),
             Grammar::Python => vec![],
         };
         found
@@ -345,7 +415,10 @@ impl Cx<'_> {
     }
 }
 
+mod build;
+mod keys;
 mod rules;
+mod web;
 
 /// A definition's qualified name and kind chain.
 type NameKey<'a> = (&'a [String], &'a [SegmentKind]);

@@ -142,6 +142,20 @@ impl<'a> Lexer<'a> {
         Some(&rest[..end])
     }
 
+    /// A name of a `sym://` or `ast://` selector: an identifier, which may also hold `-`
+    /// after its first character (`cert-file`, `main-nav`: keys, ids and CSS classes).
+    pub fn key_name(&mut self) -> Option<&'a str> {
+        let start = self.pos;
+        self.ident()?;
+        let rest = self.rest();
+        let more = rest
+            .char_indices()
+            .find(|(_, c)| !(is_ident_char(*c) || *c == '$' || *c == '-'))
+            .map_or(rest.len(), |(i, _)| i);
+        self.pos += more;
+        Some(&self.input[start..self.pos])
+    }
+
     pub fn expect_ident(&mut self, what: &str) -> PResult<&'a str> {
         self.ident().ok_or_else(|| self.expected(what))
     }

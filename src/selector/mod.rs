@@ -11,16 +11,17 @@
 //! position  := "L" INT ":" ( "C" INT | IDENT ( "#" INT )? )      cursor / line:name#N
 //!            | "R(" INT "," INT "->" INT "," INT ")"              range (end ≥ start)
 //! symbolic  := "py://" modname "#" dotted ( ":" role )? query?    query keys: overload, docVersion
-//! filesym   := "sym://" path "#" dotted ( ":" role )? query?      query key: docVersion
+//! filesym   := "sym://" path "#" names ( ":" role )? query?       query key: docVersion
 //! role      := "def" | "sig" | "body" | "doc"
 //! astpath   := "ast://" ( "[module=" modname | "[file=" path ) "]" ( "/" segment )*
 //!              ( "/" IDENT "[" INT "]" )? query?                   ("]" in path: "%5D")
-//! segment   := "[" ( "class" | "def" | "assign" ) "=" IDENT "]"
+//! segment   := "[" ( "class" | "def" | "assign" ) "=" NAME "]"
 //! anchor    := "anchor://" path "#" quoted query?                query keys: ctx, hash, docVersion
 //! quoted    := "\"" ( CHAR | "\\\"" | "\\/" | "\\\\" | "%" HEX HEX )+ "\""      CHAR: any but "\"", "\\", "%"
 //! query     := "?" param ( "&" param )*                          each key at most once
 //! param     := "overload=" INT | "ctx=" INT | "hash=sha1:" HEX{40} | "docVersion=sha256:" HEX{64}
 //! dotted    := IDENT ( "." IDENT )*
+//! names     := NAME ( "." NAME )*                  NAME: an IDENT, "-" allowed after its start
 //! modname   := PART ( "." PART )*                 PART: letters, digits, "_", "-" (0001_initial)
 //! path      := RELPATH | "/" ABSPATH | "file://" URI_PATH | DRIVE ":/" PATH
 //! ```

@@ -107,14 +107,20 @@ fn position(lx: &mut Lexer, path: String) -> PResult<PositionSpec> {
     })
 }
 
-/// `dotted := IDENT ("." IDENT)*`
-fn dotted(lx: &mut Lexer, what: &str) -> PResult<String> {
-    let mut s = lx.expect_ident(what)?.to_string();
+/// `dotted := IDENT ("." IDENT)*`; with `keys`, `names := NAME ("." NAME)*`, a NAME being
+/// an identifier that may hold `-` after its first character (a YAML key, an HTML id).
+fn dotted(lx: &mut Lexer, what: &str, keys: bool) -> PResult<String> {
+    let mut s = name(lx, what, keys)?;
     while lx.eat(".") {
         s.push('.');
-        s.push_str(lx.expect_ident("an identifier after '.'")?);
+        s.push_str(&name(lx, "an identifier after '.'", keys)?);
     }
     Ok(s)
+}
+
+fn name(lx: &mut Lexer, what: &str, keys: bool) -> PResult<String> {
+    let n = if keys { lx.key_name() } else { lx.ident() };
+    n.map(str::to_string).ok_or_else(|| lx.expected(what))
 }
 
 /// `modname := PART ("." PART)*`, a PART being an identifier or a path-like file name
@@ -136,7 +142,7 @@ fn module_name(lx: &mut Lexer, what: &str) -> PResult<String> {
 fn symbolic(lx: &mut Lexer) -> PResult<PositionSpec> {
     let module = module_name(lx, "a module name")?;
     lx.expect("#", "'#' after the module name")?;
-    let qualname = dotted(lx, "a qualified name")?;
+    let qualname = dotted(lx, "a qualified name", false)?;
     let role = role(lx)?;
     let q = query(lx, &[Key::Overload, Key::DocVersion])?;
     Ok(PositionSpec::Symbol {
@@ -148,13 +154,13 @@ fn symbolic(lx: &mut Lexer) -> PResult<PositionSpec> {
     })
 }
 
-/// `filesym := "sym://" path "#" dotted (":" role)? query?`
+/// `filesym := "sym://" path "#" names (":" role)? query?`
 fn file_symbol(lx: &mut Lexer) -> PResult<PositionSpec> {
     let at = lx.pos;
     let raw = lx.until(b"#?");
     let path = path_text(lx, raw, at)?;
     lx.expect("#", "'#' after the path")?;
-    let qualname = dotted(lx, "a qualified name")?;
+    let qualname = dotted(lx, "a qualified name", true)?;
     let role = role(lx)?;
     let q = query(lx, &[Key::DocVersion])?;
     Ok(PositionSpec::Sym {
@@ -206,7 +212,8 @@ fn astpath(lx: &mut Lexer) -> PResult<PositionSpec> {
                 _ => return Err(lx.expected_at(at, "a segment kind: class, def or assign")),
             };
             lx.expect("=", "'='")?;
-            let name = lx.expect_ident("a name")?.to_string();
+            let name = lx.key_name().ok_or_else(|| lx.expected("a name"))?;
+            let name = name.to_string();
             lx.expect("]", "']'")?;
             path.push(AstSegment(kind, name));
         } else {

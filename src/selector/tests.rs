@@ -178,6 +178,8 @@ fn canonical_form_round_trips() {
         "sym://web/app.js#$init".to_string(),
         "ast://[file=src/lib.rs]/[class=Counter]/[def=add]/identifier[1]".to_string(),
         "ast://[file=a%5Db.ts]/[def=$f]".to_string(),
+        "sym://deploy/compose.yaml#services.web-app.max-workers:body".to_string(),
+        "ast://[file=site.css]/[class=btn-primary]".to_string(),
         r#"anchor://file:///C:/w/a%20b.py#"%22x%22%5C%25"?ctx=0"#.to_string(),
     ] {
         let spec = parse(&s).unwrap();
@@ -264,6 +266,12 @@ fn errors_name_offset_and_expectation() {
         ("sym://a.ts#", "byte 11: expected a qualified name"),
         ("sym://a.ts#f:x", "byte 13: expected a role"),
         ("sym://a.ts#f?overload=1", "byte 13: expected 'docVersion='"),
+        ("sym://a.json#-a", "byte 13: expected a qualified name"),
+        (
+            "sym://a.json#a.-b",
+            "byte 15: expected an identifier after '.'",
+        ),
+        ("py://m#a-b", "byte 8: expected '?' or the end"),
         ("ast://[file=]", "byte 12: expected a file path"),
         (
             "ast://[file=a.ts]/[file=b.ts]",

@@ -25,6 +25,7 @@ mod mutations;
 // Shell-script stand-ins, bin/ layouts and `:`-joined PATHs: Unix only.
 #[cfg(unix)]
 mod node;
+mod outline_langs;
 mod outlines;
 mod readiness;
 mod readops;

@@ -16,7 +16,7 @@ type Declared<'t> = (Vec<String>, (String, Span), Option<Node<'t>>);
 const MAX_DECLARATOR_DEPTH: usize = 32;
 
 impl Cx<'_> {
-    fn names(&self, n: Option<Node>) -> Vec<(String, Span)> {
+    pub(super) fn names(&self, n: Option<Node>) -> Vec<(String, Span)> {
         self.name(n).into_iter().collect()
     }
 
