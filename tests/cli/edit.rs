@@ -249,47 +249,12 @@ fn a_stale_hunk_refuses_the_whole_patch_and_a_fresh_one_applies() {
 
 /// One MCP session over stdio: each call's `structuredContent`.
 fn mcp_calls(ws: &Path, calls: &[(&str, Value)]) -> Vec<Value> {
-    use std::io::{BufRead, BufReader, Write};
-    let mut child = lanser()
-        .args(["mcp", "--workspace"])
-        .arg(ws)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |v: Value| {
-        stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
-        stdin.flush().unwrap();
-    };
-    let mut answer = |id: u64| -> Value {
-        loop {
-            let mut line = String::new();
-            assert!(out.read_line(&mut line).unwrap() > 0, "mcp closed");
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v["id"] == id {
-                return v;
-            }
-        }
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "edit-test", "version": "0"}}}),
-    );
-    answer(0);
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let mut got = Vec::new();
-    for (i, (name, args)) in calls.iter().enumerate() {
-        let id = i as u64 + 1;
-        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": name, "arguments": args}}));
-        got.push(answer(id)["result"]["structuredContent"].clone());
-    }
-    drop(stdin);
-    child.wait().unwrap();
-    got
+    let mut cmd = lanser();
+    cmd.args(["mcp", "--workspace"]).arg(ws);
+    mcp_session(cmd, calls)
+        .into_iter()
+        .map(|r| r["structuredContent"].clone())
+        .collect()
 }
 
 /// The SDK's bundles (the lines as read) for `code`'s asks, one session.
