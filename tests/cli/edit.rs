@@ -26,6 +26,11 @@ fn text_file(text: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// A line's leading blanks.
+fn leading(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
+}
+
 fn edit_line(sel: &str, mode: &str, text: Option<&str>, apply: bool) -> String {
     let mut args = json!({ "apply": apply });
     args[mode] = json!(true);
@@ -100,6 +105,22 @@ fn every_edit_mode_previews_then_applies_and_refusals_write_nothing() {
     );
     let text = "def double(self) -> int:\n  return 2 * self.size()\n";
     let line = edit_line("py://shapes#Box.size", "insert-after", Some(text), false);
+    preview_then_apply(&mut h, &ws, &line, &want);
+
+    // --insert-before a two-space method, the text indented by tabs: its nested levels take
+    // the class's unit (the step from `def size` to its body), not the text's.
+    let cur = read(&ws, SHAPES);
+    let def = cur.lines().find(|l| l.contains("def size(")).unwrap();
+    let first = cur.lines().skip_while(|l| *l != def).nth(1).unwrap();
+    let (i, u) = (leading(def), &leading(first)[leading(def).len()..]);
+    assert_eq!((i, u), ("  ", "  "));
+    let want = once(
+        &cur,
+        def,
+        &format!("{i}def half(self) -> int:\n{i}{u}if self.w:\n{i}{u}{u}return self.w // 2\n{i}{u}return self.h\n\n{def}"),
+    );
+    let tabs = "def half(self) -> int:\n\tif self.w:\n\t\treturn self.w // 2\n\treturn self.h\n";
+    let line = edit_line("py://shapes#Box.size", "insert-before", Some(tabs), false);
     preview_then_apply(&mut h, &ws, &line, &want);
 
     // --insert-before a top-level function: two blank lines apart, before it.
