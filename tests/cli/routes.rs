@@ -131,11 +131,7 @@ fn functions(text: &str) -> Vec<(String, u32, String)> {
 /// The parameter names of the last `def NAME(` of `text`.
 fn params(text: &str, name: &str) -> Vec<String> {
     let head = format!("def {name}(");
-    let l = text
-        .lines()
-        .filter(|l| l.starts_with(&head))
-        .last()
-        .unwrap();
+    let l = text.lines().rfind(|l| l.starts_with(&head)).unwrap();
     l[head.len()..l.find(')').unwrap()]
         .split(", ")
         .map(|p| p.split(':').next().unwrap().to_string())
