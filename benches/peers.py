@@ -679,7 +679,8 @@ SECTION_NOTES = {"edits": (
     "the file parses, the function's statements are the given ones (its docstring may stay) "
     "and nothing else in the module changed (`ast`); a delete leaves the module without it; a "
     "used function (three or more uses in two or more files) is refused with the file "
-    "untouched.")}
+    "untouched. lanser's answers carry the diagnostics the edit would add or remove, which "
+    "Pyright measures before it answers (most of its time); agent-lsp's carry none.")}
 
 
 def misses(results):
@@ -749,8 +750,9 @@ async def run_only(args, lanser_bin, agent):
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     version = subprocess.run([str(lanser_bin), "--version"], capture_output=True,
                              text=True).stdout.strip()
+    build = "debug" if "debug" in lanser_bin.parts else "release"
     results["meta"].setdefault("sections", {})[args.only] = {
-        "date": when, "projects": args.projects.split(","), "lanser": version}
+        "date": when, "projects": args.projects.split(","), "lanser": f"{version}, {build} build"}
     for name in args.projects.split(","):
         print(f"peers: {name}: scanning", file=sys.stderr, flush=True)
         plan = make_plan(name, args.quick)
