@@ -72,9 +72,9 @@ fn every_route(w: &Warm, asks: &[Ask]) -> Vec<Value> {
         cli.push(text);
     }
     assert_eq!(sdk(w, asks), cli, "sdk");
-    // The daemon answered its three routes (none fell back to answering in-process).
+    // The daemon answered the CLI's asks (none fell back to answering in-process).
     let answered = w.status()["requests"].as_u64().unwrap();
-    assert!(answered >= 3 * asks.len() as u64, "{answered} requests");
+    assert!(answered >= asks.len() as u64, "{answered} requests");
     cli.iter()
         .map(|t| serde_json::from_str(t).unwrap())
         .collect()
