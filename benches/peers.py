@@ -42,6 +42,7 @@ from mcp.client.stdio import stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import peers_ast as pa  # noqa: E402
+import peers_edits as pe  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
@@ -185,6 +186,26 @@ class Lanser:
         return res, (f["first_line"] if "first_line" in f else f.get("firstLine"), f["text"])
 
 
+    async def edit(self, s, d, ws, args):
+        res = await s.call_tool("edit", {"selector": self.sel(d.at), **args},
+                                read_timeout_seconds=CALL_TIMEOUT)
+        old = (ws / d.at.path).read_text(encoding="utf-8")
+        if res.is_error or not res.structured_content:
+            return res, old
+        files = res.structured_content["edits"]["workspaceEdit"]["files"]
+        if [f["path"] for f in files] != [d.at.path]:
+            return res, None
+        return res, pe.apply_edits(old, files[0]["edits"])
+
+    async def replace_body(self, s, d, qualname, body, ws):
+        """`edit --replace-body`, a preview: the text it would write."""
+        return await self.edit(s, d, ws, {"mode": "replace_body", "text": body})
+
+    async def delete(self, s, d, qualname, ws):
+        """`edit --delete`, a preview: the text it would write (the file's, when refused)."""
+        return await self.edit(s, d, ws, {"mode": "delete"})
+
+
 GCF_HEADER = re.compile(r"^## \[(\d+)\]\{([^}]*)\}$")
 
 
@@ -306,6 +327,20 @@ class AgentLsp:
         return res, (int(f["StartLine"]), f["Source"])
 
 
+    async def replace_body(self, s, d, qualname, body, ws):
+        """`replace_symbol_body` writes; the file is read back (the caller restores it)."""
+        res = await s.call_tool("replace_symbol_body", {
+            "file_path": str(ws / d.at.path), "symbol_path": qualname, "new_body": body},
+            read_timeout_seconds=CALL_TIMEOUT)
+        return res, None
+
+    async def delete(self, s, d, qualname, ws):
+        res = await s.call_tool("safe_delete_symbol", {
+            "file_path": str(ws / d.at.path), "symbol_path": qualname},
+            read_timeout_seconds=CALL_TIMEOUT)
+        return res, None
+
+
 # ---------------------------------------------------------------- measuring one server
 
 
@@ -353,7 +388,7 @@ def shifted_def(d: pa.Definition, path, k):
     return pa.Definition(d.name, shifted(d.at, path, k), d.first_line + k, d.last_line + k)
 
 
-async def measure(server, ws, plan, rounds):
+async def measure(server, ws, plan, rounds, sections=("reads", "edits")):
     out = {"server": server.name, "version": server.version(), "load_before": os.getloadavg()}
     t0 = time.perf_counter()
     async with stdio_client(server.params()) as (r, w):
@@ -373,10 +408,13 @@ async def measure(server, ws, plan, rounds):
             out["first_answer"] = {"s": time.perf_counter() - t0, "tries": tries,
                                    "right": def_right(locs, first.target) == "right"}
             out["language_server"] = server.language_server(res)
-            out["definitions"] = await definitions(server, s, plan["calls"], rounds)
-            out["references"] = await references(server, s, plan["refs"])
-            out["source"] = await sources(server, s, ws, plan["sources"])
-            out["fresh"] = await freshness(server, s, ws, plan["fresh"])
+            if "reads" in sections:
+                out["definitions"] = await definitions(server, s, plan["calls"], rounds)
+                out["references"] = await references(server, s, plan["refs"])
+                out["source"] = await sources(server, s, ws, plan["sources"])
+                out["fresh"] = await freshness(server, s, ws, plan["fresh"])
+            if "edits" in sections:
+                out["edits"] = await pe.run(server, s, ws, plan["edits"], timed, text_bytes, med)
     server.close()
     out["load_after"] = os.getloadavg()
     return out
@@ -482,7 +520,7 @@ def pa_str(p):
 def make_plan(name, quick):
     _, _, _, under = PROJECTS[name]
     proj = pa.Project(project_source(name), under)
-    n_def, n_ref, n_src, n_fresh = (8, 4, 5, 2) if quick else (20, 8, 10, 4)
+    n_def, n_ref, n_src, n_fresh, n_edit = (8, 4, 5, 2, 3) if quick else (20, 8, 10, 4, 6)
     calls = proj.call_sites()
     cross = [c for c in calls if c.at.path != c.target.at.path]
     picked = pa.pick(calls, n_def, SEED)
@@ -499,6 +537,7 @@ def make_plan(name, quick):
             defs.append(c.target)
     fresh = pa.pick(cross, n_fresh, SEED + 4)
     return {"calls": picked, "refs": refs, "sources": defs[:n_src], "fresh": fresh,
+            "edits": pe.plan(proj, n_edit, SEED + 5),
             "scan": {"modules": len(proj.modules), "call_sites": len(calls),
                      "reference_names": len(targets)}}
 
@@ -507,7 +546,8 @@ def describe_plan(plan):
     return {"calls": [pa_str(c.at) for c in plan["calls"]],
             "refs": [pa_str(d.at) for d, _ in plan["refs"]],
             "sources": [pa_str(d.at) for d in plan["sources"]],
-            "fresh": [pa_str(c.at) for c in plan["fresh"]], "scan": plan["scan"]}
+            "fresh": [pa_str(c.at) for c in plan["fresh"]], "edits": pe.describe(plan["edits"]),
+            "scan": plan["scan"]}
 
 
 def node_version():
@@ -535,7 +575,28 @@ ROWS = [
     ("symbol source, median ms", lambda r: fmt(r["source"]["ms"])),
     ("symbol source text, median bytes", lambda r: fmt(r["source"]["text_bytes"])),
     ("right after outside edits, no notice", lambda r: f"{r['fresh']['right']}/{r['fresh']['n']}"),
+    ("body replaced right, body given at column 0", lambda r: edit_row(r, "replace_col0")),
+    ("body replaced right, body given indented as in the file",
+     lambda r: edit_row(r, "replace_indented")),
+    ("replace body, median ms", lambda r: edit_row(r, "replace", "ms")),
+    ("replace body text, median bytes", lambda r: edit_row(r, "replace", "text_bytes")),
+    ("safe delete of an unused function right", lambda r: edit_row(r, "unused")),
+    ("safe delete of a used function refused, file untouched", lambda r: edit_row(r, "used")),
+    ("safe delete, median ms", lambda r: edit_row(r, "delete", "ms")),
+    ("safe delete text, median bytes", lambda r: edit_row(r, "delete", "text_bytes")),
 ]
+
+
+def edit_row(r, kind, field=None):
+    """A cell of the symbol edits' rows: right/n, or the median `field` over the kind's rows
+    (`replace`: both body forms; `delete`: used and unused)."""
+    e = r.get("edits")
+    if not e:
+        return "-"
+    if field is None:
+        return f"{e[kind]['right']}/{e[kind]['n']}"
+    kinds = {"replace": ("replace_col0", "replace_indented"), "delete": ("used", "unused")}
+    return fmt(med([row[field] for k in kinds[kind] for row in e[k]["rows"]]))
 
 
 def fmt(x):
@@ -582,6 +643,7 @@ def markdown(results):
         f"sdists): {sizes}. Positions are seeded (seed {SEED}) picks from the files' `ast`, the "
         "same for both; every answer is checked against the files. Load average (1 min) before"
         f"→after each server's run: {loads}. Latencies are medians; the machine was shared.",
+        *sections_note(results),
         "",
         table(results),
         "",
@@ -590,6 +652,35 @@ def markdown(results):
         *misses(results),
         "",
     ])
+
+
+def sections_note(results):
+    """The sections measured later by `--only`, with their date, projects and load."""
+    out = []
+    for name, sec in results["meta"].get("sections", {}).items():
+        loads = ", ".join(
+            f"{p}: {r[s][name + '_run']['load_before'][0]:.1f}→"
+            f"{r[s][name + '_run']['load_after'][0]:.1f} ({s})"
+            for p, r in results["projects"].items() for s in ("lanser", "agent-lsp")
+            if name + "_run" in r.get(s, {}))
+        out += ["", SECTION_NOTES[name].format(date=sec["date"], lanser=sec["lanser"],
+                                               projects=", ".join(sec["projects"]),
+                                               loads=loads)]
+    return out
+
+
+SECTION_NOTES = {"edits": (
+    "The symbol-edit rows were measured {date} by `benches/peers.py --only edits` ({lanser}; "
+    "on {projects}; load {loads}): lanser `edit` (MCP tool `edit`, `mode` `replace_body` or "
+    "`delete`) as previews, which write nothing, the text they would write checked; agent-lsp "
+    "`replace_symbol_body` and `safe_delete_symbol`, which write, the file read back, checked "
+    "and put back. Same functions for both (seeded picks from `ast`, one per file); each body "
+    "is given twice, at column 0 and indented as the function's body is in the file. Right: "
+    "the file parses, the function's statements are the given ones (its docstring may stay) "
+    "and nothing else in the module changed (`ast`); a delete leaves the module without it; a "
+    "used function (three or more uses in two or more files) is refused with the file "
+    "untouched. lanser's answers carry the diagnostics the edit would add or remove, which "
+    "Pyright measures before it answers (most of its time); agent-lsp's carry none.")}
 
 
 def misses(results):
@@ -608,6 +699,10 @@ def misses(results):
                     [c for c in r["plan"]["fresh"] for _ in range(3)], x["fresh"]["verdicts"])
                     if v != "right"],
             }
+            if x.get("edits"):
+                files["symbol edits"] = [f"{k} {row['at']} ({row['verdict']})"
+                                         for k, e in x["edits"].items() for row in e["rows"]
+                                         if row["verdict"] not in ("right", "refused")]
             got = "; ".join(f"{k}: {', '.join(sorted(set(v)))}" for k, v in files.items() if v)
             out.append(f"- {p}, {s}: {got or 'none'}")
     return out
@@ -621,6 +716,8 @@ async def run(args):
     lanser_bin = Path(args.lanser).resolve()
     agent = agent_lsp_binary()
     import importlib.metadata as md
+    if args.only:
+        return await run_only(args, lanser_bin, agent)
     results = {"meta": {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "quick": args.quick,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()}",
@@ -643,6 +740,36 @@ async def run(args):
     print(table(results))
 
 
+async def run_only(args, lanser_bin, agent):
+    """`--only SECTION`: measure that section on --projects and merge it into the results file
+    a full run wrote (its other measures stay, with their own date)."""
+    out = Path(args.out).with_suffix(".json")
+    if not out.exists():
+        raise SystemExit(f"--only merges into a full run's results: no {out}")
+    results = json.loads(out.read_text())
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    version = subprocess.run([str(lanser_bin), "--version"], capture_output=True,
+                             text=True).stdout.strip()
+    build = "debug" if "debug" in lanser_bin.parts else "release"
+    results["meta"].setdefault("sections", {})[args.only] = {
+        "date": when, "projects": args.projects.split(","), "lanser": f"{version}, {build} build"}
+    for name in args.projects.split(","):
+        print(f"peers: {name}: scanning", file=sys.stderr, flush=True)
+        plan = make_plan(name, args.quick)
+        res = results["projects"].setdefault(name, {"plan": describe_plan(plan)})
+        res["plan"][args.only] = describe_plan(plan)[args.only]
+        for cls, binary in ((Lanser, lanser_bin), (AgentLsp, agent)):
+            ws = fresh_copy(name, cls.name)
+            print(f"peers: {name}: {cls.name} ({args.only})", file=sys.stderr, flush=True)
+            got = await measure(cls(binary, ws), ws, plan, args.rounds, (args.only,))
+            mine = res.setdefault(cls.name, {})
+            mine[args.only] = got[args.only]
+            mine[f"{args.only}_run"] = {k: got[k] for k in ("version", "load_before",
+                                                             "load_after", "tools")}
+        write(results, args)
+    print(table(results))
+
+
 def write(results, args):
     out = Path(args.out)
     out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=str) + "\n")
@@ -656,6 +783,8 @@ def main():
     ap.add_argument("--rounds", type=int, help="repeat rounds over the definition positions")
     ap.add_argument("--lanser", default=str(REPO / "target" / "release" / "lanser"))
     ap.add_argument("--out", help="results path without suffix (.json and .md are written)")
+    ap.add_argument("--only", choices=["edits"],
+                    help="measure only this section on --projects, merged into --out's results")
     a = ap.parse_args()
     a.projects = a.projects or ("httpx" if a.quick else ",".join(PROJECTS))
     a.rounds = a.rounds if a.rounds is not None else (2 if a.quick else 3)

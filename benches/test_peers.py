@@ -10,6 +10,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import peers  # noqa: E402
 import peers_ast as pa  # noqa: E402
+import peers_edits as pe  # noqa: E402
 
 FILES = {
     "pkg/__init__.py": "from .core import helper\n",
@@ -160,3 +161,54 @@ def test_the_pick_is_seeded_and_keeps_order():
     assert pa.pick(items, 5, 1) == pa.pick(items, 5, 1)
     assert pa.pick(items, 5, 1) == sorted(pa.pick(items, 5, 1))
     assert pa.pick(items, 500, 1) == items
+
+
+EDITED = (
+    "class Box:\n"
+    "    def size(self):\n"
+    "        \"\"\"Doc.\"\"\"\n"
+    "        return 1\n"
+    "\n"
+    "    def spare(self):\n"
+    "        return 2\n"
+    "\n"
+    "\n"
+    "def free():\n"
+    "    return 3\n"
+)
+
+
+def test_symbol_edits_are_judged_by_ast():
+    body = pe.BODY
+    nested = "".join("        " + l + "\n" for l in body.splitlines())
+    new = EDITED.replace("        \"\"\"Doc.\"\"\"\n        return 1\n", nested)
+    assert pe.replaced(EDITED, new, "Box.size", body) == "right"
+    kept_doc = EDITED.replace("        return 1\n", nested)
+    assert pe.replaced(EDITED, kept_doc, "Box.size", body) == "right"
+    at_col0 = EDITED.replace("        return 1\n", body)
+    assert pe.replaced(EDITED, at_col0, "Box.size", body) == "broken"
+    elsewhere = new.replace("return 3", "return 4")
+    assert pe.replaced(EDITED, elsewhere, "Box.size", body) == "wrong"
+    gone = EDITED.replace("\n\ndef free():\n    return 3\n", "")
+    assert pe.deleted(EDITED, gone, "free") == "right"
+    assert pe.deleted(EDITED, EDITED, "free") == "untouched"
+    method_gone = EDITED.replace("\n    def spare(self):\n        return 2\n", "")
+    assert pe.deleted(EDITED, method_gone, "Box.spare") == "right"
+    assert pe.deleted(EDITED, gone, "Box.spare") == "wrong"
+
+
+def test_lanser_edits_apply_by_code_points():
+    text = "def f():\n    return 'é'\n\n\ndef g():\n    pass\n"
+    edits = [{"range": [1, 12, 1, 13], "newText": "ü"}, {"range": [4, 0, 6, 0], "newText": ""}]
+    assert pe.apply_edits(text, edits) == "def f():\n    return 'ü'\n\n\n"
+
+
+def test_edit_picks_are_one_per_file_and_used_ones_are_used(tmp_path):
+    p = project(tmp_path)
+    plan = pe.plan(p, 3, 1)
+    files = [d.at.path for picks in plan.values() for d, _ in picks]
+    assert len(files) == len(set(files))
+    assert {q for _, q in plan["used"]} <= {"decorated", "Thing", "run", "shadowed", "other",
+                                            "outside", "both"}
+    for d, q in plan["unused"]:
+        assert sum(m.text.count(d.name) for m in p.modules.values()) == 1, q

@@ -9,6 +9,7 @@
 pub mod apply;
 mod disk;
 pub mod import_map;
+mod indent;
 pub mod patch;
 pub mod rename_file;
 pub mod shape;

@@ -1,9 +1,10 @@
 //! Symbol-level edits as text (`lanser edit`, docs/editing.md): where in a file a definition's
 //! replacement, new body, new sibling or deletion goes, and the given code shaped to fit —
 //! dedented, then indented to the target's own level (its line's indentation, not the file's
-//! default), siblings separated by blank lines as the language's style has it (Python: two
+//! default) with its nested levels in the target's unit ([`super::indent`]), siblings separated by blank lines as the language's style has it (Python: two
 //! at the top level, one inside a class; one elsewhere). Pure text: nothing here reads files.
 
+use super::indent::{self, leading};
 use crate::error::{LanserError, Result};
 
 /// What to do to the definition.
@@ -57,16 +58,24 @@ pub fn splice(t: &Target, mode: Mode, given: &str) -> Result<(usize, usize, Stri
         true => 2,
         false => 1,
     };
+    let fit = |indent: &str, unit: &str| Fit {
+        indent: indent.to_string(),
+        unit: unit.to_string(),
+        python: t.python,
+        eol,
+    };
     if mode != Mode::Delete && given.trim().is_empty() {
         return Err(LanserError::usage(format!(
             "--{}: the given text is empty (use --delete to remove a definition)",
             mode.name()
         )));
     }
+    let (body_indent, unit) = inner(t, indent);
+    let sibling = fit(indent, &unit);
     Ok(match mode {
-        Mode::Replace => (t.start, t.end, reindent(given, indent, eol)),
+        Mode::Replace => (t.start, t.end, reindent(given, &sibling)),
         Mode::InsertBefore => {
-            let code = reindent(given, indent, eol);
+            let code = reindent(given, &sibling);
             (
                 t.start,
                 t.start,
@@ -74,42 +83,66 @@ pub fn splice(t: &Target, mode: Mode, given: &str) -> Result<(usize, usize, Stri
             )
         }
         Mode::InsertAfter => {
-            let code = reindent(given, indent, eol);
+            let code = reindent(given, &sibling);
             (t.end, t.end, format!("{}{code}", eol.repeat(1 + blanks)))
         }
-        Mode::ReplaceBody => body(t, indent, given, eol)?,
+        Mode::ReplaceBody => body(t, indent, given, &fit(&body_indent, &unit))?,
         Mode::Delete => deletion(t),
     })
 }
 
-/// The new body between the header and the end (a closing `}` kept).
-fn body(t: &Target, indent: &str, given: &str, eol: &str) -> Result<(usize, usize, String)> {
+/// The new body between the header and the end (a closing `}` kept), shaped by `fit` (the
+/// body's own indentation).
+fn body(t: &Target, indent: &str, given: &str, fit: &Fit) -> Result<(usize, usize, String)> {
     let text = t.text;
     let header = &text[..t.header_end];
-    let braces = header.ends_with('{') && text[..t.end].ends_with('}');
+    let braces = braces(t);
     if !braces && !header.ends_with(':') {
         return Err(LanserError::usage(
             "--replace-body: the definition has no body (its header opens none with `:` or `{`)",
         ));
     }
     let end = if braces { t.end - 1 } else { t.end };
-    // The body's own indentation: its first non-blank line after the header's line, else one
-    // level (a tab where the definition is indented with tabs) deeper than the definition.
-    let after = &text[t.header_end..end];
-    let existing = after
-        .split_inclusive('\n')
-        .skip(1)
-        .find(|l| !(l.trim().is_empty() || (braces && l.trim() == "}")))
-        .map(leading)
-        .filter(|b| b.len() > indent.len());
-    let unit = if indent.contains('\t') { "\t" } else { "    " };
-    let inner = existing.map_or_else(|| format!("{indent}{unit}"), str::to_string);
-    let code = reindent(given, &inner, eol);
+    let code = reindent(given, fit);
+    let eol = fit.eol;
     let new = match braces {
         true => format!("{eol}{code}{eol}{indent}"),
         false => format!("{eol}{code}"),
     };
     Ok((t.header_end, end, new))
+}
+
+/// Whether the definition's body is between `{` and `}`.
+fn braces(t: &Target) -> bool {
+    t.text[..t.header_end].ends_with('{') && t.text[..t.end].ends_with('}')
+}
+
+/// The indentation of the definition's body and the unit its code steps in by: the body's
+/// first non-blank line after the header's line, when deeper than the definition (the unit is
+/// the difference); else one level deeper, by the file's unit (a tab where the definition is
+/// indented with tabs and the file shows none).
+fn inner(t: &Target, indent: &str) -> (String, String) {
+    let braces = braces(t);
+    let opens = braces || t.text[..t.header_end].ends_with(':');
+    let end = if braces { t.end - 1 } else { t.end };
+    let existing = t.text[t.header_end.min(end)..end]
+        .split_inclusive('\n')
+        .skip(1)
+        .find(|l| !(l.trim().is_empty() || (braces && l.trim() == "}")))
+        .map(leading)
+        .filter(|b| opens && b.len() > indent.len());
+    if let Some(step) = existing.and_then(|b| b.strip_prefix(indent)) {
+        return (existing.unwrap_or_default().to_string(), step.to_string());
+    }
+    let unit = indent::unit_of_file(t.text, t.python).unwrap_or_else(|| {
+        match indent.contains('\t') {
+            true => "\t",
+            false => "    ",
+        }
+        .to_string()
+    });
+    let body = existing.map_or_else(|| format!("{indent}{unit}"), str::to_string);
+    (body, unit)
 }
 
 /// The definition's whole lines and the blank lines that set it apart: those before it when
@@ -143,14 +176,19 @@ fn line_of(text: &str, at: usize) -> &str {
     &text[s..e]
 }
 
-/// A line's leading blanks.
-fn leading(line: &str) -> &str {
-    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+/// How given code is shaped to its place: the indentation of its first level, the unit the
+/// place's code steps in by, the language, the file's line break.
+pub struct Fit {
+    pub indent: String,
+    pub unit: String,
+    pub python: bool,
+    pub eol: &'static str,
 }
 
-/// `given` without its surrounding blank lines and common indentation, each non-blank line
-/// then indented by `indent`, lines joined by `eol` (no final line break).
-pub fn reindent(given: &str, indent: &str, eol: &str) -> String {
+/// `given` without its surrounding blank lines and common indentation, its nested levels
+/// re-leveled from its own unit to `fit.unit` ([`indent::relevel`]), each non-blank line then
+/// indented by `fit.indent`, lines joined by `fit.eol` (no final line break).
+pub fn reindent(given: &str, fit: &Fit) -> String {
     let lines: Vec<&str> = given
         .lines()
         .map(|l| l.trim_end_matches('\r'))
@@ -170,14 +208,22 @@ pub fn reindent(given: &str, indent: &str, eol: &str) -> String {
             &a[..n]
         })
         .unwrap_or("");
-    lines
+    let dedented: Vec<&str> = lines
         .iter()
         .map(|l| match l.trim().is_empty() {
+            true => "",
+            false => l[common.len()..].trim_end(),
+        })
+        .collect();
+    let own = indent::unit_of(&dedented, fit.python).unwrap_or_default();
+    indent::relevel(&dedented, &own, &fit.unit, fit.python)
+        .iter()
+        .map(|l| match l.is_empty() {
             true => String::new(),
-            false => format!("{indent}{}", l[common.len()..].trim_end()),
+            false => format!("{}{l}", fit.indent),
         })
         .collect::<Vec<_>>()
-        .join(eol)
+        .join(fit.eol)
 }
 
 #[cfg(test)]
@@ -253,6 +299,56 @@ mod tests {
             ..t
         };
         assert!(edited(&t, Mode::Delete, "").starts_with("def f(a):"));
+    }
+
+    #[test]
+    fn nested_levels_take_the_targets_unit() {
+        // Class C steps by two: a method written by four (at column 0, or already indented by
+        // four, or by tabs) is re-leveled to two, its nested block and continuation with it.
+        let t = target(SRC, "def m(", "return 1");
+        let by_four =
+            "def k(self):\n    if self:\n        return f(1,\n                 2)\n    return 0\n";
+        let want = "    return 1\n\n  def k(self):\n    if self:\n      return f(1,\n               2)\n    return 0\n\n  def n";
+        for given in [
+            by_four.to_string(),
+            by_four
+                .replace('\n', "\n    ")
+                .replacen("def", "    def", 1),
+            "def k(self):\n\tif self:\n\t\treturn f(1,\n\t\t         2)\n\treturn 0\n".into(),
+        ] {
+            let out = edited(&t, Mode::InsertAfter, &given);
+            assert!(out.contains(want), "{given:?}:\n{out}");
+        }
+        // A body by tabs into f (by four): spaces, four per level.
+        let t = target(SRC, "def f(", "return a");
+        let out = edited(&t, Mode::ReplaceBody, "if a:\n\treturn 1\nreturn 2\n");
+        assert!(
+            out.contains("def f(a):\n    if a:\n        return 1\n    return 2\n\n\nclass"),
+            "{out}"
+        );
+        // A method of a tab-indented class, replaced by code written by two: tabs.
+        let tabs = "class T:\n\tdef m(self):\n\t\treturn 1\n";
+        let t = target(tabs, "def m(", "return 1");
+        let out = edited(
+            &t,
+            Mode::Replace,
+            "def m(self):\n  if self:\n    return 2\n",
+        );
+        assert_eq!(
+            out,
+            "class T:\n\tdef m(self):\n\t\tif self:\n\t\t\treturn 2\n"
+        );
+        // A one-line definition has no body to read the unit from: the file's (two) is used.
+        let one = "class C:\n  def m(self): return 1\n\n  def n(self):\n    return 2\n";
+        let t = Target {
+            header_end: one.find("): ").unwrap() + 2,
+            ..target(one, "def m(", "return 1")
+        };
+        let out = edited(&t, Mode::ReplaceBody, "if self:\n    return 3");
+        assert!(
+            out.starts_with("class C:\n  def m(self):\n    if self:\n      return 3\n"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -26,6 +26,11 @@ fn text_file(text: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// A line's leading blanks.
+fn leading(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
+}
+
 fn edit_line(sel: &str, mode: &str, text: Option<&str>, apply: bool) -> String {
     let mut args = json!({ "apply": apply });
     args[mode] = json!(true);
@@ -100,6 +105,22 @@ fn every_edit_mode_previews_then_applies_and_refusals_write_nothing() {
     );
     let text = "def double(self) -> int:\n  return 2 * self.size()\n";
     let line = edit_line("py://shapes#Box.size", "insert-after", Some(text), false);
+    preview_then_apply(&mut h, &ws, &line, &want);
+
+    // --insert-before a two-space method, the text indented by tabs: its nested levels take
+    // the class's unit (the step from `def size` to its body), not the text's.
+    let cur = read(&ws, SHAPES);
+    let def = cur.lines().find(|l| l.contains("def size(")).unwrap();
+    let first = cur.lines().skip_while(|l| *l != def).nth(1).unwrap();
+    let (i, u) = (leading(def), &leading(first)[leading(def).len()..]);
+    assert_eq!((i, u), ("  ", "  "));
+    let want = once(
+        &cur,
+        def,
+        &format!("{i}def half(self) -> int:\n{i}{u}if self.w:\n{i}{u}{u}return self.w // 2\n{i}{u}return self.h\n\n{def}"),
+    );
+    let tabs = "def half(self) -> int:\n\tif self.w:\n\t\treturn self.w // 2\n\treturn self.h\n";
+    let line = edit_line("py://shapes#Box.size", "insert-before", Some(tabs), false);
     preview_then_apply(&mut h, &ws, &line, &want);
 
     // --insert-before a top-level function: two blank lines apart, before it.
@@ -249,47 +270,12 @@ fn a_stale_hunk_refuses_the_whole_patch_and_a_fresh_one_applies() {
 
 /// One MCP session over stdio: each call's `structuredContent`.
 fn mcp_calls(ws: &Path, calls: &[(&str, Value)]) -> Vec<Value> {
-    use std::io::{BufRead, BufReader, Write};
-    let mut child = lanser()
-        .args(["mcp", "--workspace"])
-        .arg(ws)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |v: Value| {
-        stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
-        stdin.flush().unwrap();
-    };
-    let mut answer = |id: u64| -> Value {
-        loop {
-            let mut line = String::new();
-            assert!(out.read_line(&mut line).unwrap() > 0, "mcp closed");
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v["id"] == id {
-                return v;
-            }
-        }
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "edit-test", "version": "0"}}}),
-    );
-    answer(0);
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let mut got = Vec::new();
-    for (i, (name, args)) in calls.iter().enumerate() {
-        let id = i as u64 + 1;
-        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": name, "arguments": args}}));
-        got.push(answer(id)["result"]["structuredContent"].clone());
-    }
-    drop(stdin);
-    child.wait().unwrap();
-    got
+    let mut cmd = lanser();
+    cmd.args(["mcp", "--workspace"]).arg(ws);
+    mcp_session(cmd, calls)
+        .into_iter()
+        .map(|r| r["structuredContent"].clone())
+        .collect()
 }
 
 /// The SDK's bundles (the lines as read) for `code`'s asks, one session.

@@ -34,6 +34,7 @@ mod rename_file;
 mod reward;
 mod reward_v2;
 mod reward_v3;
+mod routes;
 mod schemas;
 mod sdk;
 mod selectors;

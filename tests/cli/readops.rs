@@ -8,9 +8,8 @@
 use crate::support::*;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// The field and method names of `class NAME` in `rel` (its body's `name:` and `def name(`
 /// lines, one indentation level in).
@@ -50,40 +49,6 @@ fn labels(b: &Value, key: &str) -> Vec<String> {
         .iter()
         .map(|i| i["label"].as_str().unwrap().to_string())
         .collect()
-}
-
-/// One `tools/call` through `lanser mcp` (stdio, newline-delimited JSON-RPC).
-fn mcp_call(mut cmd: Command, tool: &str, arguments: Value) -> Value {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "readops-test", "version": "0"}}});
-    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments}});
-    let ready = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let mut answer = Value::Null;
-    for (msg, id) in [(init, Some(1)), (ready, None), (call, Some(2))] {
-        writeln!(stdin, "{msg}").unwrap();
-        stdin.flush().unwrap();
-        while let Some(id) = id {
-            let mut line = String::new();
-            assert!(out.read_line(&mut line).unwrap() > 0, "lanser mcp ended");
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v["id"] == id {
-                answer = v;
-                break;
-            }
-        }
-    }
-    drop(stdin);
-    child.wait().unwrap();
-    answer["result"].clone()
 }
 
 /// The SDK's bundle line for `lanser.complete(sel)`, in the environment `like` runs in.
@@ -166,7 +131,7 @@ fn completion_is_the_same_from_every_route_and_pyright_refuses_the_rest() {
         cli.trim_end(),
         "batch"
     );
-    let via_mcp = mcp_call(w.cmd(&["mcp"]), "completion", json!({"selector": sel}));
+    let via_mcp = &mcp_session(w.cmd(&["mcp"]), &[("completion", json!({"selector": sel}))])[0];
     assert_eq!(via_mcp["isError"], false, "{via_mcp}");
     let structured = serde_json::to_string(&via_mcp["structuredContent"]).unwrap();
     assert_eq!(structured, cli.trim_end(), "mcp");
@@ -228,7 +193,7 @@ fn batch_on(server: &str, ws: &Path, lines: &[String]) -> Vec<Value> {
 }
 
 /// (name, range of the name) of the classes `class X(...)` in `rel` that list `base`.
-fn classes_with_base(ws: &Path, rel: &str, base: &str) -> Vec<(String, [u32; 4])> {
+pub(crate) fn classes_with_base(ws: &Path, rel: &str, base: &str) -> Vec<(String, [u32; 4])> {
     let text = read(ws, rel);
     let mut out = Vec::new();
     for (i, l) in text.lines().enumerate() {

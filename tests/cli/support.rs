@@ -438,3 +438,48 @@ pub fn path_without_node(dir: &Path) -> String {
     }
     dir.to_string_lossy().into_owned()
 }
+
+/// One MCP session over stdio (`cmd` runs `lanser mcp`, newline-delimited JSON-RPC): each
+/// `tools/call`'s `result`, in order.
+pub fn mcp_session(mut cmd: Command, calls: &[(&str, Value)]) -> Vec<Value> {
+    use serde_json::json;
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut answer = |id: u64| -> Value {
+        loop {
+            let mut line = String::new();
+            assert!(out.read_line(&mut line).unwrap() > 0, "lanser mcp ended");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "lanser-tests", "version": "0"}}}),
+    );
+    answer(0);
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut got = Vec::new();
+    for (i, (name, args)) in calls.iter().enumerate() {
+        let id = i as u64 + 1;
+        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": args}}));
+        got.push(answer(id)["result"].clone());
+    }
+    drop(stdin);
+    child.wait().unwrap();
+    got
+}
