@@ -47,7 +47,13 @@ PROJECTS = [
      ["idna"], "."),
     ("boltons", "24.1.0", "4a49b7d57ee055b83a458c8682a2a6f199d263a8aa517098bda9bab813554b87",
      ["boltons"], "."),
+    # Held out (issue 32): not used while pr-v3 was tuned; pure-Python sdists with their tests.
+    ("pathspec", "0.12.1", "a482d51503a1ab33b1c67a6c3813a26953dbdc71c31dacaef9a838c4e29f5712",
+     ["pathspec"], "."),
+    ("sqlparse", "0.5.1", "bb6b4df465655ef332548e24f08e205afc81b9ab86cb1c45657a7ff173a3a00e",
+     ["sqlparse"], "."),
 ]
+HELD_OUT = {"pathspec", "sqlparse"}
 
 # LANSER_REWARD_PROJECTS=idna,toolz runs on those projects only (a partial run).
 if os.environ.get("LANSER_REWARD_PROJECTS"):
@@ -56,6 +62,17 @@ if os.environ.get("LANSER_REWARD_PROJECTS"):
 
 # Per project: how many patches of each family (48 in all, 240 over the five projects).
 PLAN = {"visible": 12, "invisible": 16, "exact_fix": 6, "partial_fix": 6, "neutral": 8}
+
+
+def pinned_python() -> str:
+    """The interpreter of tests/requirements.txt's pinned environment (pytest, coverage.py):
+    it runs each project's suite for the labels, and lanser's sessions get it as $VIRTUAL_ENV,
+    so pr-v3's collection and coverage run under the same pinned versions."""
+    if os.environ.get("LANSER_TEST_PYTHON"):
+        return os.environ["LANSER_TEST_PYTHON"]
+    out = subprocess.run([sys.executable, str(REPO / "tests/python_env.py")], check=True,
+                         capture_output=True, text=True).stdout
+    return out.strip().splitlines()[-1]
 
 
 def sh(*args, **kw):
@@ -213,7 +230,10 @@ def generate_project(name: str, tree: Path, pkgs: list[str], out_dir: Path) -> l
 
 
 def manifest() -> list[dict]:
-    return [json.loads(l) for l in (CACHE / "patches/manifest.jsonl").read_text().splitlines()]
+    """The patches of the selected projects (LANSER_REWARD_PROJECTS)."""
+    names = {p[0] for p in PROJECTS}
+    rows = [json.loads(l) for l in (CACHE / "patches/manifest.jsonl").read_text().splitlines()]
+    return [r for r in rows if r["project"] in names]
 
 
 # --- label --------------------------------------------------------------------------------
@@ -248,7 +268,7 @@ def run_tests(tree: Path, root: str, timeout: float = 300) -> tuple[bool, float]
     env = dict(os.environ, PYTHONPATH=str(tree / root), PYTHONDONTWRITEBYTECODE="1")
     t = time.monotonic()
     try:
-        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"],
+        p = subprocess.run([pinned_python(), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"],
                            cwd=tree, env=env, capture_output=True, timeout=timeout)
         ok = p.returncode == 0
     except subprocess.TimeoutExpired:
@@ -256,16 +276,30 @@ def run_tests(tree: Path, root: str, timeout: float = 300) -> tuple[bool, float]
     return ok, time.monotonic() - t
 
 
+def load(name: str) -> dict:
+    path = CACHE / name
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def save(name: str, data: dict):
+    tmp = CACHE / (name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+    tmp.replace(CACHE / name)
+
+
 def label():
-    rows = manifest()
+    """Labels every patch of the selected projects not labelled yet (labels.json keeps the
+    others: a run per project, or an interrupted one, adds to it)."""
+    out = load("labels.json")
     scratch = CACHE / "scratch/label"
-    out = {}
-    for row in rows:
+    for row in manifest():
+        if row["id"] in out:
+            continue
         tree = materialize(row, scratch, with_patch=True)
         ok, secs = run_tests(tree, import_root(row))
         out[row["id"]] = {"good": ok, "testSeconds": round(secs, 3)}
         print(f"label {row['id']} {row['family']:12} {'good' if ok else 'bad'} {secs:.1f}s", file=sys.stderr)
-    (CACHE / "labels.json").write_text(json.dumps(out, indent=1, sort_keys=True))
+        save("labels.json", out)
 
 
 # --- score --------------------------------------------------------------------------------
@@ -274,28 +308,37 @@ def lanser_bin() -> str:
     return os.environ.get("LANSER_BIN", str(REPO / "target/release/lanser"))
 
 
+VARIANTS = (("v2", ["--reward", "pr-v2"]),
+            ("v2tests", ["--reward", "pr-v2", "--tests", "impacted"]),
+            ("v3tests", ["--reward", "pr-v3", "--tests", "impacted"]))
+
+
 def score():
+    """Scores every patch of the selected projects under each variant not scored yet
+    (scores.json keeps the others), one warm session per base tree and variant."""
     sys.path.insert(0, str(REPO / "python"))
     from lanser import Lanser  # the SDK: one warm session per base tree
 
-    rows = manifest()
     groups = {}
-    for row in rows:
+    for row in manifest():
         key = (row["project"], row["base"])
         groups.setdefault(key, []).append(row)
-    out = {}
+    out = load("scores.json")
+    env = {"VIRTUAL_ENV": str(Path(pinned_python()).parents[1])}
     scratch = CACHE / "scratch/score"
     for (project, base), members in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
-        tree = materialize(members[0], scratch, with_patch=False)
-        for variant, flags in (("v2", ["--reward", "pr-v2"]),
-                               ("v2tests", ["--reward", "pr-v2", "--tests", "impacted"]),
-                               ("v3tests", ["--reward", "pr-v3", "--tests", "impacted"])):
-            with Lanser(tree, lanser_bin=lanser_bin(), daemon=False,
-                        args=["--timeout", "120", *flags]) as s:
+        tree = None
+        for variant, flags in VARIANTS:
+            todo = [r for r in members if variant not in out.get(r["id"], {})]
+            if not todo:
+                continue
+            tree = tree or materialize(members[0], scratch, with_patch=False)
+            with Lanser(tree, lanser_bin=lanser_bin(), daemon=False, env=env,
+                        args=["--timeout", "300", *flags]) as s:
                 t0 = time.monotonic()
                 s.capabilities()  # the server is started and the project loaded here
                 start = time.monotonic() - t0
-                for row in members:
+                for row in todo:
                     diff = (CACHE / "patches" / row["patch"]).read_text()
                     t = time.monotonic()
                     b = s.check_patch(diff, check=False)
@@ -306,7 +349,7 @@ def score():
                     rec.setdefault("sessionStart", round(start, 3))
                     print(f"score {row['id']} {variant} r={b.process_reward and b.process_reward['r']} "
                           f"{secs:.2f}s", file=sys.stderr)
-    (CACHE / "scores.json").write_text(json.dumps(out, indent=1, sort_keys=True))
+                    save("scores.json", out)
 
 
 PYRIGHT = "1.1.407"
