@@ -298,9 +298,19 @@ def load(name: str) -> dict:
 
 
 def save(name: str, data: dict):
-    tmp = CACHE / (name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-    tmp.replace(CACHE / name)
+    """Writes `data` over the file's records, under a lock: two runs on different projects
+    may add to the same file at once, each keeping the other's records."""
+    import fcntl
+
+    with open(CACHE / (name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        merged = load(name)
+        for key, rec in data.items():
+            merged[key] = dict(merged.get(key, {}), **rec)
+        data.update(merged)
+        tmp = CACHE / (name + ".tmp")
+        tmp.write_text(json.dumps(merged, indent=1, sort_keys=True))
+        tmp.replace(CACHE / name)
 
 
 def label():
@@ -327,7 +337,7 @@ def lanser_bin() -> str:
 # pr-v2 without tests (and pr-v1 and the error count) come from the v2tests bundles: the same
 # inputs, r less its test component (`v2_of`).
 VARIANTS = (("v2tests", ["--reward", "pr-v2", "--tests", "impacted"]),
-            ("v3tests", ["--reward", "pr-v3", "--tests", "impacted"]))
+            ("v3", ["--reward", "pr-v3", "--tests", "impacted"]))
 
 
 def score():
@@ -346,6 +356,8 @@ def score():
     for (project, base), members in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         tree = None
         for variant, flags in VARIANTS:
+            if os.environ.get("LANSER_REWARD_VARIANTS", variant) != variant:
+                continue  # LANSER_REWARD_VARIANTS=v3: only that variant (runs in parallel)
             todo = [r for r in members if variant not in out.get(r["id"], {})]
             if not todo:
                 continue
@@ -397,7 +409,7 @@ def cli_agreement(per_project: int = 5) -> dict:
     """On a fixed sample, the pyright CLI's error-count delta (base → base + patch) next to
     the one lanser measured in memory (same server version)."""
     scores = json.loads((CACHE / "scores.json").read_text())
-    rows = [r for r in manifest() if r["id"] in scores and scores[r["id"]]["v2"]["ok"]]
+    rows = [r for r in manifest() if r["id"] in scores and (scores[r["id"]].get("v2tests") or {}).get("ok")]
     sample = []
     for name, *_ in PROJECTS:
         mine = [r for r in rows if r["project"] == name]
@@ -407,7 +419,7 @@ def cli_agreement(per_project: int = 5) -> dict:
     for r in sample:
         before, _ = cli_errors(materialize(r, scratch, with_patch=False))
         after, _ = cli_errors(materialize(r, scratch, with_patch=True))
-        mine = errors_delta(scores[r["id"]]["v2"]["reward"])
+        mine = errors_delta(v2_of(scores[r["id"]])["reward"])
         same += (before - after) == mine
         out.append({"id": r["id"], "cli": before - after, "lanser": mine})
     return {"sample": len(sample), "same": same, "rows": out}
@@ -469,82 +481,128 @@ def errors_delta(pr: dict) -> float:
     return e(i["before"]) - e(i["after"])
 
 
-def report():
-    rows = manifest()
-    labels = json.loads((CACHE / "labels.json").read_text())
-    scores = json.loads((CACHE / "scores.json").read_text())
-    variants = {
-        "pyright error count (Δ errors)": lambda s: errors_delta(s["v2"]["reward"]),
-        "pr-v1": lambda s: v1_from_v2(s["v2"]["reward"]),
-        "pr-v2 (no tests)": lambda s: s["v2"]["reward"]["r"],
-        "pr-v2 + impacted tests": lambda s: s["v2tests"]["reward"]["r"],
-        "pr-v3 + selected tests": lambda s: s["v3tests"]["reward"]["r"],
-    }
-    usable = [r for r in rows if r["id"] in scores and all(
-        scores[r["id"]].get(v, {}).get("ok") for v in ("v2", "v2tests", "v3tests"))]
-    result = {"patches": len(rows), "scored": len(usable), "variants": {}, "families": {}}
-    lines = [f"{len(usable)} of {len(rows)} patches scored; "
-             f"{sum(labels[r['id']]['good'] for r in usable)} good by their project's tests.\n",
-             "| reward | AUC | 95 % CI |", "|---|---|---|"]
-    for name, f in variants.items():
-        xs = [(f(scores[r["id"]]), labels[r["id"]]["good"]) for r in usable]
+VARIANT_NAMES = {
+    "pyright error count (Δ errors)": lambda s: errors_delta(v2_of(s)["reward"]),
+    "pr-v1": lambda s: v1_from_v2(v2_of(s)["reward"]),
+    "pr-v2 (no tests)": lambda s: v2_of(s)["reward"]["r"],
+    "pr-v2 + impacted tests": lambda s: s["v2tests"]["reward"]["r"],
+    "pr-v3 + selected tests": lambda s: s["v3"]["reward"]["r"],
+}
+
+
+def usable_rows(labels: dict, scores: dict) -> list[dict]:
+    """The patches labelled and scored under every variant."""
+    return [r for r in manifest() if r["id"] in labels and r["id"] in scores and all(
+        (scores[r["id"]].get(v) or {}).get("ok") for v in ("v2tests", "v3"))]
+
+
+def auc_table(rows, labels, scores, lines, result):
+    lines += ["| reward | AUC | 95 % CI |", "|---|---|---|"]
+    for name, f in VARIANT_NAMES.items():
+        xs = [(f(scores[r["id"]]), labels[r["id"]]["good"]) for r in rows]
         auc, lo, hi = stats.auc_ci(xs, seed=18)
         result["variants"][name] = {"auc": auc, "ci": [lo, hi]}
         lines.append(f"| {name} | {auc:.3f} | {lo:.3f}–{hi:.3f} |")
-    lines += ["", "Per family: good/bad by the tests, and the mean r per variant.", "",
-              "| family | n | good | " + " | ".join(variants) + " |",
-              "|---|---|---|" + "---|" * len(variants)]
-    for fam in PLAN:
-        members = [r for r in usable if r["family"] == fam]
+
+
+def project_table(rows, labels, scores, lines, result):
+    short = ["errors", "pr-v1", "pr-v2", "pr-v2+tests", "pr-v3"]
+    lines += ["| project | n | good | " + " | ".join(short) + " |", "|---|---|---|" + "---|" * len(short)]
+    groups = [(f"{name}{' (held out)' if name in HELD_OUT else ''}", [r for r in rows if r["project"] == name])
+              for name, *_ in PROJECTS]
+    groups += [("tuning corpus (5)", [r for r in rows if r["project"] not in HELD_OUT]),
+               ("held out (2)", [r for r in rows if r["project"] in HELD_OUT])]
+    for title, members in groups:
         if not members:
             continue
         good = sum(labels[r["id"]]["good"] for r in members)
-        means = [statistics.mean(f(scores[r["id"]]) for r in members) for f in variants.values()]
+        cells = []
+        for name, f in VARIANT_NAMES.items():
+            auc, lo, hi = stats.auc_ci([(f(scores[r["id"]]), labels[r["id"]]["good"]) for r in members], seed=18)
+            result["projects"].setdefault(title, {})[name] = {"auc": auc, "ci": [lo, hi]}
+            cells.append("–" if auc != auc else f"{auc:.2f} ({lo:.2f}–{hi:.2f})")
+        lines.append(f"| {title} | {len(members)} | {good} | " + " | ".join(cells) + " |")
+
+
+def family_tables(rows, labels, scores, lines, result):
+    names = list(VARIANT_NAMES)
+    lines += ["| family | n | good | " + " | ".join(names) + " |", "|---|---|---|" + "---|" * len(names)]
+    for fam in PLAN:
+        members = [r for r in rows if r["family"] == fam]
+        if not members:
+            continue
+        good = sum(labels[r["id"]]["good"] for r in members)
+        means = [statistics.mean(f(scores[r["id"]]) for r in members) for f in VARIANT_NAMES.values()]
         result["families"][fam] = {"n": len(members), "good": good, "mean": means}
         lines.append(f"| {fam} | {len(members)} | {good} | " + " | ".join(f"{m:+.2f}" for m in means) + " |")
     lines += ["", "Sign table: patches whose r is above / at / below a neutral step's r (0.4, safety "
               "only; 0 for the error count), per family and label.", "",
-              "| family | label | " + " | ".join(variants) + " |", "|---|---|" + "---|" * len(variants)]
+              "| family | label | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
     for fam in PLAN:
         for good in (True, False):
-            members = [r for r in usable if r["family"] == fam and labels[r["id"]]["good"] == good]
+            members = [r for r in rows if r["family"] == fam and labels[r["id"]]["good"] == good]
             if not members:
                 continue
             cells = []
-            for name, f in variants.items():
+            for name, f in VARIANT_NAMES.items():
                 neutral = 0.0 if name.startswith("pyright") else 0.4
                 vals = [f(scores[r["id"]]) for r in members]
                 up = sum(v > neutral + 1e-9 for v in vals)
                 down = sum(v < neutral - 1e-9 for v in vals)
                 cells.append(f"{up}/{len(vals) - up - down}/{down}")
             lines.append(f"| {fam} | {'good' if good else 'bad'} ({len(members)}) | " + " | ".join(cells) + " |")
-    agreement = part("cliAgreement", lambda: cli_agreement(per_project=3))
-    hundred = part("hundred", lambda: {name: warm_hundred(name) for name, *_ in PROJECTS})
-    result["cliAgreement"] = agreement
-    result["hundred"] = hundred
-    warm = statistics.median(scores[r["id"]]["v2"]["seconds"] for r in usable)
-    warm_t = statistics.median(scores[r["id"]]["v2tests"]["seconds"] for r in usable)
-    tests = statistics.median(labels[r["id"]]["testSeconds"] for r in usable)
-    cli = {name: h["cli100Seconds"] / 100 for name, h in hundred.items()}
-    result["cost"] = {"warmCheckSeconds": warm, "warmCheckWithTestsSeconds": warm_t,
-                      "suiteSeconds": tests, "pyrightCliSeconds": cli}
-    lines += ["", "Cost per patch (medians over the scored patches, timed by the `score` step — "
-              "each patch's first check in its session — so they date from when it last ran):", "",
-              f"- warm session `check --patch --reward pr-v2`: {warm * 1000:.0f} ms",
-              f"- the same with `--tests impacted`: {warm_t * 1000:.0f} ms",
-              f"- the project's whole test suite: {tests * 1000:.0f} ms; one pyright CLI run over "
-              f"the project: {statistics.median(cli.values()) * 1000:.0f} ms (median over projects)",
-              "", "100 `check --patch` calls in one warm session (each project's clean-base patches, "
-              "cycled) against 100 pyright CLI runs over the project (a run's median of 3, ×100):", "",
-              "| project | pyright CLI run | 100 CLI runs | 100 checks, pr-v1 | ratio | "
-              "100 checks, pr-v2 | ratio |", "|---|---|---|---|---|---|---|"]
-    for name, h in hundred.items():
-        lines.append(f"| {name} | {h['cli100Seconds'] / 100:.2f} s | {h['cli100Seconds']:.0f} s | "
-                     f"{h['pr-v1']['warm100Seconds']:.1f} s | {h['pr-v1']['ratio']:.3f} | "
-                     f"{h['pr-v2']['warm100Seconds']:.1f} s | {h['pr-v2']['ratio']:.3f} |")
-    lines += ["", f"The error-count baseline is the errors delta lanser pulls in memory (Pyright {PYRIGHT}); "
-              f"on a sample of {agreement['sample']} patches the pyright CLI's own error-count delta "
-              f"over the whole project is the same on {agreement['same']}."]
+
+
+def cost(rows, labels, scores, lines, result):
+    """Per project, from the score step's own timings: a warm pr-v3 check (the clean-base
+    session's checks after its first, which paid pytest's collection and the coverage run),
+    that first check less the warm median (collection + coverage, paid once per workspace
+    state), the whole suite (the label step's runs of patches that passed: every test ran) and
+    one pyright CLI run over the clean tree, timed in the same period."""
+    lines += ["| project | warm pr-v3 check | warm pr-v2 + impacted | first pr-v3 check "
+              "(+ collection, coverage) | whole suite | pyright CLI | pr-v3 / (suite + CLI) |",
+              "|---|---|---|---|---|---|---|"]
+    ratios = []
+    for name, *_ in PROJECTS:
+        clean = [r for r in rows if r["project"] == name and not r["base"]]
+        if len(clean) < 2:
+            continue
+        first = min(clean, key=lambda r: r["id"])
+        warm = [r for r in clean if r is not first]
+        med = lambda v: statistics.median(scores[r["id"]][v]["seconds"] for r in warm)  # noqa: E731
+        v3, v2t = med("v3"), med("v2tests")
+        once = scores[first["id"]]["v3"]["seconds"] - v3
+        suite = statistics.median(labels[r["id"]]["testSeconds"] for r in rows
+                                  if r["project"] == name and labels[r["id"]]["good"])
+        cli = part(f"cli:{name}", lambda: cli_errors(materialize(first, CACHE / "scratch/cli", False))[1])
+        ratio = v3 / (suite + cli)
+        ratios.append(ratio)
+        result["cost"][name] = {"warmV3": v3, "warmV2Tests": v2t, "firstV3Extra": once,
+                                "suite": suite, "cli": cli, "ratio": ratio}
+        lines.append(f"| {name} | {v3:.1f} s | {v2t:.1f} s | "
+                     f"+{once:.1f} s | {suite:.1f} s | {cli:.1f} s | {ratio:.2f} |")
+    if ratios:
+        lines += ["", f"Median ratio over projects: {statistics.median(ratios):.2f} (goal ≤ 0.2)."]
+
+
+def report():
+    labels = load("labels.json")
+    scores = load("scores.json")
+    rows = usable_rows(labels, scores)
+    result = {"scored": len(rows), "variants": {}, "projects": {}, "families": {}, "cost": {}}
+    quarters = int(os.environ.get("LANSER_REWARD_SAMPLE", "4"))
+    lines = [f"{len(rows)} patches labelled and scored ({quarters} of 4 quarters of each family asked, "
+             f"LANSER_REWARD_SAMPLE); {sum(labels[r['id']]['good'] for r in rows)} good by their "
+             f"project's tests. Held out from tuning pr-v3: {', '.join(sorted(HELD_OUT))}. "
+             "Project's interpreter: tests/requirements.txt's pinned environment (pytest, "
+             "coverage.py) for the labels and for lanser's sessions.", "", "## AUC, all projects", ""]
+    auc_table(rows, labels, scores, lines, result)
+    lines += ["", "## AUC per project (95 % bootstrap CI)", ""]
+    project_table(rows, labels, scores, lines, result)
+    lines += ["", "## Per family", "", "Good/bad by the tests, and the mean r per variant.", ""]
+    family_tables(rows, labels, scores, lines, result)
+    lines += ["", "## Cost per patch", "", cost.__doc__.split("\n\n")[0].replace("\n    ", " ") + "", ""]
+    cost(rows, labels, scores, lines, result)
     (REPO / "benches/reward/RESULTS.md").write_text("# Reward validity: results\n\n" + "\n".join(lines) + "\n")
     (CACHE / "results.json").write_text(json.dumps(result, indent=1, sort_keys=True))
     print("\n".join(lines))
@@ -552,7 +610,13 @@ def report():
 
 def main():
     steps = {"fetch": fetch, "generate": generate, "label": label, "score": score, "report": report}
+    # Not in `all` (slow, CLI-bound; the first full run's figures are in git history, f7b2a5b):
+    # the CLI's error-count delta on a sample, and 100 warm checks against 100 CLI runs.
+    extra = {"agreement": lambda: print(json.dumps(cli_agreement(per_project=3))),
+             "hundred": lambda: print(json.dumps({n: warm_hundred(n) for n, *_ in PROJECTS}))}
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
+    if what in extra:
+        return extra[what]()
     for name, f in steps.items():
         if what in (name, "all"):
             f()
