@@ -125,8 +125,8 @@ fn whole_files_keep_a_test_that_needs_an_earlier_one_passing() {
         "    def test_2_needs(self):\n",
         "        assert self.ready\n",
     );
-    let p = project(&[("lib.py", LIB), ("tests/test_order.py", ordered)]);
-    let id = ["tests/test_order.py::TestOrder::test_2_needs"];
+    let p = project(&[("lib.py", LIB), ("tests/test_lib.py", ordered)]);
+    let id = ["tests/test_lib.py::TestOrder::test_2_needs"];
     let alone = run(&plan(p.path(), &id, &[], 60)).unwrap();
     assert_eq!(outcome(&alone, id[0]), Outcome::Failed, "{alone:?}");
     let whole = run(&Plan {
