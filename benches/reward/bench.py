@@ -350,9 +350,14 @@ def score():
     for row in manifest():
         key = (row["project"], row["base"])
         groups.setdefault(key, []).append(row)
-    out = load("scores.json")
+    # LANSER_REWARD_SCORES names another file (a rerun kept apart; the report reads
+    # scores*.json, later names over earlier ones); each variant its own scratch tree, so two
+    # runs in parallel never share one.
+    name = os.environ.get("LANSER_REWARD_SCORES", "scores.json")
+    out = load(name)
     env = {"VIRTUAL_ENV": str(Path(pinned_python()).parents[1])}
-    scratch = CACHE / "scratch/score"
+    only = os.environ.get("LANSER_REWARD_VARIANTS")
+    scratch = CACHE / (f"scratch/score-{only}" if only else "scratch/score")
     for (project, base), members in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         tree = None
         for variant, flags in VARIANTS:
@@ -378,7 +383,7 @@ def score():
                     rec.setdefault("sessionStart", round(start, 3))
                     print(f"score {row['id']} {variant} r={b.process_reward and b.process_reward['r']} "
                           f"{secs:.2f}s", file=sys.stderr)
-                    save("scores.json", out)
+                    save(name, out)
 
 
 PYRIGHT = "1.1.407"
@@ -585,9 +590,18 @@ def cost(rows, labels, scores, lines, result):
         lines += ["", f"Median ratio over projects: {statistics.median(ratios):.2f} (goal ≤ 0.2)."]
 
 
+def all_scores() -> dict:
+    """scores.json, with the records of any scores-*.json (reruns) over it."""
+    scores = load("scores.json")
+    for extra in sorted(CACHE.glob("scores-*.json")):
+        for key, rec in json.loads(extra.read_text()).items():
+            scores[key] = dict(scores.get(key, {}), **rec)
+    return scores
+
+
 def report():
     labels = load("labels.json")
-    scores = load("scores.json")
+    scores = all_scores()
     rows = usable_rows(labels, scores)
     result = {"scored": len(rows), "variants": {}, "projects": {}, "families": {}, "cost": {}}
     quarters = int(os.environ.get("LANSER_REWARD_SAMPLE", "4"))
