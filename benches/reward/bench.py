@@ -599,6 +599,36 @@ def all_scores() -> dict:
     return scores
 
 
+NOTES = """## Notes
+
+- **Held out**: pathspec 0.12.1 and sqlparse 0.5.1 (pure-Python sdists with their tests, suites of
+  a few seconds) were not used while pr-v3 was designed and weighed; its formula, weights and
+  selection rule are as they were tuned on the five. Their first pr-v3 scores showed two faults
+  of lanser's test runner (not of the formula), fixed before the figures above were taken, so
+  they are held out from the tuning but not unseen: pathspec's symlink tests need an earlier
+  method of their class (a neutral rename scored −5.6 on seven tests the suite passes): the
+  selected tests' whole files run now; sqlparse's tests read tests/files/*.sql, absent from a
+  sources-only overlay (failing before and after every change): the overlay holds the data files.
+- **Sample**: `LANSER_REWARD_SAMPLE=1`, the first quarter of each family per project (13 of 48
+  patches: 3 visible, 4 invisible, 2 exact fixes, 2 partial fixes, 2 neutral; 91 in all), for
+  time; the intervals are wide accordingly. `LANSER_REWARD_SAMPLE=4`
+  completes the run (label and score resume).
+- **pr-v2 without tests, pr-v1 and the error count** are recomputed from the `--tests impacted`
+  pr-v2 bundles (r less its tests component; the same recorded inputs), not a third session.
+- **Machine**: 2 cores shared with four other jobs (load 8 to 12) and a debug build of lanser:
+  every time is wall time under that load, the checks, the suites and the CLI runs measured in
+  the same hour; read the ratios, not the seconds.
+- **Where pr-v3 still misses** (selection, not formula): a patch whose changed lines no test
+  executes selects no test by coverage, and the static route finds none when the change is at
+  module level: a partial fix that restores a dropped import (cachetools/034, pathspec/034)
+  runs no test and keeps pr-v2's credit for the errors it removed, and an exact fix that
+  re-inserts a deleted statement into a method reached by dynamic dispatch (sqlparse/032) scores
+  neutral. A rule for both: a changed line no test executed (module-level code runs at import,
+  outside every test's context; an inserted line is new) selects the tests that executed any
+  line of its file, or of its enclosing definition.
+"""
+
+
 def report():
     labels = load("labels.json")
     scores = all_scores()
@@ -617,6 +647,7 @@ def report():
     family_tables(rows, labels, scores, lines, result)
     lines += ["", "## Cost per patch", "", cost.__doc__.split("\n\n")[0].replace("\n    ", " ") + "", ""]
     cost(rows, labels, scores, lines, result)
+    lines += ["", NOTES.rstrip()]
     (REPO / "benches/reward/RESULTS.md").write_text("# Reward validity: results\n\n" + "\n".join(lines) + "\n")
     (CACHE / "results.json").write_text(json.dumps(result, indent=1, sort_keys=True))
     print("\n".join(lines))
