@@ -47,7 +47,13 @@ PROJECTS = [
      ["idna"], "."),
     ("boltons", "24.1.0", "4a49b7d57ee055b83a458c8682a2a6f199d263a8aa517098bda9bab813554b87",
      ["boltons"], "."),
+    # Held out (issue 32): not used while pr-v3 was tuned; pure-Python sdists with their tests.
+    ("pathspec", "0.12.1", "a482d51503a1ab33b1c67a6c3813a26953dbdc71c31dacaef9a838c4e29f5712",
+     ["pathspec"], "."),
+    ("sqlparse", "0.5.1", "bb6b4df465655ef332548e24f08e205afc81b9ab86cb1c45657a7ff173a3a00e",
+     ["sqlparse"], "."),
 ]
+HELD_OUT = {"pathspec", "sqlparse"}
 
 # LANSER_REWARD_PROJECTS=idna,toolz runs on those projects only (a partial run).
 if os.environ.get("LANSER_REWARD_PROJECTS"):
@@ -56,6 +62,17 @@ if os.environ.get("LANSER_REWARD_PROJECTS"):
 
 # Per project: how many patches of each family (48 in all, 240 over the five projects).
 PLAN = {"visible": 12, "invisible": 16, "exact_fix": 6, "partial_fix": 6, "neutral": 8}
+
+
+def pinned_python() -> str:
+    """The interpreter of tests/requirements.txt's pinned environment (pytest, coverage.py):
+    it runs each project's suite for the labels, and lanser's sessions get it as $VIRTUAL_ENV,
+    so pr-v3's collection and coverage run under the same pinned versions."""
+    if os.environ.get("LANSER_TEST_PYTHON"):
+        return os.environ["LANSER_TEST_PYTHON"]
+    out = subprocess.run([sys.executable, str(REPO / "tests/python_env.py")], check=True,
+                         capture_output=True, text=True).stdout
+    return out.strip().splitlines()[-1]
 
 
 def sh(*args, **kw):
@@ -212,8 +229,27 @@ def generate_project(name: str, tree: Path, pkgs: list[str], out_dir: Path) -> l
     return rows
 
 
+def sample_rank(i: int) -> int:
+    """A patch's quarter by its index i within its project and family: 0, 3, 1, 2 for
+    i mod 4 = 0, 3, 1, 2, so the first quarters spread over a family's order (which
+    alternates the operators, and in the fix families a visible and an invisible breakage)."""
+    return {0: 0, 3: 1, 1: 2, 2: 3}[i % 4]
+
+
 def manifest() -> list[dict]:
-    return [json.loads(l) for l in (CACHE / "patches/manifest.jsonl").read_text().splitlines()]
+    """The patches of the selected projects (LANSER_REWARD_PROJECTS), and with
+    LANSER_REWARD_SAMPLE=k (1 to 4) the first k quarters of each family only (a partial run
+    on a busy machine; k = 4 is every patch)."""
+    names = {p[0] for p in PROJECTS}
+    quarters = int(os.environ.get("LANSER_REWARD_SAMPLE", "4"))
+    rows = [json.loads(l) for l in (CACHE / "patches/manifest.jsonl").read_text().splitlines()]
+    seen, out = {}, []
+    for r in rows:
+        i = seen.get((r["project"], r["family"]), 0)
+        seen[(r["project"], r["family"])] = i + 1
+        if r["project"] in names and sample_rank(i) < quarters:
+            out.append(r)
+    return out
 
 
 # --- label --------------------------------------------------------------------------------
@@ -248,7 +284,7 @@ def run_tests(tree: Path, root: str, timeout: float = 300) -> tuple[bool, float]
     env = dict(os.environ, PYTHONPATH=str(tree / root), PYTHONDONTWRITEBYTECODE="1")
     t = time.monotonic()
     try:
-        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"],
+        p = subprocess.run([pinned_python(), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"],
                            cwd=tree, env=env, capture_output=True, timeout=timeout)
         ok = p.returncode == 0
     except subprocess.TimeoutExpired:
@@ -256,16 +292,40 @@ def run_tests(tree: Path, root: str, timeout: float = 300) -> tuple[bool, float]
     return ok, time.monotonic() - t
 
 
+def load(name: str) -> dict:
+    path = CACHE / name
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def save(name: str, data: dict):
+    """Writes `data` over the file's records, under a lock: two runs on different projects
+    may add to the same file at once, each keeping the other's records."""
+    import fcntl
+
+    with open(CACHE / (name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        merged = load(name)
+        for key, rec in data.items():
+            merged[key] = dict(merged.get(key, {}), **rec)
+        data.update(merged)
+        tmp = CACHE / (name + ".tmp")
+        tmp.write_text(json.dumps(merged, indent=1, sort_keys=True))
+        tmp.replace(CACHE / name)
+
+
 def label():
-    rows = manifest()
+    """Labels every patch of the selected projects not labelled yet (labels.json keeps the
+    others: a run per project, or an interrupted one, adds to it)."""
+    out = load("labels.json")
     scratch = CACHE / "scratch/label"
-    out = {}
-    for row in rows:
+    for row in manifest():
+        if row["id"] in out:
+            continue
         tree = materialize(row, scratch, with_patch=True)
         ok, secs = run_tests(tree, import_root(row))
         out[row["id"]] = {"good": ok, "testSeconds": round(secs, 3)}
         print(f"label {row['id']} {row['family']:12} {'good' if ok else 'bad'} {secs:.1f}s", file=sys.stderr)
-    (CACHE / "labels.json").write_text(json.dumps(out, indent=1, sort_keys=True))
+        save("labels.json", out)
 
 
 # --- score --------------------------------------------------------------------------------
@@ -274,28 +334,45 @@ def lanser_bin() -> str:
     return os.environ.get("LANSER_BIN", str(REPO / "target/release/lanser"))
 
 
+# pr-v2 without tests (and pr-v1 and the error count) come from the v2tests bundles: the same
+# inputs, r less its test component (`v2_of`).
+VARIANTS = (("v2tests", ["--reward", "pr-v2", "--tests", "impacted"]),
+            ("v3", ["--reward", "pr-v3", "--tests", "impacted"]))
+
+
 def score():
+    """Scores every patch of the selected projects under each variant not scored yet
+    (scores.json keeps the others), one warm session per base tree and variant."""
     sys.path.insert(0, str(REPO / "python"))
     from lanser import Lanser  # the SDK: one warm session per base tree
 
-    rows = manifest()
     groups = {}
-    for row in rows:
+    for row in manifest():
         key = (row["project"], row["base"])
         groups.setdefault(key, []).append(row)
-    out = {}
-    scratch = CACHE / "scratch/score"
+    # LANSER_REWARD_SCORES names another file (a rerun kept apart; the report reads
+    # scores*.json, later names over earlier ones); each variant its own scratch tree, so two
+    # runs in parallel never share one.
+    name = os.environ.get("LANSER_REWARD_SCORES", "scores.json")
+    out = load(name)
+    env = {"VIRTUAL_ENV": str(Path(pinned_python()).parents[1])}
+    only = os.environ.get("LANSER_REWARD_VARIANTS")
+    scratch = CACHE / (f"scratch/score-{only}" if only else "scratch/score")
     for (project, base), members in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
-        tree = materialize(members[0], scratch, with_patch=False)
-        for variant, flags in (("v2", ["--reward", "pr-v2"]),
-                               ("v2tests", ["--reward", "pr-v2", "--tests", "impacted"]),
-                               ("v3tests", ["--reward", "pr-v3", "--tests", "impacted"])):
-            with Lanser(tree, lanser_bin=lanser_bin(), daemon=False,
-                        args=["--timeout", "120", *flags]) as s:
+        tree = None
+        for variant, flags in VARIANTS:
+            if os.environ.get("LANSER_REWARD_VARIANTS", variant) != variant:
+                continue  # LANSER_REWARD_VARIANTS=v3: only that variant (runs in parallel)
+            todo = [r for r in members if variant not in out.get(r["id"], {})]
+            if not todo:
+                continue
+            tree = tree or materialize(members[0], scratch, with_patch=False)
+            with Lanser(tree, lanser_bin=lanser_bin(), daemon=False, env=env,
+                        args=["--timeout", "300", *flags]) as s:
                 t0 = time.monotonic()
                 s.capabilities()  # the server is started and the project loaded here
                 start = time.monotonic() - t0
-                for row in members:
+                for row in todo:
                     diff = (CACHE / "patches" / row["patch"]).read_text()
                     t = time.monotonic()
                     b = s.check_patch(diff, check=False)
@@ -306,7 +383,7 @@ def score():
                     rec.setdefault("sessionStart", round(start, 3))
                     print(f"score {row['id']} {variant} r={b.process_reward and b.process_reward['r']} "
                           f"{secs:.2f}s", file=sys.stderr)
-    (CACHE / "scores.json").write_text(json.dumps(out, indent=1, sort_keys=True))
+                    save(name, out)
 
 
 PYRIGHT = "1.1.407"
@@ -337,7 +414,7 @@ def cli_agreement(per_project: int = 5) -> dict:
     """On a fixed sample, the pyright CLI's error-count delta (base → base + patch) next to
     the one lanser measured in memory (same server version)."""
     scores = json.loads((CACHE / "scores.json").read_text())
-    rows = [r for r in manifest() if r["id"] in scores and scores[r["id"]]["v2"]["ok"]]
+    rows = [r for r in manifest() if r["id"] in scores and (scores[r["id"]].get("v2tests") or {}).get("ok")]
     sample = []
     for name, *_ in PROJECTS:
         mine = [r for r in rows if r["project"] == name]
@@ -347,7 +424,7 @@ def cli_agreement(per_project: int = 5) -> dict:
     for r in sample:
         before, _ = cli_errors(materialize(r, scratch, with_patch=False))
         after, _ = cli_errors(materialize(r, scratch, with_patch=True))
-        mine = errors_delta(scores[r["id"]]["v2"]["reward"])
+        mine = errors_delta(v2_of(scores[r["id"]])["reward"])
         same += (before - after) == mine
         out.append({"id": r["id"], "cli": before - after, "lanser": mine})
     return {"sample": len(sample), "same": same, "rows": out}
@@ -395,88 +472,182 @@ def v1_from_v2(pr: dict) -> float:
     return round(0.5 * (d(i["before"]) - d(i["after"])) + 0.4 * i["safety"] - 0.1 * (1 - i["confidence"]), 9)
 
 
+def v2_of(rec: dict) -> dict:
+    """pr-v2 without the test term, from a `--tests impacted` pr-v2 bundle: its inputs with no
+    tests, r less the tests component (every other term reads the same inputs)."""
+    pr = rec["v2tests"]["reward"]
+    r = round(pr["r"] - pr["components"]["tests"], 9)
+    return {"ok": rec["v2tests"]["ok"], "reward": dict(pr, r=r, inputs=dict(pr["inputs"], tests=None))}
+
+
 def errors_delta(pr: dict) -> float:
     i = pr["inputs"]
     e = lambda t: t["runtime"] + t["error"]  # noqa: E731
     return e(i["before"]) - e(i["after"])
 
 
-def report():
-    rows = manifest()
-    labels = json.loads((CACHE / "labels.json").read_text())
-    scores = json.loads((CACHE / "scores.json").read_text())
-    variants = {
-        "pyright error count (Δ errors)": lambda s: errors_delta(s["v2"]["reward"]),
-        "pr-v1": lambda s: v1_from_v2(s["v2"]["reward"]),
-        "pr-v2 (no tests)": lambda s: s["v2"]["reward"]["r"],
-        "pr-v2 + impacted tests": lambda s: s["v2tests"]["reward"]["r"],
-        "pr-v3 + selected tests": lambda s: s["v3tests"]["reward"]["r"],
-    }
-    usable = [r for r in rows if r["id"] in scores and all(
-        scores[r["id"]].get(v, {}).get("ok") for v in ("v2", "v2tests", "v3tests"))]
-    result = {"patches": len(rows), "scored": len(usable), "variants": {}, "families": {}}
-    lines = [f"{len(usable)} of {len(rows)} patches scored; "
-             f"{sum(labels[r['id']]['good'] for r in usable)} good by their project's tests.\n",
-             "| reward | AUC | 95 % CI |", "|---|---|---|"]
-    for name, f in variants.items():
-        xs = [(f(scores[r["id"]]), labels[r["id"]]["good"]) for r in usable]
+VARIANT_NAMES = {
+    "pyright error count (Δ errors)": lambda s: errors_delta(v2_of(s)["reward"]),
+    "pr-v1": lambda s: v1_from_v2(v2_of(s)["reward"]),
+    "pr-v2 (no tests)": lambda s: v2_of(s)["reward"]["r"],
+    "pr-v2 + impacted tests": lambda s: s["v2tests"]["reward"]["r"],
+    "pr-v3 + selected tests": lambda s: s["v3"]["reward"]["r"],
+}
+
+
+def usable_rows(labels: dict, scores: dict) -> list[dict]:
+    """The patches labelled and scored under every variant."""
+    return [r for r in manifest() if r["id"] in labels and r["id"] in scores and all(
+        (scores[r["id"]].get(v) or {}).get("ok") for v in ("v2tests", "v3"))]
+
+
+def auc_table(rows, labels, scores, lines, result):
+    lines += ["| reward | AUC | 95 % CI |", "|---|---|---|"]
+    for name, f in VARIANT_NAMES.items():
+        xs = [(f(scores[r["id"]]), labels[r["id"]]["good"]) for r in rows]
         auc, lo, hi = stats.auc_ci(xs, seed=18)
         result["variants"][name] = {"auc": auc, "ci": [lo, hi]}
         lines.append(f"| {name} | {auc:.3f} | {lo:.3f}–{hi:.3f} |")
-    lines += ["", "Per family: good/bad by the tests, and the mean r per variant.", "",
-              "| family | n | good | " + " | ".join(variants) + " |",
-              "|---|---|---|" + "---|" * len(variants)]
-    for fam in PLAN:
-        members = [r for r in usable if r["family"] == fam]
+
+
+def project_table(rows, labels, scores, lines, result):
+    short = ["errors", "pr-v1", "pr-v2", "pr-v2+tests", "pr-v3"]
+    lines += ["| project | n | good | " + " | ".join(short) + " |", "|---|---|---|" + "---|" * len(short)]
+    groups = [(f"{name}{' (held out)' if name in HELD_OUT else ''}", [r for r in rows if r["project"] == name])
+              for name, *_ in PROJECTS]
+    groups += [("tuning corpus (5)", [r for r in rows if r["project"] not in HELD_OUT]),
+               ("held out (2)", [r for r in rows if r["project"] in HELD_OUT])]
+    for title, members in groups:
         if not members:
             continue
         good = sum(labels[r["id"]]["good"] for r in members)
-        means = [statistics.mean(f(scores[r["id"]]) for r in members) for f in variants.values()]
+        cells = []
+        for name, f in VARIANT_NAMES.items():
+            auc, lo, hi = stats.auc_ci([(f(scores[r["id"]]), labels[r["id"]]["good"]) for r in members], seed=18)
+            result["projects"].setdefault(title, {})[name] = {"auc": auc, "ci": [lo, hi]}
+            cells.append("–" if auc != auc else f"{auc:.2f} ({lo:.2f}–{hi:.2f})")
+        lines.append(f"| {title} | {len(members)} | {good} | " + " | ".join(cells) + " |")
+
+
+def family_tables(rows, labels, scores, lines, result):
+    names = list(VARIANT_NAMES)
+    lines += ["| family | n | good | " + " | ".join(names) + " |", "|---|---|---|" + "---|" * len(names)]
+    for fam in PLAN:
+        members = [r for r in rows if r["family"] == fam]
+        if not members:
+            continue
+        good = sum(labels[r["id"]]["good"] for r in members)
+        means = [statistics.mean(f(scores[r["id"]]) for r in members) for f in VARIANT_NAMES.values()]
         result["families"][fam] = {"n": len(members), "good": good, "mean": means}
         lines.append(f"| {fam} | {len(members)} | {good} | " + " | ".join(f"{m:+.2f}" for m in means) + " |")
     lines += ["", "Sign table: patches whose r is above / at / below a neutral step's r (0.4, safety "
               "only; 0 for the error count), per family and label.", "",
-              "| family | label | " + " | ".join(variants) + " |", "|---|---|" + "---|" * len(variants)]
+              "| family | label | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
     for fam in PLAN:
         for good in (True, False):
-            members = [r for r in usable if r["family"] == fam and labels[r["id"]]["good"] == good]
+            members = [r for r in rows if r["family"] == fam and labels[r["id"]]["good"] == good]
             if not members:
                 continue
             cells = []
-            for name, f in variants.items():
+            for name, f in VARIANT_NAMES.items():
                 neutral = 0.0 if name.startswith("pyright") else 0.4
                 vals = [f(scores[r["id"]]) for r in members]
                 up = sum(v > neutral + 1e-9 for v in vals)
                 down = sum(v < neutral - 1e-9 for v in vals)
                 cells.append(f"{up}/{len(vals) - up - down}/{down}")
             lines.append(f"| {fam} | {'good' if good else 'bad'} ({len(members)}) | " + " | ".join(cells) + " |")
-    agreement = part("cliAgreement", lambda: cli_agreement(per_project=3))
-    hundred = part("hundred", lambda: {name: warm_hundred(name) for name, *_ in PROJECTS})
-    result["cliAgreement"] = agreement
-    result["hundred"] = hundred
-    warm = statistics.median(scores[r["id"]]["v2"]["seconds"] for r in usable)
-    warm_t = statistics.median(scores[r["id"]]["v2tests"]["seconds"] for r in usable)
-    tests = statistics.median(labels[r["id"]]["testSeconds"] for r in usable)
-    cli = {name: h["cli100Seconds"] / 100 for name, h in hundred.items()}
-    result["cost"] = {"warmCheckSeconds": warm, "warmCheckWithTestsSeconds": warm_t,
-                      "suiteSeconds": tests, "pyrightCliSeconds": cli}
-    lines += ["", "Cost per patch (medians over the scored patches, timed by the `score` step — "
-              "each patch's first check in its session — so they date from when it last ran):", "",
-              f"- warm session `check --patch --reward pr-v2`: {warm * 1000:.0f} ms",
-              f"- the same with `--tests impacted`: {warm_t * 1000:.0f} ms",
-              f"- the project's whole test suite: {tests * 1000:.0f} ms; one pyright CLI run over "
-              f"the project: {statistics.median(cli.values()) * 1000:.0f} ms (median over projects)",
-              "", "100 `check --patch` calls in one warm session (each project's clean-base patches, "
-              "cycled) against 100 pyright CLI runs over the project (a run's median of 3, ×100):", "",
-              "| project | pyright CLI run | 100 CLI runs | 100 checks, pr-v1 | ratio | "
-              "100 checks, pr-v2 | ratio |", "|---|---|---|---|---|---|---|"]
-    for name, h in hundred.items():
-        lines.append(f"| {name} | {h['cli100Seconds'] / 100:.2f} s | {h['cli100Seconds']:.0f} s | "
-                     f"{h['pr-v1']['warm100Seconds']:.1f} s | {h['pr-v1']['ratio']:.3f} | "
-                     f"{h['pr-v2']['warm100Seconds']:.1f} s | {h['pr-v2']['ratio']:.3f} |")
-    lines += ["", f"The error-count baseline is the errors delta lanser pulls in memory (Pyright {PYRIGHT}); "
-              f"on a sample of {agreement['sample']} patches the pyright CLI's own error-count delta "
-              f"over the whole project is the same on {agreement['same']}."]
+
+
+def cost(rows, labels, scores, lines, result):
+    """Per project, from the score step's own timings: a warm pr-v3 check (the clean-base
+    session's checks after its first, which paid pytest's collection and the coverage run),
+    that first check less the warm median (collection + coverage, paid once per workspace
+    state), the whole suite (the label step's runs of patches that passed: every test ran) and
+    one pyright CLI run over the clean tree, timed in the same period."""
+    lines += ["| project | warm pr-v3 check | warm pr-v2 + impacted | first pr-v3 check "
+              "(+ collection, coverage) | whole suite | pyright CLI | pr-v3 / (suite + CLI) |",
+              "|---|---|---|---|---|---|---|"]
+    ratios = []
+    for name, *_ in PROJECTS:
+        clean = [r for r in rows if r["project"] == name and not r["base"]]
+        if len(clean) < 2:
+            continue
+        first = min(clean, key=lambda r: r["id"])
+        warm = [r for r in clean if r is not first]
+        med = lambda v: statistics.median(scores[r["id"]][v]["seconds"] for r in warm)  # noqa: E731
+        v3, v2t = med("v3"), med("v2tests")
+        once = scores[first["id"]]["v3"]["seconds"] - v3
+        suite = statistics.median(labels[r["id"]]["testSeconds"] for r in rows
+                                  if r["project"] == name and labels[r["id"]]["good"])
+        cli = part(f"cli:{name}", lambda: cli_errors(materialize(first, CACHE / "scratch/cli", False))[1])
+        ratio = v3 / (suite + cli)
+        ratios.append(ratio)
+        result["cost"][name] = {"warmV3": v3, "warmV2Tests": v2t, "firstV3Extra": once,
+                                "suite": suite, "cli": cli, "ratio": ratio}
+        lines.append(f"| {name} | {v3:.1f} s | {v2t:.1f} s | "
+                     f"+{once:.1f} s | {suite:.1f} s | {cli:.1f} s | {ratio:.2f} |")
+    if ratios:
+        lines += ["", f"Median ratio over projects: {statistics.median(ratios):.2f} (goal ≤ 0.2)."]
+
+
+def all_scores() -> dict:
+    """scores.json, with the records of any scores-*.json (reruns) over it."""
+    scores = load("scores.json")
+    for extra in sorted(CACHE.glob("scores-*.json")):
+        for key, rec in json.loads(extra.read_text()).items():
+            scores[key] = dict(scores.get(key, {}), **rec)
+    return scores
+
+
+NOTES = """## Notes
+
+- **Held out**: pathspec 0.12.1 and sqlparse 0.5.1 (pure-Python sdists with their tests, suites of
+  a few seconds) were not used while pr-v3 was designed and weighed; its formula, weights and
+  selection rule are as they were tuned on the five. Their first pr-v3 scores showed two faults
+  of lanser's test runner (not of the formula), fixed before the figures above were taken, so
+  they are held out from the tuning but not unseen: pathspec's symlink tests need an earlier
+  method of their class (a neutral rename scored −5.6 on seven tests the suite passes): the
+  selected tests' whole files run now; sqlparse's tests read tests/files/*.sql, absent from a
+  sources-only overlay (failing before and after every change): the overlay holds the data files.
+- **Sample**: `LANSER_REWARD_SAMPLE=1`, the first quarter of each family per project (13 of 48
+  patches: 3 visible, 4 invisible, 2 exact fixes, 2 partial fixes, 2 neutral; 91 in all), for
+  time; the intervals are wide accordingly. `LANSER_REWARD_SAMPLE=4`
+  completes the run (label and score resume).
+- **pr-v2 without tests, pr-v1 and the error count** are recomputed from the `--tests impacted`
+  pr-v2 bundles (r less its tests component; the same recorded inputs), not a third session.
+- **Machine**: 2 cores shared with four other jobs (load 8 to 12) and a debug build of lanser:
+  every time is wall time under that load, the checks, the suites and the CLI runs measured in
+  the same hour; read the ratios, not the seconds.
+- **Where pr-v3 still misses** (selection, not formula): a patch whose changed lines no test
+  executes selects no test by coverage, and the static route finds none when the change is at
+  module level: a partial fix that restores a dropped import (cachetools/034, pathspec/034)
+  runs no test and keeps pr-v2's credit for the errors it removed, and an exact fix that
+  re-inserts a deleted statement into a method reached by dynamic dispatch (sqlparse/032) scores
+  neutral. A rule for both: a changed line no test executed (module-level code runs at import,
+  outside every test's context; an inserted line is new) selects the tests that executed any
+  line of its file, or of its enclosing definition.
+"""
+
+
+def report():
+    labels = load("labels.json")
+    scores = all_scores()
+    rows = usable_rows(labels, scores)
+    result = {"scored": len(rows), "variants": {}, "projects": {}, "families": {}, "cost": {}}
+    quarters = int(os.environ.get("LANSER_REWARD_SAMPLE", "4"))
+    lines = [f"{len(rows)} patches labelled and scored ({quarters} of 4 quarters of each family asked, "
+             f"LANSER_REWARD_SAMPLE); {sum(labels[r['id']]['good'] for r in rows)} good by their "
+             f"project's tests. Held out from tuning pr-v3: {', '.join(sorted(HELD_OUT))}. "
+             "Project's interpreter: tests/requirements.txt's pinned environment (pytest, "
+             "coverage.py) for the labels and for lanser's sessions.", "", "## AUC, all projects", ""]
+    auc_table(rows, labels, scores, lines, result)
+    lines += ["", "## AUC per project (95 % bootstrap CI)", ""]
+    project_table(rows, labels, scores, lines, result)
+    lines += ["", "## Per family", "", "Good/bad by the tests, and the mean r per variant.", ""]
+    family_tables(rows, labels, scores, lines, result)
+    lines += ["", "## Cost per patch", "", cost.__doc__.split("\n\n")[0].replace("\n    ", " ") + "", ""]
+    cost(rows, labels, scores, lines, result)
+    lines += ["", NOTES.rstrip()]
     (REPO / "benches/reward/RESULTS.md").write_text("# Reward validity: results\n\n" + "\n".join(lines) + "\n")
     (CACHE / "results.json").write_text(json.dumps(result, indent=1, sort_keys=True))
     print("\n".join(lines))
@@ -484,7 +655,13 @@ def report():
 
 def main():
     steps = {"fetch": fetch, "generate": generate, "label": label, "score": score, "report": report}
+    # Not in `all` (slow, CLI-bound; the first full run's figures are in git history, f7b2a5b):
+    # the CLI's error-count delta on a sample, and 100 warm checks against 100 CLI runs.
+    extra = {"agreement": lambda: print(json.dumps(cli_agreement(per_project=3))),
+             "hundred": lambda: print(json.dumps({n: warm_hundred(n) for n, *_ in PROJECTS}))}
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
+    if what in extra:
+        return extra[what]()
     for name, f in steps.items():
         if what in (name, "all"):
             f()

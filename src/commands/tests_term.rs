@@ -41,6 +41,7 @@ pub async fn run(
         let plan = Plan {
             root: o.ws().root.clone(),
             files: o.ws().python_files(),
+            data: vec![],
             changes: changes
                 .iter()
                 .map(|(d, t)| (d.rel.clone(), t.clone()))
@@ -56,6 +57,7 @@ pub async fn run(
                 .chain([".".to_string()])
                 .collect(),
             project_addopts: false,
+            whole_files: false,
             mode: testrun::Mode::Run,
         };
         let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))

@@ -77,13 +77,42 @@ pub fn coverage(plan: &Plan) -> Result<(Run, Option<Coverage>), TestRunError> {
     Ok((run, serde_json::from_str(&data).ok()))
 }
 
+/// (interpreter, module) pairs known to import, for the life of the process: a warm session
+/// probes once, not on every run (a module that did not import is asked again, so one
+/// installed later is found).
+static IMPORTS: std::sync::Mutex<std::collections::BTreeSet<(std::path::PathBuf, String)>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// Whether `python` is known to import `module` (a probe of this process said so).
+pub(crate) fn known_importable(python: &std::path::Path, module: &str) -> bool {
+    IMPORTS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .contains(&(python.to_path_buf(), module.to_string()))
+}
+
+/// Remember that `python` imports `module`.
+pub(crate) fn remember_importable(python: &std::path::Path, module: &str) {
+    IMPORTS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert((python.to_path_buf(), module.to_string()));
+}
+
 /// Whether the plan's interpreter imports `module`.
 pub fn importable(plan: &Plan, module: &str) -> bool {
-    std::process::Command::new(&plan.python)
+    if known_importable(&plan.python, module) {
+        return true;
+    }
+    let ok = std::process::Command::new(&plan.python)
         .args(["-c", &format!("import {module}")])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
-        .is_ok_and(|s| s.success())
+        .is_ok_and(|s| s.success());
+    if ok {
+        remember_importable(&plan.python, module);
+    }
+    ok
 }

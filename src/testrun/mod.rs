@@ -43,6 +43,7 @@ for _name, _mod in list(sys.modules.items()):
 _out = open(os.environ["LANSER_REPORT"], "a", buffering=1)
 _asked = set(open(os.environ["LANSER_TESTS"]).read().split("\n")) - {""}
 _mode = os.environ.get("LANSER_MODE", "run")
+_whole = os.environ.get("LANSER_WHOLE_FILES") == "1"
 def _wanted(nodeid):
     return nodeid in _asked or nodeid.split("[")[0] in _asked
 if _mode == "coverage":
@@ -58,6 +59,8 @@ def pytest_collection_modifyitems(session, config, items):
                                     "doctest": type(i).__name__ == "DoctestItem", "name": name}) + "\n")
         return
     if _mode == "coverage" and not _asked:
+        return
+    if _mode == "run" and _whole:
         return
     keep = [i for i in items if _wanted(i.nodeid)]
     drop = [i for i in items if not _wanted(i.nodeid)]
@@ -102,6 +105,9 @@ pub struct Plan {
     pub root: PathBuf,
     /// Workspace-relative files copied into the overlay.
     pub files: Vec<String>,
+    /// Workspace-relative other files copied too: data the tests read (sqlparse 0.5.1's
+    /// tests/files/*.sql), which a copy of the sources alone would fail them for.
+    pub data: Vec<String>,
     /// (relative path, new text), written over the copy.
     pub changes: Vec<(String, String)>,
     /// pytest node ids, relative to the root.
@@ -114,6 +120,10 @@ pub struct Plan {
     /// run it; pytest is asked again without them when they are a usage error here (a plugin
     /// the environment lacks). pr-v2 runs without them, as it always has.
     pub project_addopts: bool,
+    /// Run every test of the asked tests' files, in pytest's order, and read the asked ones
+    /// only: a test may depend on one before it in its file (a class attribute an earlier
+    /// method sets), which a run of the asked ones alone would fail. pr-v2 runs the asked ones.
+    pub whole_files: bool,
     pub mode: Mode,
 }
 
@@ -179,7 +189,13 @@ fn overlay(plan: &Plan, dir: &Path) -> io::Result<()> {
         .map(String::from)
         .into_iter()
         .filter(|f| plan.root.join(f).is_file());
-    let files: Vec<String> = plan.files.iter().cloned().chain(configs).collect();
+    let files: Vec<String> = plan
+        .files
+        .iter()
+        .chain(&plan.data)
+        .cloned()
+        .chain(configs)
+        .collect();
     for rel in &files {
         let to = dir.join(rel);
         if let Some(parent) = to.parent() {
@@ -261,6 +277,9 @@ pub(crate) fn in_overlay(
 }
 
 fn probe_pytest(python: &Path) -> Result<(), TestRunError> {
+    if collect::known_importable(python, "pytest") {
+        return Ok(());
+    }
     let status = Command::new(python)
         .args(["-c", "import pytest"])
         .stdin(Stdio::null())
@@ -272,7 +291,10 @@ fn probe_pytest(python: &Path) -> Result<(), TestRunError> {
             source,
         })?;
     match status.success() {
-        true => Ok(()),
+        true => {
+            collect::remember_importable(python, "pytest");
+            Ok(())
+        }
         false => Err(TestRunError::NoPytest(python.to_path_buf())),
     }
 }
@@ -326,6 +348,10 @@ fn pytest(
     )
     .env("LANSER_REPORT", report)
     .env("LANSER_TESTS", aux.join("tests.txt"))
+    .env(
+        "LANSER_WHOLE_FILES",
+        if plan.whole_files { "1" } else { "0" },
+    )
     .env(
         "LANSER_MODE",
         match plan.mode {

@@ -56,6 +56,7 @@ fn plan(root: &Path, tests: &[&str], changes: &[(&str, &str)], budget: u64) -> P
     Plan {
         root: root.to_path_buf(),
         files: vec!["lib.py".into(), "tests/test_lib.py".into()],
+        data: vec![],
         changes: changes
             .iter()
             .map(|(p, t)| (p.to_string(), t.to_string()))
@@ -65,6 +66,7 @@ fn plan(root: &Path, tests: &[&str], changes: &[(&str, &str)], budget: u64) -> P
         python: PathBuf::from("python3"),
         import_roots: vec![".".into()],
         project_addopts: false,
+        whole_files: false,
         mode: Mode::Run,
     }
 }
@@ -105,6 +107,70 @@ fn outcomes_per_id_and_the_users_tree_untouched() {
     let text = serde_json::to_string(&r).unwrap();
     assert!(!text.contains("/tmp"), "{text}");
     assert_eq!(run(&plan(p.path(), &ids, &[], 60)).unwrap(), r);
+}
+
+/// A test that needs one before it in its file (as pathspec 0.12.1's symlink tests need the
+/// method that sets `no_symlink` on their class) fails when asked alone, and passes with
+/// `whole_files`: its file runs in pytest's order, only the asked test is read.
+#[test]
+fn whole_files_keep_a_test_that_needs_an_earlier_one_passing() {
+    if !have_pytest() {
+        return;
+    }
+    let ordered = concat!(
+        "class TestOrder:\n",
+        "    def test_1_sets(self):\n",
+        "        type(self).ready = True\n",
+        "\n",
+        "    def test_2_needs(self):\n",
+        "        assert self.ready\n",
+    );
+    let p = project(&[("lib.py", LIB), ("tests/test_lib.py", ordered)]);
+    let id = ["tests/test_lib.py::TestOrder::test_2_needs"];
+    let alone = run(&plan(p.path(), &id, &[], 60)).unwrap();
+    assert_eq!(outcome(&alone, id[0]), Outcome::Failed, "{alone:?}");
+    let whole = run(&Plan {
+        whole_files: true,
+        ..plan(p.path(), &id, &[], 60)
+    })
+    .unwrap();
+    assert_eq!(outcome(&whole, id[0]), Outcome::Passed, "{whole:?}");
+    assert_eq!(
+        whole.tests.len(),
+        1,
+        "only the asked test is read: {whole:?}"
+    );
+}
+
+/// A test that reads a data file beside it (as sqlparse 0.5.1's read tests/files/*.sql) fails
+/// in an overlay of the sources alone, and passes with the file among the plan's data.
+#[test]
+fn data_files_the_tests_read_are_in_the_overlay() {
+    if !have_pytest() {
+        return;
+    }
+    let reads = concat!(
+        "import os\n",
+        "\n",
+        "def test_reads():\n",
+        "    here = os.path.dirname(__file__)\n",
+        "    with open(os.path.join(here, 'files', 'q.sql')) as f:\n",
+        "        assert f.read() == 'select 1;\\n'\n",
+    );
+    let p = project(&[
+        ("lib.py", LIB),
+        ("tests/test_lib.py", reads),
+        ("tests/files/q.sql", "select 1;\n"),
+    ]);
+    let id = ["tests/test_lib.py::test_reads"];
+    let without = run(&plan(p.path(), &id, &[], 60)).unwrap();
+    assert_eq!(outcome(&without, id[0]), Outcome::Failed, "{without:?}");
+    let with = run(&Plan {
+        data: vec!["tests/files/q.sql".into()],
+        ..plan(p.path(), &id, &[], 60)
+    })
+    .unwrap();
+    assert_eq!(outcome(&with, id[0]), Outcome::Passed, "{with:?}");
 }
 
 #[test]

@@ -23,6 +23,8 @@ pub(crate) struct Warm {
     home: tempfile::TempDir,
     _dir: tempfile::TempDir,
     pub(crate) ws: PathBuf,
+    /// `$VIRTUAL_ENV` for every command (the project's interpreter), when set.
+    venv: Option<PathBuf>,
 }
 
 impl Warm {
@@ -37,7 +39,19 @@ impl Warm {
             home,
             _dir: dir,
             ws: ws.canonicalize().unwrap(),
+            venv: None,
         }
+    }
+
+    /// The same, with the pinned test environment (tests/requirements.txt: pytest, coverage.py)
+    /// as the project's interpreter, so pytest's collection and per-test coverage run under the
+    /// pinned versions.
+    pub(crate) fn pinned_python(fixture_name: &str) -> Warm {
+        let python = crate::support::python();
+        let venv = python.parent().and_then(|bin| bin.parent()).unwrap();
+        let mut w = Warm::new(fixture_name);
+        w.venv = Some(venv.to_path_buf());
+        w
     }
 
     /// Link another server's install (`real_home()/<name>`) into this LANSER_HOME.
@@ -49,6 +63,9 @@ impl Warm {
     /// `lanser ARGS --workspace WS`, daemon allowed.
     pub(crate) fn cmd(&self, args: &[&str]) -> Command {
         let mut c = lanser();
+        if let Some(venv) = &self.venv {
+            c.env("VIRTUAL_ENV", venv);
+        }
         c.env_remove("LANSER_NO_DAEMON")
             .env("LANSER_HOME", self.home.path())
             .env("LANSER_DAEMON_IDLE", "300")

@@ -335,10 +335,10 @@ fn the_reward_benchmark_parts_pass_their_offline_tests() {
 
 /// `check --patch --reward pr-v2`, `impact --patch`, `tests --patch --run` and `check --patch
 /// --reward pr-v3 --tests impacted` answer the same bytes through the warm daemon and
-/// in-process.
+/// in-process (the pinned test environment the project's interpreter: coverage measured).
 #[test]
 fn the_daemon_and_the_process_agree_on_pr_v2_and_impact() {
-    let w = crate::daemon::Warm::new("srcpkg");
+    let w = crate::daemon::Warm::pinned_python("srcpkg");
     let dir = tempfile::tempdir().unwrap();
     let pf = dir.path().join("p.diff");
     let d = one_line_diff(&w.ws, "src/shapes/units.py", "PRECISION)", "PRECISION + 1)");

@@ -4,7 +4,9 @@
 //! rules but the parametrized one); a patch breaking each scores below a neutral step under
 //! pr-v3; a partial fix of `shout` (its two tests failing before) below neutral, the exact
 //! fix above; `tests --run` reports the failing tests; the user's files stay byte-identical.
-//! The expected ids follow pytest's node-id rules from the fixture's text.
+//! The expected ids follow pytest's node-id rules from the fixture's text. The project's
+//! interpreter is the pinned test environment (pytest and coverage.py of tests/requirements.txt),
+//! so the selection is pytest's collection, static reach and measured coverage.
 
 use crate::support::*;
 use serde_json::Value;
@@ -20,7 +22,7 @@ fn ids(facts: &Value, key: &str) -> Vec<String> {
 
 #[test]
 fn pytest_kinds_are_selected_breakages_and_partial_fixes_score_below_neutral() {
-    let w = crate::daemon::Warm::new("pytestkinds");
+    let w = crate::daemon::Warm::pinned_python("pytestkinds");
     let before = crate::mutations::snapshot(&w.ws);
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, diff: String| {
@@ -59,6 +61,11 @@ fn pytest_kinds_are_selected_breakages_and_partial_fixes_score_below_neutral() {
         let impact = bundle(&w.ok(&["impact", "--patch", &p, "--json"]));
         assert_eq!(ids(&impact["facts"], "tests"), want, "{}", impact["facts"]);
         assert_eq!(impact["facts"]["selection"]["tests"], "pytest");
+        assert_eq!(
+            impact["facts"]["selection"]["coverage"], true,
+            "{}",
+            impact["facts"]
+        );
         let tests = bundle(&w.ok(&["tests", "--patch", &p, "--json"]));
         assert_eq!(
             ids(&tests["facts"], "tests"),

@@ -75,11 +75,47 @@ pub fn plan(o: &Orchestrator, changes: Vec<(String, String)>, tests: Vec<String>
     plan_in(o.ws(), changes, tests)
 }
 
+/// Largest data file the overlay copies, and most bytes of data files in all.
+const DATA_MAX: u64 = 1 << 20;
+const DATA_TOTAL: u64 = 32 << 20;
+
+/// The workspace's other files a test may read (data beside the tests and in packages): each
+/// regular, not hidden file of the directories the index walks that is not among `sources`,
+/// up to [`DATA_MAX`] bytes, until [`DATA_TOTAL`].
+fn data_files(ws: &Workspace, sources: &[String]) -> Vec<String> {
+    let dirs: Vec<PathBuf> = ws.index().dirs().cloned().collect();
+    let mut out = Vec::new();
+    let mut total = 0;
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut here: Vec<(String, u64)> = entries
+            .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| Some((ws.relative(&e.path())?, e.metadata().ok()?.len())))
+            .filter(|(rel, len)| *len <= DATA_MAX && sources.binary_search(rel).is_err())
+            .collect();
+        here.sort();
+        for (rel, len) in here {
+            total += len;
+            if total > DATA_TOTAL {
+                return out;
+            }
+            out.push(rel);
+        }
+    }
+    out
+}
+
 /// [`plan`] over a workspace.
 pub fn plan_in(ws: &Workspace, changes: Vec<(String, String)>, tests: Vec<String>) -> Plan {
+    let files = ws.python_files();
     Plan {
         root: ws.root.clone(),
-        files: ws.python_files(),
+        data: data_files(ws, &files),
+        files,
         changes,
         tests,
         budget: COLLECT_BUDGET,
@@ -91,6 +127,7 @@ pub fn plan_in(ws: &Workspace, changes: Vec<(String, String)>, tests: Vec<String
             .chain([".".to_string()])
             .collect(),
         project_addopts: true,
+        whole_files: true,
         mode: Mode::Run,
     }
 }
