@@ -182,10 +182,14 @@ pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
     let config = Config::load(&o.ws().root)?;
     let def = config.select(Some(&o.server_def().name))?.clone();
     let python = env::find_python(o.ws());
-    let settings = deep_merge(
+    let mut settings = deep_merge(
         env::server_settings(&o.ws().root, python.as_deref()),
         def.settings.clone(),
     );
+    // The session was given the interpreter a launcher on PATH runs; so is the reload.
+    if let (true, Some(probed)) = (env::launched(&settings), o.probed_python()) {
+        env::point_at(&mut settings, o.ws(), probed);
+    }
     let changed = settings != *o.settings();
     let reloaded = match o.session() {
         Some(s) => {

@@ -261,6 +261,11 @@ impl Orchestrator {
         self.config_digest = None;
     }
 
+    /// The interpreter's facts, when the probe has answered.
+    pub fn probed_python(&self) -> Option<&Python> {
+        self.python.as_ref()
+    }
+
     /// The settings served to workspace/configuration.
     pub fn settings(&self) -> &Value {
         &self.settings
