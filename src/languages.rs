@@ -67,6 +67,9 @@ pub struct Quirks {
     /// jedi-language-server, python-lsp-server): lanser offers utf-32 only and reads its
     /// positions as code points.
     pub codepoints: bool,
+    /// Runs programs its own venv brings by their name on PATH (cmake-language-server runs
+    /// `cmake`): lanser puts the `bin` of the interpreter it runs under first on its PATH.
+    pub venv_path: bool,
 }
 
 /// One quirk, as lanser.toml names it.
@@ -77,6 +80,7 @@ pub enum Quirk {
     PullsUndeclared,
     OpenToPull,
     Codepoints,
+    VenvPath,
 }
 
 impl Quirks {
@@ -86,6 +90,7 @@ impl Quirks {
         pulls_undeclared: false,
         open_to_pull: false,
         codepoints: false,
+        venv_path: false,
     };
     /// Pyright's, and basedpyright's.
     pub const PYRIGHT: Quirks = Quirks {
@@ -93,6 +98,7 @@ impl Quirks {
         pulls_undeclared: true,
         open_to_pull: false,
         codepoints: false,
+        venv_path: false,
     };
     /// vscode-langservers-extracted's servers'.
     pub const OPEN_TO_PULL: Quirks = Quirks {
@@ -105,6 +111,12 @@ impl Quirks {
         ..Quirks::NONE
     };
 
+    /// cmake-language-server's.
+    pub const VENV_PATH: Quirks = Quirks {
+        venv_path: true,
+        ..Quirks::NONE
+    };
+
     /// The quirks a list names.
     pub fn of(list: &[Quirk]) -> Quirks {
         Quirks {
@@ -112,6 +124,7 @@ impl Quirks {
             pulls_undeclared: list.contains(&Quirk::PullsUndeclared),
             open_to_pull: list.contains(&Quirk::OpenToPull),
             codepoints: list.contains(&Quirk::Codepoints),
+            venv_path: list.contains(&Quirk::VenvPath),
         }
     }
 
@@ -175,7 +188,13 @@ pub fn language_id(path: &str) -> &'static str {
         "yaml" | "yml" => "yaml",
         "dockerfile" => "dockerfile",
         "php" => "php",
+        "svelte" => "svelte",
+        "vue" => "vue",
+        "sql" => "sql",
+        "cmake" => "cmake",
+        "f" | "for" | "f90" | "f95" | "f03" | "f08" | "F" | "F90" => "fortran",
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
+        _ if name == "CMakeLists.txt" => "cmake",
         _ => "python",
     }
 }
@@ -207,5 +226,8 @@ mod tests {
         assert_eq!(language_id("pkg/mod.py"), "python");
         assert_eq!(language_id("file:///w/Dockerfile"), "dockerfile");
         assert_eq!(language_id("conf/app.yml"), "yaml");
+        assert_eq!(language_id("file:///w/CMakeLists.txt"), "cmake");
+        assert_eq!(language_id("src/main.f90"), "fortran");
+        assert_eq!(language_id("src/App.svelte"), "svelte");
     }
 }

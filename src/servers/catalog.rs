@@ -43,6 +43,10 @@ pub const INTELEPHENSE_VERSION: &str = "1.18.5";
 pub const RUFF_VERSION: &str = "0.17.6";
 pub const JEDI_LS_VERSION: &str = "0.47.0";
 pub const PYLSP_VERSION: &str = "1.15.0";
+pub const SVELTE_LS_VERSION: &str = "0.18.4";
+pub const SQL_LS_VERSION: &str = "1.7.1";
+pub const CMAKE_LS_VERSION: &str = "0.1.11";
+pub const FORTLS_VERSION: &str = "3.2.2";
 
 const PY: &[&str] = &["py", "pyi"];
 
@@ -152,6 +156,46 @@ pub(super) const TABLE: &[Builtin] = &[
         // Its diagnostics come from pyflakes, in the range python-lsp-server 1.15 takes.
         with: &["pyflakes==3.2.0"],
         quirks: Quirks::CODEPOINTS,
+        ..ON_DEMAND
+    },
+    Builtin {
+        name: "svelte-language-server",
+        command: "svelteserver",
+        args: &["--stdio"],
+        file_types: &["svelte"],
+        version: Some(SVELTE_LS_VERSION),
+        provision: Provision::Npm,
+        ..ON_DEMAND
+    },
+    Builtin {
+        name: "sql-language-server",
+        command: "sql-language-server",
+        args: &["up", "--method", "stdio"],
+        file_types: &["sql"],
+        version: Some(SQL_LS_VERSION),
+        provision: Provision::Npm,
+        // Its `^3.15.3` range takes 3.18, whose `exports` hide the subpath it requires.
+        with: &["vscode-languageserver-protocol@3.17.5"],
+        ..ON_DEMAND
+    },
+    Builtin {
+        name: "cmake-language-server",
+        command: "cmake-language-server",
+        file_types: &["cmake", "CMakeLists.txt"],
+        version: Some(CMAKE_LS_VERSION),
+        provision: Provision::Pip,
+        // pygls 2 removed the server class it imports; `cmake` (run from PATH) is where its
+        // commands, variables and their documentation come from.
+        with: &["pygls==1.3.1", "cmake==4.4.5"],
+        quirks: Quirks::VENV_PATH,
+        ..ON_DEMAND
+    },
+    Builtin {
+        name: "fortls",
+        command: "fortls",
+        file_types: &["f90", "f95", "f03", "f08", "f", "for", "F90", "F"],
+        version: Some(FORTLS_VERSION),
+        provision: Provision::Pip,
         ..ON_DEMAND
     },
 ];
