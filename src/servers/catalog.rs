@@ -165,6 +165,8 @@ pub(super) const TABLE: &[Builtin] = &[
         file_types: &["svelte"],
         version: Some(SVELTE_LS_VERSION),
         provision: Provision::Npm,
+        // Its diagnostics pull fails for a document it does not have open.
+        quirks: Quirks::OPEN_TO_PULL,
         ..ON_DEMAND
     },
     Builtin {
