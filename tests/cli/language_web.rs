@@ -228,3 +228,11 @@ fn fortran_through_fortls_across_files() {
         "documentHighlightProvider",
     );
 }
+
+/// TypeScript, Python, YAML, a Dockerfile and SQL in one repository (fixtures/polyglot): one
+/// MCP session through the official client and one `lanser batch` answer each file from its
+/// own server, byte for byte as the CLI does (tests/polyglot, pytest).
+#[test]
+fn a_polyglot_repository_through_mcp_and_batch_as_the_cli() {
+    crate::support::pytest("tests/polyglot");
+}
