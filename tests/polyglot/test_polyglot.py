@@ -3,6 +3,7 @@
 what the CLI prints for the same request. Expectations come from the fixture text."""
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 from mcp_conftest import real_home
 
@@ -53,15 +54,20 @@ def test_each_file_is_answered_by_its_own_server_through_mcp_batch_and_cli(make_
         async with ws.session() as s:
             return [await s.call_tool(tool, args) for tool, args, _ in cases]
 
-    results = ws.run(go)
+    # The three routes at once (each starts its own servers): the MCP session through the
+    # workspace's daemon, the batch and the CLI in-process.
     stdin = "".join(json.dumps(line) + "\n" for _, _, line in cases)
-    batch = ws.cli("batch", "--in", "-", "--out", "-", stdin=stdin)
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        batch = pool.submit(ws.cli, "batch", "--in", "-", "--out", "-", stdin=stdin)
+        singles = [pool.submit(ws.cli, *argv, "--json") for argv in cli]
+        results = ws.run(go)
+        batch = batch.result()
+        singles = [f.result() for f in singles]
     assert batch.returncode == 0, batch.stderr
     batch_lines = batch.stdout.splitlines()
     assert len(batch_lines) == len(cases), batch.stderr
     servers = []
-    for (tool, args, _), r, argv, line in zip(cases, results, cli, batch_lines):
-        out = ws.cli(*argv, "--json")
+    for (tool, args, _), r, argv, line, out in zip(cases, results, cli, batch_lines, singles):
         want = out.stdout.strip()
         assert r.is_error is False, (tool, args, r.content)
         assert jcs(r.structured_content) == want, (tool, args)
