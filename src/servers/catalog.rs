@@ -1,7 +1,8 @@
 //! The built-in servers beyond the first languages (issue 31): web, data and build files, PHP,
-//! more Python servers. Each is pinned to the registry's current release when it was added
-//! and was driven by a minimal client on its fixture first; what it answers, how it says it is
-//! ready and what it does beyond the protocol are written on its definition.
+//! Svelte, SQL, CMake, Fortran, more Python servers. Each is pinned to the registry's current
+//! release when it was added and was driven by a minimal client on its fixture first; what it
+//! answers, how it says it is ready and what it does beyond the protocol are written on its
+//! definition.
 //!
 //! - `vscode-{json,html,css}-language-server` 4.10.0 (npm `vscode-langservers-extracted`,
 //!   one package, three servers, each installed on its own): answer on demand (ready after
@@ -33,6 +34,34 @@
 //!   jedi's definitions, references, rename and hover; both count columns in code points
 //!   whatever encoding they declare (jedi-language-server says utf-8, pylsp says nothing).
 //!   jedi-language-server publishes syntax errors only; pylsp publishes pyflakes' findings.
+//! - `svelte-language-server` 0.18.4 (npm, command `svelteserver`): ready after `initialized`
+//!   (its first answer takes seconds, while it loads its TypeScript service); definitions,
+//!   references, rename and hover through a component's script and template (a `.js` module
+//!   it imports included); diagnostics by pull (the compiler's and TypeScript's), failing
+//!   ("Cannot call methods on an unopened document") for a document it does not have open.
+//! - `sql-language-server` 1.7.1 (npm; `up --method stdio`): no definitions, references,
+//!   hover or symbols; sqlint's diagnostics pushed on open, code actions (each finding's fix).
+//!   It declares `renameProvider` yet answers `textDocument/rename` "Unhandled method"
+//!   (-32601), which lanser refuses as an unsupported capability (exit 72). Its `vscode-languageserver-protocol` range takes 3.18, whose `exports` hide a
+//!   subpath it requires, so 3.17.5 is pinned beside it; its `sqlite3` dependency builds
+//!   from source where no prebuilt binary can be fetched (about 14 minutes here).
+//! - `cmake-language-server` 0.1.11 (PyPI): completion and hover only, both from the `cmake`
+//!   it runs by name: `cmake` 4.4.5 from PyPI is installed in its venv and the venv's `bin` put
+//!   first on its PATH (quirk `venv-path`); `pygls` 1.3.1 pinned, as pygls 2 removed the class
+//!   it imports. Without `cmake` it answers nothing. Files `CMakeLists.txt` and `*.cmake`.
+//! - `fortls` 3.2.2 (PyPI): parses the workspace's sources before it answers `initialize`:
+//!   cross-file definitions, references, rename, hover, symbols; diagnostics pushed (no
+//!   document version) — declarations in one scope checked, not the whole language.
+//!
+//! Not built in, each tried on the day: TOML — `taplo` from PyPI (0.9.3) exits during
+//! `initialize`; `@taplo/cli` 0.7.0 from npm says "the LSP is not part of this build";
+//! `@taplo/lsp` is a library without an executable; only `cargo install taplo-cli --features
+//! lsp` has it, a route the installer does not take. Vue — `@vue/language-server` 3.3.11
+//! (current) answers only in hybrid mode: it sends the client `tsserver/request`
+//! notifications for a tsserver running `@vue/typescript-plugin`, and its requests hang until
+//! they are answered, which lanser does not bridge; 2.2.12 (the last with `hybridMode: false`)
+//! installs a dependency from a git repository (not a registry), and needs
+//! `initializationOptions.typescript.tsdk`, which a server definition cannot carry.
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 

@@ -75,7 +75,7 @@ fn svelte_components_through_svelte_language_server() {
 }
 
 /// SQL through sql-language-server: sqlint's diagnostics (none on the clean query), the quick
-/// fix that uppercases a keyword; no definitions.
+/// fix that uppercases a keyword; no definitions, and the rename it declares it does not have.
 #[test]
 fn sql_through_sql_language_server_and_its_linter() {
     let ws = fixture("sql");
@@ -88,6 +88,7 @@ fn sql_through_sql_language_server_and_its_linter() {
             r#"{{"cmd":"code-actions","selector":"{select}","args":{{"apply":"0","dry-run":true}}}}"#
         ),
         at("def", &sel(w, report, "FROM", "FROM")),
+        rename(&sel(w, report, "orders AS o", "o"), "ord"),
     ];
     let b = session(w, &lines);
     assert!(b.iter().all(|x| server(x) == "sql-language-server"));
@@ -113,6 +114,17 @@ fn sql_through_sql_language_server_and_its_linter() {
         "a preview writes nothing"
     );
     refused(&b[2], "textDocument/definition", "definitionProvider");
+    // It declares renames, and answers that it has no handler for them.
+    assert_eq!(
+        b[3]["error"]["code"], "E/UNSUPPORTED_CAP",
+        "{}",
+        b[3]["error"]
+    );
+    let msg = b[3]["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("Unhandled method textDocument/rename"),
+        "{msg}"
+    );
     cli_refuses(
         w,
         &["refs", &sel(w, report, "FROM", "FROM")],
