@@ -332,6 +332,9 @@ impl Config {
                     .map(|q| crate::languages::Quirks::of(&q))
                     .or(base.as_ref().map(|b| b.quirks))
                     .unwrap_or_default(),
+                init_options: base
+                    .as_ref()
+                    .map_or(Value::Null, |b| b.init_options.clone()),
             };
             if def.provision.needs_version() && def.version.is_none() {
                 return Err(invalid(&format!(

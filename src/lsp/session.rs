@@ -72,6 +72,8 @@ pub struct SessionConfig {
     pub encodings: Vec<&'static str>,
     /// What the server does beyond the protocol.
     pub quirks: Quirks,
+    /// Sent as `initializationOptions` (`Null`: none).
+    pub init_options: Value,
 }
 
 pub(super) type Reply = std::result::Result<Value, RpcError>;

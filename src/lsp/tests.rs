@@ -29,6 +29,7 @@ fn config() -> SessionConfig {
         language_id: None,
         encodings: vec!["utf-16"],
         quirks: Quirks::NONE,
+        init_options: Value::Null,
     }
 }
 

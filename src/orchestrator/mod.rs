@@ -369,6 +369,7 @@ impl Orchestrator {
                 // Pyright speaks utf-16 only; others get utf-8 where they offer it.
                 encodings: def.quirks.encodings(),
                 quirks: def.quirks,
+                init_options: def.init_options.clone(),
             };
             self.session = Some(match &self.connect {
                 Some(connect) => Session::over(config, connect()).await?,

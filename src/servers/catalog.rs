@@ -229,4 +229,22 @@ pub(super) const TABLE: &[Builtin] = &[
         provision: Provision::Pip,
         ..ON_DEMAND
     },
+    // Vue through tsserver with Vue's own plugin (the route Vue's language server 3 takes
+    // for everything in a component's script), on the TypeScript server's pins.
+    Builtin {
+        name: "vue-typescript-plugin",
+        command: "typescript-language-server",
+        args: &["--stdio"],
+        file_types: &["vue"],
+        root_markers: Some(&["tsconfig.json", "jsconfig.json", "package.json"]),
+        version: Some(super::defs::TYPESCRIPT_LS_VERSION),
+        provision: Provision::Npm,
+        package: Some("typescript-language-server"),
+        with: &["typescript@5.9.3", "@vue/typescript-plugin@3.3.11"],
+        // Installed beside `typescript`, where tsserver looks for plugins by name.
+        init_options: r#"{"plugins": [{"name": "@vue/typescript-plugin", "location": ".", "languages": ["vue"]}]}"#,
+        // As the TypeScript server: the project loads under a `$/progress` after a didOpen.
+        ready: Ready::Progress,
+        ..BASE
+    },
 ];

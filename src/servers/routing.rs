@@ -23,6 +23,7 @@ pub const ROUTE_ORDER: &[&str] = &[
     "sql-language-server",
     "cmake-language-server",
     "fortls",
+    "vue-typescript-plugin",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

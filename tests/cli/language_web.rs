@@ -248,3 +248,58 @@ fn fortran_through_fortls_across_files() {
 fn a_polyglot_repository_through_mcp_and_batch_as_the_cli() {
     crate::support::pytest("tests/polyglot");
 }
+
+/// Vue single-file components through tsserver with `@vue/typescript-plugin` (built-in
+/// `vue-typescript-plugin`): a script's import defined in a `.ts` module, its references
+/// across the component and the module, hover, a rename (of the import, as an alias), the type checker's
+/// diagnostic in a component; the template's expressions are not its to answer (and a `.ts`
+/// file goes to the TypeScript server, which does not see the components).
+#[test]
+fn vue_components_through_tsserver_and_the_vue_plugin() {
+    let ws = fixture("vue");
+    let w = ws.as_path();
+    let (app, math) = ("src/App.vue", "src/math.ts");
+    let call = sel(w, app, "const total = double(", "double");
+    let lines = vec![
+        at("def", &call),
+        at("refs", &call),
+        at("hover", &call),
+        rename(&call, "twice"),
+        with("diag", serde_json::json!({"targets": ["src/Broken.vue"]})),
+        at("def", &sel(w, app, "<p>{{ total }}", "total")),
+    ];
+    let b = session(w, &lines);
+    let decl = spot(w, math, "export function double", "double");
+    assert_eq!(
+        sorted(&facts(&b[0], "vue def")["definitions"]),
+        std::slice::from_ref(&decl)
+    );
+    let mut want = vec![
+        decl,
+        spot(w, app, "import { double }", "double"),
+        spot(w, app, "const total = double(", "double"),
+        spot(w, app, "const again = double(", "double"),
+    ];
+    want.sort();
+    assert_eq!(sorted(&facts(&b[1], "vue refs")["references"]), want);
+    let hover = facts(&b[2], "vue hover").to_string();
+    assert!(hover.contains("double(n: number): number"), "{hover}");
+    assert!(hover.contains("Twice `n`."), "{hover}");
+    let diff = b[3]["edits"]["diff"].as_str().unwrap_or_default();
+    // As in a `.ts` file, a rename at an imported name renames it locally, as an alias.
+    for l in [
+        "+import { double as twice } from './math';",
+        "+const total = twice(2);",
+        "+const again = twice(total);",
+    ] {
+        assert!(diff.contains(l), "{l} in {diff}");
+    }
+    let bad = line_with(w, "src/Broken.vue", "const count: number = 'one'") as u64 - 1;
+    assert_eq!(diag_lines(&b[4]), [(bad, "error".to_string())]);
+    assert_eq!(b[4]["facts"]["diagnostics"][0]["code"], "2322");
+    // A template expression: tsserver has no answer there (Vue's own server would).
+    assert_eq!(
+        facts(&b[5], "vue template def")["definitions"],
+        serde_json::json!([])
+    );
+}
