@@ -1,5 +1,5 @@
 //! The built-in servers beyond the first languages (issue 31): web, data and build files, PHP,
-//! Svelte, SQL, CMake, Fortran, more Python servers. Each is pinned to the registry's current
+//! Svelte, Vue, SQL, CMake, Fortran, more Python servers. Each is pinned to the registry's current
 //! release when it was added and was driven by a minimal client on its fixture first; what it
 //! answers, how it says it is ready and what it does beyond the protocol are written on its
 //! definition.
@@ -53,15 +53,23 @@
 //!   cross-file definitions, references, rename, hover, symbols; diagnostics pushed (no
 //!   document version) — declarations in one scope checked, not the whole language.
 //!
-//! Not built in, each tried on the day: TOML — `taplo` from PyPI (0.9.3) exits during
-//! `initialize`; `@taplo/cli` 0.7.0 from npm says "the LSP is not part of this build";
-//! `@taplo/lsp` is a library without an executable; only `cargo install taplo-cli --features
-//! lsp` has it, a route the installer does not take. Vue — `@vue/language-server` 3.3.11
-//! (current) answers only in hybrid mode: it sends the client `tsserver/request`
-//! notifications for a tsserver running `@vue/typescript-plugin`, and its requests hang until
-//! they are answered, which lanser does not bridge; 2.2.12 (the last with `hybridMode: false`)
-//! installs a dependency from a git repository (not a registry), and needs
-//! `initializationOptions.typescript.tsdk`, which a server definition cannot carry.
+//! - Vue: `vue-typescript-plugin`, typescript-language-server 5.3.0 (with `typescript` 5.9.3,
+//!   as the TypeScript server) and `@vue/typescript-plugin` 3.3.11 (npm), named in
+//!   `initializationOptions` (`location: "."`: installed beside `typescript`, where tsserver
+//!   finds plugins by name). What a component's `<script>` holds: definitions, references,
+//!   hover, rename and the type checker's diagnostics, across components and `.ts` modules
+//!   (a `.ts` file itself goes to the TypeScript server, which does not see components);
+//!   template expressions answer nothing (an empty definition list). Ready as the TypeScript
+//!   server (its `$/progress`). `@vue/language-server` itself was tried: 3.3.11 (current)
+//!   answers only in hybrid mode, sending the client `tsserver/request` notifications for
+//!   such a tsserver, and its requests hang until they are answered, which lanser does not
+//!   bridge; 2.2.12 (the last with `hybridMode: false`) installs a dependency from a git
+//!   repository, not a registry.
+//!
+//! Not built in: TOML — `taplo` from PyPI (0.9.3) exits during `initialize`; `@taplo/cli`
+//! 0.7.0 from npm says "the LSP is not part of this build"; `@taplo/lsp` is a library without
+//! an executable; only `cargo install taplo-cli --features lsp` has it, a route the installer
+//! does not take.
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 

@@ -1,4 +1,4 @@
-"""One repository of six file types (TypeScript, Python, YAML, a Dockerfile, SQL): one MCP session
+"""One repository of six file types (TypeScript, Vue, Python, YAML, a Dockerfile, SQL): one MCP session
 (the official client) and one `lanser batch` answer each file from its own server, byte for byte
 what the CLI prints for the same request. Expectations come from the fixture text."""
 import json
@@ -9,7 +9,7 @@ from mcp_conftest import real_home
 
 # Linked into the test's LANSER_HOME beside Pyright and the TypeScript server (installed by
 # `lanser setup --server NAME`).
-SERVERS = ("yaml-language-server", "dockerfile-language-server-nodejs", "sql-language-server")
+SERVERS = ("vue-typescript-plugin", "yaml-language-server", "dockerfile-language-server-nodejs", "sql-language-server")
 
 
 def jcs(bundle: dict) -> str:
@@ -27,12 +27,15 @@ def test_each_file_is_answered_by_its_own_server_through_mcp_batch_and_cli(make_
         os.symlink(real_home() / s, ws.home / s)
     page = ws.line_of("web/app.ts", "export const page")
     get = ws.line_of("api/views.py", "order = make_order(")
+    vue = ws.line_of("web/Total.vue", "const text = render(")
     alias = ws.line_of("deploy/values.yaml", "api:") + 1
     copy = ws.line_of("Dockerfile", "--from=builder")
     # (MCP tool, its arguments, the batch line: the same request)
     cases = [
         ("definition", {"selector": f"web/app.ts@L{page}:render"},
          {"cmd": "def", "selector": f"web/app.ts@L{page}:render"}),
+        ("definition", {"selector": f"web/Total.vue@L{vue}:render"},
+         {"cmd": "def", "selector": f"web/Total.vue@L{vue}:render"}),
         ("definition", {"selector": f"api/views.py@L{get}:make_order"},
          {"cmd": "def", "selector": f"api/views.py@L{get}:make_order"}),
         ("definition", {"selector": f"deploy/values.yaml@L{alias}:defaults"},
@@ -44,6 +47,7 @@ def test_each_file_is_answered_by_its_own_server_through_mcp_batch_and_cli(make_
     ]
     cli = [
         ["def", f"web/app.ts@L{page}:render"],
+        ["def", f"web/Total.vue@L{vue}:render"],
         ["def", f"api/views.py@L{get}:make_order"],
         ["def", f"deploy/values.yaml@L{alias}:defaults"],
         ["def", f"Dockerfile@L{copy}:builder"],
@@ -70,10 +74,14 @@ def test_each_file_is_answered_by_its_own_server_through_mcp_batch_and_cli(make_
     for (tool, args, _), r, argv, line, out in zip(cases, results, cli, batch_lines, singles):
         want = out.stdout.strip()
         assert r.is_error is False, (tool, args, r.content)
-        assert jcs(r.structured_content) == want, (tool, args)
+        got = r.structured_content
+        assert jcs(got) == want, (tool, args, got["facts"], got["meta"], json.loads(want)["facts"],
+                                  json.loads(want)["meta"])
         assert line == want, argv
         servers.append(json.loads(want)["environment"]["server"]["name"])
+    # The component's server is tsserver too, with Vue's plugin (its own install and session).
     assert servers == [
+        "typescript-language-server",
         "typescript-language-server",
         "pyright",
         "yaml-language-server",
@@ -81,18 +89,19 @@ def test_each_file_is_answered_by_its_own_server_through_mcp_batch_and_cli(make_
         "sql-language-server",
     ], servers
     facts = [r.structured_content["facts"] for r in results]
-    # Each answer is the fixture's: render's declaration, make_order's
+    # Each answer is the fixture's: render's declaration (from app.ts and the component), make_order's
     # definition, the anchored mapping, the build stage, the lowercase keyword.
     decl = ws.line_of("web/order.ts", "export function render")
     assert [(d["path"], d["range"][0]) for d in facts[0]["definitions"]] == [("web/order.ts", decl - 1)]
+    assert [(d["path"], d["range"][0]) for d in facts[1]["definitions"]] == [("web/order.ts", decl - 1)]
     make = ws.line_of("api/models.py", "def make_order")
-    assert [(d["path"], d["range"][:2]) for d in facts[1]["definitions"]] == [
+    assert [(d["path"], d["range"][:2]) for d in facts[2]["definitions"]] == [
         ("api/models.py", [make - 1, col(ws, "api/models.py", make, "make_order")])]
     first = ws.line_of("deploy/values.yaml", "replicas: 2")
-    assert [(d["path"], d["range"][:2]) for d in facts[2]["definitions"]] == [("deploy/values.yaml", [first - 1, 2])]
+    assert [(d["path"], d["range"][:2]) for d in facts[3]["definitions"]] == [("deploy/values.yaml", [first - 1, 2])]
     stage = ws.line_of("Dockerfile", "AS builder")
-    assert [(d["path"], d["range"]) for d in facts[3]["definitions"]] == [
+    assert [(d["path"], d["range"]) for d in facts[4]["definitions"]] == [
         ("Dockerfile", [stage - 1, col(ws, "Dockerfile", stage, "builder"), stage - 1,
                         col(ws, "Dockerfile", stage, "builder") + len("builder")])]
-    messages = [d["message"] for d in facts[4]["diagnostics"]]
+    messages = [d["message"] for d in facts[5]["diagnostics"]]
     assert "reserved word must be uppercase" in messages, messages
