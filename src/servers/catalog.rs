@@ -213,8 +213,11 @@ pub(super) const TABLE: &[Builtin] = &[
         file_types: &["sql"],
         version: Some(SQL_LS_VERSION),
         provision: Provision::Npm,
-        // Its `^3.15.3` range takes 3.18, whose `exports` hide the subpath it requires.
-        with: &["vscode-languageserver-protocol@3.17.5"],
+        // Its `^3.15.3` range takes 3.18, whose `exports` hide the subpath it requires. And
+        // npm's `--ignore-scripts`: its sqlite3 dependency (for database connections, which
+        // lanser does not make) otherwise compiles from source wherever no prebuilt binary can
+        // be fetched — 872 s of install here against 44 s; the server runs without it.
+        with: &["vscode-languageserver-protocol@3.17.5", "--ignore-scripts"],
         ..ON_DEMAND
     },
     Builtin {
