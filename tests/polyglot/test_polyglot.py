@@ -3,7 +3,6 @@
 what the CLI prints for the same request. Expectations come from the fixture text."""
 import json
 import os
-from concurrent.futures import ThreadPoolExecutor
 
 from mcp_conftest import real_home
 
@@ -58,15 +57,14 @@ def test_each_file_is_answered_by_its_own_server_through_mcp_batch_and_cli(make_
         async with ws.session() as s:
             return [await s.call_tool(tool, args) for tool, args, _ in cases]
 
-    # The three routes at once (each starts its own servers): the MCP session through the
-    # workspace's daemon, the batch and the CLI in-process.
+    # One route after the other (the MCP session through the workspace's daemon, then the batch
+    # and the CLI in-process). Run at once — eight servers starting together on two cores — two
+    # runs in six differed between routes on a TypeScript definition (not diagnosed; a bounded
+    # readiness wait running out in one route only is the likely cause).
+    results = ws.run(go)
     stdin = "".join(json.dumps(line) + "\n" for _, _, line in cases)
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        batch = pool.submit(ws.cli, "batch", "--in", "-", "--out", "-", stdin=stdin)
-        singles = [pool.submit(ws.cli, *argv, "--json") for argv in cli]
-        results = ws.run(go)
-        batch = batch.result()
-        singles = [f.result() for f in singles]
+    batch = ws.cli("batch", "--in", "-", "--out", "-", stdin=stdin)
+    singles = [ws.cli(*argv, "--json") for argv in cli]
     assert batch.returncode == 0, batch.stderr
     batch_lines = batch.stdout.splitlines()
     assert len(batch_lines) == len(cases), batch.stderr
