@@ -243,20 +243,26 @@ impl Config {
         Ok(())
     }
 
+    /// The workspaces a configuration file trusts: only the user's may name them.
+    fn trust(&mut self, origin: Origin, list: Option<Vec<String>>) -> Result<(), ConfigError> {
+        match (origin, list) {
+            (Origin::Workspace, Some(_)) => Err(ConfigError::Invalid {
+                name: "trusted_workspaces".into(),
+                message: "only the user configuration can trust workspaces".into(),
+            }),
+            (_, Some(list)) => {
+                self.trusted_list.extend(list);
+                Ok(())
+            }
+            (_, None) => Ok(()),
+        }
+    }
+
     fn apply(&mut self, origin: Origin, raw: RawFile) -> Result<(), ConfigError> {
         if let Some(s) = raw.server {
             self.default = s;
         }
-        match (origin, raw.trusted_workspaces) {
-            (Origin::Workspace, Some(_)) => {
-                return Err(ConfigError::Invalid {
-                    name: "trusted_workspaces".into(),
-                    message: "only the user configuration can trust workspaces".into(),
-                })
-            }
-            (_, Some(list)) => self.trusted_list.extend(list),
-            (_, None) => {}
-        }
+        self.trust(origin, raw.trusted_workspaces)?;
         for (name, r) in raw.servers {
             if origin == Origin::Workspace && !self.trusted {
                 let set = r.exec_fields();
@@ -332,6 +338,9 @@ impl Config {
                     .map(|q| crate::languages::Quirks::of(&q))
                     .or(base.as_ref().map(|b| b.quirks))
                     .unwrap_or_default(),
+                init_options: base
+                    .as_ref()
+                    .map_or(Value::Null, |b| b.init_options.clone()),
             };
             if def.provision.needs_version() && def.version.is_none() {
                 return Err(invalid(&format!(

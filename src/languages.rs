@@ -71,6 +71,9 @@ pub struct Quirks {
     /// re-indexes it in the background: intelephense): lanser opens each changed file of the
     /// server's types, so that the next answer is from the new text.
     pub open_changed: bool,
+    /// Runs programs its own venv brings by their name on PATH (cmake-language-server runs
+    /// `cmake`): lanser puts the `bin` of the interpreter it runs under first on its PATH.
+    pub venv_path: bool,
 }
 
 /// One quirk, as lanser.toml names it.
@@ -82,6 +85,7 @@ pub enum Quirk {
     OpenToPull,
     Codepoints,
     OpenChanged,
+    VenvPath,
 }
 
 impl Quirks {
@@ -92,6 +96,7 @@ impl Quirks {
         open_to_pull: false,
         codepoints: false,
         open_changed: false,
+        venv_path: false,
     };
     /// Pyright's, and basedpyright's.
     pub const PYRIGHT: Quirks = Quirks {
@@ -100,6 +105,7 @@ impl Quirks {
         open_to_pull: false,
         codepoints: false,
         open_changed: false,
+        venv_path: false,
     };
     /// vscode-langservers-extracted's servers'.
     pub const OPEN_TO_PULL: Quirks = Quirks {
@@ -117,6 +123,11 @@ impl Quirks {
         open_changed: true,
         ..Quirks::NONE
     };
+    /// cmake-language-server's.
+    pub const VENV_PATH: Quirks = Quirks {
+        venv_path: true,
+        ..Quirks::NONE
+    };
 
     /// The quirks a list names.
     pub fn of(list: &[Quirk]) -> Quirks {
@@ -126,6 +137,7 @@ impl Quirks {
             open_to_pull: list.contains(&Quirk::OpenToPull),
             codepoints: list.contains(&Quirk::Codepoints),
             open_changed: list.contains(&Quirk::OpenChanged),
+            venv_path: list.contains(&Quirk::VenvPath),
         }
     }
 
@@ -189,7 +201,13 @@ pub fn language_id(path: &str) -> &'static str {
         "yaml" | "yml" => "yaml",
         "dockerfile" => "dockerfile",
         "php" => "php",
+        "svelte" => "svelte",
+        "vue" => "vue",
+        "sql" => "sql",
+        "cmake" => "cmake",
+        "f" | "for" | "f90" | "f95" | "f03" | "f08" | "F" | "F90" => "fortran",
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
+        _ if name == "CMakeLists.txt" => "cmake",
         _ => "python",
     }
 }
@@ -221,5 +239,8 @@ mod tests {
         assert_eq!(language_id("pkg/mod.py"), "python");
         assert_eq!(language_id("file:///w/Dockerfile"), "dockerfile");
         assert_eq!(language_id("conf/app.yml"), "yaml");
+        assert_eq!(language_id("file:///w/CMakeLists.txt"), "cmake");
+        assert_eq!(language_id("src/main.f90"), "fortran");
+        assert_eq!(language_id("src/App.svelte"), "svelte");
     }
 }

@@ -55,6 +55,9 @@ pub(super) fn initialize_params(config: &SessionConfig) -> Value {
     if config.ready == Ready::ServerStatus {
         params["capabilities"]["experimental"] = json!({"serverStatusNotification": true});
     }
+    if !config.init_options.is_null() {
+        params["initializationOptions"] = config.init_options.clone();
+    }
     params
 }
 

@@ -74,6 +74,8 @@ pub struct SessionConfig {
     pub quirks: Quirks,
     /// The file types the server takes (extensions, or whole names).
     pub file_types: Vec<String>,
+    /// Sent as `initializationOptions` (`Null`: none).
+    pub init_options: Value,
 }
 
 pub(super) type Reply = std::result::Result<Value, RpcError>;
@@ -183,6 +185,15 @@ pub struct Session {
     pub encoding: Encoding,
 }
 
+/// PATH with the directory of `program` (a venv's interpreter) first, as activating the venv
+/// would make it.
+fn venv_path(program: &str) -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    let bin = std::path::Path::new(program).parent().map(PathBuf::from);
+    let dirs = bin.into_iter().chain(std::env::split_paths(&rest));
+    std::env::join_paths(dirs).unwrap_or(rest)
+}
+
 impl Session {
     /// Spawn the server and run the initialize handshake.
     pub async fn start(config: SessionConfig) -> Result<Session> {
@@ -190,7 +201,11 @@ impl Session {
             .command
             .split_first()
             .ok_or_else(|| LanserError::crash("empty server command"))?;
-        let mut child = Command::new(program)
+        let mut cmd = Command::new(program);
+        if config.quirks.venv_path {
+            cmd.env("PATH", venv_path(program));
+        }
+        let mut child = cmd
             .args(args)
             .current_dir(&config.cwd)
             .stdin(Stdio::piped())

@@ -30,6 +30,7 @@ fn config() -> SessionConfig {
         encodings: vec!["utf-16"],
         quirks: Quirks::NONE,
         file_types: Vec::new(),
+        init_options: Value::Null,
     }
 }
 

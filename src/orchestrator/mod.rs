@@ -387,6 +387,7 @@ impl Orchestrator {
                 encodings: def.quirks.encodings(),
                 quirks: def.quirks,
                 file_types: def.file_types.clone(),
+                init_options: def.init_options.clone(),
             };
             self.session = Some(match &self.connect {
                 Some(connect) => Session::over(config, connect()).await?,

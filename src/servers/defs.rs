@@ -110,6 +110,9 @@ pub struct ServerDef {
     pub language_id: Option<String>,
     /// What the server does beyond the protocol (known by its definition, not inferred).
     pub quirks: Quirks,
+    /// Sent as `initializationOptions` (`Null`: none); a lanser.toml server inherits those of
+    /// the definition it overrides.
+    pub init_options: Value,
 }
 
 impl ServerDef {
@@ -179,6 +182,8 @@ pub(super) struct Builtin {
     pub(super) quirks: Quirks,
     /// JSON, served to `workspace/configuration`.
     pub(super) settings: &'static str,
+    /// JSON, sent as `initializationOptions` (`null`: none).
+    pub(super) init_options: &'static str,
 }
 
 pub(super) const BASE: Builtin = Builtin {
@@ -197,6 +202,7 @@ pub(super) const BASE: Builtin = Builtin {
     ready_log: None,
     quirks: Quirks::NONE,
     settings: "{}",
+    init_options: "null",
 };
 
 const TABLE: &[Builtin] = &[
@@ -331,6 +337,7 @@ pub fn builtins() -> Vec<ServerDef> {
             file_types: strings(b.file_types),
             root_markers: strings(b.root_markers.unwrap_or(crate::workspace::ROOT_MARKERS)),
             settings: serde_json::from_str(b.settings).expect("built-in settings are JSON"),
+            init_options: serde_json::from_str(b.init_options).expect("built-in options are JSON"),
             version: b.version.map(str::to_string),
             provision: b.provision,
             package: b.package.unwrap_or(b.name).into(),

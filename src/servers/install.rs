@@ -200,6 +200,28 @@ fn run_tool(def: &ServerDef, what: &str, tool: &Tool, tmp: &Path) -> Result<()> 
     }
 }
 
+/// Point the console scripts of the venv moved from `tmp` to `dir` at its interpreter there:
+/// pip wrote `#!TMP/bin/python` into them. lanser runs a server's own script through the
+/// interpreter, but a script it runs by name (cmake-language-server's `cmake`) needs its line.
+fn reshebang(tmp: &Path, dir: &Path) {
+    let (old, new) = (
+        format!("#!{}/bin/", tmp.display()),
+        format!("#!{}/bin/", dir.display()),
+    );
+    for e in std::fs::read_dir(dir.join("bin"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let Ok(bytes) = std::fs::read(e.path()) else {
+            continue;
+        };
+        if let Some(rest) = bytes.strip_prefix(old.as_bytes()) {
+            let _ = std::fs::write(e.path(), [new.as_bytes(), rest].concat());
+        }
+    }
+}
+
 /// Install `def` into `dir` (a temporary sibling renamed into place), holding a lock so that
 /// concurrent first uses install once.
 pub fn install_into(def: &ServerDef, dir: &Path) -> Result<()> {
@@ -243,7 +265,11 @@ pub fn install_into(def: &ServerDef, dir: &Path) -> Result<()> {
             )));
         }
         std::fs::rename(&tmp, dir)
-            .map_err(|e| LanserError::crash(format!("{what}: {}: {e}", dir.display())))
+            .map_err(|e| LanserError::crash(format!("{what}: {}: {e}", dir.display())))?;
+        if def.provision == Provision::Pip {
+            reshebang(&tmp, dir);
+        }
+        Ok(())
     });
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&tmp);

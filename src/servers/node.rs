@@ -241,6 +241,7 @@ pub fn provisioned_def() -> ServerDef {
         ready_log: None,
         language_id: None,
         quirks: crate::languages::Quirks::NONE,
+        init_options: serde_json::Value::Null,
     }
 }
 

@@ -19,6 +19,11 @@ pub const ROUTE_ORDER: &[&str] = &[
     "yaml-language-server",
     "dockerfile-language-server-nodejs",
     "intelephense",
+    "svelte-language-server",
+    "sql-language-server",
+    "cmake-language-server",
+    "fortls",
+    "vue-typescript-plugin",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

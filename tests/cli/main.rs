@@ -19,6 +19,7 @@ mod language_apply;
 mod language_check;
 mod language_more;
 mod language_stable;
+mod language_web;
 mod languages;
 mod mcp;
 mod mutations;
