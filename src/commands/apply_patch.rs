@@ -24,12 +24,9 @@ pub struct ApplyPatch {
     /// The patch file (`-` for stdin)
     #[arg(long, value_name = "FILE")]
     pub patch: String,
-    /// Write the change (transactionally, inside the safety envelope)
-    #[arg(long, conflicts_with = "dry_run")]
-    pub apply: bool,
-    /// Refuse a change that adds an error diagnostic (E/WOULD_BREAK, exit 77); nothing is written
-    #[arg(long)]
-    pub require_clean: bool,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub verified: super::verified::VerifiedFlags,
     #[command(flatten)]
     #[serde(flatten)]
     pub mutation: MutationFlags,
@@ -66,7 +63,7 @@ impl Operation for ApplyPatch {
         false
     }
     fn writes_files(&self) -> bool {
-        self.mutation.writes(self.apply)
+        self.mutation.writes(self.verified.apply)
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         let text = super::check::read_patch(o, &self.patch)?;
@@ -77,8 +74,8 @@ impl Operation for ApplyPatch {
             let new = patch::apply_named(&doc.rel, &doc.text, fp)?;
             changes.push((doc, new));
         }
-        let m = self.mutation.args(self.apply);
-        let v = super::verified::write(o, &m, self.require_clean, &changes, None).await?;
+        let m = self.mutation.args(self.verified.apply);
+        let v = super::verified::write(o, &m, self.verified.require_clean, &changes, None).await?;
         let facts = crate::bundle::facts::to_json(&write_facts(&v));
         Ok(outcome(v, facts, None))
     }

@@ -49,12 +49,9 @@ pub struct Edit {
     /// With --delete: delete even while references remain
     #[arg(long)]
     pub force: bool,
-    /// Write the change (transactionally, inside the safety envelope)
-    #[arg(long, conflicts_with = "dry_run")]
-    pub apply: bool,
-    /// Refuse a change that adds an error diagnostic (E/WOULD_BREAK, exit 77); nothing is written
-    #[arg(long)]
-    pub require_clean: bool,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub verified: super::verified::VerifiedFlags,
     #[command(flatten)]
     #[serde(flatten)]
     pub mutation: MutationFlags,
@@ -111,7 +108,7 @@ impl Operation for Edit {
         false
     }
     fn writes_files(&self) -> bool {
-        self.mutation.writes(self.apply)
+        self.mutation.writes(self.verified.apply)
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
         run(o, self).await
@@ -161,10 +158,16 @@ async fn run(o: &mut Orchestrator, a: &Edit) -> Result<Outcome> {
     let encoding = o.encoding();
     let (sl, sc) = doc.position(found.start, encoding);
     let (el, ec) = doc.position(def.node.1, encoding);
-    let m = a.mutation.args(a.apply);
+    let m = a.mutation.args(a.verified.apply);
     let changes = [(doc.clone(), text)];
-    let v =
-        super::verified::write(o, &m, a.require_clean, &changes, Some(&found.resolution)).await?;
+    let v = super::verified::write(
+        o,
+        &m,
+        a.verified.require_clean,
+        &changes,
+        Some(&found.resolution),
+    )
+    .await?;
     let facts = crate::bundle::facts::to_json(&EditFacts {
         mode: mode.name().to_string(),
         path: doc.rel.clone(),

@@ -20,6 +20,19 @@ use lsp_types::{
 };
 use serde_json::{json, Value};
 
+/// The flags of a verified write (`apply --patch`, `edit`), flattened into each: whether to
+/// write, and whether to refuse a change that adds an error.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct VerifiedFlags {
+    /// Write the change (transactionally, inside the safety envelope)
+    #[arg(long, conflicts_with = "dry_run")]
+    pub apply: bool,
+    /// Refuse a change that adds an error diagnostic (E/WOULD_BREAK, exit 77); nothing is written
+    #[arg(long)]
+    pub require_clean: bool,
+}
+
 /// What a verified write measured and did.
 pub struct Verified {
     pub plan: Plan,
