@@ -33,47 +33,29 @@ pub async fn run(
     .await?;
     let ids: Vec<String> = found.tests.keys().cloned().collect();
     let key = ids.join(" ");
-    let text = if o.opts().inputs.serves(INPUT, &key) {
-        o.opts().inputs.read_to_string(INPUT, &key, || {
-            Err(std::io::Error::other("served from the trace"))
-        })
-    } else {
-        let plan = Plan {
-            root: o.ws().root.clone(),
-            files: o.ws().python_files(),
-            data: vec![],
-            changes: changes
-                .iter()
-                .map(|(d, t)| (d.rel.clone(), t.clone()))
-                .collect(),
-            tests: ids,
-            budget,
-            python: crate::env::find_python(o.ws()).unwrap_or_else(|| PathBuf::from("python3")),
-            import_roots: o
-                .ws()
-                .import_roots()
-                .iter()
-                .filter_map(|r| o.ws().relative(r))
-                .chain([".".to_string()])
-                .collect(),
-            project_addopts: false,
-            whole_files: false,
-            mode: testrun::Mode::Run,
-        };
-        let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))
-            .await
-            .map_err(|e| {
-                LanserError::internal(format!("the test run panicked: {e}")).with_source(e)
-            })?
-            .map_err(|e| LanserError::usage(format!("--tests impacted: {e}")).with_source(e))?;
-        let bytes = serde_json::to_vec(&ran).expect("runs serialize");
-        o.opts().inputs.read_to_string(INPUT, &key, || Ok(bytes))
-    };
-    let text =
-        text.map_err(|e| LanserError::internal(format!("--tests impacted: {e}")).with_source(e))?;
-    let ran: testrun::Run = serde_json::from_str(&text).map_err(|e| {
-        LanserError::internal(format!("--tests impacted: bad record: {e}")).with_source(e)
-    })?;
+    let ran = served_or_run(o, INPUT, &key, || Plan {
+        root: o.ws().root.clone(),
+        files: o.ws().python_files(),
+        data: vec![],
+        changes: changes
+            .iter()
+            .map(|(d, t)| (d.rel.clone(), t.clone()))
+            .collect(),
+        tests: ids,
+        budget,
+        python: crate::env::find_python(o.ws()).unwrap_or_else(|| PathBuf::from("python3")),
+        import_roots: o
+            .ws()
+            .import_roots()
+            .iter()
+            .filter_map(|r| o.ws().relative(r))
+            .chain([".".to_string()])
+            .collect(),
+        project_addopts: false,
+        whole_files: false,
+        mode: testrun::Mode::Run,
+    })
+    .await?;
     Ok(tally(&ran))
 }
 
@@ -168,15 +150,27 @@ async fn recorded_run(
     budget: Duration,
 ) -> Result<testrun::Run> {
     let key = ids.join(" ");
-    let text = if o.opts().inputs.serves(input, &key) {
-        o.opts().inputs.read_to_string(input, &key, || {
+    served_or_run(o, input, &key, || Plan {
+        budget,
+        ..impact::pytest::plan(o, edits, ids.to_vec())
+    })
+    .await
+}
+
+/// The run of the plan `plan` makes, read through the inputs under (`input`, `key`): a trace
+/// records it, a replay serves it without running anything.
+async fn served_or_run(
+    o: &Orchestrator,
+    input: &str,
+    key: &str,
+    plan: impl FnOnce() -> Plan,
+) -> Result<testrun::Run> {
+    let text = if o.opts().inputs.serves(input, key) {
+        o.opts().inputs.read_to_string(input, key, || {
             Err(std::io::Error::other("served from the trace"))
         })
     } else {
-        let plan = Plan {
-            budget,
-            ..impact::pytest::plan(o, edits, ids.to_vec())
-        };
+        let plan = plan();
         let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))
             .await
             .map_err(|e| {
@@ -184,7 +178,7 @@ async fn recorded_run(
             })?
             .map_err(|e| LanserError::usage(format!("--tests impacted: {e}")).with_source(e))?;
         let bytes = serde_json::to_vec(&ran).expect("runs serialize");
-        o.opts().inputs.read_to_string(input, &key, || Ok(bytes))
+        o.opts().inputs.read_to_string(input, key, || Ok(bytes))
     };
     let text =
         text.map_err(|e| LanserError::internal(format!("--tests impacted: {e}")).with_source(e))?;
