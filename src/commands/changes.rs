@@ -1,7 +1,7 @@
 //! `lanser changes [--since REV | --since-bundle B]`: what changed at the level of symbols
 //! between a base and the files on disk now — definitions added, removed, moved (with the
 //! relocation score as confidence) and changed (signature, body). The base is a git revision
-//! (read with [`super::gitread`]) or the `docVersions` a bundle recorded (their texts come
+//! (read with [`crate::git`]) or the `docVersions` a bundle recorded (their texts come
 //! from the snapshot store, which keeps every recorded version). Outlines come from lanser's
 //! own parse (tree-sitter), without the server, in every language with an outline; the
 //! comparison itself is [`super::symdiff`].
@@ -197,7 +197,7 @@ fn since_rev(o: &Orchestrator, rev: &str) -> Result<Based> {
     let inputs = &o.opts().inputs;
     let list = inputs
         .read_to_string("git:changed", rev, || {
-            super::gitread::changed_since(&root, rev)
+            crate::git::changed_since(&root, rev)
         })
         .map_err(|e| {
             LanserError::usage(format!("changes --since {rev}: {e} (a git revision of the repository holding the workspace)")).with_source(e)
@@ -208,7 +208,7 @@ fn since_rev(o: &Orchestrator, rev: &str) -> Result<Based> {
     for rel in lines.filter(|l| outlined(l)) {
         let old = inputs
             .read_to_string(&format!("git:{rev}"), rel, || {
-                super::gitread::text_at(&root, rev, rel)
+                crate::git::text_at(&root, rev, rel)
             })
             .ok();
         let new = current(o, rel)?;

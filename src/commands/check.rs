@@ -9,10 +9,10 @@ use crate::bundle::facts::{self, CheckFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::edits::patch;
 use crate::error::{LanserError, Result};
+use crate::measure::speculate;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::reward::Measured;
 use crate::selector::resolve::Document;
-use crate::speculate;
 use serde_json::json;
 use std::io::Read;
 
@@ -150,7 +150,7 @@ pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Re
         let one = speculate::speculate(target, &part).await?;
         // pr-v2's terms are read on one server's view: the first group's.
         if v2.is_none() && target.opts().reward.is_v2() {
-            v2 = Some(super::structural::measure_v2(target, &one, &part).await?);
+            v2 = Some(crate::measure::structural::measure_v2(target, &one, &part).await?);
         }
         spec = Some(match spec {
             None => one,

@@ -87,7 +87,7 @@ pub async fn run(o: &mut Orchestrator, selector: &str, goto: Goto) -> Result<Out
         // without pull diagnostics (an error answer) is then asked directly.
         complete = o.wait_ready().await?;
         let file = [target.doc.rel.clone()];
-        match crate::speculate::pull(o, &file).await {
+        match crate::measure::speculate::pull(o, &file).await {
             // A server that hangs or dies here would do the same on the real request.
             Err(e) if matches!(e.code, ErrorCode::LsTimeout | ErrorCode::LsCrash) => return Err(e),
             _ => {}

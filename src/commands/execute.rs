@@ -147,8 +147,8 @@ async fn process_reward(o: &mut Orchestrator, bundle: &Bundle, outcome: Option<&
         m.d_prev = Some(prev);
         if let (None, Some(res), true) = (m.d_now, &bundle.resolution, ok) {
             let file = [res.resolved.path.clone()];
-            if let Ok(map) = crate::speculate::pull(o, &file).await {
-                m.d_now = Some(crate::speculate::count(&map));
+            if let Ok(map) = crate::measure::speculate::pull(o, &file).await {
+                m.d_now = Some(crate::measure::speculate::count(&map));
             }
         }
     }

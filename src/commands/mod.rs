@@ -12,7 +12,6 @@
 //! where the two meet.
 
 pub mod apply_patch;
-pub mod baseline;
 pub mod calls;
 pub mod catalog;
 pub mod changes;
@@ -25,7 +24,6 @@ pub mod diag;
 pub mod edit;
 pub mod execute;
 pub mod format;
-pub mod gitread;
 pub mod hover;
 pub mod impact;
 pub mod inlay;
@@ -41,11 +39,9 @@ pub mod render;
 pub mod route;
 mod show;
 pub mod source;
-pub mod structural;
 pub mod symbols;
 pub mod symdiff;
 pub mod tests_op;
-pub mod tests_term;
 pub mod type_hierarchy;
 pub mod verified;
 

@@ -7,11 +7,11 @@ use crate::bundle::{Edits, Resolution};
 use crate::edits::apply::{self, Mode};
 use crate::edits::{FileChange, Plan};
 use crate::error::{ErrorCode, LanserError, Result};
+use crate::measure::speculate;
 use crate::orchestrator::Orchestrator;
 use crate::reward::Measured;
 use crate::safety::{self, Jail};
 use crate::selector::resolve::Document;
-use crate::speculate;
 use crate::workspace::path_to_uri;
 use lsp_types::notification::DidSaveTextDocument;
 use lsp_types::{DidSaveTextDocumentParams, FileChangeType, WorkspaceEdit};
@@ -147,7 +147,7 @@ pub async fn speculate(
     measured.d_prev = Some(speculate::count(&spec.before));
     measured.d_now = Some(speculate::count(&spec.after));
     if o.opts().reward.is_v2() {
-        measured.v2 = super::structural::measure_v2(o, &spec, &changes).await?;
+        measured.v2 = crate::measure::structural::measure_v2(o, &spec, &changes).await?;
     }
     Ok((measured, Some(json!(speculate::delta(&spec)))))
 }

@@ -1,15 +1,16 @@
 //! `lanser tests SEL | --patch FILE [--run]`: the tests that reach a definition or a patch —
-//! the same selection as `impact` and pr-v3's test term ([`super::impact::selection`]:
+//! the same selection as `impact` and pr-v3's test term ([`crate::measure::impact::selection`]:
 //! pytest's collection, static reach, measured coverage) — and, with `--run`, each one's
 //! outcome, run within `--budget` seconds on an overlay copy of the workspace (the patch
 //! applied there, never to the user's files: [`crate::testrun`]).
 
-use super::impact::{self, item_fact, DEFAULT_DEPTH};
+use super::impact::{self as impact_op, item_fact};
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{self, Facts, TestSelection};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
+use crate::measure::impact::{self, DEFAULT_DEPTH};
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::testrun;
 use schemars::JsonSchema;
@@ -122,7 +123,7 @@ async fn run(o: &mut Orchestrator, args: &Tests) -> Result<Outcome> {
     if args.budget == 0 {
         return Err(LanserError::usage("--budget must be at least one second"));
     }
-    let found = impact::select_for(
+    let found = impact_op::select_for(
         o,
         args.selector.as_deref(),
         args.patch.as_deref(),
@@ -149,7 +150,7 @@ async fn run(o: &mut Orchestrator, args: &Tests) -> Result<Outcome> {
                 depth: (!found.chosen.coverage_only.contains(id)).then_some(*depth),
                 outcome: ran.as_ref().and_then(|r| {
                     let t = r.tests.iter().find(|t| &t.id == id)?;
-                    Some(super::tests_term::name(t.outcome).to_string())
+                    Some(crate::measure::tests_term::name(t.outcome).to_string())
                 }),
             }
         })

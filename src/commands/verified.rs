@@ -9,10 +9,10 @@ use super::mutate::{self, MutationArgs};
 use crate::bundle::Resolution;
 use crate::edits::Plan;
 use crate::error::{ErrorCode, LanserError, Result};
+use crate::measure::speculate;
 use crate::orchestrator::Orchestrator;
 use crate::reward::Measured;
 use crate::selector::resolve::Document;
-use crate::speculate;
 use crate::text::Encoding;
 use lsp_types::{
     DocumentChanges, OneOf, OptionalVersionedTextDocumentIdentifier, Position, Range,

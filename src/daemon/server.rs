@@ -127,7 +127,7 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
     );
     // pytest's collection and per-test coverage, measured while the daemon waits for work.
     let ws = daemon.ws.clone();
-    std::thread::spawn(move || crate::commands::impact::coverage::prewarm(&ws));
+    std::thread::spawn(move || crate::measure::impact::coverage::prewarm(&ws));
     let local = tokio::task::LocalSet::new();
     local
         .run_until(async {

@@ -6,14 +6,14 @@
 //! A clean worktree's HEAD diagnostics are the ones measured before the step, at no cost.
 //! Otherwise the modified tracked files are shown to the server at their HEAD text, the
 //! measured files pulled, the disk text shown again. Outside git, the baseline is the state
-//! before the step. The status and the HEAD texts ([`super::gitread`]) are read through
+//! before the step. The status and the HEAD texts ([`crate::git`]) are read through
 //! [`crate::inputs`], so a trace records them and a replay serves them.
 
-use super::gitread::{modified, text_at};
 use crate::error::Result;
+use crate::git::{modified, text_at};
+use crate::measure::speculate::{self, breaks_at_run_time, with_text, DiagMap, Speculation};
 use crate::orchestrator::Orchestrator;
 use crate::selector::resolve::Document;
-use crate::speculate::{self, breaks_at_run_time, with_text, DiagMap, Speculation};
 use crate::workspace::path_to_uri;
 use std::collections::BTreeMap;
 

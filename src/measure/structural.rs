@@ -12,11 +12,11 @@
 
 use crate::error::Result;
 use crate::lsp::typed;
+use crate::measure::speculate::{self, with_text, Speculation};
 use crate::orchestrator::Orchestrator;
 use crate::relocate::outline::{self, Def, DefKind};
 use crate::reward::v2::{self, Structural};
 use crate::selector::resolve::Document;
-use crate::speculate::{self, with_text, Speculation};
 use crate::workspace::walk::is_python;
 use crate::workspace::{path_to_uri, uri_to_path};
 use lsp_types::request::{HoverRequest, References};

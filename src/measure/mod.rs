@@ -1,0 +1,14 @@
+//! What a change does, measured: the diagnostics it would bring (speculatively, in memory —
+//! [`speculate`]), the errors that were already there at HEAD ([`baseline`]), what it can
+//! reach and which tests cover it ([`impact`]), the structural terms of pr-v2
+//! ([`structural`]) and the test terms of pr-v2 and pr-v3 ([`tests_term`]).
+//!
+//! Operations (`check`, `impact`, `tests`, the mutations' previews) and the process reward
+//! read these; nothing here is an operation or knows about bundles beyond the reward's
+//! measured terms.
+
+pub mod baseline;
+pub mod impact;
+pub mod speculate;
+pub mod structural;
+pub mod tests_term;
