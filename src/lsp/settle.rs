@@ -11,6 +11,7 @@ use super::capabilities::Feature;
 use super::session::Session;
 use crate::error::Result;
 use crate::languages::Ready;
+use lsp_types::request::{DocumentDiagnosticRequest, Request as _};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -50,7 +51,7 @@ impl Session {
     ) -> Result<Value> {
         let settles = self.config.ready == Ready::Settle
             && method.starts_with("textDocument/")
-            && method != "textDocument/diagnostic";
+            && method != DocumentDiagnosticRequest::METHOD;
         if !settles {
             return self.request_with_timeout(method, params, timeout).await;
         }
@@ -74,7 +75,7 @@ impl Session {
     async fn pull_sign(&self, uri: &str, bound: Duration) -> bool {
         let params = serde_json::json!({"textDocument": {"uri": uri}});
         let answered = self
-            .request_with_timeout("textDocument/diagnostic", params, bound)
+            .request_with_timeout(DocumentDiagnosticRequest::METHOD, params, bound)
             .await
             .is_ok();
         if answered {
