@@ -142,6 +142,8 @@ async fn offered(
     uri: &str,
     kind: Option<&str>,
 ) -> Result<Vec<Value>> {
+    o.ensure_session().await?;
+    super::nav::require::<CodeActionRequest>(o, Feature::CodeAction)?;
     let session = o.ensure_session().await?;
     let pulled = session.pull_diagnostics(uri).await.unwrap_or(Value::Null);
     let diags = pulled

@@ -177,7 +177,7 @@ fn cmake_through_cmake_language_server() {
 }
 
 /// Fortran through fortls: a module function defined, referenced and renamed across files,
-/// its hover and outline, a variable declared twice; no document highlights.
+/// its hover and outline, a variable declared twice; no document highlights, no code actions.
 #[test]
 fn fortran_through_fortls_across_files() {
     let ws = fixture("fortran");
@@ -192,6 +192,7 @@ fn fortran_through_fortls_across_files() {
         with("symbols", serde_json::json!({"file": shapes})),
         with("diag", serde_json::json!({"targets": ["src/broken.f90"]})),
         at("highlight", &decl),
+        at("code-actions", &decl),
     ];
     let b = session(w, &lines);
     assert!(b.iter().all(|x| server(x) == "fortls"));
@@ -233,6 +234,8 @@ fn fortran_through_fortls_across_files() {
         "textDocument/documentHighlight",
         "documentHighlightProvider",
     );
+    // fortls declares no codeActionProvider: asked anyway, it would say "no actions".
+    refused(&b[7], "textDocument/codeAction", "codeActionProvider");
     cli_refuses(
         w,
         &["highlight", &decl],
