@@ -24,7 +24,7 @@
 //! `environment.configDigest`.
 
 use crate::digest::sha256_tagged;
-use crate::error::{LanserError, Result};
+use crate::error::{ErrorCode, LanserError, Result};
 pub use crate::languages::Ready;
 pub use crate::servers::{Origin, Provision, ServerDef, BASEDPYRIGHT_VERSION, DEFAULT_SERVER};
 use serde::Deserialize;
@@ -39,7 +39,7 @@ pub const FILE_NAME: &str = "lanser.toml";
 /// control characters from the file (a newline in a quoted key, say) are shown escaped.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {}: {source}", one_line(path))]
+    #[error("cannot read {}", one_line(path))]
     Read {
         path: String,
         #[source]
@@ -67,7 +67,7 @@ fn one_line(text: &str) -> String {
 
 impl From<ConfigError> for LanserError {
     fn from(e: ConfigError) -> Self {
-        LanserError::usage(e.to_string())
+        LanserError::keeping_chain(ErrorCode::Usage, e)
     }
 }
 

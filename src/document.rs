@@ -21,9 +21,8 @@ pub struct Document {
 
 impl Document {
     pub fn load(abs: PathBuf, rel: String) -> Result<Document> {
-        let bytes = std::fs::read(&abs).map_err(|e| {
-            LanserError::not_found(format!("cannot read {rel}: {e}")).with_source(e)
-        })?;
+        let bytes = std::fs::read(&abs)
+            .map_err(|e| LanserError::not_found(format!("cannot read {rel}")).with_source(e))?;
         Document::from_bytes(abs, rel, bytes)
     }
 
@@ -82,9 +81,8 @@ const DOC_CACHE_BYTES: usize = if cfg!(test) { 1 << 10 } else { 256 << 20 };
 impl DocCache {
     /// [`Document::load`], through the cache.
     pub fn load(&self, abs: PathBuf, rel: String) -> Result<Arc<Document>> {
-        let bytes = std::fs::read(&abs).map_err(|e| {
-            LanserError::not_found(format!("cannot read {rel}: {e}")).with_source(e)
-        })?;
+        let bytes = std::fs::read(&abs)
+            .map_err(|e| LanserError::not_found(format!("cannot read {rel}")).with_source(e))?;
         let mut guard = self.docs.lock().unwrap_or_else(|p| p.into_inner());
         let (docs, held) = &mut *guard;
         if let Some(d) = docs.get(&abs) {

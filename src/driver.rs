@@ -32,7 +32,7 @@ pub fn run() -> Result<ExitStatus, LanserError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| LanserError::internal(format!("tokio runtime: {e}")).with_source(e))?;
+        .map_err(|e| LanserError::internal("cannot start the tokio runtime").with_source(e))?;
     runtime.block_on(run_cli(cli))
 }
 

@@ -2,8 +2,10 @@
 //!
 //! Every failure lanser reports is a [`LanserError`]: an [`ErrorCode`] (which fixes the exit
 //! status, the `E/…` symbol and whether a retry may help) plus a one-line message naming what
-//! was wrong. Modules keep their own thiserror enums where they need structure and convert into
-//! this type at their boundary.
+//! was wrong, without its cause; the cause (an I/O error, a serde error, …) is kept once, as the
+//! error's `#[source]`, and [`LanserError::causes`] lists the chain. Modules keep their own
+//! thiserror enums where they need structure and convert into this type at their boundary,
+//! keeping the chain.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -130,7 +132,8 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// A failure with its code and a one-line message (no trailing period).
+/// A failure with its code and a one-line message (no trailing period) naming what was wrong;
+/// why (the underlying error) is its source, never folded into the message.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct LanserError {
@@ -138,8 +141,8 @@ pub struct LanserError {
     pub message: String,
     /// Machine-readable evidence (conflict hunks, candidates), carried into the bundle.
     pub details: Option<serde_json::Value>,
-    /// What caused it (an I/O error, a serde error, …): never in a bundle, shown with
-    /// `--verbose` as the chain under the error line.
+    /// What caused it (an I/O error, a serde error, …): the bundle's `error.causes`, folded
+    /// into the error line (or, with `--verbose`, listed under it).
     #[source]
     pub source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
@@ -168,6 +171,19 @@ impl LanserError {
         self
     }
 
+    /// A module's error converted at its boundary: its text is the message, its sources (not
+    /// itself, which would say the message twice) the causes.
+    pub fn keeping_chain(
+        code: ErrorCode,
+        e: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        let err = LanserError::new(code, e.to_string());
+        match e.source() {
+            Some(_) => err.with_source(Sources(Box::new(e))),
+            None => err,
+        }
+    }
+
     /// Its direct source, when that is a `T`.
     pub fn source_as<T: std::error::Error + 'static>(&self) -> Option<&T> {
         self.source.as_deref()?.downcast_ref::<T>()
@@ -183,6 +199,12 @@ impl LanserError {
         }
         out
     }
+
+    /// The error as one line, its causes folded in: `E/CODE: message: cause: cause`.
+    pub fn one_line(&self) -> String {
+        folded(self.code, &self.message, &self.causes())
+    }
+
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::NotFound, message)
     }
@@ -194,6 +216,48 @@ impl LanserError {
     }
     pub fn crash(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::LsCrash, message)
+    }
+}
+
+/// An error and the chain of its sources on one line, `what: cause: cause` (anyhow's `{:#}`),
+/// for an error said as text where no chain can follow it.
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = e.to_string();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        line.push_str(": ");
+        line.push_str(&cause.to_string());
+        next = cause.source();
+    }
+    line
+}
+
+/// `E/CODE: message: cause: cause` — an error and its causes on one line, each said once.
+pub fn folded(code: ErrorCode, message: &str, causes: &[String]) -> String {
+    let mut line = format!("{code}: {message}");
+    for cause in causes {
+        line.push_str(": ");
+        line.push_str(cause);
+    }
+    line
+}
+
+/// The chain under an error, without the error: shows as its first source.
+#[derive(Debug)]
+struct Sources(Box<dyn std::error::Error + Send + Sync>);
+
+impl fmt::Display for Sources {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.source() {
+            Some(first) => write!(f, "{first}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for Sources {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()?.source()
     }
 }
 

@@ -31,7 +31,7 @@ impl Jail {
                 .iter()
                 .map(|g| {
                     glob::Pattern::new(g).map_err(|e| {
-                        LanserError::usage(format!("bad --{flag} glob {g}: {e}")).with_source(e)
+                        LanserError::usage(format!("bad --{flag} glob {g}")).with_source(e)
                     })
                 })
                 .collect()
@@ -71,7 +71,7 @@ impl Jail {
             )));
         }
         let mut resolved = crate::workspace::uri::canonical(&existing)
-            .map_err(|e| refuse(format!("refusing to touch {shown}: {e}")))?;
+            .map_err(|e| refuse(format!("refusing to touch {shown}")).with_source(e))?;
         for part in rest.iter().rev() {
             resolved.push(part);
         }
@@ -122,7 +122,7 @@ pub fn require_clean_worktree(root: &Path) -> Result<()> {
         .include_ignored(false);
     let statuses = repo
         .statuses(Some(&mut opts))
-        .map_err(|e| refuse(format!("cannot read git status: {}", e.message())))?;
+        .map_err(|e| refuse("cannot read git status".into()).with_source(e))?;
     let dirty: Vec<String> = statuses
         .iter()
         .filter(|s| s.status() != git2::Status::CURRENT)
@@ -267,8 +267,9 @@ impl WorkspaceLock {
     fn acquire_within(root: &Path, wait: Duration) -> Result<Option<WorkspaceLock>> {
         let path = state_dir(root, "locks").with_extension("lock");
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| refuse(format!("cannot create {}: {e}", parent.display())))?;
+            std::fs::create_dir_all(parent).map_err(|e| {
+                refuse(format!("cannot create {}", parent.display())).with_source(e)
+            })?;
         }
         let started = Instant::now();
         loop {
@@ -309,7 +310,9 @@ impl WorkspaceLock {
                         }
                     }
                 }
-                Err(e) => return Err(refuse(format!("cannot lock {}: {e}", path.display()))),
+                Err(e) => {
+                    return Err(refuse(format!("cannot lock {}", path.display())).with_source(e))
+                }
             }
         }
     }

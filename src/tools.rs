@@ -159,15 +159,17 @@ pub fn reward(files: &[std::path::PathBuf], weights: Option<&str>, json: bool) -
     let mut mismatch = None;
     let mut step = 0;
     for f in files {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| LanserError::not_found(format!("{}: {e}", f.display())))?;
+        let text = std::fs::read_to_string(f).map_err(|e| {
+            LanserError::not_found(format!("cannot read {}", f.display())).with_source(e)
+        })?;
         for (i, line) in text
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
         {
             let bundle: serde_json::Value = serde_json::from_str(line).map_err(|e| {
-                LanserError::usage(format!("{}:{}: not a bundle: {e}", f.display(), i + 1))
+                LanserError::usage(format!("{}:{}: not a bundle", f.display(), i + 1))
+                    .with_source(e)
             })?;
             let again = recompute(&bundle, weights)?;
             let recorded = again.recorded;

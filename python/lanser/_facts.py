@@ -143,6 +143,10 @@ class ErrorObj(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
+    causes: list[str] | None = Field(
+        None,
+        description="Why: the error's causes (its source chain), outermost first, one line each; absent\nwhen there are none. `message` says what was wrong and never repeats them.",
+    )
     code: str
     details: Any | None = None
     message: str

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable, Iterator, Optional, Union
+from typing import Any, AsyncIterator, Iterable, Iterator, List, Optional, Union
 
 from ._bin import child_env, find_lanser_bin
 
@@ -87,11 +87,14 @@ class Bundle:
 
 class LanserError(Exception):
     """A bundle whose status is `error` (or a lanser process that stopped answering):
-    `code` (E/NOT_FOUND, ...), `exit_code` (lanser's documented exit code), `message`, and
-    the error `bundle` (None when there is none)."""
+    `code` (E/NOT_FOUND, ...), `exit_code` (lanser's documented exit code), `message` (what
+    was wrong), `causes` (why: the underlying errors, outermost first) and the error `bundle`
+    (None when there is none). Its text is `code: message: cause: ...`, each said once."""
 
-    def __init__(self, code: str, exit_code: int, message: str, bundle: Optional[Bundle] = None):
-        super().__init__(f"{code}: {message}")
+    def __init__(self, code: str, exit_code: int, message: str, bundle: Optional[Bundle] = None,
+                 causes: Optional[List[str]] = None):
+        self.causes = list(causes or [])
+        super().__init__(": ".join([f"{code}: {message}", *self.causes]))
         self.code = code
         self.exit_code = exit_code
         self.message = message
@@ -100,7 +103,8 @@ class LanserError(Exception):
     @classmethod
     def of(cls, bundle: Bundle) -> "LanserError":
         e = bundle.error or {}
-        return cls(e.get("code", "E/INTERNAL"), bundle.exit_code, e.get("message", ""), bundle)
+        return cls(e.get("code", "E/INTERNAL"), bundle.exit_code, e.get("message", ""), bundle,
+                   e.get("causes"))
 
 
 def _req(cmd: str, selector: Any = None, **args) -> dict:

@@ -93,7 +93,8 @@ class LanserRewardTool:
             text = (f"diagnostics before {facts.get('before')}, after {facts.get('after')}; "
                     f"reward {score['r']}")
         else:
-            text = f"{b.error['code']}: {b.error['message']}"
+            text = ": ".join([f"{b.error['code']}: {b.error['message']}",
+                              *b.error.get("causes", [])])
         return text, score["r"] or 0.0, {"bundleId": b.bundle_id, "components": score["components"]}
 
     async def calc_reward(self, instance_id: str, **kwargs) -> float:

@@ -66,7 +66,7 @@ impl Source {
             return Ok(Source::Reader(stdin.lines()));
         }
         let file = std::fs::File::open(input).map_err(|e| {
-            LanserError::not_found(format!("cannot read requests {input}: {e}")).with_source(e)
+            LanserError::not_found(format!("cannot read requests {input}")).with_source(e)
         })?;
         // A regular file: blocking reads are short.
         Ok(Source::File(std::io::BufRead::lines(
@@ -77,12 +77,14 @@ impl Source {
     /// The next line; cancel-safe (a line is never half read).
     pub async fn next(&mut self) -> Result<Option<String>> {
         match self {
-            Source::Reader(lines) => lines.next_line().await.map_err(|e| {
-                LanserError::internal(format!("reading requests: {e}")).with_source(e)
-            }),
-            Source::File(lines) => lines.next().transpose().map_err(|e| {
-                LanserError::internal(format!("reading requests: {e}")).with_source(e)
-            }),
+            Source::Reader(lines) => lines
+                .next_line()
+                .await
+                .map_err(|e| LanserError::internal("cannot read requests").with_source(e)),
+            Source::File(lines) => lines
+                .next()
+                .transpose()
+                .map_err(|e| LanserError::internal("cannot read requests").with_source(e)),
             Source::List(items) => Ok(items.pop_front()),
         }
     }
@@ -104,8 +106,9 @@ impl Output {
             let file = std::fs::File::create(out).map_err(|e| {
                 LanserError::new(
                     crate::error::ErrorCode::FsPermissions,
-                    format!("cannot write bundles to {out}: {e}"),
+                    format!("cannot write bundles to {out}"),
                 )
+                .with_source(e)
             })?;
             Box::new(std::io::BufWriter::new(file))
         };
@@ -123,11 +126,14 @@ impl Output {
             .write_all(jcs.as_bytes())
             .and_then(|_| self.writer.write_all(b"\n"))
             .and_then(|_| self.writer.flush())
-            .map_err(|e| LanserError::internal(format!("writing bundles to {}: {e}", self.out)))?;
+            .map_err(|e| {
+                LanserError::internal(format!("cannot write bundles to {}", self.out))
+                    .with_source(e)
+            })?;
         if let Some(e) = &bundle.error {
             self.failed += 1;
             self.first
-                .get_or_insert_with(|| format!("line {line}: {}: {}", e.code, e.message));
+                .get_or_insert_with(|| format!("line {line}: {}", e.one_line()));
         }
         Ok(())
     }

@@ -136,7 +136,7 @@ async fn settle(window: &mut VecDeque<Slot>, pool: &mut Pool) -> Result<()> {
             };
             let (worker, bundle) = handle
                 .await
-                .map_err(|e| LanserError::internal(format!("batch worker: {e}")).with_source(e))?;
+                .map_err(|e| LanserError::internal("a batch worker failed").with_source(e))?;
             pool.give(worker);
             slot.work = Work::Done(Box::new(bundle));
         }
@@ -166,7 +166,7 @@ async fn next_or_front(
     };
     let finished = tokio::select! {
         line = source.next() => return Ok(Next::Line(line?)),
-        done = handle => done.map_err(|e| LanserError::internal(format!("batch worker: {e}")).with_source(e))?,
+        done = handle => done.map_err(|e| LanserError::internal("a batch worker failed").with_source(e))?,
     };
     let (worker, bundle) = finished;
     pool.give(worker);
@@ -362,7 +362,7 @@ async fn finish(work: Work, pool: &mut Pool) -> Result<(Bundle, bool)> {
         Work::Running(handle) => {
             let (worker, bundle) = handle
                 .await
-                .map_err(|e| LanserError::internal(format!("batch worker: {e}")).with_source(e))?;
+                .map_err(|e| LanserError::internal("a batch worker failed").with_source(e))?;
             pool.give(worker);
             (bundle, false)
         }

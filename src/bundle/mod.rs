@@ -109,11 +109,17 @@ pub struct ErrorObj {
     pub retryable: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
-    /// The error's causes (its source chain), outermost first: never in the bundle's bytes,
-    /// shown under the error line with `--verbose`.
-    #[serde(skip)]
-    #[schemars(skip)]
+    /// Why: the error's causes (its source chain), outermost first, one line each; absent
+    /// when there are none. `message` says what was wrong and never repeats them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub causes: Vec<String>,
+}
+
+impl ErrorObj {
+    /// `E/CODE: message: cause: cause` — the error and its causes on one line.
+    pub fn one_line(&self) -> String {
+        crate::error::folded(self.code, &self.message, &self.causes)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]

@@ -107,12 +107,12 @@ fn prev_d(path: &std::path::Path, inputs: &Inputs) -> Result<u64> {
         .read_to_string("--prev-bundle", &path.to_string_lossy(), || {
             std::fs::read(path)
         })
-        .map_err(|e| LanserError::not_found(format!("--prev-bundle {}: {e}", path.display())))?;
+        .map_err(|e| {
+            LanserError::not_found(format!("cannot read --prev-bundle {}", path.display()))
+                .with_source(e)
+        })?;
     let v: serde_json::Value = serde_json::from_str(text.trim()).map_err(|e| {
-        LanserError::usage(format!(
-            "--prev-bundle {}: not a bundle: {e}",
-            path.display()
-        ))
+        LanserError::usage(format!("--prev-bundle {}: not a bundle", path.display())).with_source(e)
     })?;
     v.pointer("/processReward/inputs/d_now")
         .and_then(serde_json::Value::as_u64)
@@ -248,8 +248,9 @@ impl Global {
                 self.tau
             )));
         }
-        let cwd = std::env::current_dir()
-            .map_err(|e| LanserError::internal(format!("current directory: {e}")).with_source(e))?;
+        let cwd = std::env::current_dir().map_err(|e| {
+            LanserError::internal("cannot read the current directory").with_source(e)
+        })?;
         Ok(Options {
             workspace: self.workspace.clone(),
             server_cmd: self.server_cmd.clone(),

@@ -200,7 +200,7 @@ fn since_rev(o: &Orchestrator, rev: &str) -> Result<Based> {
             crate::git::changed_since(&root, rev)
         })
         .map_err(|e| {
-            LanserError::usage(format!("changes --since {rev}: {e} (a git revision of the repository holding the workspace)")).with_source(e)
+            LanserError::usage(format!("changes --since {rev}: cannot compare the workspace with it (a git revision of the repository holding the workspace)")).with_source(e)
         })?;
     let mut lines = list.lines();
     let commit = lines.next().unwrap_or_default().to_string();
@@ -240,13 +240,11 @@ fn since_bundle(o: &Orchestrator, path: &str) -> Result<Based> {
         .opts()
         .inputs
         .read_to_string("--since-bundle", path, || std::fs::read(&abs))
-        .map_err(|e| LanserError::not_found(format!("bundle {path}: {e}")).with_source(e))?;
+        .map_err(|e| LanserError::not_found(format!("cannot read bundle {path}")).with_source(e))?;
     let bundle: serde_json::Value = serde_json::from_str(text.lines().next().unwrap_or(""))
         .map_err(|e| {
-            LanserError::usage(format!(
-                "bundle {path}: not a bundle (one line of JSON): {e}"
-            ))
-            .with_source(e)
+            LanserError::usage(format!("bundle {path}: not a bundle (one line of JSON)"))
+                .with_source(e)
         })?;
     let Some(versions) = bundle["meta"]["docVersions"].as_object() else {
         return Err(LanserError::usage(format!(

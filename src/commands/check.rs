@@ -62,8 +62,8 @@ pub(crate) fn read_input(o: &Orchestrator, what: &str, path: &str) -> Result<Str
     });
     text.map_err(|e| {
         match path {
-            "-" => LanserError::usage(format!("cannot read the {what} from stdin: {e}")),
-            _ => LanserError::not_found(format!("{what} {path}: {e}")),
+            "-" => LanserError::usage(format!("cannot read the {what} from stdin")),
+            _ => LanserError::not_found(format!("cannot read the {what} {path}")),
         }
         .with_source(e)
     })

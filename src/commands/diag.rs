@@ -46,7 +46,7 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
     for t in targets {
         if is_glob(t) {
             let pattern = glob::Pattern::new(t.trim_start_matches("./"))
-                .map_err(|e| LanserError::usage(format!("bad glob {t}: {e}")).with_source(e))?;
+                .map_err(|e| LanserError::usage(format!("bad glob {t}")).with_source(e))?;
             let files = listing.get_or_insert_with(all);
             let matched: Vec<&String> = files.iter().filter(|f| pattern.matches(f)).collect();
             if matched.is_empty() {

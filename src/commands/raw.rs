@@ -134,9 +134,8 @@ pub async fn run(o: &mut Orchestrator, method: &str, source: Source<'_>) -> Resu
     let mut doc: Option<Document> = None;
     let params = match source {
         Source::Payload(text) => {
-            let params: Value = serde_json::from_str(text).map_err(|e| {
-                LanserError::usage(format!("--payload is not valid JSON: {e}")).with_source(e)
-            })?;
+            let params: Value = serde_json::from_str(text)
+                .map_err(|e| LanserError::usage("--payload is not valid JSON").with_source(e))?;
             let uri = params.pointer("/textDocument/uri").and_then(Value::as_str);
             if let Some(abs) = uri.and_then(uri_to_path) {
                 if let Some(rel) = o.ws().relative(&abs) {

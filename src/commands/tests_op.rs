@@ -202,15 +202,14 @@ async fn run_tests(
         };
         let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))
             .await
-            .map_err(|e| {
-                LanserError::internal(format!("the test run panicked: {e}")).with_source(e)
-            })?
-            .map_err(|e| LanserError::usage(format!("tests --run: {e}")).with_source(e))?;
+            .map_err(|e| LanserError::internal("the test run panicked").with_source(e))?
+            .map_err(|e| LanserError::usage("tests --run: cannot run the tests").with_source(e))?;
         let bytes = serde_json::to_vec(&ran).expect("runs serialize");
         o.opts().inputs.read_to_string(INPUT, &key, || Ok(bytes))
     };
-    let text =
-        text.map_err(|e| LanserError::internal(format!("tests --run: {e}")).with_source(e))?;
+    let text = text.map_err(|e| {
+        LanserError::internal("tests --run: cannot read the test run").with_source(e)
+    })?;
     serde_json::from_str(&text)
-        .map_err(|e| LanserError::internal(format!("tests --run: bad record: {e}")).with_source(e))
+        .map_err(|e| LanserError::internal("tests --run: bad record").with_source(e))
 }

@@ -96,7 +96,10 @@ pub async fn run(cli: &Cli) -> Option<Result<ExitStatus>> {
     client::install_on_first_need(&ws, &opts);
     let paths = Paths::for_root(&ws.root);
     if let Err(e) = ensure_started(&ws.root, &paths, None) {
-        eprintln!("lanser: daemon unavailable ({e}); answering in-process");
+        eprintln!(
+            "lanser: daemon unavailable ({}); answering in-process",
+            crate::error::chain(&e)
+        );
         return None;
     }
     let remote = Remote {
@@ -111,7 +114,10 @@ pub async fn run(cli: &Cli) -> Option<Result<ExitStatus>> {
     let stream = match Stream::open(&remote).await {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("lanser: daemon unavailable ({e}); answering in-process");
+            eprintln!(
+                "lanser: daemon unavailable ({}); answering in-process",
+                crate::error::chain(&e)
+            );
             return None;
         }
     };
@@ -316,7 +322,8 @@ impl Batch {
                     match reply {
                         Reply::Bundle(jcs) => {
                             let bundle: Bundle = serde_json::from_str(&jcs).map_err(|e| {
-                                LanserError::internal(format!("daemon bundle: {e}"))
+                                LanserError::internal("the daemon sent an unreadable bundle")
+                                    .with_source(e)
                             })?;
                             self.emit(slot.line, &jcs, &bundle)?;
                         }
@@ -324,7 +331,8 @@ impl Batch {
                         Reply::Lost(e) => {
                             if self.stream.take().is_some() {
                                 eprintln!(
-                                    "lanser: daemon lost ({e}); answering the rest in-process"
+                                    "lanser: daemon lost ({}); answering the rest in-process",
+                                    crate::error::chain(&e)
                                 );
                             }
                             self.answer_here(slot.line, &slot.text).await?;

@@ -67,7 +67,10 @@ pub fn answer(
     match run_remote(&ws, opts) {
         Ok(reply) => Some(print_reply(reply, cli.global.json, &ws)),
         Err(e) => {
-            eprintln!("lanser: daemon unavailable ({e}); answering in-process");
+            eprintln!(
+                "lanser: daemon unavailable ({}); answering in-process",
+                crate::error::chain(&e)
+            );
             None
         }
     }
@@ -117,7 +120,8 @@ fn print_reply(reply: FromDaemon, json: bool, ws: &Workspace) -> crate::error::R
     match reply {
         FromDaemon::Bundle { jcs } => {
             let bundle: Bundle = serde_json::from_str(&jcs).map_err(|e| {
-                crate::error::LanserError::internal(format!("daemon bundle: {e}")).with_source(e)
+                crate::error::LanserError::internal("the daemon sent an unreadable bundle")
+                    .with_source(e)
             })?;
             let text = if json {
                 format!("{jcs}\n")

@@ -28,7 +28,7 @@ pub mod transport;
 
 pub use crate::cli::Action;
 use crate::cli::Global;
-use crate::error::LanserError;
+use crate::error::{ErrorCode, LanserError};
 use crate::exit::ExitStatus;
 use crate::orchestrator::Options;
 use crate::workspace::Workspace;
@@ -49,7 +49,7 @@ pub const NO_DAEMON_ENV: &str = "LANSER_NO_DAEMON";
 /// Why the daemon could not be used (the CLI then answers in-process).
 #[derive(Debug, thiserror::Error)]
 pub enum DaemonError {
-    #[error("daemon I/O at {path}: {source}")]
+    #[error("daemon I/O at {path}")]
     Io {
         path: PathBuf,
         source: std::io::Error,
@@ -247,7 +247,7 @@ pub async fn command(
                 .unwrap_or_else(idle_from_env);
             return match server::serve(ws, paths, idle).await {
                 Ok(()) => Ok(ExitStatus::Success),
-                Err(e) => Err(LanserError::internal(e.to_string()).with_source(e)),
+                Err(e) => Err(LanserError::keeping_chain(ErrorCode::Internal, e)),
             };
         }
         Action::Start { idle_timeout } => client::ensure_started(&ws.root, &paths, *idle_timeout)
@@ -272,7 +272,7 @@ pub async fn command(
     };
     match result {
         Ok(text) => crate::output::emit(&text),
-        Err(e) => Err(LanserError::internal(e.to_string()).with_source(e)),
+        Err(e) => Err(LanserError::keeping_chain(ErrorCode::Internal, e)),
     }
 }
 

@@ -228,7 +228,7 @@ fn reply(answer: Result<String, LanserError>) -> FromDaemon {
         Ok(jcs) => FromDaemon::Bundle { jcs },
         Err(e) => FromDaemon::Failed {
             exit: e.code.exit_code(),
-            line: format!("lanser: {e}"),
+            line: format!("lanser: {}", e.one_line()),
         },
     }
 }

@@ -113,8 +113,9 @@ fn denied(path: &Path) -> Result<()> {
 fn io(what: &str, path: &Path, e: std::io::Error) -> LanserError {
     LanserError::new(
         ErrorCode::FsPermissions,
-        format!("{what} {}: {e}", path.display()),
+        format!("{what} {}", path.display()),
     )
+    .with_source(e)
 }
 
 /// The temp file process `pid` writes `path` through, beside it.
@@ -662,13 +663,13 @@ fn git_apply(root: &Path, plan: &Plan) -> Result<()> {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .map_err(|e| LanserError::internal(format!("cannot run git: {e}")).with_source(e))?;
+        .map_err(|e| LanserError::internal("cannot run git").with_source(e))?;
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(patch.as_bytes());
     }
     let out = child
         .wait_with_output()
-        .map_err(|e| LanserError::internal(format!("git apply: {e}")).with_source(e))?;
+        .map_err(|e| LanserError::internal("git apply did not finish").with_source(e))?;
     if out.status.success() {
         return Ok(());
     }

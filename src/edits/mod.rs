@@ -78,9 +78,8 @@ fn uri_str(u: &lsp_types::Uri) -> &str {
 
 /// A WorkspaceEdit that came as JSON (a command's result, a captured `workspace/applyEdit`).
 pub fn workspace_edit(raw: &Value) -> Result<WorkspaceEdit> {
-    serde_json::from_value(raw.clone()).map_err(|e| {
-        LanserError::internal(format!("server sent a malformed WorkspaceEdit: {e}")).with_source(e)
-    })
+    serde_json::from_value(raw.clone())
+        .map_err(|e| LanserError::internal("server sent a malformed WorkspaceEdit").with_source(e))
 }
 
 impl Plan {

@@ -74,7 +74,7 @@ impl Handler {
                 Blame::One(RequestId::Str(_)) | Blame::None => Vec::new(),
             };
             if failed.is_empty() {
-                st.last_malformed = Some(why.to_string());
+                st.last_malformed = Some(crate::error::chain(&*why));
             }
             failed
         };
@@ -88,7 +88,7 @@ impl Handler {
             let mut st = self.shared.lock();
             st.closed = true;
             if !matches!(why, FrameError::Closed) {
-                st.close_reason = Some(format!("sent a malformed frame ({why})"));
+                st.close_reason = Some(Arc::new(why));
             }
             st.pending.drain().map(|(_, tx)| tx).collect()
         };

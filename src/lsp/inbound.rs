@@ -100,7 +100,7 @@ struct ConfigurationItem {
 /// Params that do not fit the method's type: answered InvalidParams (a request), or dropped
 /// (a notification).
 #[derive(Debug, thiserror::Error)]
-#[error("{method} params do not fit the protocol: {source}")]
+#[error("{method} params do not fit the protocol")]
 pub struct InvalidParams {
     pub method: String,
     #[source]
@@ -112,7 +112,7 @@ impl InvalidParams {
     pub fn response(&self) -> ResponseError {
         ResponseError {
             code: code::INVALID_PARAMS,
-            message: self.to_string(),
+            message: crate::error::chain(self),
             data: None,
         }
     }

@@ -109,8 +109,8 @@ pub(super) struct State {
     pub(super) logged_version: Option<String>,
     /// uri → (version, text digest) of documents opened in the server.
     pub(super) open_docs: HashMap<String, (i32, String)>,
-    /// Why the stream ended, when it was not a plain exit.
-    pub(super) close_reason: Option<String>,
+    /// Why the stream ended, when it was not a plain exit (a frame that could not be read).
+    pub(super) close_reason: Option<Arc<FrameError>>,
     /// What was wrong with the last frame from the server that was not a message and failed no
     /// request, for the message of a request that then times out.
     pub(super) last_malformed: Option<String>,
@@ -214,7 +214,7 @@ impl Session {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| {
-                LanserError::crash(format!("cannot start language server {program}: {e}"))
+                LanserError::crash(format!("cannot start language server {program}")).with_source(e)
             })?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
@@ -440,7 +440,7 @@ impl Session {
                 Err(server_error(method, code, &message))
             }
             Ok(Ok(Err(RpcError::Malformed(why)))) => Err(LanserError::crash(format!(
-                "language server sent a malformed frame ({why}) during {method}"
+                "language server sent a malformed frame during {method}"
             ))
             .with_source(why)),
             Ok(Ok(Err(RpcError::Closed))) | Ok(Err(_)) => Err(self.crash_error(method)),
@@ -462,7 +462,10 @@ impl Session {
 
     pub(super) fn crash_error(&self, method: &str) -> LanserError {
         if let Some(why) = self.shared.lock().close_reason.clone() {
-            return LanserError::crash(format!("language server {why} during {method}"));
+            return LanserError::crash(format!(
+                "language server sent a malformed frame during {method}"
+            ))
+            .with_source(why);
         }
         let tail = self
             .transport

@@ -64,11 +64,11 @@ pub enum FrameError {
     Closed,
     #[error("bad Content-Length header: {0}")]
     BadLength(String),
-    #[error("frame body is not JSON: {0}")]
+    #[error("frame body is not JSON")]
     BadJson(#[source] serde_json::Error),
-    #[error("frame is not an LSP message: {0}")]
+    #[error("frame is not an LSP message")]
     NotMessage(#[source] NotMessage),
-    #[error("i/o error: {0}")]
+    #[error("i/o error")]
     Io(#[from] std::io::Error),
 }
 

@@ -191,7 +191,7 @@ const MAX_LINES: usize = 200;
 pub fn text_of(bundle: &Bundle, ws: &Workspace, offset: usize, limit: usize) -> String {
     if bundle.status == Status::Error {
         return match &bundle.error {
-            Some(e) => format!("{}: {}", e.code, e.message),
+            Some(e) => e.one_line(),
             None => "error".into(),
         };
     }

@@ -128,9 +128,7 @@ pub async fn run(
         };
         let jcs = match jcs {
             Ok(j) => j,
-            Err(e) => {
-                return super::failure(&format!("request {}: {}: {}", i + 1, e.code, e.message))
-            }
+            Err(e) => return super::failure(&format!("request {}: {}", i + 1, e.one_line())),
         };
         let (Ok(value), Ok(bundle)) = (
             serde_json::from_str::<Value>(&jcs),

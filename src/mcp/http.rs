@@ -70,12 +70,11 @@ pub async fn serve(server: Server, bind: Bind) -> Result<()> {
     let listener = tokio::net::TcpListener::bind(bind.addr)
         .await
         .map_err(|e| {
-            LanserError::internal(format!("mcp --http {}: cannot listen: {e}", bind.addr))
-                .with_source(e)
+            LanserError::internal(format!("mcp --http {}: cannot listen", bind.addr)).with_source(e)
         })?;
     let local = listener
         .local_addr()
-        .map_err(|e| LanserError::internal(format!("mcp --http: {e}")).with_source(e))?;
+        .map_err(|e| LanserError::internal("mcp --http: no local address").with_source(e))?;
     let mut config = StreamableHttpServerConfig::default();
     if !local.ip().is_loopback() {
         // Reached under names lanser cannot know (a container's host alias, a LAN name); the

@@ -110,7 +110,7 @@ impl Server {
         };
         match jcs {
             Ok(jcs) => result_of(&jcs, &self.answerer.ws, call.offset, call.limit),
-            Err(e) => failure(&format!("{}: {}", e.code, e.message)),
+            Err(e) => failure(&e.one_line()),
         }
     }
 }
@@ -235,7 +235,7 @@ pub async fn serve(global: &crate::cli::Global, args: &crate::cli::McpArgs) -> R
                 .clone()
                 .serve(rmcp::transport::stdio())
                 .await
-                .map_err(|e| LanserError::internal(format!("mcp: {e}")).with_source(e))?;
+                .map_err(|e| LanserError::internal("mcp: cannot serve on stdio").with_source(e))?;
             let _ = running.waiting().await;
         }
     }

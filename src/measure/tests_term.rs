@@ -173,18 +173,18 @@ async fn served_or_run(
         let plan = plan();
         let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))
             .await
+            .map_err(|e| LanserError::internal("the test run panicked").with_source(e))?
             .map_err(|e| {
-                LanserError::internal(format!("the test run panicked: {e}")).with_source(e)
-            })?
-            .map_err(|e| LanserError::usage(format!("--tests impacted: {e}")).with_source(e))?;
+                LanserError::usage("--tests impacted: cannot run the tests").with_source(e)
+            })?;
         let bytes = serde_json::to_vec(&ran).expect("runs serialize");
         o.opts().inputs.read_to_string(input, key, || Ok(bytes))
     };
-    let text =
-        text.map_err(|e| LanserError::internal(format!("--tests impacted: {e}")).with_source(e))?;
-    serde_json::from_str(&text).map_err(|e| {
-        LanserError::internal(format!("--tests impacted: bad record: {e}")).with_source(e)
-    })
+    let text = text.map_err(|e| {
+        LanserError::internal("--tests impacted: cannot read the test run").with_source(e)
+    })?;
+    serde_json::from_str(&text)
+        .map_err(|e| LanserError::internal("--tests impacted: bad record").with_source(e))
 }
 
 /// An outcome's name in a bundle.

@@ -359,7 +359,9 @@ impl Orchestrator {
                         servers::resolve(&root, cmd.as_deref(), &def, install)
                     })
                     .await
-                    .map_err(|e| LanserError::internal(e.to_string()))??;
+                    .map_err(|e| {
+                        LanserError::internal("finding the server failed").with_source(e)
+                    })??;
                     self.server = Some(s.clone());
                     s
                 }

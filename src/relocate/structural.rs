@@ -165,9 +165,8 @@ impl ParseCache {
                 abs.display()
             ))
         })?;
-        let bytes = std::fs::read(&abs).map_err(|e| {
-            LanserError::not_found(format!("cannot read {rel}: {e}")).with_source(e)
-        })?;
+        let bytes = std::fs::read(&abs)
+            .map_err(|e| LanserError::not_found(format!("cannot read {rel}")).with_source(e))?;
         // The same bytes need no hash, line index or parse again.
         if let Some(p) = self.files.lock().ok().and_then(|m| m.get(&abs).cloned()) {
             if p.module == module && p.doc.rel == rel && p.doc.text.as_bytes() == bytes {

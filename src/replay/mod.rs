@@ -212,7 +212,7 @@ impl Scratch {
         let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("lanser-replay-{}-{n}", std::process::id()));
         let io = |e: std::io::Error| {
-            LanserError::internal(format!("replay workspace {}: {e}", dir.display()))
+            LanserError::internal(format!("replay workspace {}", dir.display())).with_source(e)
         };
         std::fs::create_dir_all(&dir).map_err(io)?;
         let scratch = Scratch(dir.clone());

@@ -96,8 +96,9 @@ async fn run(cli: &Cli, action: &TraceCmd) -> Result<(ExitStatus, String, Option
                         serde_json::from_value(op.bundle.clone()).map_err(|e| {
                             LanserError::new(
                                 ErrorCode::ReplayMismatch,
-                                format!("operation {} is not a bundle: {e}", op.n),
+                                format!("operation {} is not a bundle", op.n),
                             )
+                            .with_source(e)
                         })?;
                     let _ = writeln!(out, "# {} {} {}", op.n, op.cmd(), op.selector());
                     out.push_str(&crate::commands::render::render(&bundle, &ws));

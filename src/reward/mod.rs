@@ -136,7 +136,7 @@ pub fn recompute(bundle: &Value, weights: Option<&str>) -> Result<Recomputed> {
         .get("processReward")
         .filter(|v| !v.is_null())
         .ok_or_else(|| LanserError::usage("bundle has no processReward"))?;
-    let bad = |e: serde_json::Error| LanserError::usage(format!("bad processReward: {e}"));
+    let bad = |e: serde_json::Error| LanserError::usage("bad processReward").with_source(e);
     let out = |recorded: f64, again: Value| {
         let field = |k: &str| again.get(k).cloned().unwrap_or(Value::Null);
         Recomputed {

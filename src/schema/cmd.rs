@@ -50,7 +50,7 @@ pub fn run(action: &SchemaCmd) -> Result<(ExitStatus, String)> {
         }
         SchemaCmd::Export { dir } => {
             std::fs::create_dir_all(dir).map_err(|e| {
-                LanserError::internal(format!("schema export {}: {e}", dir.display()))
+                LanserError::internal(format!("schema export {}", dir.display())).with_source(e)
             })?;
             let mut text = String::new();
             for kind in Kind::ALL {
@@ -80,7 +80,7 @@ pub fn run(action: &SchemaCmd) -> Result<(ExitStatus, String)> {
         SchemaCmd::ValidateBatch { kind, dir } => {
             let validator = Validator::new(*kind);
             let entries = std::fs::read_dir(dir).map_err(|e| {
-                LanserError::not_found(format!("validate-batch {}: {e}", dir.display()))
+                LanserError::not_found(format!("validate-batch {}", dir.display())).with_source(e)
             })?;
             let mut files: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
@@ -122,8 +122,9 @@ fn invalid_if(invalid: bool) -> ExitStatus {
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text)
-        .map_err(|e| LanserError::internal(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, text).map_err(|e| {
+        LanserError::internal(format!("cannot write {}", path.display())).with_source(e)
+    })
 }
 
 struct Report {
@@ -147,8 +148,9 @@ fn documents(text: &str) -> Vec<(usize, std::result::Result<Value, String>)> {
 }
 
 fn validate_file(validator: &Validator, file: &Path) -> Result<Report> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| LanserError::not_found(format!("{}: {e}", file.display())))?;
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        LanserError::not_found(format!("cannot read {}", file.display())).with_source(e)
+    })?;
     let docs = documents(&text);
     let mut report = Report {
         documents: docs.len(),

@@ -94,7 +94,7 @@ fn last_line(bytes: &[u8]) -> String {
 fn run(what: &str, cmd: &mut Command) -> Result<()> {
     let out = cmd
         .output()
-        .map_err(|e| LanserError::crash(format!("{what}: {e}")).with_source(e))?;
+        .map_err(|e| LanserError::crash(format!("{what}: cannot run it")).with_source(e))?;
     if out.status.success() {
         return Ok(());
     }
@@ -231,12 +231,14 @@ pub fn install_into(def: &ServerDef, dir: &Path) -> Result<()> {
     let parent = dir
         .parent()
         .ok_or_else(|| LanserError::internal("bad install directory"))?;
-    std::fs::create_dir_all(parent)
-        .map_err(|e| LanserError::crash(format!("{what}: {}: {e}", parent.display())))?;
-    let lock = std::fs::File::create(parent.join(".install.lock"))
-        .map_err(|e| LanserError::crash(format!("{what}: lock: {e}")).with_source(e))?;
+    std::fs::create_dir_all(parent).map_err(|e| {
+        LanserError::crash(format!("{what}: cannot create {}", parent.display())).with_source(e)
+    })?;
+    let lock = std::fs::File::create(parent.join(".install.lock")).map_err(|e| {
+        LanserError::crash(format!("{what}: cannot create its lock")).with_source(e)
+    })?;
     lock.lock()
-        .map_err(|e| LanserError::crash(format!("{what}: lock: {e}")).with_source(e))?;
+        .map_err(|e| LanserError::crash(format!("{what}: cannot take its lock")).with_source(e))?;
     if installed(def, dir) {
         return Ok(());
     }
@@ -264,8 +266,10 @@ pub fn install_into(def: &ServerDef, dir: &Path) -> Result<()> {
                 entry(def, &tmp).display()
             )));
         }
-        std::fs::rename(&tmp, dir)
-            .map_err(|e| LanserError::crash(format!("{what}: {}: {e}", dir.display())))?;
+        std::fs::rename(&tmp, dir).map_err(|e| {
+            LanserError::crash(format!("{what}: cannot move it to {}", dir.display()))
+                .with_source(e)
+        })?;
         if def.provision == Provision::Pip {
             reshebang(&tmp, dir);
         }

@@ -172,9 +172,9 @@ pub struct Run {
 
 #[derive(Debug, thiserror::Error)]
 pub enum TestRunError {
-    #[error("cannot build the test overlay: {0}")]
+    #[error("cannot build the test overlay")]
     Overlay(#[source] io::Error),
-    #[error("cannot run the interpreter {}: {source}", python.display())]
+    #[error("cannot run the interpreter {}", python.display())]
     Interpreter {
         python: PathBuf,
         #[source]

@@ -44,7 +44,7 @@ pub const ROOT_TOKEN: &str = "${LANSER_ROOT}";
 /// Why a trace cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
-    #[error("cannot read trace {path}: {source}")]
+    #[error("cannot read trace {path}")]
     Io {
         path: String,
         #[source]
@@ -63,7 +63,7 @@ impl From<TraceError> for LanserError {
             // A trace that no longer parses cannot reproduce what it recorded.
             TraceError::Malformed { .. } | TraceError::NoHeader(_) => ErrorCode::ReplayMismatch,
         };
-        LanserError::new(code, e.to_string())
+        LanserError::keeping_chain(code, e)
     }
 }
 

@@ -23,7 +23,7 @@ struct State {
     seq: u64,
     ops: usize,
     /// The first write failure; reported by [`Recorder::finish`].
-    error: Option<String>,
+    error: Option<Arc<std::io::Error>>,
 }
 
 /// For `--trace-file`: a recorder for the workspace `opts` names, its tap installed in `opts`.
@@ -53,10 +53,8 @@ impl Recorder {
                 std::io::ErrorKind::PermissionDenied => ErrorCode::FsPermissions,
                 _ => ErrorCode::NotFound,
             };
-            LanserError::new(
-                code,
-                format!("cannot write trace file {}: {e}", path.display()),
-            )
+            LanserError::new(code, format!("cannot write trace file {}", path.display()))
+                .with_source(e)
         })?;
         Ok(Recorder {
             state: Arc::new(Mutex::new(State {
@@ -80,7 +78,7 @@ impl Recorder {
             .write_all(line.as_bytes())
             .and_then(|_| st.out.write_all(b"\n"))
         {
-            st.error = Some(e.to_string());
+            st.error = Some(Arc::new(e));
         }
     }
 
@@ -163,7 +161,7 @@ impl Recorder {
     fn eof(&self, error: Option<&FrameError>, stderr: &[String]) {
         let error = error.map(|e| match e {
             FrameError::BadLength(v) => EndError::BadLength(v.clone()),
-            other => EndError::Other(other.to_string()),
+            other => EndError::Other(crate::error::chain(other)),
         });
         let stderr = stderr
             .iter()
@@ -227,7 +225,7 @@ impl Recorder {
     fn flush(&self) {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if let Err(e) = st.out.flush() {
-            st.error.get_or_insert(e.to_string());
+            st.error.get_or_insert(Arc::new(e));
         }
     }
 
@@ -238,8 +236,9 @@ impl Recorder {
         match &st.error {
             Some(e) => Err(LanserError::new(
                 ErrorCode::FsPermissions,
-                format!("cannot write trace file {}: {e}", self.path.display()),
-            )),
+                format!("cannot write trace file {}", self.path.display()),
+            )
+            .with_source(e.clone())),
             None => Ok(()),
         }
     }

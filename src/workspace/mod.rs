@@ -93,8 +93,9 @@ impl Workspace {
                 .unwrap_or(cwd)
                 .to_path_buf(),
         };
-        let root = uri::canonical(&root)
-            .map_err(|e| LanserError::not_found(format!("workspace {}: {e}", root.display())))?;
+        let root = uri::canonical(&root).map_err(|e| {
+            LanserError::not_found(format!("no workspace at {}", root.display())).with_source(e)
+        })?;
         Ok(Workspace::new(root))
     }
 
@@ -170,8 +171,9 @@ impl Workspace {
                 self.root.display()
             )));
         };
-        let canon = uri::canonical(found)
-            .map_err(|e| LanserError::not_found(format!("file {path}: {e}")).with_source(e))?;
+        let canon = uri::canonical(found).map_err(|e| {
+            LanserError::not_found(format!("cannot resolve file {path}")).with_source(e)
+        })?;
         match self.relative(&canon) {
             Some(rel) => {
                 if !canon.is_file() {

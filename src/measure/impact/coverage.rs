@@ -81,9 +81,10 @@ pub async fn touching(
         let bytes = serde_json::to_vec(&answer).expect("hits serialize");
         o.opts().inputs.read_to_string(INPUT, &key, || Ok(bytes))
     };
-    let text = text.map_err(|e| LanserError::internal(format!("coverage: {e}")).with_source(e))?;
+    let text = text
+        .map_err(|e| LanserError::internal("coverage: no recorded measurement").with_source(e))?;
     serde_json::from_str(&text)
-        .map_err(|e| LanserError::internal(format!("coverage: bad record: {e}")).with_source(e))
+        .map_err(|e| LanserError::internal("coverage: bad record").with_source(e))
 }
 
 fn hit(data: &Data, lines: &Lines) -> Hit {
@@ -129,7 +130,7 @@ pub async fn ensure(
     let work = move || measure(root, base, files, ids, digest);
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|e| LanserError::internal(format!("coverage panicked: {e}")).with_source(e))
+        .map_err(|e| LanserError::internal("coverage panicked").with_source(e))
 }
 
 /// In a warm daemon's background, once it starts: collect and measure the workspace as it is,
@@ -193,7 +194,7 @@ fn measure(
             budget: BUDGET,
             ..base
         };
-        let (run, cov) = testrun::coverage(&p).map_err(|e| e.to_string())?;
+        let (run, cov) = testrun::coverage(&p).map_err(|e| crate::error::chain(&e))?;
         let cov = cov.ok_or("coverage.py recorded nothing")?;
         if run.timed_out {
             return Err(format!(

@@ -151,9 +151,7 @@ pub async fn catalog(o: &Orchestrator) -> Result<Arc<Catalog>> {
         let p = plan(o, vec![], vec![]);
         let found = tokio::task::spawn_blocking(move || testrun::collect(&p))
             .await
-            .map_err(|e| {
-                LanserError::internal(format!("collection panicked: {e}")).with_source(e)
-            })?;
+            .map_err(|e| LanserError::internal("collection panicked").with_source(e))?;
         let catalog = match found {
             Ok(c) if !c.is_empty() => Catalog {
                 collected: Some(c),
@@ -165,17 +163,19 @@ pub async fn catalog(o: &Orchestrator) -> Result<Arc<Catalog>> {
             },
             Err(e) => Catalog {
                 collected: None,
-                note: Some(format!("{e}: pytest's naming rules stand in")),
+                note: Some(format!(
+                    "{}: pytest's naming rules stand in",
+                    crate::error::chain(&e)
+                )),
             },
         };
         let bytes = serde_json::to_vec(&catalog).expect("catalogs serialize");
         o.opts().inputs.read_to_string(INPUT, &digest, || Ok(bytes))
     };
     let text =
-        text.map_err(|e| LanserError::internal(format!("collection: {e}")).with_source(e))?;
-    let catalog: Catalog = serde_json::from_str(&text).map_err(|e| {
-        LanserError::internal(format!("collection: bad record: {e}")).with_source(e)
-    })?;
+        text.map_err(|e| LanserError::internal("collection: no recorded catalog").with_source(e))?;
+    let catalog: Catalog = serde_json::from_str(&text)
+        .map_err(|e| LanserError::internal("collection: bad record").with_source(e))?;
     let catalog = Arc::new(catalog);
     cache
         .lock()
