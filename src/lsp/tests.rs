@@ -101,12 +101,14 @@ async fn a_malformed_frame_fails_the_request_it_could_answer_and_the_session_goe
     };
     let e = session.request::<HoverRequest>(hover).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::LsCrash, "{e}");
-    assert!(
-        e.message.starts_with(
-            "language server sent a malformed frame (frame body is not JSON: EOF while parsing"
-        ) && e.message.ends_with(") during textDocument/hover"),
-        "{e}"
+    assert_eq!(
+        e.message,
+        "language server sent a malformed frame during textDocument/hover"
     );
+    let causes = e.causes();
+    assert_eq!(causes.len(), 2, "{causes:?}");
+    assert_eq!(causes[0], "frame body is not JSON");
+    assert!(causes[1].starts_with("EOF while parsing"), "{causes:?}");
 
     let def = GotoDefinitionParams {
         text_document_position_params: position(),
@@ -116,8 +118,14 @@ async fn a_malformed_frame_fails_the_request_it_could_answer_and_the_session_goe
     let e = session.request::<GotoDefinition>(def).await.unwrap_err();
     assert_eq!(
         e.message,
-        "language server sent a malformed frame (frame is not an LSP message: a response with \
-         neither result nor error) during textDocument/definition"
+        "language server sent a malformed frame during textDocument/definition"
+    );
+    assert_eq!(
+        e.causes(),
+        [
+            "frame is not an LSP message",
+            "a response with neither result nor error"
+        ]
     );
     // Its own request was answered MethodNotFound, under its string id.
     assert_eq!(

@@ -206,12 +206,12 @@ fn server_faults_map_to_exit_codes_without_hanging() {
         (
             "badjson",
             65,
-            "sent a malformed frame (frame body is not JSON: EOF while parsing a value",
+            "sent a malformed frame during textDocument/definition: frame body is not JSON: EOF while parsing a value",
         ),
         (
             "notlsp",
             65,
-            "sent a malformed frame (frame is not an LSP message: a response with neither result nor error) during textDocument/definition",
+            "sent a malformed frame during textDocument/definition: frame is not an LSP message: a response with neither result nor error",
         ),
     ];
     for (mode, code, needle) in cases {
@@ -452,27 +452,71 @@ fn diagnostic_messages_name_no_machine_path() {
     assert_eq!(ids[0], ids[1]);
 }
 
+/// An error is said once (issue 28): the message names what was wrong, the cause (here the
+/// operating system's own error) follows it once — folded into the one line by default, on
+/// its own `caused by:` line under `--verbose` — and the bundle keeps the two apart:
+/// `error.message` without the cause, `error.causes` with it.
 #[test]
-fn verbose_shows_an_errors_cause_under_its_one_line() {
+fn an_errors_cause_is_said_once_with_or_without_verbose() {
     let ws = srcpkg();
-    let missing = tempfile::tempdir().unwrap().path().join("gone.diff");
+    let gone = tempfile::tempdir().unwrap();
+    let missing = gone.path().join("gone.diff");
     let missing = missing.to_string_lossy().into_owned();
+    let os = std::fs::read(&missing).unwrap_err().to_string();
+    assert!(os.contains("os error 2"), "{os}");
+    let what = format!("cannot read the patch {missing}");
     let args = ["check", "--patch", &missing, "--workspace", &ws];
     let plain = run(&args);
     assert_eq!(plain.status.code(), Some(3), "{}", stderr(&plain));
-    assert_eq!(stderr(&plain).lines().count(), 1, "{}", stderr(&plain));
     let verbose = run(&[&args[..], &["--verbose"]].concat());
     assert_eq!(verbose.status.code(), Some(3));
-    let lines: Vec<String> = stderr(&verbose).lines().map(String::from).collect();
-    assert_eq!(
-        lines[0],
-        stderr(&plain).trim_end(),
-        "the error line is unchanged"
+    let json = run(&[&args[..], &["--json"]].concat());
+    assert_eq!(json.status.code(), Some(3));
+    let b = bundle(&json);
+    for (how, text) in [("plain", stderr(&plain)), ("--verbose", stderr(&verbose))] {
+        assert_eq!(text.matches(&os).count(), 1, "{how}: {text}");
+    }
+    assert!(
+        !b["error"]["message"].as_str().unwrap().contains(&os),
+        "{b}"
     );
-    // The cause is the operating system's own error, kept as the source, not only as text.
-    assert_eq!(lines.len(), 2, "{lines:?}");
-    assert!(lines[1].starts_with("  caused by: "), "{lines:?}");
-    assert!(lines[1].contains("os error 2"), "{lines:?}");
+    assert_eq!(b["error"]["causes"], serde_json::json!([os]));
+    assert_eq!(b["error"]["message"], what.as_str());
+    assert_eq!(
+        stderr(&plain),
+        format!("lanser: E/NOT_FOUND: {what}: {os}\n")
+    );
+    assert_eq!(
+        stderr(&verbose),
+        format!("lanser: E/NOT_FOUND: {what}\n  caused by: {os}\n")
+    );
+    assert_eq!(stderr(&json), stderr(&plain), "--json prints the same line");
+
+    // A lanser.toml that cannot be read fails before any bundle: the same line, the cause kept
+    // through the config module's own error (once, not dropped).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("lanser.toml")).unwrap();
+    let toml = dir.path().join("lanser.toml");
+    let os = std::fs::read(&toml).unwrap_err().to_string();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let what = format!("cannot read {}", root.join("lanser.toml").display());
+    let ws = dir.path().to_string_lossy().into_owned();
+    let args = ["diag", "--workspace", &ws];
+    let plain = run(&args);
+    assert_eq!(plain.status.code(), Some(2), "{}", stderr(&plain));
+    let verbose = run(&[&args[..], &["--verbose"]].concat());
+    assert_eq!(verbose.status.code(), Some(2));
+    assert_eq!(
+        stderr(&verbose).matches(&os).count(),
+        1,
+        "{}",
+        stderr(&verbose)
+    );
+    assert_eq!(stderr(&plain), format!("lanser: E/USAGE: {what}: {os}\n"));
+    assert_eq!(
+        stderr(&verbose),
+        format!("lanser: E/USAGE: {what}\n  caused by: {os}\n")
+    );
 }
 
 /// A launcher script first on PATH (as a pyenv shim is) is run once, by lanser's probe, and
