@@ -291,6 +291,32 @@ mod tests {
         assert_eq!(ErrorCode::from_symbol("E/NOPE"), None);
     }
 
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot read {0}")]
+    struct Unread(&'static str, #[source] std::io::Error);
+
+    #[test]
+    fn a_cause_is_kept_once_through_a_modules_error() {
+        let os = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let e = LanserError::not_found("cannot read a.py").with_source(os());
+        assert_eq!(e.message, "cannot read a.py");
+        assert_eq!(e.causes(), [os().to_string()]);
+        assert_eq!(
+            e.one_line(),
+            format!("E/NOT_FOUND: cannot read a.py: {}", os())
+        );
+        // At a module's boundary its text is the message and its sources the causes.
+        let e = LanserError::keeping_chain(ErrorCode::Usage, Unread("lanser.toml", os()));
+        assert_eq!(e.message, "cannot read lanser.toml");
+        assert_eq!(e.causes(), [os().to_string()]);
+        assert_eq!(
+            chain(&Unread("x", os())),
+            format!("cannot read x: {}", os())
+        );
+        let bare = LanserError::keeping_chain(ErrorCode::Usage, os());
+        assert!(bare.causes().is_empty());
+    }
+
     #[test]
     fn exit_codes_match_appendix_c() {
         let table = [

@@ -256,8 +256,9 @@ mod tests {
         assert_eq!(blame(r#"{"id":{},"method":"x"}"#), Blame::None);
         assert_eq!(blame(r#"{"method":5}"#), Blame::None);
         let e = parse(r#"{"id":4}"#).unwrap_err();
+        assert_eq!(e.to_string(), "frame is not an LSP message");
         assert_eq!(
-            e.to_string(),
+            crate::error::chain(&e),
             "frame is not an LSP message: a response with neither result nor error"
         );
     }
