@@ -492,6 +492,23 @@ fn an_errors_cause_is_said_once_with_or_without_verbose() {
     );
     assert_eq!(stderr(&json), stderr(&plain), "--json prints the same line");
 
+    // MCP answers with the same bundle: its text is the folded line, its structured error
+    // keeps message and causes apart.
+    let missing_bundle = gone.path().join("gone.json");
+    let what = format!("cannot read bundle {}", missing_bundle.display());
+    let mut mcp = lanser();
+    mcp.args(["mcp", "--workspace", &ws]);
+    let since = serde_json::json!({"since_bundle": missing_bundle});
+    let answer = &mcp_session(mcp, &[("changes", since)])[0];
+    assert_eq!(answer["isError"], true, "{answer}");
+    assert_eq!(
+        answer["content"][0]["text"],
+        format!("E/NOT_FOUND: {what}: {os}").as_str()
+    );
+    let error = &answer["structuredContent"]["error"];
+    assert_eq!(error["message"], what.as_str(), "{answer}");
+    assert_eq!(error["causes"], serde_json::json!([os]), "{answer}");
+
     // A lanser.toml that cannot be read fails before any bundle: the same line, the cause kept
     // through the config module's own error (once, not dropped).
     let dir = tempfile::tempdir().unwrap();
