@@ -8,7 +8,7 @@
 
 use crate::bundle::normalize::Normalizer;
 use crate::bundle::{
-    Bundle, Edits, Environment, Meta, Python, RequestEcho, Resolution, Resolved, ServerId, Status,
+    Bundle, Edits, Meta, Python, RequestEcho, Resolution, Resolved, ServerId, Status,
     BUNDLE_VERSION,
 };
 
@@ -26,6 +26,7 @@ use crate::servers;
 use crate::servers::ServerSpec;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
+mod environment;
 mod options;
 mod ready;
 pub use options::{Options, DEFAULT_PAGE_SIZE};
@@ -210,48 +211,6 @@ impl Orchestrator {
         }
     }
 
-    /// The interpreter's facts, once the probe started with the orchestrator has answered.
-    async fn python(&mut self) -> Python {
-        if self.python.is_none() {
-            let probed = match self.python_probe.take() {
-                Some(h) => h.await.ok(),
-                None => None,
-            };
-            self.python = Some(probed.unwrap_or_else(|| env::probe_python(&self.ws, None)));
-        }
-        self.python.clone().expect("probed above")
-    }
-
-    pub async fn environment(&mut self) -> Environment {
-        let python = self.python().await;
-        let config_digest = self.config_digest(&python);
-        let server = self.server_id();
-        Environment {
-            server,
-            position_encoding: self.encoding(),
-            python,
-            config_digest,
-            platform: env::platform(),
-        }
-    }
-
-    /// The configuration's digest, computed once for these settings, interpreter and
-    /// lanser.toml layers (the server files are read again after [`reconfigure`]).
-    ///
-    /// [`reconfigure`]: Self::reconfigure
-    fn config_digest(&mut self, python: &Python) -> String {
-        let layers = self.config.file_digests();
-        let key = format!("{}|{:?}|{layers:?}", self.settings, python.exe);
-        match &self.config_digest {
-            Some((k, digest)) if *k == key => digest.clone(),
-            _ => {
-                let digest = env::config_digest_with(&self.ws, &self.settings, python, &layers);
-                self.config_digest = Some((key, digest.clone()));
-                digest
-            }
-        }
-    }
-
     /// Take re-read configuration (`reload`): the settings served to the server, the merged
     /// lanser.toml and the server's definition; the next bundle's `configDigest` is read again.
     pub fn reconfigure(&mut self, settings: Value, config: Config, def: ServerDef) {
@@ -259,11 +218,6 @@ impl Orchestrator {
         self.config = config;
         self.server_def = def;
         self.config_digest = None;
-    }
-
-    /// The interpreter's facts, when the probe has answered.
-    pub fn probed_python(&self) -> Option<&Python> {
-        self.python.as_ref()
     }
 
     /// The settings served to workspace/configuration.
