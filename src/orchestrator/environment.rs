@@ -80,7 +80,10 @@ mod tests {
         // Polled once, then dropped: the probe (a python3 start) has not answered yet.
         let _ = tokio::time::timeout(Duration::ZERO, o.python()).await;
         let got = o.python().await;
-        assert!(want.exe.is_some(), "this machine has a python3 for the probe");
+        assert!(
+            want.exe.is_some(),
+            "this machine has a python3 for the probe"
+        );
         let json = |p: &Python| serde_json::to_value(p).unwrap();
         assert_eq!(json(&got), json(&want));
     }
