@@ -376,13 +376,20 @@ impl Config {
         crate::servers::routing::route(&self.servers, &self.default, path)
     }
 
-    /// Every file type a server of this configuration takes: what the workspace index tracks
-    /// beyond the sources ([`crate::workspace::walk::Types`]).
+    /// Every file type a server of this configuration takes, and every type lanser outlines
+    /// without one: what the workspace index tracks beyond the sources
+    /// ([`crate::workspace::walk::Types`]), so traces carry those files and a warm daemon
+    /// sees them change.
     pub fn file_types(&self) -> crate::workspace::walk::Types {
         let types = self
             .servers
             .values()
-            .flat_map(|d| d.file_types.iter().cloned());
+            .flat_map(|d| d.file_types.iter().cloned())
+            .chain(
+                crate::relocate::grammars::FILE_TYPES
+                    .iter()
+                    .map(|t| t.to_string()),
+            );
         crate::workspace::walk::Types::new(types)
     }
 

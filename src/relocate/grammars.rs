@@ -33,6 +33,48 @@ pub enum Grammar {
     CMake,
 }
 
+/// Every file name and extension [`Grammar::for_path`] knows: the types lanser outlines
+/// (the workspace index tracks them, so traces carry them and a warm daemon sees them change).
+pub const FILE_TYPES: &[&str] = &[
+    "Dockerfile",
+    "Containerfile",
+    "CMakeLists.txt",
+    "py",
+    "pyi",
+    "ts",
+    "mts",
+    "cts",
+    "tsx",
+    "js",
+    "jsx",
+    "mjs",
+    "cjs",
+    "go",
+    "rs",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "cxx",
+    "hh",
+    "hpp",
+    "hxx",
+    "sh",
+    "bash",
+    "php",
+    "json",
+    "jsonc",
+    "yaml",
+    "yml",
+    "toml",
+    "html",
+    "htm",
+    "css",
+    "dockerfile",
+    "containerfile",
+    "cmake",
+];
+
 impl Grammar {
     /// The grammar for a file named `path`, by its extension.
     pub fn for_path(path: &str) -> Option<Grammar> {
@@ -154,6 +196,18 @@ pub fn parse(grammar: Grammar, text: &str) -> Option<Tree> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn every_listed_file_type_has_a_grammar() {
+        for t in super::FILE_TYPES {
+            let name = if t.chars().next().is_some_and(char::is_uppercase) {
+                t.to_string()
+            } else {
+                format!("a.{t}")
+            };
+            assert!(super::Grammar::for_path(&name).is_some(), "{t}");
+        }
+    }
     use super::*;
 
     #[test]

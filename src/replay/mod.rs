@@ -170,9 +170,17 @@ fn recorded_identity(trace: &Trace) -> (ServerSpec, Python) {
 }
 
 /// The first difference between the recorded files and the workspace now.
+///
+/// A trace recorded before the index tracked the servers' and outlines' file types holds
+/// sources and configuration files only: the workspace is compared on those.
 fn compare_workspace(trace: &Trace, ws: &crate::workspace::Workspace) -> Option<String> {
+    let listed = |p: &str| {
+        crate::workspace::walk::is_source(p) || crate::workspace::index::SERVER_CONFIG.contains(&p)
+    };
+    let sources_only = trace.files.iter().all(|f| listed(&f.path));
     let now: Vec<(String, String)> = snapshot_files(ws)
         .into_iter()
+        .filter(|(p, _)| !sources_only || listed(p))
         .map(|(p, b)| (p, crate::digest::sha256_tagged(&b)))
         .collect();
     let digest = workspace_digest(now.iter().map(|(p, d)| (p.as_str(), d.as_str())));

@@ -251,8 +251,8 @@ impl Trace {
     }
 }
 
-/// The files of the snapshot a server reads, as the workspace index lists them: every Python
-/// source, then the configuration files present, as (relative path, bytes).
+/// The files of the snapshot, as the workspace index lists them (every file it tracks and the
+/// server's configuration files present), as (relative path, bytes).
 pub fn snapshot_files(ws: &Workspace) -> Vec<(String, Vec<u8>)> {
     let names = ws.index().snapshot_digests();
     names

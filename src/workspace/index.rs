@@ -494,12 +494,15 @@ impl Index {
         out
     }
 
-    /// The files a trace records as the server's snapshot: every source and the server's
+    /// The files a trace records as the snapshot: every file the index tracks (the sources,
+    /// the configured servers' file types, the types lanser outlines) and the server's
     /// configuration files present, with their tagged digests (`sha256:<hex>`).
     pub fn snapshot_digests(&mut self) -> Vec<(String, String)> {
         self.hashes()
             .into_iter()
-            .filter(|(rel, _)| walk::is_source(rel) || SERVER_CONFIG.contains(&rel.as_str()))
+            .filter(|(rel, _)| {
+                self.walker.types().tracks(rel) || SERVER_CONFIG.contains(&rel.as_str())
+            })
             .map(|(rel, h)| (rel, format!("sha256:{h}")))
             .collect()
     }

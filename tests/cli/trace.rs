@@ -222,6 +222,49 @@ fn recorded_sources_replay_where_the_workspace_is_gone() {
     assert_eq!(o.stdout, rec.stdout);
 }
 
+/// A trace carries every file type lanser reads, not only the sources: TOML outlines (no
+/// server) replay byte for byte from the recorded files, with the workspace gone.
+#[test]
+fn recorded_outline_files_of_other_types_replay_where_the_workspace_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("empty-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let ws = dir.path().join("ws");
+    copy_tree(&fixture("outlines"), &ws);
+    let trace = dir.path().join("t.jsonl");
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        concat!(
+            "{\"cmd\":\"locate\",\"selector\":\"sym://config/settings.toml#server.tls.cert-file\"}\n",
+            "{\"cmd\":\"locate\",\"selector\":\"sym://config/settings.toml#server.port\"}\n",
+        ),
+    )
+    .unwrap();
+    let rec = lanser()
+        .args(["batch", "--trace-sources"])
+        .arg("--in")
+        .arg(&input)
+        .arg("--out")
+        .arg(dir.path().join("out.jsonl"))
+        .arg("--workspace")
+        .arg(&ws)
+        .arg("--trace-file")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(rec.status.success(), "{}", stderr(&rec));
+    let toml = read(&ws, "config/settings.toml");
+    let recs = records(&trace);
+    assert!(recs.iter().any(|r| r["type"] == "file"
+        && r["path"] == "config/settings.toml"
+        && r["content"] == toml.as_str()));
+    std::fs::remove_dir_all(&ws).unwrap();
+    let ts = trace.to_string_lossy().into_owned();
+    let o = offline(&home, &["trace", "replay", "--trace-file", &ts, "--verify"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 #[test]
 fn list_and_show_filter_operations() {
     let dir = tempfile::tempdir().unwrap();
