@@ -1,6 +1,7 @@
 //! The typed `facts` of the built-in operations: one struct per `request.cmd`, which each operation
-//! names as its `Operation::Facts`. Each builds its facts from its struct (through [`to_json`]) and
-//! its human rendering reads them back as that struct, so the one type serializes the bundle,
+//! names as its `Operation::Facts`. Each returns its facts as that struct (erased to JSON once,
+//! by [`crate::outcome::Outcome::erase`], when the bundle is assembled) and its human rendering
+//! reads them back as that struct, so the one type serializes the bundle,
 //! generates its schema and is what `render` sees: the schema is true by construction.
 //! `additionalProperties: false` (added by `schema`) makes a new key a visible schema change. Inner
 //! payloads that mirror the server's own shapes (hover contents, code actions, capabilities, a raw
@@ -45,11 +46,6 @@ facts! {
     HoverFacts, LocateFacts, PrepareRenameFacts, CheckFacts, ImpactFacts, RenameFacts, CodeActionsFacts,
     RenameFileFacts, CallsFacts, SignatureFacts, CapabilitiesFacts, StatusFacts, ReloadFacts,
     RequestFacts,
-}
-
-/// A command's typed facts as the bundle's `facts` member.
-pub fn to_json<T: Serialize>(facts: &T) -> Value {
-    serde_json::to_value(facts).expect("facts serialize")
 }
 
 /// Where a fact came from.

@@ -65,7 +65,7 @@ impl Operation for ApplyPatch {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.verified.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         let text = super::check::read_patch(o, &self.patch)?;
         let mut changes = Vec::new();
         for fp in &patch::parse(&text)? {
@@ -76,7 +76,7 @@ impl Operation for ApplyPatch {
         }
         let m = self.mutation.args(self.verified.apply);
         let v = super::verified::write(o, &m, self.verified.require_clean, &changes, None).await?;
-        let facts = crate::bundle::facts::to_json(&write_facts(&v));
+        let facts = write_facts(&v);
         Ok(outcome(v, facts, None))
     }
     fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
@@ -98,11 +98,11 @@ pub(super) fn write_facts(v: &super::verified::Verified) -> WriteFacts {
 }
 
 /// The outcome of a verified write with these `facts`.
-pub(super) fn outcome(
+pub(super) fn outcome<F>(
     v: super::verified::Verified,
-    facts: serde_json::Value,
+    facts: F,
     resolution: Option<crate::bundle::Resolution>,
-) -> Outcome {
+) -> Outcome<F> {
     Outcome {
         facts,
         resolution,

@@ -11,7 +11,7 @@
 use super::nav::require;
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, CallsFacts, Provenance};
+use crate::bundle::facts::{CallsFacts, Provenance};
 use crate::bundle::normalize::{sort_by_location, Normalizer};
 use crate::bundle::Bundle;
 use crate::error::Result;
@@ -48,7 +48,7 @@ impl Operation for Calls {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         let both = !self.incoming && !self.outgoing;
         let dirs = Directions {
             incoming: self.incoming || both,
@@ -123,7 +123,11 @@ fn call_fact(n: &mut Normalizer, other: &Value, sites_uri: &str, ranges: &Value)
     fact
 }
 
-pub async fn run(o: &mut Orchestrator, selector: &str, dirs: Directions) -> Result<Outcome> {
+pub async fn run(
+    o: &mut Orchestrator,
+    selector: &str,
+    dirs: Directions,
+) -> Result<Outcome<CallsFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<CallHierarchyPrepare>(o, Feature::CallHierarchy)?;
@@ -198,13 +202,13 @@ pub async fn run(o: &mut Orchestrator, selector: &str, dirs: Directions) -> Resu
     };
     let incoming = listed(dirs.incoming, incoming);
     let outgoing = listed(dirs.outgoing, outgoing);
-    let facts = facts::to_json(&CallsFacts {
+    let facts = CallsFacts {
         item: item_facts.first().cloned(),
         items: (item_facts.len() > 1).then_some(item_facts),
         incoming,
         outgoing,
         provenance: Provenance::Lsp,
-    });
+    };
     Ok(Outcome {
         facts,
         resolution: Some(o.resolution(&spec, &target)),

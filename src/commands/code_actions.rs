@@ -6,7 +6,7 @@
 use super::mutate::{self, MutationArgs};
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, CodeActionsFacts, Provenance};
+use crate::bundle::facts::{CodeActionsFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::capabilities::Feature;
@@ -61,7 +61,7 @@ impl Operation for CodeActions {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.apply.is_some())
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         let m = self.mutation.args(self.apply.is_some());
         run(
             o,
@@ -271,7 +271,7 @@ pub async fn run(
     kind: Option<&str>,
     pick: Option<&str>,
     m: &MutationArgs,
-) -> Result<Outcome> {
+) -> Result<Outcome<CodeActionsFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     let complete = o.wait_ready().await?;
@@ -286,7 +286,7 @@ pub async fn run(
         .collect();
     let Some(pick) = pick else {
         return Ok(Outcome {
-            facts: facts::to_json(&CodeActionsFacts {
+            facts: CodeActionsFacts {
                 actions: listed,
                 chosen: None,
                 files: None,
@@ -294,7 +294,7 @@ pub async fn run(
                 applied: None,
                 speculative_diagnostics: None,
                 provenance: Provenance::Lsp,
-            }),
+            },
             resolution: Some(resolution),
             complete,
             edits: None,
@@ -307,7 +307,7 @@ pub async fn run(
     let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
     Ok(Outcome {
-        facts: facts::to_json(&CodeActionsFacts {
+        facts: CodeActionsFacts {
             actions: listed,
             chosen: Some(index as u64),
             files: Some(plan.touched()),
@@ -315,7 +315,7 @@ pub async fn run(
             applied: Some(applied),
             speculative_diagnostics: Some(json!(delta)),
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(resolution),
         complete,
         edits: Some(mutate::edits_of(&plan)),

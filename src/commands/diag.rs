@@ -5,7 +5,7 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, DiagCounts, DiagFacts, DiagFailure, Provenance};
+use crate::bundle::facts::{DiagCounts, DiagFacts, DiagFailure, Provenance};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -23,7 +23,7 @@ pub struct Diag {
 impl Operation for Diag {
     const NAME: &'static str = "diag";
     type Facts = DiagFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.targets).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -125,7 +125,7 @@ async fn check(
     Ok((diagnostics, failed, ready))
 }
 
-pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
+pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome<DiagFacts>> {
     let (groups, unchecked) = by_server(o, files(o, targets)?, !targets.is_empty());
     let mut files: Vec<String> = groups.values().flatten().cloned().collect();
     files.sort();
@@ -160,13 +160,13 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
         hint: count("hint") as u64,
     };
     let problems = counts.error + counts.warning;
-    let facts = facts::to_json(&DiagFacts {
+    let facts = DiagFacts {
         files: files.into_iter().map(Value::String).collect(),
-        diagnostics: facts::objects(diagnostics),
+        diagnostics: crate::bundle::facts::objects(diagnostics),
         counts,
         provenance: Provenance::Lsp,
         failed: (!failed.is_empty()).then_some(failed),
-    });
+    };
     Ok(Outcome {
         facts,
         resolution: None,

@@ -82,7 +82,7 @@ pub async fn failed(o: &mut Orchestrator, req: &Request, err: LanserError) -> Bu
 async fn finish(
     o: &mut Orchestrator,
     req: &Request,
-    outcome: Result<Outcome>,
+    outcome: Result<Outcome<Value>>,
     started: Instant,
 ) -> Bundle {
     let echo = RequestEcho {
@@ -135,7 +135,11 @@ fn keep_snapshots(o: &Orchestrator, bundle: &Bundle) {
 /// The process reward for this step: the command's measurements, `--prev-bundle`'s D_{t-1} (measuring
 /// D_t on the target's file when the command did not), the resolution's confidence. A
 /// failed step scores S = 0.
-async fn process_reward(o: &mut Orchestrator, bundle: &Bundle, outcome: Option<&Outcome>) -> Value {
+async fn process_reward(
+    o: &mut Orchestrator,
+    bundle: &Bundle,
+    outcome: Option<&Outcome<Value>>,
+) -> Value {
     let ok = outcome.is_some();
     let mut m = outcome.and_then(|o| o.reward.clone()).unwrap_or(Measured {
         d_prev: None,

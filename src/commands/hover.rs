@@ -2,7 +2,7 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, HoverFacts, Provenance};
+use crate::bundle::facts::{HoverFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::typed;
@@ -26,7 +26,7 @@ impl Operation for Hover {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -38,7 +38,7 @@ impl Operation for Hover {
     }
 }
 
-pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome<HoverFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = HoverParams {
         text_document_position_params: o.position_params(&target).await?,
@@ -52,10 +52,10 @@ pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
         .await?;
     let hover = o.normalizer().hover(&typed::json(&answer));
     Ok(Outcome {
-        facts: facts::to_json(&HoverFacts {
+        facts: HoverFacts {
             hover: Some(hover).filter(|h| !h.is_null()),
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,

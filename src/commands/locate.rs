@@ -6,9 +6,7 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{
-    self, DurableSelectors, LocateFacts, LocateTarget, PreviewLine, Provenance,
-};
+use crate::bundle::facts::{DurableSelectors, LocateFacts, LocateTarget, PreviewLine, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -37,7 +35,7 @@ impl Operation for Locate {
     fn uses_server(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector, self.preview)
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -45,7 +43,7 @@ impl Operation for Locate {
     }
 }
 
-pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcome> {
+pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcome<LocateFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let resolution = o.resolution(&spec, &target);
     let doc = &target.doc;
@@ -73,7 +71,7 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
         resolution.resolved.range,
     );
     Ok(Outcome {
-        facts: facts::to_json(&LocateFacts {
+        facts: LocateFacts {
             target: LocateTarget {
                 path: doc.rel.clone(),
                 range: resolution.resolved.range,
@@ -84,7 +82,7 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
             symbol: symbol.map(|s| json!(s)),
             selectors,
             provenance: Provenance::Parser,
-        }),
+        },
         resolution: Some(resolution),
         complete: true,
         edits: None,

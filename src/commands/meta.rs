@@ -10,7 +10,7 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, CapabilitiesFacts, Provenance, ReloadFacts, StatusFacts};
+use crate::bundle::facts::{CapabilitiesFacts, Provenance, ReloadFacts, StatusFacts};
 use crate::bundle::Bundle;
 use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
@@ -28,7 +28,7 @@ pub struct Capabilities {}
 impl Operation for Capabilities {
     const NAME: &'static str = "capabilities";
     type Facts = CapabilitiesFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         capabilities(o).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -49,7 +49,7 @@ impl Operation for Status {
     fn uses_server(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         status(o)
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -65,7 +65,7 @@ pub struct Reload {}
 impl Operation for Reload {
     const NAME: &'static str = "reload";
     type Facts = ReloadFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         reload(o)
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -74,18 +74,18 @@ impl Operation for Reload {
 }
 
 /// `lanser capabilities`: start the server and report what it declared.
-pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome> {
+pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome<CapabilitiesFacts>> {
     let session = o.ensure_session().await?;
     let summary = capability_summary(session.capabilities());
     let caps = session.raw_capabilities().clone();
     let raw = super::raw::relativize(o.ws(), &caps);
     Ok(Outcome {
-        facts: facts::to_json(&CapabilitiesFacts {
+        facts: CapabilitiesFacts {
             server: o.server_id().map(|s| json!(s)),
             capabilities: raw,
             summary,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: None,
         complete: true,
         edits: None,
@@ -156,7 +156,7 @@ fn sessions(o: &Orchestrator) -> Vec<Value> {
 }
 
 /// `lanser status`: no server is started; nothing is installed.
-pub fn status(o: &Orchestrator) -> Result<Outcome> {
+pub fn status(o: &Orchestrator) -> Result<Outcome<StatusFacts>> {
     let servers: Vec<Value> = o
         .config()
         .servers
@@ -164,12 +164,12 @@ pub fn status(o: &Orchestrator) -> Result<Outcome> {
         .map(|d| server_status(o, d))
         .collect();
     Ok(Outcome {
-        facts: facts::to_json(&StatusFacts {
+        facts: StatusFacts {
             servers,
             config_files: json!(config_files(o.config())),
             sessions: json!(sessions(o)),
             provenance: Provenance::Config,
-        }),
+        },
         resolution: None,
         complete: true,
         edits: None,
@@ -178,7 +178,7 @@ pub fn status(o: &Orchestrator) -> Result<Outcome> {
 }
 
 /// `lanser reload`: re-read lanser.toml; reconfigure a running session.
-pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
+pub fn reload(o: &mut Orchestrator) -> Result<Outcome<ReloadFacts>> {
     let config = Config::load(&o.ws().root)?;
     let def = config.select(Some(&o.server_def().name))?.clone();
     let python = env::find_python(o.ws());
@@ -210,13 +210,13 @@ pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
     };
     o.reconfigure(settings, config, def);
     Ok(Outcome {
-        facts: facts::to_json(&ReloadFacts {
+        facts: ReloadFacts {
             server: o.server_def().name.clone(),
             config_files: json!(config_files(o.config())),
             reloaded: json!(reloaded),
             note: Some(note.to_string()),
             provenance: Provenance::Config,
-        }),
+        },
         resolution: None,
         complete: true,
         edits: None,

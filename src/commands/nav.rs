@@ -5,7 +5,7 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, HighlightFacts, ImplFacts, Provenance, SignatureFacts};
+use crate::bundle::facts::{HighlightFacts, ImplFacts, Provenance, SignatureFacts};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::capabilities::Feature;
@@ -37,7 +37,7 @@ impl Operation for Impl {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         implementation(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -61,7 +61,7 @@ impl Operation for Highlight {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         highlight(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -85,7 +85,7 @@ impl Operation for Signature {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         signature(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -129,7 +129,7 @@ pub fn require<R: Request>(o: &Orchestrator, feature: Feature) -> Result<()> {
 
 /// `lanser impl`: where the symbol is implemented (subclass overrides, protocol members).
 /// Cross-file, so it waits for the project to load.
-pub async fn implementation(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+pub async fn implementation(o: &mut Orchestrator, selector: &str) -> Result<Outcome<ImplFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<GotoImplementation>(o, Feature::Implementation)?;
@@ -145,10 +145,10 @@ pub async fn implementation(o: &mut Orchestrator, selector: &str) -> Result<Outc
         .await?;
     let implementations = o.normalizer().locations(&typed::json(&answer));
     Ok(Outcome {
-        facts: facts::to_json(&ImplFacts {
+        facts: ImplFacts {
             implementations,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,
@@ -198,7 +198,7 @@ pub fn highlights(o: &Orchestrator, uri: &str, raw: &Value) -> Vec<Value> {
 }
 
 /// `lanser highlight`: every occurrence of the symbol in the same file, read or write.
-pub async fn highlight(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+pub async fn highlight(o: &mut Orchestrator, selector: &str) -> Result<Outcome<HighlightFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<DocumentHighlightRequest>(o, Feature::DocumentHighlight)?;
@@ -214,11 +214,11 @@ pub async fn highlight(o: &mut Orchestrator, selector: &str) -> Result<Outcome> 
     let raw = typed::json(&answer);
     let highlights = highlights(o, &path_to_uri(&target.doc.abs), &raw);
     Ok(Outcome {
-        facts: facts::to_json(&HighlightFacts {
+        facts: HighlightFacts {
             path: target.doc.rel.clone(),
             highlights,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,
@@ -285,7 +285,7 @@ pub fn signature_help(raw: &Value) -> Value {
 
 /// `lanser signature`: the signature(s) of the call the selector is inside, and which
 /// parameter it is at. Null when the selector is not inside a call's parentheses.
-pub async fn signature(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+pub async fn signature(o: &mut Orchestrator, selector: &str) -> Result<Outcome<SignatureFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<SignatureHelpRequest>(o, Feature::SignatureHelp)?;
@@ -305,10 +305,10 @@ pub async fn signature(o: &mut Orchestrator, selector: &str) -> Result<Outcome> 
         .await?;
     let raw = typed::json(&answer);
     Ok(Outcome {
-        facts: facts::to_json(&SignatureFacts {
+        facts: SignatureFacts {
             signature: Some(signature_help(&raw)).filter(|s| !s.is_null()),
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,

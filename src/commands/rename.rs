@@ -6,7 +6,7 @@
 use super::mutate::{self, MutationArgs};
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, PrepareRenameFacts, Provenance, RenameFacts};
+use crate::bundle::facts::{PrepareRenameFacts, Provenance, RenameFacts};
 use crate::bundle::Bundle;
 use crate::edits::check_name;
 use crate::error::{LanserError, Result};
@@ -32,7 +32,7 @@ impl Operation for PrepareRename {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         prepare(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -72,7 +72,7 @@ impl Operation for Rename {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         rename(
             o,
             &self.selector,
@@ -109,7 +109,7 @@ async fn prepare_range(
     }
 }
 
-pub async fn prepare(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+pub async fn prepare(o: &mut Orchestrator, selector: &str) -> Result<Outcome<PrepareRenameFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     // Before the project is loaded Pyright refuses prepareRename on valid symbols.
@@ -119,12 +119,12 @@ pub async fn prepare(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
         .normalizer()
         .location(&crate::workspace::path_to_uri(&target.doc.abs), range);
     Ok(Outcome {
-        facts: facts::to_json(&PrepareRenameFacts {
+        facts: PrepareRenameFacts {
             renameable: true,
             range,
             selector: loc.selector,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,
@@ -137,7 +137,7 @@ pub async fn rename(
     selector: &str,
     new_name: &str,
     m: &MutationArgs,
-) -> Result<Outcome> {
+) -> Result<Outcome<RenameFacts>> {
     let (spec, target) = o.resolve(selector)?;
     // Python's rule for a Python file; another language's server judges its own names.
     if crate::workspace::walk::is_python(&target.doc.rel) {
@@ -180,7 +180,7 @@ pub async fn rename(
     let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
     Ok(Outcome {
-        facts: facts::to_json(&RenameFacts {
+        facts: RenameFacts {
             new_name: new_name.to_string(),
             range,
             files: plan.touched(),
@@ -188,7 +188,7 @@ pub async fn rename(
             applied,
             speculative_diagnostics: json!(delta),
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(resolution),
         complete,
         edits: Some(mutate::edits_of(&plan)),

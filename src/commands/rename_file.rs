@@ -11,7 +11,7 @@
 use super::mutate::{self, MutationArgs};
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, MoveKind, Provenance, RenameFileFacts};
+use crate::bundle::facts::{MoveKind, Provenance, RenameFileFacts};
 use crate::bundle::Bundle;
 use crate::bundle::Edits;
 use crate::edits::rename_file;
@@ -51,7 +51,7 @@ impl Operation for RenameFile {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.src, &self.dst, &self.mutation.args(self.apply)).await
     }
     fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
@@ -60,7 +60,12 @@ impl Operation for RenameFile {
     }
 }
 
-pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -> Result<Outcome> {
+pub async fn run(
+    o: &mut Orchestrator,
+    src: &str,
+    dst: &str,
+    m: &MutationArgs,
+) -> Result<Outcome<RenameFileFacts>> {
     let jail = Jail::new(o.ws(), &m.allow, &m.deny)?;
     let mv = rename_file::resolve_paths(o.ws(), &jail, &o.opts().cwd, src, dst)?;
     let mut built = rename_file::build(o.ws(), &jail, &mv, o.encoding())?;
@@ -111,7 +116,7 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
         .map(|(a, b)| json!({"from": a, "to": b}))
         .collect();
     Ok(Outcome {
-        facts: facts::to_json(&RenameFileFacts {
+        facts: RenameFileFacts {
             from: mv.src.clone(),
             to: mv.dst.clone(),
             kind: if mv.is_dir {
@@ -126,7 +131,7 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
             edit_count: built.plan.edit_count() as u64,
             applied,
             provenance,
-        }),
+        },
         resolution: None,
         complete,
         edits: Some(Edits {

@@ -7,7 +7,7 @@
 use super::impact::{self, item_fact, DEFAULT_DEPTH};
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, Facts, TestSelection};
+use crate::bundle::facts::{Facts, TestSelection};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
@@ -90,7 +90,7 @@ impl Operation for Tests {
     fn memoizable(&self) -> bool {
         self.patch.is_none() && !self.run
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, self).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -118,7 +118,7 @@ impl Operation for Tests {
     }
 }
 
-async fn run(o: &mut Orchestrator, args: &Tests) -> Result<Outcome> {
+async fn run(o: &mut Orchestrator, args: &Tests) -> Result<Outcome<TestsFacts>> {
     if args.budget == 0 {
         return Err(LanserError::usage("--budget must be at least one second"));
     }
@@ -163,12 +163,12 @@ async fn run(o: &mut Orchestrator, args: &Tests) -> Result<Outcome> {
         timed_out: r.timed_out,
     });
     Ok(Outcome {
-        facts: facts::to_json(&TestsFacts {
+        facts: TestsFacts {
             tests,
             selection: found.chosen.selection.clone(),
             ran: ran.is_some(),
             summary,
-        }),
+        },
         resolution: found.resolution,
         complete: found.complete && !analysis.truncated,
         edits: None,

@@ -168,7 +168,7 @@ impl Orchestrator {
     pub async fn assemble(
         &mut self,
         request: RequestEcho,
-        outcome: Option<&Outcome>,
+        outcome: Option<&Outcome<Value>>,
         paged: Option<&str>,
     ) -> Bundle {
         let environment = self.environment().await;
