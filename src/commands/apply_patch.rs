@@ -15,7 +15,6 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use crate::selector::resolve::Document;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// Apply a unified diff through the safety envelope: a preview (diff, plan, diagnostics delta) unless --apply
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize)]
@@ -43,7 +42,7 @@ pub struct WriteFacts {
     pub applied: bool,
     /// Per file the diagnostics it adds and removes, measured in memory before any write
     /// (as `check --patch`'s `files`).
-    pub speculative_diagnostics: Value,
+    pub speculative_diagnostics: Vec<crate::bundle::facts::FileDelta>,
     /// Error+warning diagnostics before and after the change.
     pub before: u64,
     pub after: u64,

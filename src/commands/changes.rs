@@ -130,7 +130,7 @@ impl Operation for Changes {
             provenance: Provenance::Parser,
         };
         Ok(Outcome {
-            facts: facts,
+            facts,
             resolution: None,
             complete,
             edits: None,

@@ -13,7 +13,6 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use crate::reward::Measured;
 use crate::selector::resolve::Document;
 use crate::speculate;
-use serde_json::json;
 use std::io::Read;
 
 /// Diagnostics a unified diff would add or remove, measured in memory (disk untouched)
@@ -93,7 +92,7 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome<Check
     Ok(Outcome {
         facts: CheckFacts {
             patched: changes.iter().map(|(d, _)| d.rel.clone()).collect(),
-            files: json!(speculate::delta(&m.spec)),
+            files: speculate::delta(&m.spec),
             before,
             after,
             provenance: Provenance::Lsp,

@@ -6,7 +6,7 @@
 use super::mutate::{self, MutationArgs};
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{CodeActionsFacts, Provenance};
+use crate::bundle::facts::{ActionSummary, CodeActionsFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::capabilities::Feature;
@@ -75,11 +75,11 @@ impl Operation for CodeActions {
     fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
         if facts.chosen.is_none() {
             for a in &facts.actions {
-                let kind = a["kind"].as_str().map(|k| format!(" [{k}]"));
-                let title = a["title"].as_str().unwrap_or_default();
+                let kind = a.kind.as_deref().map(|k| format!(" [{k}]"));
                 page.line(format_args!(
-                    "{}: {title}{}",
-                    a["index"],
+                    "{}: {}{}",
+                    a.index,
+                    a.title,
                     kind.unwrap_or_default()
                 ));
             }
@@ -116,21 +116,28 @@ fn overlapping(diags: &[Value], range: [u32; 4]) -> Vec<Value> {
         .collect()
 }
 
-fn summary(index: usize, a: &Value) -> Value {
+fn summary(index: usize, a: &Value) -> ActionSummary {
     // A bare Command has `command` as a string; a CodeAction has a title, maybe an edit.
     let command = match a.get("command") {
         Some(Value::String(c)) => Some(c.clone()),
         Some(c) => c.get("command").and_then(Value::as_str).map(str::to_string),
         None => None,
     };
-    json!({
-        "index": index,
-        "title": a.get("title").and_then(Value::as_str).unwrap_or_default(),
-        "kind": a.get("kind").and_then(Value::as_str),
-        "isPreferred": a.get("isPreferred").and_then(Value::as_bool).unwrap_or(false),
-        "hasEdit": a.get("edit").is_some(),
-        "command": command,
-    })
+    ActionSummary {
+        index: index as u64,
+        title: a
+            .get("title")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        kind: a.get("kind").and_then(Value::as_str).map(str::to_string),
+        is_preferred: a
+            .get("isPreferred")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        has_edit: a.get("edit").is_some(),
+        command,
+    }
 }
 
 /// The code actions the server offers over range `r` of `uri` (with the diagnostics there),
@@ -279,7 +286,7 @@ pub async fn run(
     let uri = path_to_uri(&target.doc.abs);
     let actions = offered(o, &params, resolution.resolved.range, &uri, kind).await?;
     let session = o.ensure_session().await?;
-    let listed: Vec<Value> = actions
+    let listed: Vec<ActionSummary> = actions
         .iter()
         .enumerate()
         .map(|(i, a)| summary(i, a))
@@ -313,7 +320,7 @@ pub async fn run(
             files: Some(plan.touched()),
             edit_count: Some(plan.edit_count() as u64),
             applied: Some(applied),
-            speculative_diagnostics: Some(json!(delta)),
+            speculative_diagnostics: Some(delta),
             provenance: Provenance::Lsp,
         },
         resolution: Some(resolution),

@@ -11,7 +11,6 @@ use crate::bundle::facts::{Location, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::GotoDeclaration;
 use lsp_types::GotoDefinitionParams;
@@ -62,7 +61,7 @@ impl Operation for Decl {
             .await?;
         Ok(Outcome {
             facts: DeclFacts {
-                declarations: o.normalizer().locations(&typed::json(&answer)),
+                declarations: o.normalizer().goto(&answer),
                 provenance: Provenance::Lsp,
             },
             resolution: Some(o.resolution(&spec, &target)),

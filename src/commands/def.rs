@@ -7,7 +7,6 @@ use crate::bundle::facts::{DefFacts, Location, Provenance, TypeDefFacts};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, Result};
 use crate::lsp::capabilities::Feature;
-use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::{GotoDefinition, GotoTypeDefinition};
 use lsp_types::GotoDefinitionParams;
@@ -111,7 +110,7 @@ pub async fn run(
         Goto::Definition => session.request::<GotoDefinition>(params).await?,
         Goto::TypeDefinition => session.request::<GotoTypeDefinition>(params).await?,
     };
-    let facts = o.normalizer().locations(&typed::json(&answer));
+    let facts = o.normalizer().goto(&answer);
     Ok(Outcome {
         facts,
         resolution: Some(o.resolution(&spec, &target)),

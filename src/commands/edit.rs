@@ -205,7 +205,7 @@ async fn remaining_references(o: &mut Orchestrator, found: &Found) -> Result<Vec
         .await?
         .request::<References>(params)
         .await?;
-    let all = o.normalizer().locations(&crate::lsp::typed::json(&answer));
+    let all = o.normalizer().references(&answer);
     let enc = o.encoding();
     let first = found.doc.position(found.start, enc).0 as u32;
     let last = found.doc.position(found.def.node.1, enc).0 as u32;

@@ -5,7 +5,6 @@ use super::Operation;
 use crate::bundle::facts::{HoverFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
-use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::HoverRequest;
 use lsp_types::HoverParams;
@@ -30,8 +29,7 @@ impl Operation for Hover {
         run(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
-        let value = facts.hover.as_ref().and_then(|h| h.get("value"));
-        match value.and_then(serde_json::Value::as_str) {
+        match facts.hover.as_ref().map(|h| h.value.as_str()) {
             Some(v) => page.line(v.trim_end()),
             None => page.line("no hover information"),
         }
@@ -50,10 +48,10 @@ pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome<HoverFa
         .await?
         .request::<HoverRequest>(params)
         .await?;
-    let hover = o.normalizer().hover(&typed::json(&answer));
+    let hover = o.normalizer().hover_of(&answer);
     Ok(Outcome {
         facts: HoverFacts {
-            hover: Some(hover).filter(|h| !h.is_null()),
+            hover,
             provenance: Provenance::Lsp,
         },
         resolution: Some(o.resolution(&spec, &target)),

@@ -11,7 +11,6 @@ use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::relocate::durable;
-use serde_json::json;
 
 /// Resolve SELECTOR to a range without asking the server
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
@@ -79,7 +78,7 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
                 text: doc.text[target.start..target.end].to_string(),
                 preview: preview.then_some(lines),
             },
-            symbol: symbol.map(|s| json!(s)),
+            symbol,
             selectors,
             provenance: Provenance::Parser,
         },

@@ -189,7 +189,7 @@ pub async fn run(
     };
     view(o, method, doc.as_ref(), &raw, &mut facts);
     Ok(Outcome {
-        facts: facts,
+        facts,
         resolution,
         complete,
         edits: None,

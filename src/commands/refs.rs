@@ -8,7 +8,6 @@ use super::Operation;
 use crate::bundle::facts::{Provenance, RefsFacts};
 use crate::bundle::Bundle;
 use crate::error::Result;
-use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::References;
 use lsp_types::{ReferenceContext, ReferenceParams};
@@ -63,7 +62,7 @@ pub async fn run(
         .await?
         .request::<References>(params)
         .await?;
-    let references = o.normalizer().locations(&typed::json(&answer));
+    let references = o.normalizer().references(&answer);
     Ok(Outcome {
         facts: RefsFacts {
             count: references.len() as u64,

@@ -14,7 +14,6 @@ use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::{PrepareRenameRequest, Rename as RenameRequest};
 use lsp_types::{PrepareRenameResponse, RenameParams, TextDocumentPositionParams};
-use serde_json::json;
 
 /// Check that the symbol at SELECTOR can be renamed, and what range would change
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
@@ -186,7 +185,7 @@ pub async fn rename(
             files: plan.touched(),
             edit_count: plan.edit_count() as u64,
             applied,
-            speculative_diagnostics: json!(delta),
+            speculative_diagnostics: delta,
             provenance: Provenance::Lsp,
         },
         resolution: Some(resolution),

@@ -11,7 +11,7 @@
 use super::mutate::{self, MutationArgs};
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{MoveKind, Provenance, RenameFileFacts};
+use crate::bundle::facts::{Move, MoveKind, Provenance, RenameFileFacts};
 use crate::bundle::Bundle;
 use crate::bundle::Edits;
 use crate::edits::rename_file;
@@ -23,7 +23,6 @@ use crate::workspace::path_to_uri;
 use lsp_types::notification::DidRenameFiles;
 use lsp_types::request::WillRenameFiles;
 use lsp_types::{FileRename, RenameFilesParams};
-use serde_json::{json, Value};
 
 /// Move a module file or package directory and rewrite every import of it: a preview
 /// (diff + WorkspaceEdit) unless --apply
@@ -105,16 +104,14 @@ pub async fn run(
             s.notify::<DidRenameFiles>(uris);
         }
     }
-    let modules: Vec<Value> = built
-        .modules
-        .iter()
-        .map(|(a, b)| json!({"from": a, "to": b}))
-        .collect();
-    let moved: Vec<Value> = built
-        .moved_files
-        .iter()
-        .map(|(a, b)| json!({"from": a, "to": b}))
-        .collect();
+    let pairs = |list: &[(String, String)]| -> Vec<Move> {
+        list.iter()
+            .map(|(from, to)| Move {
+                from: from.clone(),
+                to: to.clone(),
+            })
+            .collect()
+    };
     Ok(Outcome {
         facts: RenameFileFacts {
             from: mv.src.clone(),
@@ -124,9 +121,9 @@ pub async fn run(
             } else {
                 MoveKind::Module
             },
-            modules: json!(modules),
-            moved: json!(moved),
-            created: json!(built.created),
+            modules: pairs(&built.modules),
+            moved: pairs(&built.moved_files),
+            created: built.created.clone(),
             files: built.plan.touched(),
             edit_count: built.plan.edit_count() as u64,
             applied,

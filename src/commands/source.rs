@@ -166,7 +166,7 @@ pub fn run(o: &mut Orchestrator, selector: &str, signature: bool) -> Result<Outc
         provenance: Provenance::Parser,
     };
     Ok(Outcome {
-        facts: facts,
+        facts,
         resolution: Some(resolution),
         complete: true,
         edits: None,

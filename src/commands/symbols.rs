@@ -3,7 +3,7 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{Provenance, SymbolsFacts};
+use crate::bundle::facts::{Provenance, Symbol, SymbolsFacts};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::lsp::capabilities::Feature;
@@ -13,7 +13,6 @@ use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
 use lsp_types::request::{DocumentSymbolRequest, WorkspaceSymbolRequest};
 use lsp_types::{DocumentSymbolParams, WorkspaceSymbolParams};
-use serde_json::Value;
 
 /// A file's outline, or workspace symbols with --query
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
@@ -68,24 +67,19 @@ async fn outline(
             partial_result_params: Default::default(),
         })
         .await?;
-    let raw = typed::json(&answer);
     let mut n = o.normalizer();
     n.add_document(&doc);
-    let mut symbols = n.document_symbols(&uri, &raw);
+    let mut symbols = n.outline(&uri, &answer);
     if let Some(q) = query {
         let q = q.to_lowercase();
-        symbols.retain(|s| {
-            s.get("name")
-                .and_then(Value::as_str)
-                .is_some_and(|n| n.to_lowercase().contains(&q))
-        });
+        symbols.retain(|s| s.name().to_lowercase().contains(&q));
     }
     Ok(Outcome {
         facts: SymbolsFacts {
             path: Some(doc.rel.clone()),
             doc_version: Some(doc.doc_version.clone()),
             query: None,
-            symbols: crate::bundle::facts::objects(symbols),
+            symbols,
             provenance: Provenance::Lsp,
         },
         resolution: None,
@@ -128,7 +122,7 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome<SymbolsF
             path: None,
             doc_version: None,
             query: Some(query.to_string()),
-            symbols: crate::bundle::facts::objects(symbols),
+            symbols,
             provenance: Provenance::Lsp,
         },
         resolution: None,
@@ -139,7 +133,7 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome<SymbolsF
 }
 
 /// `workspace/symbol` on `o`'s server, normalized; and whether it had loaded the project.
-async fn ask(o: &mut Orchestrator, query: &str) -> Result<(Vec<Value>, bool)> {
+async fn ask(o: &mut Orchestrator, query: &str) -> Result<(Vec<Symbol>, bool)> {
     let complete = o.wait_ready().await?;
     let answer = o
         .ensure_session()
@@ -150,10 +144,7 @@ async fn ask(o: &mut Orchestrator, query: &str) -> Result<(Vec<Value>, bool)> {
             partial_result_params: Default::default(),
         })
         .await?;
-    Ok((
-        o.normalizer().workspace_symbols(&typed::json(&answer)),
-        complete,
-    ))
+    Ok((o.normalizer().search(&answer), complete))
 }
 
 /// The other servers that take a source of the workspace, each with its first such file.

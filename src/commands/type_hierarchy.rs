@@ -194,7 +194,7 @@ pub async fn run(
         provenance: Provenance::Lsp,
     };
     Ok(Outcome {
-        facts: facts,
+        facts,
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,
