@@ -82,7 +82,7 @@ pub async fn failed(o: &mut Orchestrator, req: &Request, err: LanserError) -> Bu
 async fn finish(
     o: &mut Orchestrator,
     req: &Request,
-    outcome: Result<Outcome<Value>>,
+    mut outcome: Result<Outcome<Value>>,
     started: Instant,
 ) -> Bundle {
     let echo = RequestEcho {
@@ -92,7 +92,7 @@ async fn finish(
         index_io: o.opts().index_io,
     };
     let mut bundle = o
-        .assemble(echo, outcome.as_ref().ok(), req.op.paged())
+        .assemble(echo, outcome.as_mut().ok(), req.op.paged())
         .await;
     let reached_server = match &outcome {
         Ok(_) => req.op.uses_server(),
