@@ -16,8 +16,8 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use crate::workspace::path_to_uri;
 use lsp_types::request::{CodeActionRequest, CodeActionResolveRequest, ExecuteCommand};
 use lsp_types::{
-    CodeAction, CodeActionContext, CodeActionKind, CodeActionParams, ExecuteCommandParams,
-    Position, Range, TextDocumentPositionParams, WorkspaceEdit,
+    CodeAction, CodeActionContext, CodeActionKind, CodeActionOrCommand, CodeActionParams, Command,
+    ExecuteCommandParams, Position, Range, TextDocumentPositionParams, WorkspaceEdit,
 };
 use serde_json::{json, Value};
 
@@ -116,27 +116,32 @@ fn overlapping(diags: &[Value], range: [u32; 4]) -> Vec<Value> {
         .collect()
 }
 
-fn summary(index: usize, a: &Value) -> ActionSummary {
-    // A bare Command has `command` as a string; a CodeAction has a title, maybe an edit.
-    let command = match a.get("command") {
-        Some(Value::String(c)) => Some(c.clone()),
-        Some(c) => c.get("command").and_then(Value::as_str).map(str::to_string),
-        None => None,
+fn summary(index: usize, a: &CodeActionOrCommand) -> ActionSummary {
+    let (title, kind, is_preferred, has_edit, command) = match a {
+        // A bare Command: its title and what it runs.
+        CodeActionOrCommand::Command(c) => (&c.title, None, false, false, Some(&c.command)),
+        CodeActionOrCommand::CodeAction(a) => (
+            &a.title,
+            a.kind.as_ref().map(|k| k.as_str().to_string()),
+            a.is_preferred.unwrap_or(false),
+            a.edit.is_some(),
+            a.command.as_ref().map(|c| &c.command),
+        ),
     };
     ActionSummary {
         index: index as u64,
-        title: a
-            .get("title")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        kind: a.get("kind").and_then(Value::as_str).map(str::to_string),
-        is_preferred: a
-            .get("isPreferred")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        has_edit: a.get("edit").is_some(),
-        command,
+        title: title.clone(),
+        kind,
+        is_preferred,
+        has_edit,
+        command: command.cloned(),
+    }
+}
+
+fn title(a: &CodeActionOrCommand) -> &str {
+    match a {
+        CodeActionOrCommand::Command(c) => &c.title,
+        CodeActionOrCommand::CodeAction(a) => &a.title,
     }
 }
 
@@ -148,7 +153,7 @@ async fn offered(
     r: [u32; 4],
     uri: &str,
     kind: Option<&str>,
-) -> Result<Vec<Value>> {
+) -> Result<Vec<CodeActionOrCommand>> {
     let session = o.ensure_session().await?;
     let pulled = session.pull_diagnostics(uri).await.unwrap_or(Value::Null);
     let diags = pulled
@@ -173,27 +178,32 @@ async fn offered(
             partial_result_params: Default::default(),
         })
         .await?;
-    let mut actions: Vec<Value> = answer.iter().flatten().map(typed::json).collect();
+    let mut actions: Vec<CodeActionOrCommand> = answer.into_iter().flatten().collect();
     let pyright = o.server_id().is_some_and(|s| s.name.contains("pyright"));
     if pyright && kind.is_none_or(|k| "source.organizeImports".starts_with(k)) {
         // Pyright sorts imports only through its `pyright.organizeimports` command (whose result
         // is the WorkspaceEdit) and offers no code action for it: lanser lists it as one.
-        actions.push(json!({
-            "title": "Organize imports",
-            "kind": "source.organizeImports",
-            "command": {"title": "Organize imports", "command": "pyright.organizeimports", "arguments": [uri]},
+        actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: "Organize imports".into(),
+            kind: Some(CodeActionKind::SOURCE_ORGANIZE_IMPORTS),
+            command: Some(Command {
+                title: "Organize imports".into(),
+                command: "pyright.organizeimports".into(),
+                arguments: Some(vec![json!(uri)]),
+            }),
+            ..CodeAction::default()
         }));
     }
     Ok(actions)
 }
 
 /// The index of the action `pick` names (an index or an exact title).
-fn choose(actions: &[Value], pick: &str, selector: &str) -> Result<usize> {
+fn choose(actions: &[CodeActionOrCommand], pick: &str, selector: &str) -> Result<usize> {
     Ok(match pick.parse::<usize>() {
         Ok(i) if i < actions.len() => i,
         _ => actions
             .iter()
-            .position(|a| a.get("title").and_then(Value::as_str) == Some(pick))
+            .position(|a| title(a) == pick)
             .ok_or_else(|| {
                 LanserError::not_found(format!(
                     "no code action {pick:?} at {selector} ({} offered)",
@@ -204,7 +214,12 @@ fn choose(actions: &[Value], pick: &str, selector: &str) -> Result<usize> {
 }
 
 /// The one WorkspaceEdit `action` makes: its own, resolved, or what its command sends.
-async fn edit_of(session: &Session, mut action: Value, pick: &str) -> Result<WorkspaceEdit> {
+async fn edit_of(
+    session: &Session,
+    action: &CodeActionOrCommand,
+    pick: &str,
+) -> Result<WorkspaceEdit> {
+    let mut action = typed::json(action);
     let has_edit = action.get("edit").is_some();
     let resolvable = session.supports(Feature::CodeActionResolve);
     if !has_edit && resolvable && action.get("data").is_some() {
@@ -309,7 +324,7 @@ pub async fn run(
         });
     };
     let index = choose(&actions, pick, selector)?;
-    let edit = edit_of(session, actions[index].clone(), pick).await?;
+    let edit = edit_of(session, &actions[index], pick).await?;
     let plan = mutate::plan(o, m, edit)?;
     let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
