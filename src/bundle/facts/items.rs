@@ -1,6 +1,6 @@
 //! lanser's own shapes for what the facts list: hovers, outline and workspace symbols,
 //! diagnostics and their per-file deltas, highlights, signatures and call-hierarchy items.
-//! The normalizer ([`super::super::normalize`]) builds them from the server's answers; each
+//! The normalizer ([`crate::bundle::normalize`]) builds them from the server's answers; each
 //! serializes to the bytes the bundle has always had (an absent optional is `null` unless it
 //! says `skip`).
 
@@ -233,7 +233,7 @@ pub struct Move {
     pub to: String,
 }
 
-/// What [`super::super::normalize::sort_by_location`] orders a fact by: its path, range and
+/// What [`crate::bundle::normalize::sort_by_location`] orders a fact by: its path, range and
 /// name (a diagnostic's message), before its whole JSON text.
 pub trait Placed: Serialize {
     fn path(&self) -> &str;
