@@ -1,6 +1,7 @@
-//! From a request to its sealed bundle: run the command ([`super::run`]), assemble the
-//! envelope ([`Orchestrator::assemble`]), score the step (pr-v1), record the document
-//! versions and seal. The engine ([`crate::orchestrator`]) never calls a command; this is
+//! From a request to its sealed bundle: run the command ([`super::run`], which hands its typed
+//! facts back erased to JSON by [`Outcome::erase`], the one place facts are serialized),
+//! assemble the envelope ([`Orchestrator::assemble`]), score the step (pr-v1), record the
+//! document versions and seal. The engine ([`crate::orchestrator`]) never calls a command; this is
 //! where the two meet.
 
 use super::{Outcome, Request};
