@@ -168,7 +168,7 @@ fn highlight_kind(k: Option<u64>) -> (&'static str, HighlightKind) {
 }
 
 /// Highlights of the document at `uri` from a raw `request`'s answer (JSON): see
-/// [`highlighted`].
+/// `highlighted`.
 pub fn highlights(o: &Orchestrator, uri: &str, raw: &Value) -> Vec<facts::Highlight> {
     let found = raw.as_array().into_iter().flatten().filter_map(|h| {
         let r = h.get("range")?;
