@@ -1,13 +1,16 @@
-//! What an operation hands back for the bundle: its facts and the resolution, completeness,
-//! edits and measured reward terms the envelope carries beside them.
+//! What an operation hands back for the bundle: its facts (typed, as the operation's own
+//! facts type) and the resolution, completeness, edits and measured reward terms the envelope
+//! carries beside them. [`Outcome::erase`] is the one place typed facts become JSON.
 
+use crate::bundle::facts::Facts;
 use crate::bundle::{Edits, Resolution};
 use crate::reward::Measured;
 use serde_json::Value;
 
-/// What an operation produced.
-pub struct Outcome {
-    pub facts: Value,
+/// What an operation produced: `F` is its facts type ([`crate::commands::Operation::Facts`]),
+/// or `Value` once erased for the bundle.
+pub struct Outcome<F> {
+    pub facts: F,
     pub resolution: Option<Resolution>,
     pub complete: bool,
     /// The previewed (or applied) change, for mutations.
@@ -15,4 +18,32 @@ pub struct Outcome {
     /// Diagnostics and safety this step measured for the process reward (read-only steps
     /// leave it out: nothing changed, every check passes).
     pub reward: Option<Measured>,
+}
+
+impl<F> Outcome<F> {
+    /// The same outcome with its facts made into another type (a shared runner's answer
+    /// into each operation's facts).
+    pub fn map<G>(self, f: impl FnOnce(F) -> G) -> Outcome<G> {
+        Outcome {
+            facts: f(self.facts),
+            resolution: self.resolution,
+            complete: self.complete,
+            edits: self.edits,
+            reward: self.reward,
+        }
+    }
+}
+
+impl<F: Facts> Outcome<F> {
+    /// The same outcome with its facts as the bundle's `facts` member: the only place facts
+    /// are serialized to JSON (the bundle is assembled from the erased outcome).
+    pub fn erase(self) -> Outcome<Value> {
+        Outcome {
+            facts: serde_json::to_value(&self.facts).expect("facts serialize"),
+            resolution: self.resolution,
+            complete: self.complete,
+            edits: self.edits,
+            reward: self.reward,
+        }
+    }
 }

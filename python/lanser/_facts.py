@@ -8,6 +8,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel, confloat, conint, constr
 
 
+class ActionSummary(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    command: str | None = Field(..., description='The server command it runs, if any.')
+    hasEdit: bool
+    index: conint(ge=0)
+    isPreferred: bool
+    kind: str | None
+    title: str
+
+
 class Aspect(Enum):
     signature = 'signature'
     body = 'body'
@@ -16,6 +28,25 @@ class Aspect(Enum):
 class BaseKind(Enum):
     git = 'git'
     bundle = 'bundle'
+
+
+class RangeItem(RootModel[conint(ge=0)]):
+    root: conint(ge=0)
+
+
+class CallItem(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    detail: str | None
+    kind: str = Field(
+        ...,
+        description='`module`, `class`, `method`, `function`, `variable`, … or `other`.',
+    )
+    name: str
+    path: str
+    range: list[RangeItem] = Field(..., max_length=4, min_length=4)
+    selector: str
 
 
 class ChangeKind(Enum):
@@ -88,6 +119,15 @@ class Components3(BaseModel):
     tests: float
 
 
+class ConfigFile(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    digest: str
+    file: str
+    origin: str
+
+
 class DiagCounts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -106,6 +146,10 @@ class DiagFailure(BaseModel):
     path: str
 
 
+class IoRangeItem(RootModel[conint(ge=0)]):
+    root: conint(ge=0)
+
+
 class DurableSelectors(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -116,10 +160,6 @@ class DurableSelectors(BaseModel):
     symbol: str | None = Field(
         ..., description='The `py://` selector of the enclosing symbol, if any.'
     )
-
-
-class RangeItem(RootModel[conint(ge=0)]):
-    root: conint(ge=0)
 
 
 class Edits(BaseModel):
@@ -159,12 +199,34 @@ class FileStatus(Enum):
     modified = 'modified'
 
 
+class FoundSymbol(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    container: str | None = Field(
+        ..., description="The server's containerName, when not empty."
+    )
+    kind: str = Field(
+        ..., description="The protocol's SymbolKind by name (`unknown` out of range)."
+    )
+    name: str
+    path: str
+    range: list[RangeItem] = Field(..., max_length=4, min_length=4)
+    selector: str
+
+
 class Hashing(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
     algo: str
     excluded: list[str]
+
+
+class HighlightKind(Enum):
+    text = 'text'
+    read = 'read'
+    write = 'write'
 
 
 class PositionItem(RootModel[conint(ge=0)]):
@@ -219,10 +281,6 @@ class Inputs(BaseModel):
     safety: conint(ge=0, le=255) = Field(..., description='S_t ∈ {0, 1}.')
 
 
-class IoRangeItem(RootModel[conint(ge=0)]):
-    root: conint(ge=0)
-
-
 class Location(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -241,6 +299,11 @@ class Location(BaseModel):
         min_length=4,
     )
     selector: str
+
+
+class MarkupKind(Enum):
+    plaintext = 'plaintext'
+    markdown = 'markdown'
 
 
 class Meta(BaseModel):
@@ -275,6 +338,14 @@ class Missing(BaseModel):
     path: str
 
 
+class Move(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    from_: str = Field(..., alias='from')
+    to: str
+
+
 class MoveKind(Enum):
     module = 'module'
     package = 'package'
@@ -286,6 +357,37 @@ class NodePick(BaseModel):
     )
     index: conint(ge=0)
     kind: str
+
+
+class SelectionRangeItem(RootModel[conint(ge=0)]):
+    root: conint(ge=0)
+
+
+class OutlineSymbol(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    detail: str | None
+    kind: str = Field(
+        ..., description="The protocol's SymbolKind by name (`unknown` out of range)."
+    )
+    name: str
+    path: str
+    qualname: str = Field(
+        ...,
+        description='The names of the enclosing symbols and this one, joined by dots.',
+    )
+    range: list[RangeItem] = Field(..., max_length=4, min_length=4)
+    selectionRange: list[SelectionRangeItem] = Field(..., max_length=4, min_length=4)
+    selector: str
+
+
+class ParameterInfo(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    documentation: str | None
+    label: str
 
 
 class PositionSpec1(BaseModel):
@@ -373,64 +475,24 @@ class RefsFacts(BaseModel):
     references: list[Location]
 
 
-class ReloadFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    configFiles: Any
-    note: str | None
-    provenance: Provenance
-    reloaded: Any
-    server: str
-
-
-class RenameFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    applied: bool
-    editCount: conint(ge=0)
-    files: list[str]
-    newName: str
-    provenance: Provenance
-    range: list[RangeItem] = Field(..., max_length=4, min_length=4)
-    speculativeDiagnostics: Any
-
-
 class RenameFileFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
     applied: bool
-    created: Any
+    created: list[str] = Field(
+        ..., description='`__init__.py` files created in new package directories.'
+    )
     editCount: conint(ge=0)
     files: list[str]
     from_: str = Field(..., alias='from')
     kind: MoveKind
-    modules: Any
-    moved: Any
+    modules: list[Move] = Field(
+        ..., description='The modules that change name, by dotted name.'
+    )
+    moved: list[Move] = Field(..., description='The files that move.')
     provenance: Provenance
     to: str
-
-
-class RequestFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    count: conint(ge=0) | None = None
-    definitions: list[Location] | None = None
-    docVersion: str | None = None
-    highlights: list[Any] | None = None
-    hover: Any | None = None
-    implementations: list[Location] | None = None
-    method: str
-    params: Any
-    path: str | None = None
-    provenance: Provenance
-    references: list[Location] | None = None
-    result: Any
-    symbols: list[Any] | None = None
-    typeDefinitions: list[Location] | None = None
 
 
 class Resolved(BaseModel):
@@ -470,14 +532,53 @@ class ServerId(BaseModel):
     version: str | None
 
 
-class SignatureFacts(BaseModel):
+class ServerStatus(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    provenance: Provenance
-    signature: Any = Field(
-        ..., description="Null when the selector is not inside a call's parentheses."
+    configured: list[str] = Field(
+        ..., description='Its command and arguments as configured.'
     )
+    default: bool = Field(..., description="lanser.toml's default.")
+    error: str | None = Field(..., description='Why it does not resolve.')
+    fileTypes: list[str]
+    installedVersion: str | None
+    name: str
+    origin: str = Field(..., description='Where its definition comes from.')
+    package: str
+    pinned: str | None = Field(..., description='The version lanser pins, if any.')
+    provision: str = Field(..., description='How it is installed.')
+    resolved: list[str] | None = Field(
+        ...,
+        description='The command it resolves to (the cache directory spelled `$LANSER_HOME`), when it does.',
+    )
+    rootMarkers: list[str]
+    selected: bool = Field(..., description="The server this workspace's commands use.")
+    source: str | None = Field(..., description='Where the resolved command was found.')
+
+
+class SessionInfo(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    server: ServerId | None
+
+
+class Severity(Enum):
+    error = 'error'
+    warning = 'warning'
+    information = 'information'
+    hint = 'hint'
+
+
+class SignatureInfo(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    activeParameter: conint(ge=0) | None
+    documentation: str | None
+    label: str
+    parameters: list[ParameterInfo]
 
 
 class SourceFacts(BaseModel):
@@ -523,10 +624,10 @@ class StatusFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    configFiles: Any
+    configFiles: list[ConfigFile]
     provenance: Provenance
-    servers: list[Any]
-    sessions: Any
+    servers: list[ServerStatus]
+    sessions: list[SessionInfo]
 
 
 class Structural(BaseModel):
@@ -557,6 +658,13 @@ class Summary(BaseModel):
     passed: conint(ge=0)
     skipped: conint(ge=0)
     timedOut: bool
+
+
+class Symbol(RootModel[OutlineSymbol | FoundSymbol]):
+    root: OutlineSymbol | FoundSymbol = Field(
+        ...,
+        description="One symbol: an outline's (nested, with a qualname) or a search's.",
+    )
 
 
 class OldRangeItem(RootModel[conint(ge=0)]):
@@ -605,6 +713,17 @@ class SymbolChange(BaseModel):
     )
 
 
+class SymbolInfo(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    kind: str
+    module: str
+    qualname: str
+    shape: str
+    symbolId: str
+
+
 class SymbolsFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -613,7 +732,7 @@ class SymbolsFacts(BaseModel):
     path: str | None = None
     provenance: Provenance
     query: str | None = None
-    symbols: list[dict[str, Any]]
+    symbols: list[Symbol]
 
 
 class Tally(BaseModel):
@@ -802,26 +921,6 @@ class Weights3(BaseModel):
     warning: float
 
 
-class WriteFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    after: conint(ge=0)
-    applied: bool = Field(..., description='Whether it was written (`--apply`).')
-    before: conint(ge=0) = Field(
-        ..., description='Error+warning diagnostics before and after the change.'
-    )
-    editCount: conint(ge=0)
-    files: list[str] = Field(
-        ..., description='The files the change edits, workspace-relative.'
-    )
-    provenance: Provenance
-    speculativeDiagnostics: Any = Field(
-        ...,
-        description="Per file the diagnostics it adds and removes, measured in memory before any write\n(as `check --patch`'s `files`).",
-    )
-
-
 class AstSegment(RootModel[tuple[SegmentKind, str]]):
     root: tuple[SegmentKind, str] = Field(
         ...,
@@ -839,19 +938,32 @@ class Base(BaseModel):
     rev: str | None = Field(..., description='The revision as given (`git`).')
 
 
+class Call(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    callSites: list[Location]
+    detail: str | None
+    kind: str
+    name: str
+    path: str
+    range: list[RangeItem] = Field(..., max_length=4, min_length=4)
+    selector: str
+
+
 class CallsFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    incoming: list[Any] | None = None
-    item: Any = Field(
+    incoming: list[Call] | None = None
+    item: CallItem | None = Field(
         ...,
         description='The prepared call-hierarchy item (null when the selector is not on a function).',
     )
-    items: list[Any] | None = Field(
+    items: list[CallItem] | None = Field(
         None, description='Every prepared item, when there was more than one.'
     )
-    outgoing: list[Any] | None = None
+    outgoing: list[Call] | None = None
     provenance: Provenance
 
 
@@ -861,37 +973,11 @@ class CapabilitiesFacts(BaseModel):
     )
     capabilities: Any = Field(
         ...,
-        description="The server's capabilities, verbatim (workspace paths made relative).",
+        description="The server's capabilities, verbatim (workspace paths made relative): the server's own\nanswer, so open JSON by design.",
     )
     provenance: Provenance
-    server: Any
+    server: ServerId | None
     summary: dict[str, bool]
-
-
-class CheckFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    after: conint(ge=0)
-    before: conint(ge=0) = Field(
-        ..., description='Error+warning diagnostics before and after the patch.'
-    )
-    files: Any
-    patched: list[str] = Field(..., description='The files the patch changes.')
-    provenance: Provenance
-
-
-class CodeActionsFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    actions: list[Any]
-    applied: bool | None = None
-    chosen: conint(ge=0) | None = None
-    editCount: conint(ge=0) | None = None
-    files: list[str] | None = None
-    provenance: Provenance
-    speculativeDiagnostics: Any | None = None
 
 
 class CompleteFacts(BaseModel):
@@ -926,54 +1012,27 @@ class DefFacts(BaseModel):
     provenance: Provenance
 
 
-class DiagFacts(BaseModel):
+class Diagnostic(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    counts: DiagCounts
-    diagnostics: list[dict[str, Any]]
-    failed: list[DiagFailure] | None = Field(
+    code: str | None = Field(
+        ..., description='The rule, as text (a numeric code is written out).'
+    )
+    ioRange: list[IoRangeItem] | None = Field(
         None,
-        description='Files the server refused to check (its error answer), when any: every other file is\nreported, and `meta.complete` is false.',
-    )
-    files: list[Any]
-    provenance: Provenance
-
-
-class EditFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    after: conint(ge=0)
-    applied: bool = Field(..., description='Whether it was written (`--apply`).')
-    before: conint(ge=0) = Field(
-        ..., description='Error+warning diagnostics before and after the change.'
-    )
-    editCount: conint(ge=0)
-    files: list[str] = Field(
-        ..., description='The files the change edits, workspace-relative.'
-    )
-    mode: str = Field(
-        ...,
-        description='`replace-body`, `replace`, `insert-before`, `insert-after` or `delete`.',
-    )
-    path: str = Field(..., description="The definition's file, workspace-relative.")
-    provenance: Provenance
-    qualname: str = Field(..., description='Its qualified name (`Class.method`).')
-    range: list[RangeItem] = Field(
-        ...,
-        description="`[startLine, startCol, endLine, endCol]` of its code before the edit (as `source`'s).",
+        description='1-based range in the `--index-io` unit (`--verbose` only).',
         max_length=4,
         min_length=4,
     )
-    references: list[Location] = Field(
-        ...,
-        description='With `--delete --force`: the references that remain (else empty).',
+    message: str = Field(
+        ..., description="The message, with this machine's paths taken out."
     )
-    speculativeDiagnostics: Any = Field(
-        ...,
-        description="Per file the diagnostics it adds and removes, measured in memory before any write\n(as `check --patch`'s `files`).",
-    )
+    path: str
+    range: list[RangeItem] = Field(..., max_length=4, min_length=4)
+    selector: str
+    severity: Severity
+    source: str | None
 
 
 class Environment(BaseModel):
@@ -1001,6 +1060,20 @@ class FileChange(BaseModel):
     status: FileStatus = Field(..., description='`added`, `removed` or `modified`.')
 
 
+class FileDelta(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    added: list[Diagnostic]
+    after: conint(ge=0)
+    before: conint(ge=0) = Field(
+        ..., description='How many diagnostics the file had before, and has after.'
+    )
+    path: str
+    removed: list[Diagnostic]
+    unchanged: conint(ge=0)
+
+
 class FormatFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -1021,20 +1094,55 @@ class FormatFacts(BaseModel):
     )
 
 
+class Highlight(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    ioRange: list[IoRangeItem] | None = Field(
+        None,
+        description='1-based range in the `--index-io` unit (`--verbose` only).',
+        max_length=4,
+        min_length=4,
+    )
+    kind: HighlightKind
+    path: str
+    range: list[RangeItem] = Field(
+        ...,
+        description='0-based `[startLine, startCol, endLine, endCol]` in the negotiated positionEncoding.',
+        max_length=4,
+        min_length=4,
+    )
+    selector: str
+
+
 class HighlightFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    highlights: list[Any]
+    highlights: list[Highlight]
     path: str
     provenance: Provenance
+
+
+class Hover(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    kind: MarkupKind
+    range: list[RangeItem] | None = Field(
+        ...,
+        description='The range the hover is about, when the server gave one.',
+        max_length=4,
+        min_length=4,
+    )
+    value: str
 
 
 class HoverFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    hover: Any = Field(
+    hover: Hover | None = Field(
         ..., description='The normalized hover, or null when the server has none.'
     )
     provenance: Provenance
@@ -1199,6 +1307,31 @@ class PrepareRenameFacts(BaseModel):
     selector: str
 
 
+class Reloaded(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    action: str = Field(..., description='The notification sent.')
+    server: ServerId | None
+    settingsChanged: bool
+
+
+class RenameFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    applied: bool
+    editCount: conint(ge=0)
+    files: list[str]
+    newName: str
+    provenance: Provenance
+    range: list[RangeItem] = Field(..., max_length=4, min_length=4)
+    speculativeDiagnostics: list[FileDelta] | None = Field(
+        ...,
+        description='Per file, what the rename adds and removes (null when it also moves or creates files).',
+    )
+
+
 class RequestEcho(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -1207,6 +1340,35 @@ class RequestEcho(BaseModel):
     cmd: str
     indexIo: Encoding
     selector: PositionSpec | None
+
+
+class RequestFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    count: conint(ge=0) | None = None
+    definitions: list[Location] | None = None
+    docVersion: str | None = None
+    highlights: list[Highlight] | None = None
+    hover: Hover | None = Field(
+        None,
+        description="A hover request's normalized answer (`null` when the server has none).",
+    )
+    implementations: list[Location] | None = None
+    method: str
+    params: Any = Field(
+        ...,
+        description='The params sent, verbatim (workspace paths made relative): open JSON by design.',
+    )
+    path: str | None = None
+    provenance: Provenance
+    references: list[Location] | None = None
+    result: Any = Field(
+        ...,
+        description="The server's answer, verbatim (workspace paths made relative): open JSON by design.",
+    )
+    symbols: list[Symbol] | None = None
+    typeDefinitions: list[Location] | None = None
 
 
 class Resolution(BaseModel):
@@ -1267,6 +1429,35 @@ class Reward3(BaseModel):
     weights: Weights3
 
 
+class SignatureHelp(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    activeParameter: conint(ge=0) | None
+    activeSignature: conint(ge=0) | None
+    signatures: list[SignatureInfo]
+
+
+class WriteFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    after: conint(ge=0)
+    applied: bool = Field(..., description='Whether it was written (`--apply`).')
+    before: conint(ge=0) = Field(
+        ..., description='Error+warning diagnostics before and after the change.'
+    )
+    editCount: conint(ge=0)
+    files: list[str] = Field(
+        ..., description='The files the change edits, workspace-relative.'
+    )
+    provenance: Provenance
+    speculativeDiagnostics: list[FileDelta] = Field(
+        ...,
+        description="Per file the diagnostics it adds and removes, measured in memory before any write\n(as `check --patch`'s `files`).",
+    )
+
+
 class AnyReward(RootModel[Reward | Reward2 | Reward3]):
     root: Reward | Reward2 | Reward3 = Field(
         ..., description='`processReward` in the bundle schema: one of the versions.'
@@ -1293,14 +1484,119 @@ class ChangesFacts(BaseModel):
     provenance: Provenance
 
 
+class CheckFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    after: conint(ge=0)
+    before: conint(ge=0) = Field(
+        ..., description='Error+warning diagnostics before and after the patch.'
+    )
+    files: list[FileDelta] = Field(
+        ...,
+        description='Per file (the patched ones and their importers), what the patch adds and removes.',
+    )
+    patched: list[str] = Field(..., description='The files the patch changes.')
+    provenance: Provenance
+
+
+class CodeActionsFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    actions: list[ActionSummary]
+    applied: bool | None = None
+    chosen: conint(ge=0) | None = None
+    editCount: conint(ge=0) | None = None
+    files: list[str] | None = None
+    provenance: Provenance
+    speculativeDiagnostics: list[FileDelta] | None = Field(
+        None,
+        description='With `--apply`: per file, what the action adds and removes (null when it also moves\nor creates files).',
+    )
+
+
+class DiagFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    counts: DiagCounts
+    diagnostics: list[Diagnostic]
+    failed: list[DiagFailure] | None = Field(
+        None,
+        description='Files the server refused to check (its error answer), when any: every other file is\nreported, and `meta.complete` is false.',
+    )
+    files: list[str] = Field(..., description='The files checked.')
+    provenance: Provenance
+
+
+class EditFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    after: conint(ge=0)
+    applied: bool = Field(..., description='Whether it was written (`--apply`).')
+    before: conint(ge=0) = Field(
+        ..., description='Error+warning diagnostics before and after the change.'
+    )
+    editCount: conint(ge=0)
+    files: list[str] = Field(
+        ..., description='The files the change edits, workspace-relative.'
+    )
+    mode: str = Field(
+        ...,
+        description='`replace-body`, `replace`, `insert-before`, `insert-after` or `delete`.',
+    )
+    path: str = Field(..., description="The definition's file, workspace-relative.")
+    provenance: Provenance
+    qualname: str = Field(..., description='Its qualified name (`Class.method`).')
+    range: list[RangeItem] = Field(
+        ...,
+        description="`[startLine, startCol, endLine, endCol]` of its code before the edit (as `source`'s).",
+        max_length=4,
+        min_length=4,
+    )
+    references: list[Location] = Field(
+        ...,
+        description='With `--delete --force`: the references that remain (else empty).',
+    )
+    speculativeDiagnostics: list[FileDelta] = Field(
+        ...,
+        description="Per file the diagnostics it adds and removes, measured in memory before any write\n(as `check --patch`'s `files`).",
+    )
+
+
 class LocateFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
     provenance: Provenance
     selectors: DurableSelectors
-    symbol: Any
+    symbol: SymbolInfo | None = Field(
+        ..., description='What the structural parser knows of the symbol there, if any.'
+    )
     target: LocateTarget
+
+
+class ReloadFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    configFiles: list[ConfigFile]
+    note: str | None
+    provenance: Provenance
+    reloaded: list[Reloaded]
+    server: str
+
+
+class SignatureFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    provenance: Provenance
+    signature: SignatureHelp | None = Field(
+        ..., description="Null when the selector is not inside a call's parentheses."
+    )
 
 
 class LanserAnalysisBundle(BaseModel):

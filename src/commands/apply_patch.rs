@@ -15,7 +15,6 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use crate::selector::resolve::Document;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// Apply a unified diff through the safety envelope: a preview (diff, plan, diagnostics delta) unless --apply
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize)]
@@ -43,7 +42,7 @@ pub struct WriteFacts {
     pub applied: bool,
     /// Per file the diagnostics it adds and removes, measured in memory before any write
     /// (as `check --patch`'s `files`).
-    pub speculative_diagnostics: Value,
+    pub speculative_diagnostics: Vec<crate::bundle::facts::FileDelta>,
     /// Error+warning diagnostics before and after the change.
     pub before: u64,
     pub after: u64,
@@ -65,7 +64,7 @@ impl Operation for ApplyPatch {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.verified.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         let text = super::check::read_patch(o, &self.patch)?;
         let mut changes = Vec::new();
         for fp in &patch::parse(&text)? {
@@ -76,7 +75,7 @@ impl Operation for ApplyPatch {
         }
         let m = self.mutation.args(self.verified.apply);
         let v = super::verified::write(o, &m, self.verified.require_clean, &changes, None).await?;
-        let facts = crate::bundle::facts::to_json(&write_facts(&v));
+        let facts = write_facts(&v);
         Ok(outcome(v, facts, None))
     }
     fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
@@ -98,11 +97,11 @@ pub(super) fn write_facts(v: &super::verified::Verified) -> WriteFacts {
 }
 
 /// The outcome of a verified write with these `facts`.
-pub(super) fn outcome(
+pub(super) fn outcome<F>(
     v: super::verified::Verified,
-    facts: serde_json::Value,
+    facts: F,
     resolution: Option<crate::bundle::Resolution>,
-) -> Outcome {
+) -> Outcome<F> {
     Outcome {
         facts,
         resolution,

@@ -11,20 +11,20 @@
 use super::nav::require;
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, CallsFacts, Provenance};
+use crate::bundle::facts::{Call, CallItem, CallsFacts, Provenance};
+use crate::bundle::normalize::typed::range as range_of;
 use crate::bundle::normalize::{sort_by_location, Normalizer};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::{
     CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare,
 };
 use lsp_types::{
-    CallHierarchyIncomingCallsParams, CallHierarchyOutgoingCallsParams, CallHierarchyPrepareParams,
+    CallHierarchyIncomingCallsParams, CallHierarchyItem, CallHierarchyOutgoingCallsParams,
+    CallHierarchyPrepareParams, Range, SymbolKind,
 };
-use serde_json::{json, Value};
 
 /// Callers and callees of the function at SELECTOR (both unless one flag is given)
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
@@ -48,7 +48,7 @@ impl Operation for Calls {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         let both = !self.incoming && !self.outgoing;
         let dirs = Directions {
             incoming: self.incoming || both,
@@ -68,62 +68,64 @@ pub struct Directions {
     pub outgoing: bool,
 }
 
-fn range_of(v: Option<&Value>) -> [u32; 4] {
-    let v = v.unwrap_or(&Value::Null);
-    let n = |p: &str| v.pointer(p).and_then(Value::as_u64).unwrap_or(0) as u32;
-    [
-        n("/start/line"),
-        n("/start/character"),
-        n("/end/line"),
-        n("/end/character"),
-    ]
-}
-
-fn kind_name(k: Option<u64>) -> &'static str {
+fn kind_name(k: SymbolKind) -> &'static str {
     match k {
-        Some(2) => "module",
-        Some(5) => "class",
-        Some(6) => "method",
-        Some(7) => "property",
-        Some(8) => "field",
-        Some(9) => "constructor",
-        Some(12) => "function",
-        Some(13) => "variable",
-        Some(14) => "constant",
+        SymbolKind::MODULE => "module",
+        SymbolKind::CLASS => "class",
+        SymbolKind::METHOD => "method",
+        SymbolKind::PROPERTY => "property",
+        SymbolKind::FIELD => "field",
+        SymbolKind::CONSTRUCTOR => "constructor",
+        SymbolKind::FUNCTION => "function",
+        SymbolKind::VARIABLE => "variable",
+        SymbolKind::CONSTANT => "constant",
         _ => "other",
     }
 }
 
 /// A CallHierarchyItem as a fact, named by its selectionRange.
-fn item_fact(n: &mut Normalizer, item: &Value) -> Value {
-    let uri = item.get("uri").and_then(Value::as_str).unwrap_or_default();
-    let loc = n.location(uri, range_of(item.get("selectionRange")));
-    json!({
-        "name": item.get("name").and_then(Value::as_str).unwrap_or_default(),
-        "kind": kind_name(item.get("kind").and_then(Value::as_u64)),
-        "detail": item.get("detail").and_then(Value::as_str).filter(|d| !d.is_empty()),
-        "path": loc.path,
-        "range": loc.range,
-        "selector": loc.selector,
-    })
+fn item_fact(n: &mut Normalizer, item: &CallHierarchyItem) -> CallItem {
+    let loc = n.location(item.uri.as_str(), range_of(&item.selection_range));
+    CallItem {
+        name: item.name.clone(),
+        kind: kind_name(item.kind).to_string(),
+        detail: item.detail.clone().filter(|d| !d.is_empty()),
+        path: loc.path,
+        range: loc.range,
+        selector: loc.selector,
+    }
 }
 
 /// One incoming or outgoing call: the other item plus its call sites in `sites_uri`.
-fn call_fact(n: &mut Normalizer, other: &Value, sites_uri: &str, ranges: &Value) -> Value {
-    let mut fact = item_fact(n, other);
+fn call_fact(
+    n: &mut Normalizer,
+    other: &CallHierarchyItem,
+    sites_uri: &str,
+    ranges: &[Range],
+) -> Call {
+    let item = item_fact(n, other);
     let mut sites: Vec<_> = ranges
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| n.location(sites_uri, range_of(Some(r))))
+        .iter()
+        .map(|r| n.location(sites_uri, range_of(r)))
         .collect();
     sites.sort();
     sites.dedup();
-    fact["callSites"] = json!(sites);
-    fact
+    Call {
+        name: item.name,
+        kind: item.kind,
+        detail: item.detail,
+        path: item.path,
+        range: item.range,
+        selector: item.selector,
+        call_sites: sites,
+    }
 }
 
-pub async fn run(o: &mut Orchestrator, selector: &str, dirs: Directions) -> Result<Outcome> {
+pub async fn run(
+    o: &mut Orchestrator,
+    selector: &str,
+    dirs: Directions,
+) -> Result<Outcome<CallsFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<CallHierarchyPrepare>(o, Feature::CallHierarchy)?;
@@ -153,11 +155,7 @@ pub async fn run(o: &mut Orchestrator, selector: &str, dirs: Directions) -> Resu
                 .await?;
             for call in calls.into_iter().flatten() {
                 let from_uri = call.from.uri.as_str().to_string();
-                incoming.push((
-                    typed::json(&call.from),
-                    from_uri,
-                    typed::json(&call.from_ranges),
-                ));
+                incoming.push((call.from, from_uri, call.from_ranges));
             }
         }
         if dirs.outgoing {
@@ -170,24 +168,18 @@ pub async fn run(o: &mut Orchestrator, selector: &str, dirs: Directions) -> Resu
                 .await?;
             for call in calls.into_iter().flatten() {
                 let item_uri = item.uri.as_str().to_string();
-                outgoing.push((
-                    typed::json(&call.to),
-                    item_uri,
-                    typed::json(&call.from_ranges),
-                ));
+                outgoing.push((call.to, item_uri, call.from_ranges));
             }
         }
     }
     let mut n = o.normalizer();
     n.add_document(&target.doc);
-    let mut item_facts: Vec<Value> = items
-        .iter()
-        .map(|i| item_fact(&mut n, &typed::json(i)))
-        .collect();
+    let mut item_facts: Vec<CallItem> = items.iter().map(|i| item_fact(&mut n, i)).collect();
     sort_by_location(&mut item_facts);
-    let mut listed = |wanted: bool, calls: Vec<(Value, String, Value)>| {
+    type Raw = (CallHierarchyItem, String, Vec<Range>);
+    let mut listed = |wanted: bool, calls: Vec<Raw>| {
         wanted.then(|| {
-            let mut list: Vec<Value> = calls
+            let mut list: Vec<Call> = calls
                 .iter()
                 .map(|(other, uri, ranges)| call_fact(&mut n, other, uri, ranges))
                 .collect();
@@ -198,13 +190,13 @@ pub async fn run(o: &mut Orchestrator, selector: &str, dirs: Directions) -> Resu
     };
     let incoming = listed(dirs.incoming, incoming);
     let outgoing = listed(dirs.outgoing, outgoing);
-    let facts = facts::to_json(&CallsFacts {
+    let facts = CallsFacts {
         item: item_facts.first().cloned(),
         items: (item_facts.len() > 1).then_some(item_facts),
         incoming,
         outgoing,
         provenance: Provenance::Lsp,
-    });
+    };
     Ok(Outcome {
         facts,
         resolution: Some(o.resolution(&spec, &target)),

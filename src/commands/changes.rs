@@ -115,7 +115,7 @@ impl Operation for Changes {
     fn memoizable(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         let (base, pairs, missing) = match &self.since_bundle {
             Some(path) => since_bundle(o, path)?,
             None => since_rev(o, self.since.as_deref().unwrap_or("HEAD"))?,
@@ -130,7 +130,7 @@ impl Operation for Changes {
             provenance: Provenance::Parser,
         };
         Ok(Outcome {
-            facts: crate::bundle::facts::to_json(&facts),
+            facts,
             resolution: None,
             complete,
             edits: None,

@@ -5,7 +5,7 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, CheckFacts, Provenance};
+use crate::bundle::facts::{CheckFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::edits::patch;
 use crate::error::{LanserError, Result};
@@ -13,7 +13,6 @@ use crate::measure::speculate;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::reward::Measured;
 use crate::selector::resolve::Document;
-use serde_json::json;
 use std::io::Read;
 
 /// Diagnostics a unified diff would add or remove, measured in memory (disk untouched)
@@ -35,7 +34,7 @@ impl Operation for Check {
     fn memoizable(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.patch).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -69,7 +68,7 @@ pub(crate) fn read_input(o: &Orchestrator, what: &str, path: &str) -> Result<Str
     })
 }
 
-pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
+pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome<CheckFacts>> {
     let text = read_patch(o, patch_path)?;
     let files = patch::parse(&text)?;
     let mut changes = Vec::new();
@@ -91,13 +90,13 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome> {
         v2: m.v2.unwrap_or_default(),
     };
     Ok(Outcome {
-        facts: facts::to_json(&CheckFacts {
+        facts: CheckFacts {
             patched: changes.iter().map(|(d, _)| d.rel.clone()).collect(),
-            files: json!(speculate::delta(&m.spec)),
+            files: speculate::delta(&m.spec),
             before,
             after,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: None,
         complete: m.complete,
         edits: None,

@@ -6,7 +6,7 @@
 use super::mutate::{self, MutationArgs};
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, CodeActionsFacts, Provenance};
+use crate::bundle::facts::{ActionSummary, CodeActionsFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::capabilities::Feature;
@@ -16,8 +16,8 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use crate::workspace::path_to_uri;
 use lsp_types::request::{CodeActionRequest, CodeActionResolveRequest, ExecuteCommand};
 use lsp_types::{
-    CodeAction, CodeActionContext, CodeActionKind, CodeActionParams, ExecuteCommandParams,
-    Position, Range, TextDocumentPositionParams, WorkspaceEdit,
+    CodeAction, CodeActionContext, CodeActionKind, CodeActionOrCommand, CodeActionParams, Command,
+    ExecuteCommandParams, Position, Range, TextDocumentPositionParams, WorkspaceEdit,
 };
 use serde_json::{json, Value};
 
@@ -61,7 +61,7 @@ impl Operation for CodeActions {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.apply.is_some())
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         let m = self.mutation.args(self.apply.is_some());
         run(
             o,
@@ -75,11 +75,11 @@ impl Operation for CodeActions {
     fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
         if facts.chosen.is_none() {
             for a in &facts.actions {
-                let kind = a["kind"].as_str().map(|k| format!(" [{k}]"));
-                let title = a["title"].as_str().unwrap_or_default();
+                let kind = a.kind.as_deref().map(|k| format!(" [{k}]"));
                 page.line(format_args!(
-                    "{}: {title}{}",
-                    a["index"],
+                    "{}: {}{}",
+                    a.index,
+                    a.title,
                     kind.unwrap_or_default()
                 ));
             }
@@ -116,21 +116,33 @@ fn overlapping(diags: &[Value], range: [u32; 4]) -> Vec<Value> {
         .collect()
 }
 
-fn summary(index: usize, a: &Value) -> Value {
-    // A bare Command has `command` as a string; a CodeAction has a title, maybe an edit.
-    let command = match a.get("command") {
-        Some(Value::String(c)) => Some(c.clone()),
-        Some(c) => c.get("command").and_then(Value::as_str).map(str::to_string),
-        None => None,
+fn summary(index: usize, a: &CodeActionOrCommand) -> ActionSummary {
+    let (title, kind, is_preferred, has_edit, command) = match a {
+        // A bare Command: its title and what it runs.
+        CodeActionOrCommand::Command(c) => (&c.title, None, false, false, Some(&c.command)),
+        CodeActionOrCommand::CodeAction(a) => (
+            &a.title,
+            a.kind.as_ref().map(|k| k.as_str().to_string()),
+            a.is_preferred.unwrap_or(false),
+            a.edit.is_some(),
+            a.command.as_ref().map(|c| &c.command),
+        ),
     };
-    json!({
-        "index": index,
-        "title": a.get("title").and_then(Value::as_str).unwrap_or_default(),
-        "kind": a.get("kind").and_then(Value::as_str),
-        "isPreferred": a.get("isPreferred").and_then(Value::as_bool).unwrap_or(false),
-        "hasEdit": a.get("edit").is_some(),
-        "command": command,
-    })
+    ActionSummary {
+        index: index as u64,
+        title: title.clone(),
+        kind,
+        is_preferred,
+        has_edit,
+        command: command.cloned(),
+    }
+}
+
+fn title(a: &CodeActionOrCommand) -> &str {
+    match a {
+        CodeActionOrCommand::Command(c) => &c.title,
+        CodeActionOrCommand::CodeAction(a) => &a.title,
+    }
 }
 
 /// The code actions the server offers over range `r` of `uri` (with the diagnostics there),
@@ -141,7 +153,7 @@ async fn offered(
     r: [u32; 4],
     uri: &str,
     kind: Option<&str>,
-) -> Result<Vec<Value>> {
+) -> Result<Vec<CodeActionOrCommand>> {
     o.ensure_session().await?;
     super::nav::require::<CodeActionRequest>(o, Feature::CodeAction)?;
     let session = o.ensure_session().await?;
@@ -168,27 +180,32 @@ async fn offered(
             partial_result_params: Default::default(),
         })
         .await?;
-    let mut actions: Vec<Value> = answer.iter().flatten().map(typed::json).collect();
+    let mut actions: Vec<CodeActionOrCommand> = answer.into_iter().flatten().collect();
     let pyright = o.server_id().is_some_and(|s| s.name.contains("pyright"));
     if pyright && kind.is_none_or(|k| "source.organizeImports".starts_with(k)) {
         // Pyright sorts imports only through its `pyright.organizeimports` command (whose result
         // is the WorkspaceEdit) and offers no code action for it: lanser lists it as one.
-        actions.push(json!({
-            "title": "Organize imports",
-            "kind": "source.organizeImports",
-            "command": {"title": "Organize imports", "command": "pyright.organizeimports", "arguments": [uri]},
+        actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: "Organize imports".into(),
+            kind: Some(CodeActionKind::SOURCE_ORGANIZE_IMPORTS),
+            command: Some(Command {
+                title: "Organize imports".into(),
+                command: "pyright.organizeimports".into(),
+                arguments: Some(vec![json!(uri)]),
+            }),
+            ..CodeAction::default()
         }));
     }
     Ok(actions)
 }
 
 /// The index of the action `pick` names (an index or an exact title).
-fn choose(actions: &[Value], pick: &str, selector: &str) -> Result<usize> {
+fn choose(actions: &[CodeActionOrCommand], pick: &str, selector: &str) -> Result<usize> {
     Ok(match pick.parse::<usize>() {
         Ok(i) if i < actions.len() => i,
         _ => actions
             .iter()
-            .position(|a| a.get("title").and_then(Value::as_str) == Some(pick))
+            .position(|a| title(a) == pick)
             .ok_or_else(|| {
                 LanserError::not_found(format!(
                     "no code action {pick:?} at {selector} ({} offered)",
@@ -199,7 +216,12 @@ fn choose(actions: &[Value], pick: &str, selector: &str) -> Result<usize> {
 }
 
 /// The one WorkspaceEdit `action` makes: its own, resolved, or what its command sends.
-async fn edit_of(session: &Session, mut action: Value, pick: &str) -> Result<WorkspaceEdit> {
+async fn edit_of(
+    session: &Session,
+    action: &CodeActionOrCommand,
+    pick: &str,
+) -> Result<WorkspaceEdit> {
+    let mut action = typed::json(action);
     let has_edit = action.get("edit").is_some();
     let resolvable = session.supports(Feature::CodeActionResolve);
     if !has_edit && resolvable && action.get("data").is_some() {
@@ -273,7 +295,7 @@ pub async fn run(
     kind: Option<&str>,
     pick: Option<&str>,
     m: &MutationArgs,
-) -> Result<Outcome> {
+) -> Result<Outcome<CodeActionsFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     let complete = o.wait_ready().await?;
@@ -281,14 +303,14 @@ pub async fn run(
     let uri = path_to_uri(&target.doc.abs);
     let actions = offered(o, &params, resolution.resolved.range, &uri, kind).await?;
     let session = o.ensure_session().await?;
-    let listed: Vec<Value> = actions
+    let listed: Vec<ActionSummary> = actions
         .iter()
         .enumerate()
         .map(|(i, a)| summary(i, a))
         .collect();
     let Some(pick) = pick else {
         return Ok(Outcome {
-            facts: facts::to_json(&CodeActionsFacts {
+            facts: CodeActionsFacts {
                 actions: listed,
                 chosen: None,
                 files: None,
@@ -296,7 +318,7 @@ pub async fn run(
                 applied: None,
                 speculative_diagnostics: None,
                 provenance: Provenance::Lsp,
-            }),
+            },
             resolution: Some(resolution),
             complete,
             edits: None,
@@ -304,20 +326,20 @@ pub async fn run(
         });
     };
     let index = choose(&actions, pick, selector)?;
-    let edit = edit_of(session, actions[index].clone(), pick).await?;
+    let edit = edit_of(session, &actions[index], pick).await?;
     let plan = mutate::plan(o, m, edit)?;
     let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
     Ok(Outcome {
-        facts: facts::to_json(&CodeActionsFacts {
+        facts: CodeActionsFacts {
             actions: listed,
             chosen: Some(index as u64),
             files: Some(plan.touched()),
             edit_count: Some(plan.edit_count() as u64),
             applied: Some(applied),
-            speculative_diagnostics: Some(json!(delta)),
+            speculative_diagnostics: Some(delta),
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(resolution),
         complete,
         edits: Some(mutate::edits_of(&plan)),

@@ -7,7 +7,7 @@
 use super::nav::require;
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, Facts, Provenance};
+use crate::bundle::facts::{Facts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
@@ -78,7 +78,7 @@ impl Operation for Complete {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector, self.resolve).await
     }
     /// One item a line: `label(detail)  kind  — detail`.
@@ -168,7 +168,11 @@ fn fact(i: &CompletionItem) -> CompletionFact {
     }
 }
 
-pub async fn run(o: &mut Orchestrator, selector: &str, resolve: bool) -> Result<Outcome> {
+pub async fn run(
+    o: &mut Orchestrator,
+    selector: &str,
+    resolve: bool,
+) -> Result<Outcome<CompleteFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<Completion>(o, Feature::Completion)?;
@@ -202,13 +206,13 @@ pub async fn run(o: &mut Orchestrator, selector: &str, resolve: bool) -> Result<
     facts.sort();
     facts.dedup();
     Ok(Outcome {
-        facts: facts::to_json(&CompleteFacts {
+        facts: CompleteFacts {
             path: target.doc.rel.clone(),
             is_incomplete,
             resolved,
             items: facts,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,

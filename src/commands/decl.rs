@@ -7,11 +7,10 @@
 use super::nav::require;
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, Location, Provenance};
+use crate::bundle::facts::{Location, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::GotoDeclaration;
 use lsp_types::GotoDefinitionParams;
@@ -45,7 +44,7 @@ impl Operation for Decl {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         let (spec, target) = o.resolve(&self.selector)?;
         let params = o.position_params(&target).await?;
         require::<GotoDeclaration>(o, Feature::Declaration)?;
@@ -61,10 +60,10 @@ impl Operation for Decl {
             })
             .await?;
         Ok(Outcome {
-            facts: facts::to_json(&DeclFacts {
-                declarations: o.normalizer().locations(&typed::json(&answer)),
+            facts: DeclFacts {
+                declarations: o.normalizer().goto(&answer),
                 provenance: Provenance::Lsp,
-            }),
+            },
             resolution: Some(o.resolution(&spec, &target)),
             complete,
             edits: None,

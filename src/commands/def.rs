@@ -3,11 +3,10 @@
 use super::nav::require;
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, DefFacts, Provenance, TypeDefFacts};
+use crate::bundle::facts::{DefFacts, Location, Provenance, TypeDefFacts};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, Result};
 use crate::lsp::capabilities::Feature;
-use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::{GotoDefinition, GotoTypeDefinition};
 use lsp_types::GotoDefinitionParams;
@@ -28,8 +27,12 @@ impl Operation for Def {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
-        run(o, &self.selector, Goto::Definition).await
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+        let out = run(o, &self.selector, Goto::Definition).await?;
+        Ok(out.map(|definitions| DefFacts {
+            definitions,
+            provenance: Provenance::Lsp,
+        }))
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
         page.found(&facts.definitions, "no definition found");
@@ -52,8 +55,12 @@ impl Operation for TypeDef {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
-        run(o, &self.selector, Goto::TypeDefinition).await
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+        let out = run(o, &self.selector, Goto::TypeDefinition).await?;
+        Ok(out.map(|type_definitions| TypeDefFacts {
+            type_definitions,
+            provenance: Provenance::Lsp,
+        }))
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
         page.found(&facts.type_definitions, "no definition found");
@@ -67,7 +74,12 @@ pub enum Goto {
     TypeDefinition,
 }
 
-pub async fn run(o: &mut Orchestrator, selector: &str, goto: Goto) -> Result<Outcome> {
+/// The locations the server answers (the facts' one list).
+pub async fn run(
+    o: &mut Orchestrator,
+    selector: &str,
+    goto: Goto,
+) -> Result<Outcome<Vec<Location>>> {
     let (spec, target) = o.resolve(selector)?;
     let params = GotoDefinitionParams {
         text_document_position_params: o.position_params(&target).await?,
@@ -98,18 +110,7 @@ pub async fn run(o: &mut Orchestrator, selector: &str, goto: Goto) -> Result<Out
         Goto::Definition => session.request::<GotoDefinition>(params).await?,
         Goto::TypeDefinition => session.request::<GotoTypeDefinition>(params).await?,
     };
-    let locations = o.normalizer().locations(&typed::json(&answer));
-    let provenance = Provenance::Lsp;
-    let facts = match goto {
-        Goto::Definition => facts::to_json(&DefFacts {
-            definitions: locations,
-            provenance,
-        }),
-        Goto::TypeDefinition => facts::to_json(&TypeDefFacts {
-            type_definitions: locations,
-            provenance,
-        }),
-    };
+    let facts = o.normalizer().goto(&answer);
     Ok(Outcome {
         facts,
         resolution: Some(o.resolution(&spec, &target)),

@@ -5,11 +5,10 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, DiagCounts, DiagFacts, DiagFailure, Provenance};
+use crate::bundle::facts::{DiagCounts, DiagFacts, DiagFailure, Diagnostic, Provenance, Severity};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::orchestrator::{Orchestrator, Outcome};
-use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Diagnostics for files or globs (default: every Python file of the workspace)
@@ -23,7 +22,7 @@ pub struct Diag {
 impl Operation for Diag {
     const NAME: &'static str = "diag";
     type Facts = DiagFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.targets).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -94,7 +93,7 @@ pub(crate) type Groups = BTreeMap<Option<String>, Vec<String>>;
 async fn check(
     o: &mut Orchestrator,
     files: &[String],
-) -> Result<(Vec<Value>, Vec<DiagFailure>, bool)> {
+) -> Result<(Vec<Diagnostic>, Vec<DiagFailure>, bool)> {
     // A server that only publishes checks open documents, and tsserver loads its project
     // on the first one: open them before waiting for the load.
     let root = o.ws().root.clone();
@@ -125,7 +124,7 @@ async fn check(
     Ok((diagnostics, failed, ready))
 }
 
-pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
+pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome<DiagFacts>> {
     let (groups, unchecked) = by_server(o, files(o, targets)?, !targets.is_empty());
     let mut files: Vec<String> = groups.values().flatten().cloned().collect();
     files.sort();
@@ -152,21 +151,21 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome> {
     }
     let complete = ready && failed.is_empty();
     crate::bundle::normalize::sort_by_location(&mut diagnostics);
-    let count = |sev: &str| diagnostics.iter().filter(|d| d["severity"] == sev).count();
+    let count = |sev: Severity| diagnostics.iter().filter(|d| d.severity == sev).count();
     let counts = DiagCounts {
-        error: count("error") as u64,
-        warning: count("warning") as u64,
-        information: count("information") as u64,
-        hint: count("hint") as u64,
+        error: count(Severity::Error) as u64,
+        warning: count(Severity::Warning) as u64,
+        information: count(Severity::Information) as u64,
+        hint: count(Severity::Hint) as u64,
     };
     let problems = counts.error + counts.warning;
-    let facts = facts::to_json(&DiagFacts {
-        files: files.into_iter().map(Value::String).collect(),
-        diagnostics: facts::objects(diagnostics),
+    let facts = DiagFacts {
+        files,
+        diagnostics,
         counts,
         provenance: Provenance::Lsp,
         failed: (!failed.is_empty()).then_some(failed),
-    });
+    };
     Ok(Outcome {
         facts,
         resolution: None,

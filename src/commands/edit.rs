@@ -110,7 +110,7 @@ impl Operation for Edit {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.verified.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, self).await
     }
     fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
@@ -125,7 +125,7 @@ impl Operation for Edit {
     }
 }
 
-async fn run(o: &mut Orchestrator, a: &Edit) -> Result<Outcome> {
+async fn run(o: &mut Orchestrator, a: &Edit) -> Result<Outcome<EditFacts>> {
     let mode = a.mode()?;
     let given = match (mode, &a.text) {
         (Mode::Delete, _) => String::new(),
@@ -168,14 +168,14 @@ async fn run(o: &mut Orchestrator, a: &Edit) -> Result<Outcome> {
         Some(&found.resolution),
     )
     .await?;
-    let facts = crate::bundle::facts::to_json(&EditFacts {
+    let facts = EditFacts {
         mode: mode.name().to_string(),
         path: doc.rel.clone(),
         qualname: def.qualname(),
         range: [sl as u32, sc as u32, el as u32, ec as u32],
         references,
         change: super::apply_patch::write_facts(&v),
-    });
+    };
     Ok(super::apply_patch::outcome(
         v,
         facts,
@@ -205,7 +205,7 @@ async fn remaining_references(o: &mut Orchestrator, found: &Found) -> Result<Vec
         .await?
         .request::<References>(params)
         .await?;
-    let all = o.normalizer().locations(&crate::lsp::typed::json(&answer));
+    let all = o.normalizer().references(&answer);
     let enc = o.encoding();
     let first = found.doc.position(found.start, enc).0 as u32;
     let last = found.doc.position(found.def.node.1, enc).0 as u32;

@@ -1,6 +1,7 @@
-//! From a request to its sealed bundle: run the command ([`super::run`]), assemble the
-//! envelope ([`Orchestrator::assemble`]), score the step (pr-v1), record the document
-//! versions and seal. The engine ([`crate::orchestrator`]) never calls a command; this is
+//! From a request to its sealed bundle: run the command ([`super::run`], which hands its typed
+//! facts back erased to JSON by [`Outcome::erase`], the one place facts are serialized),
+//! assemble the envelope ([`Orchestrator::assemble`]), score the step (pr-v1), record the
+//! document versions and seal. The engine ([`crate::orchestrator`]) never calls a command; this is
 //! where the two meet.
 
 use super::{Outcome, Request};
@@ -82,7 +83,7 @@ pub async fn failed(o: &mut Orchestrator, req: &Request, err: LanserError) -> Bu
 async fn finish(
     o: &mut Orchestrator,
     req: &Request,
-    outcome: Result<Outcome>,
+    mut outcome: Result<Outcome<Value>>,
     started: Instant,
 ) -> Bundle {
     let echo = RequestEcho {
@@ -92,7 +93,7 @@ async fn finish(
         index_io: o.opts().index_io,
     };
     let mut bundle = o
-        .assemble(echo, outcome.as_ref().ok(), req.op.paged())
+        .assemble(echo, outcome.as_mut().ok(), req.op.paged())
         .await;
     let reached_server = match &outcome {
         Ok(_) => req.op.uses_server(),
@@ -135,7 +136,11 @@ fn keep_snapshots(o: &Orchestrator, bundle: &Bundle) {
 /// The process reward for this step: the command's measurements, `--prev-bundle`'s D_{t-1} (measuring
 /// D_t on the target's file when the command did not), the resolution's confidence. A
 /// failed step scores S = 0.
-async fn process_reward(o: &mut Orchestrator, bundle: &Bundle, outcome: Option<&Outcome>) -> Value {
+async fn process_reward(
+    o: &mut Orchestrator,
+    bundle: &Bundle,
+    outcome: Option<&Outcome<Value>>,
+) -> Value {
     let ok = outcome.is_some();
     let mut m = outcome.and_then(|o| o.reward.clone()).unwrap_or(Measured {
         d_prev: None,

@@ -12,7 +12,7 @@ use super::mutate::{self, MutationArgs};
 use super::nav::require;
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, Facts, Provenance};
+use crate::bundle::facts::{Facts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
@@ -78,7 +78,7 @@ impl Operation for Format {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         let options = FormattingOptions {
             tab_size: self.tab_size,
             insert_spaces: !self.tabs,
@@ -103,7 +103,7 @@ pub async fn run(
     range: Option<&str>,
     options: FormattingOptions,
     m: &MutationArgs,
-) -> Result<Outcome> {
+) -> Result<Outcome<FormatFacts>> {
     let at = file_range(o, file, range).await?;
     let uri = path_to_uri(&at.doc.abs);
     let text_document = typed::document(&uri)?;
@@ -146,14 +146,14 @@ pub async fn run(
     let plan = mutate::plan(o, m, edit)?;
     let applied = mutate::maybe_apply(o, m, &plan, true, at.resolution.as_ref())?;
     Ok(Outcome {
-        facts: facts::to_json(&FormatFacts {
+        facts: FormatFacts {
             path: at.doc.rel.clone(),
             range: at.given.then_some(at.range),
             files: plan.touched(),
             edit_count: plan.edit_count() as u64,
             applied,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: at.resolution,
         complete: true,
         edits: Some(mutate::edits_of(&plan)),

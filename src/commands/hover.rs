@@ -2,10 +2,9 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, HoverFacts, Provenance};
+use crate::bundle::facts::{HoverFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
-use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::HoverRequest;
 use lsp_types::HoverParams;
@@ -26,19 +25,18 @@ impl Operation for Hover {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
-        let value = facts.hover.as_ref().and_then(|h| h.get("value"));
-        match value.and_then(serde_json::Value::as_str) {
+        match facts.hover.as_ref().map(|h| h.value.as_str()) {
             Some(v) => page.line(v.trim_end()),
             None => page.line("no hover information"),
         }
     }
 }
 
-pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome<HoverFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = HoverParams {
         text_document_position_params: o.position_params(&target).await?,
@@ -50,12 +48,12 @@ pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
         .await?
         .request::<HoverRequest>(params)
         .await?;
-    let hover = o.normalizer().hover(&typed::json(&answer));
+    let hover = o.normalizer().hover_of(&answer);
     Ok(Outcome {
-        facts: facts::to_json(&HoverFacts {
-            hover: Some(hover).filter(|h| !h.is_null()),
+        facts: HoverFacts {
+            hover,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,

@@ -9,7 +9,7 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, ImpactFacts, ImpactItem};
+use crate::bundle::facts::{ImpactFacts, ImpactItem};
 use crate::bundle::Bundle;
 use crate::edits::patch;
 use crate::error::{LanserError, Result};
@@ -18,7 +18,6 @@ use crate::measure::impact::{
 };
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::workspace::path_to_uri;
-use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a change can affect: the definitions it touches, their callers and references
@@ -47,7 +46,7 @@ impl Operation for Impact {
     fn memoizable(&self) -> bool {
         self.patch.is_none()
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(
             o,
             self.selector.as_deref(),
@@ -66,7 +65,7 @@ pub async fn run(
     selector: Option<&str>,
     patch_path: Option<&str>,
     depth: u32,
-) -> Result<Outcome> {
+) -> Result<Outcome<ImpactFacts>> {
     let found = select_for(o, selector, patch_path, depth, "impact").await?;
     Ok(Outcome {
         facts: facts(o, &found.chosen, depth),
@@ -172,7 +171,7 @@ pub fn item_fact(o: &Orchestrator, impact: &Analysis, item: &Item) -> ImpactItem
     }
 }
 
-fn facts(o: &Orchestrator, chosen: &selection::Selected, depth: u32) -> Value {
+fn facts(o: &Orchestrator, chosen: &selection::Selected, depth: u32) -> ImpactFacts {
     let impact = &chosen.analysis;
     let rules = chosen.rules();
     let seeds: Vec<ImpactItem> = impact
@@ -203,7 +202,7 @@ fn facts(o: &Orchestrator, chosen: &selection::Selected, depth: u32) -> Value {
         .keys()
         .map(|id| id.split("::").next().unwrap_or(id))
         .collect();
-    facts::to_json(&ImpactFacts {
+    ImpactFacts {
         seeds,
         library,
         tests,
@@ -212,5 +211,5 @@ fn facts(o: &Orchestrator, chosen: &selection::Selected, depth: u32) -> Value {
         truncated: impact.truncated,
         selection: chosen.selection.clone(),
         provenance: "lsp+tree-sitter".into(),
-    })
+    }
 }

@@ -7,7 +7,7 @@
 use super::nav::require;
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, Facts, Provenance};
+use crate::bundle::facts::{Facts, Provenance};
 use crate::bundle::{Bundle, Resolution};
 use crate::document::Document;
 use crate::error::{LanserError, Result};
@@ -64,7 +64,7 @@ impl Facts for InlayFacts {
 impl Operation for Inlay {
     const NAME: &'static str = "inlay";
     type Facts = InlayFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.file, self.range.as_deref()).await
     }
     /// `path:line:col  label` a hint.
@@ -165,7 +165,11 @@ fn kind(k: Option<InlayHintKind>) -> Option<String> {
     }
 }
 
-pub async fn run(o: &mut Orchestrator, file: &str, range: Option<&str>) -> Result<Outcome> {
+pub async fn run(
+    o: &mut Orchestrator,
+    file: &str,
+    range: Option<&str>,
+) -> Result<Outcome<InlayFacts>> {
     let at = file_range(o, file, range).await?;
     require::<InlayHintRequest>(o, Feature::InlayHint)?;
     let uri = path_to_uri(&at.doc.abs);
@@ -197,12 +201,12 @@ pub async fn run(o: &mut Orchestrator, file: &str, range: Option<&str>) -> Resul
     hints.sort();
     hints.dedup();
     Ok(Outcome {
-        facts: facts::to_json(&InlayFacts {
+        facts: InlayFacts {
             path: at.doc.rel.clone(),
             range: at.range,
             hints,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: at.resolution,
         complete: true,
         edits: None,

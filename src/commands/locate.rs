@@ -6,14 +6,11 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{
-    self, DurableSelectors, LocateFacts, LocateTarget, PreviewLine, Provenance,
-};
+use crate::bundle::facts::{DurableSelectors, LocateFacts, LocateTarget, PreviewLine, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::relocate::durable;
-use serde_json::json;
 
 /// Resolve SELECTOR to a range without asking the server
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
@@ -37,7 +34,7 @@ impl Operation for Locate {
     fn uses_server(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector, self.preview)
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -45,7 +42,7 @@ impl Operation for Locate {
     }
 }
 
-pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcome> {
+pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcome<LocateFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let resolution = o.resolution(&spec, &target);
     let doc = &target.doc;
@@ -73,7 +70,7 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
         resolution.resolved.range,
     );
     Ok(Outcome {
-        facts: facts::to_json(&LocateFacts {
+        facts: LocateFacts {
             target: LocateTarget {
                 path: doc.rel.clone(),
                 range: resolution.resolved.range,
@@ -81,10 +78,10 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
                 text: doc.text[target.start..target.end].to_string(),
                 preview: preview.then_some(lines),
             },
-            symbol: symbol.map(|s| json!(s)),
+            symbol,
             selectors,
             provenance: Provenance::Parser,
-        }),
+        },
         resolution: Some(resolution),
         complete: true,
         edits: None,

@@ -10,7 +10,10 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, CapabilitiesFacts, Provenance, ReloadFacts, StatusFacts};
+use crate::bundle::facts::{
+    CapabilitiesFacts, ConfigFile, Provenance, ReloadFacts, Reloaded, ServerStatus, SessionInfo,
+    StatusFacts,
+};
 use crate::bundle::Bundle;
 use crate::config::{deep_merge, Config, ServerDef};
 use crate::env;
@@ -18,7 +21,6 @@ use crate::error::Result;
 use crate::orchestrator::{capability_summary, Orchestrator, Outcome};
 use crate::servers;
 use lsp_types::notification::{DidChangeConfiguration, Notification};
-use serde_json::{json, Value};
 
 /// The server's capabilities (starts it)
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
@@ -28,7 +30,7 @@ pub struct Capabilities {}
 impl Operation for Capabilities {
     const NAME: &'static str = "capabilities";
     type Facts = CapabilitiesFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         capabilities(o).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -49,7 +51,7 @@ impl Operation for Status {
     fn uses_server(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         status(o)
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -65,7 +67,7 @@ pub struct Reload {}
 impl Operation for Reload {
     const NAME: &'static str = "reload";
     type Facts = ReloadFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         reload(o)
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -74,18 +76,18 @@ impl Operation for Reload {
 }
 
 /// `lanser capabilities`: start the server and report what it declared.
-pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome> {
+pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome<CapabilitiesFacts>> {
     let session = o.ensure_session().await?;
     let summary = capability_summary(session.capabilities());
     let caps = session.raw_capabilities().clone();
     let raw = super::raw::relativize(o.ws(), &caps);
     Ok(Outcome {
-        facts: facts::to_json(&CapabilitiesFacts {
-            server: o.server_id().map(|s| json!(s)),
+        facts: CapabilitiesFacts {
+            server: o.server_id(),
             capabilities: raw,
             summary,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: None,
         complete: true,
         edits: None,
@@ -102,7 +104,7 @@ fn shown(path: &str) -> String {
     }
 }
 
-fn server_status(o: &Orchestrator, def: &ServerDef) -> Value {
+fn server_status(o: &Orchestrator, def: &ServerDef) -> ServerStatus {
     let configured: Vec<String> = std::iter::once(def.command.clone())
         .chain(def.args.iter().cloned())
         .collect();
@@ -112,64 +114,68 @@ fn server_status(o: &Orchestrator, def: &ServerDef) -> Value {
     let (command, source, version, error) = match resolved {
         Ok(spec) => (
             Some(spec.command.iter().map(|c| shown(c)).collect::<Vec<_>>()),
-            Some(spec.source.as_str()),
+            Some(spec.source.as_str().to_string()),
             spec.package.map(|p| p.1),
             None,
         ),
         Err(e) => (None, None, None, Some(e.message)),
     };
-    json!({
-        "name": def.name,
-        "selected": selected,
-        "default": def.name == o.config().default,
-        "origin": def.origin.as_str(),
-        "configured": configured,
-        "fileTypes": def.file_types,
-        "rootMarkers": def.root_markers,
-        "provision": def.provision.as_str(),
-        "package": def.package,
-        "pinned": def.version,
-        "resolved": command,
-        "source": source,
-        "installedVersion": version,
-        "error": error,
-    })
+    ServerStatus {
+        name: def.name.clone(),
+        selected,
+        default: def.name == o.config().default,
+        origin: def.origin.as_str().to_string(),
+        configured,
+        file_types: def.file_types.clone(),
+        root_markers: def.root_markers.clone(),
+        provision: def.provision.as_str().to_string(),
+        package: def.package.clone(),
+        pinned: def.version.clone(),
+        resolved: command,
+        source,
+        installed_version: version,
+        error,
+    }
 }
 
-fn config_files(config: &Config) -> Vec<Value> {
+fn config_files(config: &Config) -> Vec<ConfigFile> {
     config
         .files
         .iter()
         .zip(config.file_digests())
-        .map(|(f, (label, digest))| {
-            json!({"origin": f.origin.as_str(), "file": label, "digest": digest})
+        .map(|(f, (file, digest))| ConfigFile {
+            origin: f.origin.as_str().to_string(),
+            file,
+            digest,
         })
         .collect()
 }
 
-fn sessions(o: &Orchestrator) -> Vec<Value> {
+fn sessions(o: &Orchestrator) -> Vec<SessionInfo> {
     o.session()
         .as_ref()
-        .map(|_| json!({ "server": o.server_id() }))
+        .map(|_| SessionInfo {
+            server: o.server_id(),
+        })
         .into_iter()
         .collect()
 }
 
 /// `lanser status`: no server is started; nothing is installed.
-pub fn status(o: &Orchestrator) -> Result<Outcome> {
-    let servers: Vec<Value> = o
+pub fn status(o: &Orchestrator) -> Result<Outcome<StatusFacts>> {
+    let servers: Vec<ServerStatus> = o
         .config()
         .servers
         .values()
         .map(|d| server_status(o, d))
         .collect();
     Ok(Outcome {
-        facts: facts::to_json(&StatusFacts {
+        facts: StatusFacts {
             servers,
-            config_files: json!(config_files(o.config())),
-            sessions: json!(sessions(o)),
+            config_files: config_files(o.config()),
+            sessions: sessions(o),
             provenance: Provenance::Config,
-        }),
+        },
         resolution: None,
         complete: true,
         edits: None,
@@ -178,7 +184,7 @@ pub fn status(o: &Orchestrator) -> Result<Outcome> {
 }
 
 /// `lanser reload`: re-read lanser.toml; reconfigure a running session.
-pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
+pub fn reload(o: &mut Orchestrator) -> Result<Outcome<ReloadFacts>> {
     let config = Config::load(&o.ws().root)?;
     let def = config.select(Some(&o.server_def().name))?.clone();
     let python = env::find_python(o.ws());
@@ -194,11 +200,11 @@ pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
     let reloaded = match o.session() {
         Some(s) => {
             s.update_settings(settings.clone());
-            vec![json!({
-                "server": o.server_id(),
-                "action": DidChangeConfiguration::METHOD,
-                "settingsChanged": changed,
-            })]
+            vec![Reloaded {
+                server: o.server_id(),
+                action: DidChangeConfiguration::METHOD.to_string(),
+                settings_changed: changed,
+            }]
         }
         None => vec![],
     };
@@ -210,13 +216,13 @@ pub fn reload(o: &mut Orchestrator) -> Result<Outcome> {
     };
     o.reconfigure(settings, config, def);
     Ok(Outcome {
-        facts: facts::to_json(&ReloadFacts {
+        facts: ReloadFacts {
             server: o.server_def().name.clone(),
-            config_files: json!(config_files(o.config())),
-            reloaded: json!(reloaded),
+            config_files: config_files(o.config()),
+            reloaded,
             note: Some(note.to_string()),
             provenance: Provenance::Config,
-        }),
+        },
         resolution: None,
         complete: true,
         edits: None,

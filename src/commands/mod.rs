@@ -95,8 +95,8 @@ pub trait Operation:
     fn writes_files(&self) -> bool {
         false
     }
-    /// Answer it.
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome>;
+    /// Answer it, with its own facts type (erased to JSON only when the bundle is assembled).
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>>;
     /// Append the human rendering of a successful bundle it produced (`facts` is the
     /// bundle's, read back as its type).
     fn render(_facts: &Self::Facts, _bundle: &Bundle, _page: &mut Page) {
@@ -155,9 +155,9 @@ macro_rules! operations {
                     $(Op::$variant(_) => <<$ty as Operation>::Facts as crate::bundle::facts::Facts>::PAGED,)*
                 }
             }
-            /// Answer it.
-            pub async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
-                match self { $(Op::$variant(a) => a.run(o).await,)* }
+            /// Answer it, its facts erased to JSON for the bundle ([`Outcome::erase`]).
+            pub async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Value>> {
+                match self { $(Op::$variant(a) => a.run(o).await.map(Outcome::erase),)* }
             }
         }
 
@@ -261,7 +261,7 @@ impl Request {
 }
 
 /// Run `req`'s operation.
-pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome> {
+pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome<Value>> {
     req.op.run(o).await
 }
 

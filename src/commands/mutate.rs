@@ -15,7 +15,6 @@ use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
 use lsp_types::notification::DidSaveTextDocument;
 use lsp_types::{DidSaveTextDocumentParams, FileChangeType, WorkspaceEdit};
-use serde_json::{json, Value};
 use std::path::PathBuf;
 
 /// The safety envelope's flags, shared by every mutating command.
@@ -124,7 +123,7 @@ pub async fn speculate(
     plan: &Plan,
     complete: bool,
     resolution: Option<&Resolution>,
-) -> Result<(Measured, Option<Value>)> {
+) -> Result<(Measured, Option<Vec<crate::bundle::facts::FileDelta>>)> {
     let safe = check_safety(o, m, complete, resolution).is_ok();
     let mut measured = Measured {
         d_prev: None,
@@ -149,7 +148,7 @@ pub async fn speculate(
     if o.opts().reward.is_v2() {
         measured.v2 = crate::measure::structural::measure_v2(o, &spec, &changes).await?;
     }
-    Ok((measured, Some(json!(speculate::delta(&spec)))))
+    Ok((measured, Some(speculate::delta(&spec))))
 }
 
 /// Apply `plan` if asked, after every safety check; returns whether it was written.

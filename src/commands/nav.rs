@@ -5,21 +5,24 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, HighlightFacts, ImplFacts, Provenance, SignatureFacts};
+use crate::bundle::facts::{
+    self, HighlightFacts, HighlightKind, ImplFacts, ParameterInfo, Provenance, SignatureFacts,
+    SignatureHelp, SignatureInfo,
+};
+use crate::bundle::normalize::typed::range;
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::capabilities::Feature;
-use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::workspace::path_to_uri;
 use lsp_types::request::{
     DocumentHighlightRequest, GotoImplementation, Request, SignatureHelpRequest,
 };
 use lsp_types::{
-    DocumentHighlightParams, GotoDefinitionParams, SignatureHelpContext, SignatureHelpParams,
-    SignatureHelpTriggerKind,
+    DocumentHighlightKind, DocumentHighlightParams, Documentation, GotoDefinitionParams,
+    ParameterLabel, SignatureHelpContext, SignatureHelpParams, SignatureHelpTriggerKind,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Where the symbol at SELECTOR is implemented (textDocument/implementation)
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
@@ -37,7 +40,7 @@ impl Operation for Impl {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         implementation(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -61,7 +64,7 @@ impl Operation for Highlight {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         highlight(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -85,7 +88,7 @@ impl Operation for Signature {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         signature(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -129,7 +132,7 @@ pub fn require<R: Request>(o: &Orchestrator, feature: Feature) -> Result<()> {
 
 /// `lanser impl`: where the symbol is implemented (subclass overrides, protocol members).
 /// Cross-file, so it waits for the project to load.
-pub async fn implementation(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+pub async fn implementation(o: &mut Orchestrator, selector: &str) -> Result<Outcome<ImplFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<GotoImplementation>(o, Feature::Implementation)?;
@@ -143,12 +146,12 @@ pub async fn implementation(o: &mut Orchestrator, selector: &str) -> Result<Outc
             partial_result_params: Default::default(),
         })
         .await?;
-    let implementations = o.normalizer().locations(&typed::json(&answer));
+    let implementations = o.normalizer().goto(&answer);
     Ok(Outcome {
-        facts: facts::to_json(&ImplFacts {
+        facts: ImplFacts {
             implementations,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,
@@ -156,49 +159,52 @@ pub async fn implementation(o: &mut Orchestrator, selector: &str) -> Result<Outc
     })
 }
 
-fn highlight_kind(k: Option<u64>) -> &'static str {
+fn highlight_kind(k: Option<u64>) -> (&'static str, HighlightKind) {
     match k {
-        Some(2) => "read",
-        Some(3) => "write",
-        _ => "text",
+        Some(2) => ("read", HighlightKind::Read),
+        Some(3) => ("write", HighlightKind::Write),
+        _ => ("text", HighlightKind::Text),
     }
 }
 
-/// Highlights of the document at `uri`, sorted by range: `{path, range, kind, selector}`.
-pub fn highlights(o: &Orchestrator, uri: &str, raw: &Value) -> Vec<Value> {
+/// Highlights of the document at `uri` from a raw `request`'s answer (JSON): see
+/// `highlighted`.
+pub fn highlights(o: &Orchestrator, uri: &str, raw: &Value) -> Vec<facts::Highlight> {
+    let found = raw.as_array().into_iter().flatten().filter_map(|h| {
+        let r = h.get("range")?;
+        let n4 = |p: &str| r.pointer(p).and_then(Value::as_u64).unwrap_or(0) as u32;
+        let range = [
+            n4("/start/line"),
+            n4("/start/character"),
+            n4("/end/line"),
+            n4("/end/character"),
+        ];
+        Some((range, h.get("kind").and_then(Value::as_u64)))
+    });
+    highlighted(o, uri, found)
+}
+
+/// Highlights of the document at `uri` from their server ranges and kind numbers, sorted by
+/// range (then kind, by name): `{path, range, kind, selector}`.
+fn highlighted(
+    o: &Orchestrator,
+    uri: &str,
+    found: impl Iterator<Item = ([u32; 4], Option<u64>)>,
+) -> Vec<facts::Highlight> {
     let mut n = o.normalizer();
-    let mut out: Vec<(crate::bundle::normalize::Loc, &'static str)> = raw
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|h| {
-            let r = h.get("range")?;
-            let n4 = |p: &str| r.pointer(p).and_then(Value::as_u64).unwrap_or(0) as u32;
-            let range = [
-                n4("/start/line"),
-                n4("/start/character"),
-                n4("/end/line"),
-                n4("/end/character"),
-            ];
-            Some((
-                n.location(uri, range),
-                highlight_kind(h.get("kind").and_then(Value::as_u64)),
-            ))
-        })
+    type Found = (crate::bundle::normalize::Loc, (&'static str, HighlightKind));
+    let mut out: Vec<Found> = found
+        .map(|(range, kind)| (n.location(uri, range), highlight_kind(kind)))
         .collect();
-    out.sort();
+    out.sort_by(|a, b| (&a.0, a.1 .0).cmp(&(&b.0, b.1 .0)));
     out.dedup();
     out.into_iter()
-        .map(|(loc, kind)| {
-            let mut v = serde_json::to_value(&loc).expect("locations serialize");
-            v["kind"] = json!(kind);
-            v
-        })
+        .map(|(loc, (_, kind))| facts::Highlight::new(loc, kind))
         .collect()
 }
 
 /// `lanser highlight`: every occurrence of the symbol in the same file, read or write.
-pub async fn highlight(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+pub async fn highlight(o: &mut Orchestrator, selector: &str) -> Result<Outcome<HighlightFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<DocumentHighlightRequest>(o, Feature::DocumentHighlight)?;
@@ -211,14 +217,21 @@ pub async fn highlight(o: &mut Orchestrator, selector: &str) -> Result<Outcome> 
             partial_result_params: Default::default(),
         })
         .await?;
-    let raw = typed::json(&answer);
-    let highlights = highlights(o, &path_to_uri(&target.doc.abs), &raw);
+    let found = answer.iter().flatten().map(|h| {
+        let kind = match h.kind {
+            Some(DocumentHighlightKind::READ) => Some(2),
+            Some(DocumentHighlightKind::WRITE) => Some(3),
+            _ => None,
+        };
+        (range(&h.range), kind)
+    });
+    let highlights = highlighted(o, &path_to_uri(&target.doc.abs), found);
     Ok(Outcome {
-        facts: facts::to_json(&HighlightFacts {
+        facts: HighlightFacts {
             path: target.doc.rel.clone(),
             highlights,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,
@@ -226,66 +239,60 @@ pub async fn highlight(o: &mut Orchestrator, selector: &str) -> Result<Outcome> 
     })
 }
 
-fn doc_text(v: Option<&Value>) -> Value {
+fn doc_text(v: &Option<Documentation>) -> Option<String> {
     match v {
-        Some(Value::String(s)) => json!(s),
-        Some(Value::Object(o)) => o.get("value").cloned().unwrap_or(Value::Null),
-        _ => Value::Null,
+        Some(Documentation::String(s)) => Some(s.clone()),
+        Some(Documentation::MarkupContent(m)) => Some(m.value.clone()),
+        None => None,
     }
 }
 
 /// signatureHelp → `{signatures: [{label, documentation, parameters: [{label, documentation}],
-/// activeParameter}], activeSignature, activeParameter}` or null. A parameter label given as
+/// activeParameter}], activeSignature, activeParameter}`. A parameter label given as
 /// `[start, end]` (UTF-16 offsets into the signature label) becomes that substring.
-pub fn signature_help(raw: &Value) -> Value {
-    if raw.is_null() {
-        return Value::Null;
-    }
-    let signatures: Vec<Value> = raw
-        .get("signatures")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+pub fn signature_help(raw: &lsp_types::SignatureHelp) -> SignatureHelp {
+    let signatures = raw
+        .signatures
+        .iter()
         .map(|s| {
-            let label = s.get("label").and_then(Value::as_str).unwrap_or_default();
-            let utf16: Vec<u16> = label.encode_utf16().collect();
-            let parameters: Vec<Value> = s
-                .get("parameters")
-                .and_then(Value::as_array)
-                .into_iter()
+            let utf16: Vec<u16> = s.label.encode_utf16().collect();
+            let parameters = s
+                .parameters
+                .iter()
                 .flatten()
                 .map(|p| {
-                    let plabel = match p.get("label") {
-                        Some(Value::String(s)) => s.clone(),
-                        Some(Value::Array(a)) => {
-                            let at =
-                                |i: usize| a.get(i).and_then(Value::as_u64).unwrap_or(0) as usize;
-                            let (start, end) = (at(0).min(utf16.len()), at(1).min(utf16.len()));
+                    let label = match &p.label {
+                        ParameterLabel::Simple(s) => s.clone(),
+                        ParameterLabel::LabelOffsets([start, end]) => {
+                            let at = |i: u32| (i as usize).min(utf16.len());
+                            let (start, end) = (at(*start), at(*end));
                             String::from_utf16_lossy(&utf16[start..end.max(start)])
                         }
-                        _ => String::new(),
                     };
-                    json!({"label": plabel, "documentation": doc_text(p.get("documentation"))})
+                    ParameterInfo {
+                        label,
+                        documentation: doc_text(&p.documentation),
+                    }
                 })
                 .collect();
-            json!({
-                "label": label,
-                "documentation": doc_text(s.get("documentation")),
-                "parameters": parameters,
-                "activeParameter": s.get("activeParameter"),
-            })
+            SignatureInfo {
+                label: s.label.clone(),
+                documentation: doc_text(&s.documentation),
+                parameters,
+                active_parameter: s.active_parameter,
+            }
         })
         .collect();
-    json!({
-        "signatures": signatures,
-        "activeSignature": raw.get("activeSignature"),
-        "activeParameter": raw.get("activeParameter"),
-    })
+    SignatureHelp {
+        signatures,
+        active_signature: raw.active_signature,
+        active_parameter: raw.active_parameter,
+    }
 }
 
 /// `lanser signature`: the signature(s) of the call the selector is inside, and which
 /// parameter it is at. Null when the selector is not inside a call's parentheses.
-pub async fn signature(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+pub async fn signature(o: &mut Orchestrator, selector: &str) -> Result<Outcome<SignatureFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<SignatureHelpRequest>(o, Feature::SignatureHelp)?;
@@ -303,12 +310,11 @@ pub async fn signature(o: &mut Orchestrator, selector: &str) -> Result<Outcome> 
             work_done_progress_params: Default::default(),
         })
         .await?;
-    let raw = typed::json(&answer);
     Ok(Outcome {
-        facts: facts::to_json(&SignatureFacts {
-            signature: Some(signature_help(&raw)).filter(|s| !s.is_null()),
+        facts: SignatureFacts {
+            signature: answer.as_ref().map(signature_help),
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete: true,
         edits: None,
@@ -322,16 +328,19 @@ mod tests {
 
     #[test]
     fn parameter_offsets_become_labels() {
-        let raw = json!({"signatures": [{
+        let raw = serde_json::json!({"signatures": [{
             "label": "(a: int, 名前: str) -> None",
             "parameters": [{"label": [1, 7]}, {"label": [9, 16]}],
             "documentation": {"kind": "plaintext", "value": "Doc"},
             "activeParameter": 1
         }], "activeSignature": 0, "activeParameter": 1});
-        let s = signature_help(&raw);
-        assert_eq!(s["signatures"][0]["parameters"][0]["label"], "a: int");
-        assert_eq!(s["signatures"][0]["parameters"][1]["label"], "名前: str");
-        assert_eq!(s["signatures"][0]["documentation"], "Doc");
-        assert_eq!(signature_help(&Value::Null), Value::Null);
+        let s = signature_help(&serde_json::from_value(raw).unwrap());
+        let sig = &s.signatures[0];
+        assert_eq!(sig.parameters[0].label, "a: int");
+        assert_eq!(sig.parameters[1].label, "名前: str");
+        assert_eq!(sig.documentation.as_deref(), Some("Doc"));
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["activeSignature"], 0);
+        assert_eq!(json["signatures"][0]["activeParameter"], 1);
     }
 }

@@ -22,7 +22,7 @@
 use super::nav;
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, Provenance, RequestFacts};
+use crate::bundle::facts::{Provenance, RequestFacts};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::lsp::typed;
@@ -69,7 +69,7 @@ impl Operation for RawRequest {
         m.insert("file".into(), self.file().into());
         m
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         let source = match (&self.payload, self.selector(), self.file()) {
             (Some(p), ..) => Source::Payload(p),
             (None, Some(s), _) => Source::Selector(s),
@@ -126,7 +126,11 @@ pub fn relativize(ws: &Workspace, v: &Value) -> Value {
     }
 }
 
-pub async fn run(o: &mut Orchestrator, method: &str, source: Source<'_>) -> Result<Outcome> {
+pub async fn run(
+    o: &mut Orchestrator,
+    method: &str,
+    source: Source<'_>,
+) -> Result<Outcome<RequestFacts>> {
     if method.trim().is_empty() {
         return Err(LanserError::usage("request needs a METHOD"));
     }
@@ -184,7 +188,7 @@ pub async fn run(o: &mut Orchestrator, method: &str, source: Source<'_>) -> Resu
     };
     view(o, method, doc.as_ref(), &raw, &mut facts);
     Ok(Outcome {
-        facts: facts::to_json(&facts),
+        facts,
         resolution,
         complete,
         edits: None,

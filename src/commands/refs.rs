@@ -5,10 +5,9 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, Provenance, RefsFacts};
+use crate::bundle::facts::{Provenance, RefsFacts};
 use crate::bundle::Bundle;
 use crate::error::Result;
-use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::References;
 use lsp_types::{ReferenceContext, ReferenceParams};
@@ -33,7 +32,7 @@ impl Operation for Refs {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector, !self.exclude_declaration).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -46,7 +45,7 @@ pub async fn run(
     o: &mut Orchestrator,
     selector: &str,
     include_declaration: bool,
-) -> Result<Outcome> {
+) -> Result<Outcome<RefsFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = ReferenceParams {
         text_document_position: o.position_params(&target).await?,
@@ -63,13 +62,13 @@ pub async fn run(
         .await?
         .request::<References>(params)
         .await?;
-    let references = o.normalizer().locations(&typed::json(&answer));
+    let references = o.normalizer().references(&answer);
     Ok(Outcome {
-        facts: facts::to_json(&RefsFacts {
+        facts: RefsFacts {
             count: references.len() as u64,
             references,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,

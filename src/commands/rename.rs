@@ -6,7 +6,7 @@
 use super::mutate::{self, MutationArgs};
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, PrepareRenameFacts, Provenance, RenameFacts};
+use crate::bundle::facts::{PrepareRenameFacts, Provenance, RenameFacts};
 use crate::bundle::Bundle;
 use crate::edits::check_name;
 use crate::error::{LanserError, Result};
@@ -14,7 +14,6 @@ use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::{PrepareRenameRequest, Rename as RenameRequest};
 use lsp_types::{PrepareRenameResponse, RenameParams, TextDocumentPositionParams};
-use serde_json::json;
 
 /// Check that the symbol at SELECTOR can be renamed, and what range would change
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
@@ -32,7 +31,7 @@ impl Operation for PrepareRename {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         prepare(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -72,7 +71,7 @@ impl Operation for Rename {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         rename(
             o,
             &self.selector,
@@ -109,7 +108,7 @@ async fn prepare_range(
     }
 }
 
-pub async fn prepare(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
+pub async fn prepare(o: &mut Orchestrator, selector: &str) -> Result<Outcome<PrepareRenameFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     // Before the project is loaded Pyright refuses prepareRename on valid symbols.
@@ -119,12 +118,12 @@ pub async fn prepare(o: &mut Orchestrator, selector: &str) -> Result<Outcome> {
         .normalizer()
         .location(&crate::workspace::path_to_uri(&target.doc.abs), range);
     Ok(Outcome {
-        facts: facts::to_json(&PrepareRenameFacts {
+        facts: PrepareRenameFacts {
             renameable: true,
             range,
             selector: loc.selector,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,
@@ -137,7 +136,7 @@ pub async fn rename(
     selector: &str,
     new_name: &str,
     m: &MutationArgs,
-) -> Result<Outcome> {
+) -> Result<Outcome<RenameFacts>> {
     let (spec, target) = o.resolve(selector)?;
     // Python's rule for a Python file; another language's server judges its own names.
     if crate::workspace::walk::is_python(&target.doc.rel) {
@@ -180,15 +179,15 @@ pub async fn rename(
     let (measured, delta) = mutate::speculate(o, m, &plan, complete, Some(&resolution)).await?;
     let applied = mutate::maybe_apply(o, m, &plan, complete, Some(&resolution))?;
     Ok(Outcome {
-        facts: facts::to_json(&RenameFacts {
+        facts: RenameFacts {
             new_name: new_name.to_string(),
             range,
             files: plan.touched(),
             edit_count: plan.edit_count() as u64,
             applied,
-            speculative_diagnostics: json!(delta),
+            speculative_diagnostics: delta,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: Some(resolution),
         complete,
         edits: Some(mutate::edits_of(&plan)),

@@ -11,7 +11,7 @@
 use super::mutate::{self, MutationArgs};
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, MoveKind, Provenance, RenameFileFacts};
+use crate::bundle::facts::{Move, MoveKind, Provenance, RenameFileFacts};
 use crate::bundle::Bundle;
 use crate::bundle::Edits;
 use crate::edits::rename_file;
@@ -23,7 +23,6 @@ use crate::workspace::path_to_uri;
 use lsp_types::notification::DidRenameFiles;
 use lsp_types::request::WillRenameFiles;
 use lsp_types::{FileRename, RenameFilesParams};
-use serde_json::{json, Value};
 
 /// Move a module file or package directory and rewrite every import of it: a preview
 /// (diff + WorkspaceEdit) unless --apply
@@ -51,7 +50,7 @@ impl Operation for RenameFile {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.src, &self.dst, &self.mutation.args(self.apply)).await
     }
     fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
@@ -60,7 +59,12 @@ impl Operation for RenameFile {
     }
 }
 
-pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -> Result<Outcome> {
+pub async fn run(
+    o: &mut Orchestrator,
+    src: &str,
+    dst: &str,
+    m: &MutationArgs,
+) -> Result<Outcome<RenameFileFacts>> {
     let jail = Jail::new(o.ws(), &m.allow, &m.deny)?;
     let mv = rename_file::resolve_paths(o.ws(), &jail, &o.opts().cwd, src, dst)?;
     let mut built = rename_file::build(o.ws(), &jail, &mv, o.encoding())?;
@@ -100,18 +104,16 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
             s.notify::<DidRenameFiles>(uris);
         }
     }
-    let modules: Vec<Value> = built
-        .modules
-        .iter()
-        .map(|(a, b)| json!({"from": a, "to": b}))
-        .collect();
-    let moved: Vec<Value> = built
-        .moved_files
-        .iter()
-        .map(|(a, b)| json!({"from": a, "to": b}))
-        .collect();
+    let pairs = |list: &[(String, String)]| -> Vec<Move> {
+        list.iter()
+            .map(|(from, to)| Move {
+                from: from.clone(),
+                to: to.clone(),
+            })
+            .collect()
+    };
     Ok(Outcome {
-        facts: facts::to_json(&RenameFileFacts {
+        facts: RenameFileFacts {
             from: mv.src.clone(),
             to: mv.dst.clone(),
             kind: if mv.is_dir {
@@ -119,14 +121,14 @@ pub async fn run(o: &mut Orchestrator, src: &str, dst: &str, m: &MutationArgs) -
             } else {
                 MoveKind::Module
             },
-            modules: json!(modules),
-            moved: json!(moved),
-            created: json!(built.created),
+            modules: pairs(&built.modules),
+            moved: pairs(&built.moved_files),
+            created: built.created.clone(),
             files: built.plan.touched(),
             edit_count: built.plan.edit_count() as u64,
             applied,
             provenance,
-        }),
+        },
         resolution: None,
         complete,
         edits: Some(Edits {

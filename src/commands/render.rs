@@ -2,11 +2,10 @@
 //! pieces): `path:line:col` (1-based, `--index-io` unit) with the line of
 //! code for workspace files; errors are printed by the caller on stderr.
 
-use crate::bundle::facts::{CheckFacts, DiagFacts, LocateFacts, Location};
+use crate::bundle::facts::{CheckFacts, DiagFacts, LocateFacts, Location, Symbol};
 use crate::bundle::{Bundle, Status};
 use crate::selector::{self, PositionSpec};
 use crate::workspace::Workspace;
-use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -45,31 +44,13 @@ pub(super) fn place_of(sel: &str) -> Option<(String, u32, u32)> {
     }
 }
 
-/// `path:line:col` of a fact's `selector`.
-pub(super) fn place(fact: &Value) -> Option<(String, u32, u32)> {
-    place_of(fact.get("selector")?.as_str()?)
-}
-
-/// The list under `key` of a JSON fact (empty when it is missing).
-pub(super) fn array<'v>(facts: &'v Value, key: &str) -> &'v [Value] {
-    facts
-        .get(key)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-}
-
 /// A file's outline or a workspace symbol search, indented by nesting.
-pub(super) fn symbols(out: &mut String, symbols: &[Map<String, Value>]) {
+pub(super) fn symbols(out: &mut String, symbols: &[Symbol]) {
     for s in symbols {
-        let name = s
-            .get("qualname")
-            .or_else(|| s.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let kind = s.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let name = s.qualname();
+        let kind = s.kind();
         let depth = name.matches('.').count();
-        let at = s.get("selector").and_then(Value::as_str).and_then(place_of);
+        let at = place_of(s.selector());
         if let Some((path, line, col)) = at {
             writeln!(
                 out,
@@ -87,15 +68,10 @@ pub(super) fn diag(out: &mut String, facts: &DiagFacts) {
         writeln!(out, "{}: not checked: {}", f.path, f.message).ok();
     }
     for d in &facts.diagnostics {
-        let at = d.get("selector").and_then(Value::as_str).and_then(place_of);
-        if let Some((path, line, col)) = at {
-            let sev = d.get("severity").and_then(Value::as_str).unwrap_or("error");
-            let code = d
-                .get("code")
-                .and_then(Value::as_str)
-                .map(|c| format!("[{c}]"));
-            let msg = d.get("message").and_then(Value::as_str).unwrap_or_default();
-            let msg = msg.lines().next().unwrap_or_default();
+        if let Some((path, line, col)) = place_of(&d.selector) {
+            let sev = d.severity.as_str();
+            let code = d.code.as_deref().map(|c| format!("[{c}]"));
+            let msg = d.message.lines().next().unwrap_or_default();
             writeln!(
                 out,
                 "{path}:{line}:{col}: {sev}{}: {msg}",
@@ -127,32 +103,29 @@ pub(super) fn locate(out: &mut String, facts: &LocateFacts) {
 
 /// What a patch adds and removes, per file.
 pub(super) fn check(out: &mut String, facts: &CheckFacts) {
-    for f in facts.files.as_array().into_iter().flatten() {
-        let (added, removed) = (array(f, "added"), array(f, "removed"));
+    for f in &facts.files {
         writeln!(
             out,
             "{}: {} → {} diagnostics (+{} −{})",
-            f["path"].as_str().unwrap_or_default(),
-            f["before"],
-            f["after"],
-            added.len(),
-            removed.len()
+            f.path,
+            f.before,
+            f.after,
+            f.added.len(),
+            f.removed.len()
         )
         .ok();
-        for d in added {
-            if let Some((path, line, col)) = place(d) {
-                let msg = d["message"].as_str().unwrap_or_default();
+        for d in &f.added {
+            if let Some((path, line, col)) = place_of(&d.selector) {
                 writeln!(
                     out,
                     "  + {path}:{line}:{col}: {}",
-                    msg.lines().next().unwrap_or_default()
+                    d.message.lines().next().unwrap_or_default()
                 )
                 .ok();
             }
         }
-        for d in removed {
-            let msg = d["message"].as_str().unwrap_or_default();
-            writeln!(out, "  - {}", msg.lines().next().unwrap_or_default()).ok();
+        for d in &f.removed {
+            writeln!(out, "  - {}", d.message.lines().next().unwrap_or_default()).ok();
         }
     }
 }
@@ -251,7 +224,8 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
     if bundle.meta.readiness.is_some() {
         out.push_str("(readiness unknown: the server gave no sign of having loaded the file; an empty answer may mean it was still loading)\n");
     } else if !bundle.meta.complete {
-        match array(facts, "failed").len() {
+        let failed = facts.get("failed").and_then(serde_json::Value::as_array);
+        match failed.map_or(0, Vec::len) {
             0 => out.push_str("(incomplete: the server had not finished loading the project)\n"),
             n => writeln!(out, "(incomplete: {n} files not checked)").unwrap_or(()),
         }

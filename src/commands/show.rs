@@ -1,10 +1,9 @@
 //! Human rendering of the structured answers (`nav`, `calls`, `impact`, `meta`, `raw`; each
 //! operation's `render` picks its function here or in `render`): `path:line:col` (1-based,
 //! `--index-io` unit) as everywhere, JSON where the answer is a structure (capabilities, raw
-//! results). Each takes its operation's facts type; what the server answered inside them
-//! stays JSON.
+//! results). Each takes its operation's facts type.
 
-use super::render::{array, place, place_of};
+use super::render::place_of;
 use crate::bundle::facts::{
     CallsFacts, HighlightFacts, ImpactFacts, ImpactItem, ReloadFacts, RequestFacts, SignatureFacts,
     StatusFacts,
@@ -12,8 +11,9 @@ use crate::bundle::facts::{
 use serde_json::Value;
 use std::fmt::Write;
 
-fn at(fact: &Value) -> String {
-    match place(fact) {
+/// `path:line:col` of a fact's selector (`?` when it is not a cursor).
+fn at(selector: &str) -> String {
+    match place_of(selector) {
         Some((path, line, col)) => format!("{path}:{line}:{col}"),
         None => "?".into(),
     }
@@ -30,25 +30,39 @@ pub(super) fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
+/// A unit enum's JSON name (`read`, `markdown`).
+pub(super) fn json_str<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
 pub(super) fn calls(out: &mut String, facts: &CallsFacts) {
-    let Some(item) = facts.item.as_ref().filter(|i| !i.is_null()) else {
+    let Some(item) = facts.item.as_ref() else {
         out.push_str("no callable at the selector\n");
         return;
     };
-    let name = item["name"].as_str().unwrap_or_default();
+    let name = &item.name;
     for (items, title) in [(&facts.incoming, "called by"), (&facts.outgoing, "calls")] {
         let Some(items) = items else {
             continue;
         };
-        writeln!(out, "{name} ({}) {title} {}:", at(item), items.len()).ok();
+        writeln!(
+            out,
+            "{name} ({}) {title} {}:",
+            at(&item.selector),
+            items.len()
+        )
+        .ok();
         for c in items {
-            let sites: Vec<String> = array(c, "callSites").iter().map(at).collect();
+            let sites: Vec<String> = c.call_sites.iter().map(|s| at(&s.selector)).collect();
             writeln!(
                 out,
                 "  {} {}  {}  at {}",
-                c["kind"].as_str().unwrap_or_default(),
-                c["name"].as_str().unwrap_or_default(),
-                at(c),
+                c.kind,
+                c.name,
+                at(&c.selector),
                 sites.join(", ")
             )
             .ok();
@@ -91,28 +105,23 @@ pub(super) fn impact(out: &mut String, facts: &ImpactFacts) {
 }
 
 pub(super) fn signature(out: &mut String, facts: &SignatureFacts) {
-    let sig = facts.signature.as_ref().unwrap_or(&Value::Null);
-    let sigs = array(sig, "signatures");
-    if sigs.is_empty() {
+    let Some(sig) = facts
+        .signature
+        .as_ref()
+        .filter(|s| !s.signatures.is_empty())
+    else {
         out.push_str("no signature help (is the selector inside a call's parentheses?)\n");
         return;
-    }
-    let active = sig["activeSignature"].as_u64().unwrap_or(0) as usize;
-    for (i, s) in sigs.iter().enumerate() {
+    };
+    let active = sig.active_signature.unwrap_or(0) as usize;
+    for (i, s) in sig.signatures.iter().enumerate() {
         let mark = if i == active { "*" } else { " " };
-        writeln!(out, "{mark} {}", s["label"].as_str().unwrap_or_default()).ok();
-        let param = s["activeParameter"]
-            .as_u64()
-            .or_else(|| sig["activeParameter"].as_u64());
-        if let Some(p) = param.and_then(|p| array(s, "parameters").get(p as usize)) {
-            writeln!(
-                out,
-                "  parameter: {}",
-                p["label"].as_str().unwrap_or_default()
-            )
-            .ok();
+        writeln!(out, "{mark} {}", s.label).ok();
+        let param = s.active_parameter.or(sig.active_parameter);
+        if let Some(p) = param.and_then(|p| s.parameters.get(p as usize)) {
+            writeln!(out, "  parameter: {}", p.label).ok();
         }
-        if let Some(d) = s["documentation"].as_str().filter(|d| !d.is_empty()) {
+        if let Some(d) = s.documentation.as_deref().filter(|d| !d.is_empty()) {
             writeln!(out, "  {}", d.lines().next().unwrap_or_default()).ok();
         }
     }
@@ -120,44 +129,47 @@ pub(super) fn signature(out: &mut String, facts: &SignatureFacts) {
 
 pub(super) fn status(out: &mut String, facts: &StatusFacts) {
     for s in &facts.servers {
-        let mark = if s["selected"] == true { "*" } else { " " };
-        let resolved = match s["resolved"].as_array() {
-            Some(cmd) => cmd
-                .iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(" "),
-            None => format!("not available: {}", s["error"].as_str().unwrap_or_default()),
+        let mark = if s.selected { "*" } else { " " };
+        let resolved = match &s.resolved {
+            Some(cmd) => cmd.join(" "),
+            None => format!("not available: {}", s.error.as_deref().unwrap_or_default()),
         };
         writeln!(
             out,
             "{mark} {} (pinned {}, {}, {}): {resolved}",
-            s["name"].as_str().unwrap_or_default(),
-            s["pinned"].as_str().unwrap_or("-"),
-            s["provision"].as_str().unwrap_or_default(),
-            s["origin"].as_str().unwrap_or_default(),
+            s.name,
+            s.pinned.as_deref().unwrap_or("-"),
+            s.provision,
+            s.origin,
         )
         .ok();
     }
-    for f in facts.config_files.as_array().into_iter().flatten() {
-        writeln!(out, "config: {} {}", f["file"], f["digest"]).ok();
+    for f in &facts.config_files {
+        // As JSON strings (quoted), as this line has always shown them.
+        writeln!(
+            out,
+            "config: {} {}",
+            Value::from(&*f.file),
+            Value::from(&*f.digest)
+        )
+        .ok();
     }
-    let sessions = facts.sessions.as_array().map_or(0, Vec::len);
+    let sessions = facts.sessions.len();
     writeln!(out, "running sessions: {sessions}").ok();
 }
 
 /// Every occurrence of a symbol in its file.
 pub(super) fn highlight(out: &mut String, facts: &HighlightFacts) {
     for h in &facts.highlights {
-        writeln!(out, "{} {}", at(h), h["kind"].as_str().unwrap_or_default()).ok();
+        writeln!(out, "{} {}", at(&h.selector), json_str(&h.kind)).ok();
     }
     writeln!(out, "{} highlights", facts.highlights.len()).ok();
 }
 
 /// The sessions a reload reconfigured.
 pub(super) fn reload(out: &mut String, facts: &ReloadFacts) {
-    for r in facts.reloaded.as_array().into_iter().flatten() {
-        let name = r["server"]["name"].as_str().unwrap_or("?");
+    for r in &facts.reloaded {
+        let name = r.server.as_ref().map_or("?", |s| s.name.as_str());
         writeln!(out, "reloaded {name}").ok();
     }
     writeln!(out, "{}", facts.note.as_deref().unwrap_or_default()).ok();

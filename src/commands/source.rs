@@ -62,7 +62,7 @@ impl Operation for Source {
     fn uses_server(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector, self.signature)
     }
     /// The code itself, each line numbered as in the file.
@@ -131,7 +131,7 @@ pub fn definition(o: &mut Orchestrator, selector: &str) -> Result<Found> {
     })
 }
 
-pub fn run(o: &mut Orchestrator, selector: &str, signature: bool) -> Result<Outcome> {
+pub fn run(o: &mut Orchestrator, selector: &str, signature: bool) -> Result<Outcome<SourceFacts>> {
     let Found {
         resolution,
         doc,
@@ -166,7 +166,7 @@ pub fn run(o: &mut Orchestrator, selector: &str, signature: bool) -> Result<Outc
         provenance: Provenance::Parser,
     };
     Ok(Outcome {
-        facts: crate::bundle::facts::to_json(&facts),
+        facts,
         resolution: Some(resolution),
         complete: true,
         edits: None,

@@ -3,7 +3,7 @@
 
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, Provenance, SymbolsFacts};
+use crate::bundle::facts::{Provenance, Symbol, SymbolsFacts};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::lsp::capabilities::Feature;
@@ -13,7 +13,6 @@ use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
 use lsp_types::request::{DocumentSymbolRequest, WorkspaceSymbolRequest};
 use lsp_types::{DocumentSymbolParams, WorkspaceSymbolParams};
-use serde_json::Value;
 
 /// A file's outline, or workspace symbols with --query
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
@@ -29,7 +28,7 @@ pub struct Symbols {
 impl Operation for Symbols {
     const NAME: &'static str = "symbols";
     type Facts = SymbolsFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, self.file.as_deref(), self.query.as_deref()).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -37,7 +36,11 @@ impl Operation for Symbols {
     }
 }
 
-pub async fn run(o: &mut Orchestrator, file: Option<&str>, query: Option<&str>) -> Result<Outcome> {
+pub async fn run(
+    o: &mut Orchestrator,
+    file: Option<&str>,
+    query: Option<&str>,
+) -> Result<Outcome<SymbolsFacts>> {
     match (file, query) {
         (Some(file), query) => outline(o, file, query).await,
         (None, Some(query)) => workspace(o, query).await,
@@ -45,7 +48,11 @@ pub async fn run(o: &mut Orchestrator, file: Option<&str>, query: Option<&str>) 
     }
 }
 
-async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Result<Outcome> {
+async fn outline(
+    o: &mut Orchestrator,
+    file: &str,
+    query: Option<&str>,
+) -> Result<Outcome<SymbolsFacts>> {
     let (abs, rel) = o.ws().resolve_user_path(file, &o.opts().cwd)?;
     let doc = Document::load(abs, rel)?;
     let uri = path_to_uri(&doc.abs);
@@ -60,26 +67,21 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
             partial_result_params: Default::default(),
         })
         .await?;
-    let raw = typed::json(&answer);
     let mut n = o.normalizer();
     n.add_document(&doc);
-    let mut symbols = n.document_symbols(&uri, &raw);
+    let mut symbols = n.outline(&uri, &answer);
     if let Some(q) = query {
         let q = q.to_lowercase();
-        symbols.retain(|s| {
-            s.get("name")
-                .and_then(Value::as_str)
-                .is_some_and(|n| n.to_lowercase().contains(&q))
-        });
+        symbols.retain(|s| s.name().to_lowercase().contains(&q));
     }
     Ok(Outcome {
-        facts: facts::to_json(&SymbolsFacts {
+        facts: SymbolsFacts {
             path: Some(doc.rel.clone()),
             doc_version: Some(doc.doc_version.clone()),
             query: None,
-            symbols: facts::objects(symbols),
+            symbols,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: None,
         complete: true,
         edits: None,
@@ -91,7 +93,7 @@ async fn outline(o: &mut Orchestrator, file: &str, query: Option<&str>) -> Resul
 /// one of the workspace's sources (each asked with one of its files open: tsserver answers
 /// only for a loaded project), merged in location order. With `--server`, in a traced run and
 /// in its replay, this server's alone.
-async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
+async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome<SymbolsFacts>> {
     let mut others = other_servers(o);
     let (mut symbols, mut complete) = ask(o, query).await?;
     // A traced run (and its replay) has one server: the others' symbols are missing.
@@ -116,13 +118,13 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
     crate::bundle::normalize::sort_by_location(&mut symbols);
     symbols.dedup();
     Ok(Outcome {
-        facts: facts::to_json(&SymbolsFacts {
+        facts: SymbolsFacts {
             path: None,
             doc_version: None,
             query: Some(query.to_string()),
-            symbols: facts::objects(symbols),
+            symbols,
             provenance: Provenance::Lsp,
-        }),
+        },
         resolution: None,
         complete,
         edits: None,
@@ -131,7 +133,7 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome> {
 }
 
 /// `workspace/symbol` on `o`'s server, normalized; and whether it had loaded the project.
-async fn ask(o: &mut Orchestrator, query: &str) -> Result<(Vec<Value>, bool)> {
+async fn ask(o: &mut Orchestrator, query: &str) -> Result<(Vec<Symbol>, bool)> {
     let complete = o.wait_ready().await?;
     let answer = o
         .ensure_session()
@@ -142,10 +144,7 @@ async fn ask(o: &mut Orchestrator, query: &str) -> Result<(Vec<Value>, bool)> {
             partial_result_params: Default::default(),
         })
         .await?;
-    Ok((
-        o.normalizer().workspace_symbols(&typed::json(&answer)),
-        complete,
-    ))
+    Ok((o.normalizer().search(&answer), complete))
 }
 
 /// The other servers that take a source of the workspace, each with its first such file.

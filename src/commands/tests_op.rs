@@ -7,7 +7,7 @@
 use super::impact::{self as impact_op, item_fact};
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, Facts, TestSelection};
+use crate::bundle::facts::{Facts, TestSelection};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::measure::impact::{self, DEFAULT_DEPTH};
@@ -91,7 +91,7 @@ impl Operation for Tests {
     fn memoizable(&self) -> bool {
         self.patch.is_none() && !self.run
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         run(o, self).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -119,7 +119,7 @@ impl Operation for Tests {
     }
 }
 
-async fn run(o: &mut Orchestrator, args: &Tests) -> Result<Outcome> {
+async fn run(o: &mut Orchestrator, args: &Tests) -> Result<Outcome<TestsFacts>> {
     if args.budget == 0 {
         return Err(LanserError::usage("--budget must be at least one second"));
     }
@@ -164,12 +164,12 @@ async fn run(o: &mut Orchestrator, args: &Tests) -> Result<Outcome> {
         timed_out: r.timed_out,
     });
     Ok(Outcome {
-        facts: facts::to_json(&TestsFacts {
+        facts: TestsFacts {
             tests,
             selection: found.chosen.selection.clone(),
             ran: ran.is_some(),
             summary,
-        }),
+        },
         resolution: found.resolution,
         complete: found.complete && !analysis.truncated,
         edits: None,

@@ -10,7 +10,7 @@
 use super::nav::require;
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{self, Facts, Provenance};
+use crate::bundle::facts::{Facts, Provenance};
 use crate::bundle::normalize::Normalizer;
 use crate::bundle::Bundle;
 use crate::error::Result;
@@ -76,7 +76,7 @@ impl Operation for Types {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome> {
+    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         let both = !self.supertypes && !self.subtypes;
         run(
             o,
@@ -142,7 +142,12 @@ fn sorted(n: &mut Normalizer, items: &[TypeHierarchyItem]) -> Vec<TypeFact> {
     out
 }
 
-pub async fn run(o: &mut Orchestrator, selector: &str, sup: bool, sub: bool) -> Result<Outcome> {
+pub async fn run(
+    o: &mut Orchestrator,
+    selector: &str,
+    sup: bool,
+    sub: bool,
+) -> Result<Outcome<TypesFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<TypeHierarchyPrepare>(o, Feature::TypeHierarchy)?;
@@ -189,7 +194,7 @@ pub async fn run(o: &mut Orchestrator, selector: &str, sup: bool, sub: bool) -> 
         provenance: Provenance::Lsp,
     };
     Ok(Outcome {
-        facts: facts::to_json(&facts),
+        facts,
         resolution: Some(o.resolution(&spec, &target)),
         complete,
         edits: None,

@@ -6,6 +6,7 @@
 //! (readiness, ambiguity, dirty tree, lock, journaled transaction) only with `--apply`.
 
 use super::mutate::{self, MutationArgs};
+use crate::bundle::facts::{Diagnostic, FileDelta, Severity};
 use crate::bundle::Resolution;
 use crate::edits::Plan;
 use crate::error::{ErrorCode, LanserError, Result};
@@ -18,7 +19,7 @@ use lsp_types::{
     DocumentChanges, OneOf, OptionalVersionedTextDocumentIdentifier, Position, Range,
     TextDocumentEdit, TextEdit, WorkspaceEdit,
 };
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// The flags of a verified write (`apply --patch`, `edit`), flattened into each: whether to
 /// write, and whether to refuse a change that adds an error.
@@ -37,7 +38,7 @@ pub struct VerifiedFlags {
 pub struct Verified {
     pub plan: Plan,
     /// The speculative diagnostics delta per file (as `check --patch`'s `files`).
-    pub delta: Value,
+    pub delta: Vec<FileDelta>,
     /// Error and warning diagnostics before and after, over the same files.
     pub before: u64,
     pub after: u64,
@@ -79,10 +80,11 @@ pub async fn write(
     }
     let found = super::check::measure(o, &changes).await?;
     let delta = speculate::delta(&found.spec);
-    let added: Vec<Value> = delta
+    let added: Vec<Diagnostic> = delta
         .iter()
-        .flat_map(|f| f["added"].as_array().cloned().unwrap_or_default())
-        .filter(|d| d["severity"] == "error")
+        .flat_map(|f| f.added.iter())
+        .filter(|d| d.severity == Severity::Error)
+        .cloned()
         .collect();
     if require_clean && !added.is_empty() {
         return Err(would_break(added));
@@ -101,7 +103,7 @@ pub async fn write(
     let applied = mutate::maybe_apply(o, m, &plan, found.complete, resolution)?;
     Ok(Verified {
         plan,
-        delta: json!(delta),
+        delta,
         before,
         after,
         measured,
@@ -111,12 +113,12 @@ pub async fn write(
 }
 
 /// `E/WOULD_BREAK`: the errors an edit would add, the first named in the message.
-fn would_break(added: Vec<Value>) -> LanserError {
+fn would_break(added: Vec<Diagnostic>) -> LanserError {
     let first = &added[0];
-    let place = super::render::place(first)
+    let place = super::render::place_of(&first.selector)
         .map(|(p, l, c)| format!("{p}:{l}:{c}"))
-        .unwrap_or_else(|| first["path"].as_str().unwrap_or_default().to_string());
-    let message = first["message"].as_str().unwrap_or_default();
+        .unwrap_or_else(|| first.path.clone());
+    let message = first.message.as_str();
     let mut e = LanserError::new(
         ErrorCode::WouldBreak,
         format!(

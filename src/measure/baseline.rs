@@ -61,11 +61,11 @@ pub async fn at_head(o: &mut Orchestrator, spec: &Speculation) -> Result<DiagMap
 /// Run-time errors in `after` that `baseline` does not have (matched by file, rule and
 /// message, as many times as they occur).
 pub fn new_runtime_errors(baseline: &DiagMap, after: &DiagMap) -> u64 {
-    let key = |path: &str, d: &serde_json::Value| {
+    let key = |path: &str, d: &crate::bundle::facts::Diagnostic| {
         (
             path.to_string(),
-            d["code"].as_str().unwrap_or_default().to_string(),
-            d["message"].as_str().unwrap_or_default().to_string(),
+            d.code.clone().unwrap_or_default(),
+            d.message.clone(),
         )
     };
     let mut pool: BTreeMap<(String, String, String), u64> = BTreeMap::new();

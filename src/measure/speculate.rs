@@ -4,16 +4,17 @@
 //! the touched files and the workspace files that import them ([`crate::python::importers`]),
 //! didChange back. Nothing is written to disk.
 
+use crate::bundle::facts::{Diagnostic, FileDelta, Severity};
 use crate::error::Result;
 use crate::orchestrator::Orchestrator;
 use crate::reward::v2::Tally;
 use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Normalized diagnostics per file (workspace-relative path → sorted facts).
-pub type DiagMap = BTreeMap<String, Vec<Value>>;
+pub type DiagMap = BTreeMap<String, Vec<Diagnostic>>;
 
 /// Pull the diagnostics of `files` as the server sees them now.
 pub async fn pull(o: &mut Orchestrator, files: &[String]) -> Result<DiagMap> {
@@ -41,7 +42,7 @@ pub async fn pull(o: &mut Orchestrator, files: &[String]) -> Result<DiagMap> {
 pub fn count(map: &DiagMap) -> u64 {
     map.values()
         .flatten()
-        .filter(|d| matches!(d["severity"].as_str(), Some("error" | "warning")))
+        .filter(|d| matches!(d.severity, Severity::Error | Severity::Warning))
         .count() as u64
 }
 
@@ -64,10 +65,10 @@ const RUNTIME_RULES: &[&str] = &[
 ];
 
 /// Whether a diagnostic fact is an error that breaks at run time (a syntax error has no rule).
-pub fn breaks_at_run_time(d: &Value) -> bool {
-    match d["code"].as_str() {
-        Some(code) => RUNTIME_RULES.contains(&code) && d["severity"] != "hint",
-        None => d["severity"] == "error",
+pub fn breaks_at_run_time(d: &Diagnostic) -> bool {
+    match d.code.as_deref() {
+        Some(code) => RUNTIME_RULES.contains(&code) && d.severity != Severity::Hint,
+        None => d.severity == Severity::Error,
     }
 }
 
@@ -77,9 +78,9 @@ pub fn tally(map: &DiagMap) -> Tally {
     for d in map.values().flatten() {
         if breaks_at_run_time(d) {
             t.runtime += 1;
-        } else if d["severity"] == "error" {
+        } else if d.severity == Severity::Error {
             t.error += 1;
-        } else if d["severity"] == "warning" {
+        } else if d.severity == Severity::Warning {
             t.warning += 1;
         }
     }
@@ -161,12 +162,12 @@ pub fn with_text(doc: &Document, text: &str) -> Document {
 }
 
 /// Per-file delta matched by (severity, code, message), not by line.
-pub fn delta(spec: &Speculation) -> Vec<Value> {
-    let key = |d: &Value| {
+pub fn delta(spec: &Speculation) -> Vec<FileDelta> {
+    let key = |d: &Diagnostic| {
         (
-            d["severity"].as_str().unwrap_or_default().to_string(),
-            d["code"].as_str().unwrap_or_default().to_string(),
-            d["message"].as_str().unwrap_or_default().to_string(),
+            d.severity,
+            d.code.clone().unwrap_or_default(),
+            d.message.clone(),
         )
     };
     spec.files
@@ -187,7 +188,7 @@ pub fn delta(spec: &Speculation) -> Vec<Value> {
                 }
             }
             let mut after_pool: Vec<_> = after.iter().map(key).collect();
-            let removed: Vec<Value> = before
+            let removed: Vec<Diagnostic> = before
                 .iter()
                 .filter(|d| match after_pool.iter().position(|k| *k == key(d)) {
                     Some(i) => {
@@ -198,14 +199,14 @@ pub fn delta(spec: &Speculation) -> Vec<Value> {
                 })
                 .cloned()
                 .collect();
-            json!({
-                "path": f,
-                "before": before.len(),
-                "after": after.len(),
-                "added": added,
-                "removed": removed,
-                "unchanged": unchanged,
-            })
+            FileDelta {
+                path: f.clone(),
+                before: before.len() as u64,
+                after: after.len() as u64,
+                added,
+                removed,
+                unchanged,
+            }
         })
         .collect()
 }

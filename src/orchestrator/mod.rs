@@ -164,12 +164,12 @@ impl Orchestrator {
         self.start_ms
     }
 
-    /// The envelope of a bundle: environment, capabilities, the outcome's facts (their list
-    /// `paged`, if any, paged), resolution and edits. Not sealed.
+    /// The envelope of a bundle: environment, capabilities, the outcome's facts (taken from
+    /// it, their list `paged`, if any, paged), resolution and edits. Not sealed.
     pub async fn assemble(
         &mut self,
         request: RequestEcho,
-        outcome: Option<&Outcome>,
+        outcome: Option<&mut Outcome<Value>>,
         paged: Option<&str>,
     ) -> Bundle {
         let environment = self.environment().await;
@@ -180,7 +180,7 @@ impl Orchestrator {
             .unwrap_or_else(|| json!({}));
         let (mut facts, resolution, complete, edits) = match outcome {
             Some(o) => (
-                o.facts.clone(),
+                std::mem::take(&mut o.facts),
                 o.resolution.clone(),
                 o.complete,
                 o.edits.clone().unwrap_or_default(),

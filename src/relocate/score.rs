@@ -117,7 +117,7 @@ pub fn jaccard(a: &BTreeSet<&str>, b: &BTreeSet<&str>) -> f64 {
 }
 
 /// What a structural candidate is, for `symbolId` and the facts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct SymbolInfo {
     pub module: String,
     pub qualname: String,

@@ -1,14 +1,24 @@
-//! Turning raw LSP payloads into facts: workspace-relative locations with server ranges, a
+//! Turning LSP payloads into facts: workspace-relative locations with server ranges, a
 //! `selector` for each, the `ioRange` in verbose mode, and every list sorted by
 //! (path, sL, sC, eL, eC) then name/message, duplicates removed (docs/bundle.md#ordering,
 //! docs/coordinates.md).
+//!
+//! The operations' typed answers (`lsp_types`) become facts directly ([`typed`]); the JSON
+//! readings here serve what has no typed form: a raw `request`'s verbatim answer and pulled
+//! diagnostics. Both go through the same builders (a location list, an outline's symbol, a
+//! search's symbol), so a shape is normalized the same whichever way it came.
 
+pub mod typed;
+
+use super::facts::{
+    Diagnostic, FoundSymbol, Hover, MarkupKind, OutlineSymbol, Placed, Severity, Symbol,
+};
 use crate::selector::encode_path;
 use crate::selector::resolve::{DocCache, Document};
 use crate::text::Encoding;
 use crate::workspace::{uri_to_path, Place, Workspace};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -93,13 +103,12 @@ pub(crate) fn symbol_kind(k: u64) -> &'static str {
         .unwrap_or("unknown")
 }
 
-fn severity(s: Option<u64>) -> &'static str {
+fn severity(s: Option<u64>) -> Severity {
     match s {
-        Some(1) => "error",
-        Some(2) => "warning",
-        Some(3) => "information",
-        Some(4) => "hint",
-        _ => "error",
+        Some(2) => Severity::Warning,
+        Some(3) => Severity::Information,
+        Some(4) => Severity::Hint,
+        _ => Severity::Error,
     }
 }
 
@@ -177,14 +186,26 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    /// `Location | Location[] | LocationLink[] | null` → sorted, deduplicated locations.
+    /// Locations of `(uri, server range)` places, sorted and deduplicated.
+    fn located<'u>(&mut self, places: impl IntoIterator<Item = (&'u str, [u32; 4])>) -> Vec<Loc> {
+        let mut out: Vec<Loc> = places
+            .into_iter()
+            .map(|(uri, range)| self.location(uri, range))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// `Location | Location[] | LocationLink[] | null` (as JSON) → sorted, deduplicated
+    /// locations.
     pub fn locations(&mut self, v: &Value) -> Vec<Loc> {
         let items: Vec<&Value> = match v {
             Value::Array(a) => a.iter().collect(),
             Value::Object(_) => vec![v],
             _ => vec![],
         };
-        let mut out: Vec<Loc> = items
+        let places: Vec<(&str, [u32; 4])> = items
             .into_iter()
             .filter_map(|item| {
                 let (uri, range) = match item.get("targetUri") {
@@ -195,36 +216,37 @@ impl<'a> Normalizer<'a> {
                     ),
                     None => (item.get("uri")?.as_str()?, item.get("range")?),
                 };
-                Some(self.location(uri, range_of(range)))
+                Some((uri, range_of(range)))
             })
             .collect();
-        out.sort();
-        out.dedup();
-        out
+        self.located(places)
     }
 
-    /// Hover → `{kind, value, range}` or null.
-    pub fn hover(&self, v: &Value) -> Value {
+    /// Hover (as JSON) → `{kind, value, range}`, or none for null.
+    pub fn hover(&self, v: &Value) -> Option<Hover> {
         if v.is_null() {
-            return Value::Null;
+            return None;
         }
         let contents = v.get("contents").cloned().unwrap_or(Value::Null);
         let (kind, value) = match &contents {
-            Value::String(s) => ("plaintext", s.clone()),
+            Value::String(s) => (MarkupKind::Plaintext, s.clone()),
             Value::Object(o) if o.contains_key("kind") => (
                 if o.get("kind").and_then(Value::as_str) == Some("markdown") {
-                    "markdown"
+                    MarkupKind::Markdown
                 } else {
-                    "plaintext"
+                    MarkupKind::Plaintext
                 },
                 o.get("value")
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_string(),
             ),
-            Value::Object(o) => ("markdown", marked_string(o.get("language"), o.get("value"))),
+            Value::Object(o) => (
+                MarkupKind::Markdown,
+                marked_string(o.get("language"), o.get("value")),
+            ),
             Value::Array(parts) => (
-                "markdown",
+                MarkupKind::Markdown,
                 parts
                     .iter()
                     .map(|p| match p {
@@ -234,22 +256,22 @@ impl<'a> Normalizer<'a> {
                     .collect::<Vec<_>>()
                     .join("\n\n"),
             ),
-            _ => ("plaintext", String::new()),
+            _ => (MarkupKind::Plaintext, String::new()),
         };
-        json!({
-            "kind": kind,
-            "value": value,
-            "range": v.get("range").map(range_of),
+        Some(Hover {
+            kind,
+            value,
+            range: v.get("range").map(range_of),
         })
     }
 
-    /// A document outline, flattened in document order with qualified names.
-    pub fn document_symbols(&mut self, uri: &str, v: &Value) -> Vec<Value> {
+    /// A document outline (as JSON), flattened in document order with qualified names.
+    pub fn document_symbols(&mut self, uri: &str, v: &Value) -> Vec<Symbol> {
         let mut out = Vec::new();
         if let Value::Array(items) = v {
             for item in items {
                 if item.get("location").is_some() {
-                    out.push(self.symbol_information(item));
+                    out.push(Symbol::Found(self.symbol_information(item)));
                 } else {
                     self.document_symbol(uri, item, None, &mut out);
                 }
@@ -264,26 +286,21 @@ impl<'a> Normalizer<'a> {
         uri: &str,
         s: &Value,
         parent: Option<&str>,
-        out: &mut Vec<Value>,
+        out: &mut Vec<Symbol>,
     ) {
-        let name = s.get("name").and_then(Value::as_str).unwrap_or_default();
-        let qualname = match parent {
-            Some(p) => format!("{p}.{name}"),
-            None => name.to_string(),
-        };
-        let range = range_of(s.get("range").unwrap_or(&Value::Null));
-        let sel = range_of(s.get("selectionRange").unwrap_or(&Value::Null));
-        let loc = self.location(uri, sel);
-        out.push(json!({
-            "name": name,
-            "qualname": qualname,
-            "kind": symbol_kind(s.get("kind").and_then(Value::as_u64).unwrap_or(0)),
-            "detail": s.get("detail").and_then(Value::as_str),
-            "path": loc.path,
-            "range": range,
-            "selectionRange": sel,
-            "selector": loc.selector,
-        }));
+        let symbol = self.outline_symbol(
+            uri,
+            Outlined {
+                name: s.get("name").and_then(Value::as_str).unwrap_or_default(),
+                kind: s.get("kind").and_then(Value::as_u64).unwrap_or(0),
+                detail: s.get("detail").and_then(Value::as_str),
+                range: range_of(s.get("range").unwrap_or(&Value::Null)),
+                selection: range_of(s.get("selectionRange").unwrap_or(&Value::Null)),
+            },
+            parent,
+        );
+        let qualname = symbol.qualname.clone();
+        out.push(Symbol::Outline(symbol));
         if let Some(Value::Array(children)) = s.get("children") {
             for c in children {
                 self.document_symbol(uri, c, Some(&qualname), out);
@@ -291,32 +308,60 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    fn symbol_information(&mut self, s: &Value) -> Value {
-        let uri = s
-            .pointer("/location/uri")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let range = range_of(s.pointer("/location/range").unwrap_or(&Value::Null));
-        let loc = self.location(uri, range);
-        json!({
-            "name": s.get("name").and_then(Value::as_str).unwrap_or_default(),
-            "kind": symbol_kind(s.get("kind").and_then(Value::as_u64).unwrap_or(0)),
-            "container": s.get("containerName").and_then(Value::as_str).filter(|c| !c.is_empty()),
-            "path": loc.path,
-            "range": range,
-            "selector": loc.selector,
+    /// An outline's symbol from its parts, named under `parent`'s qualname.
+    fn outline_symbol(&mut self, uri: &str, s: Outlined, parent: Option<&str>) -> OutlineSymbol {
+        let loc = self.location(uri, s.selection);
+        OutlineSymbol {
+            name: s.name.to_string(),
+            qualname: match parent {
+                Some(p) => format!("{p}.{}", s.name),
+                None => s.name.to_string(),
+            },
+            kind: symbol_kind(s.kind).to_string(),
+            detail: s.detail.map(str::to_string),
+            path: loc.path,
+            range: s.range,
+            selection_range: s.selection,
+            selector: loc.selector,
+        }
+    }
+
+    fn symbol_information(&mut self, s: &Value) -> FoundSymbol {
+        self.found_symbol(Found {
+            name: s.get("name").and_then(Value::as_str).unwrap_or_default(),
+            kind: s.get("kind").and_then(Value::as_u64).unwrap_or(0),
+            container: s.get("containerName").and_then(Value::as_str),
+            uri: s
+                .pointer("/location/uri")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+            range: range_of(s.pointer("/location/range").unwrap_or(&Value::Null)),
         })
     }
 
-    /// `workspace/symbol` answers, sorted.
-    pub fn workspace_symbols(&mut self, v: &Value) -> Vec<Value> {
-        let mut out: Vec<Value> = match v {
-            Value::Array(items) => items.iter().map(|s| self.symbol_information(s)).collect(),
+    /// A search's symbol from its parts (an empty container is none).
+    fn found_symbol(&mut self, s: Found) -> FoundSymbol {
+        let loc = self.location(s.uri, s.range);
+        FoundSymbol {
+            name: s.name.to_string(),
+            kind: symbol_kind(s.kind).to_string(),
+            container: s.container.filter(|c| !c.is_empty()).map(str::to_string),
+            path: loc.path,
+            range: s.range,
+            selector: loc.selector,
+        }
+    }
+
+    /// `workspace/symbol` answers (as JSON), sorted.
+    pub fn workspace_symbols(&mut self, v: &Value) -> Vec<Symbol> {
+        let out: Vec<Symbol> = match v {
+            Value::Array(items) => items
+                .iter()
+                .map(|s| Symbol::Found(self.symbol_information(s)))
+                .collect(),
             _ => vec![],
         };
-        sort_by_location(&mut out);
-        out.dedup();
-        out
+        searched(out)
     }
 
     /// Diagnostics of one file, sorted.
@@ -346,8 +391,8 @@ impl<'a> Normalizer<'a> {
         strip_install_prefixes(&out)
     }
 
-    pub fn diagnostics(&mut self, uri: &str, items: &[Value]) -> Vec<Value> {
-        let mut out: Vec<Value> = items
+    pub fn diagnostics(&mut self, uri: &str, items: &[Value]) -> Vec<Diagnostic> {
+        let mut out: Vec<Diagnostic> = items
             .iter()
             .map(|d| {
                 let range = range_of(d.get("range").unwrap_or(&Value::Null));
@@ -357,25 +402,49 @@ impl<'a> Normalizer<'a> {
                     Some(Value::Number(n)) => Some(n.to_string()),
                     _ => None,
                 };
-                let mut fact = json!({
-                    "path": loc.path,
-                    "range": range,
-                    "severity": severity(d.get("severity").and_then(Value::as_u64)),
-                    "code": code,
-                    "source": d.get("source").and_then(Value::as_str),
-                    "message": self.message(d.get("message").and_then(Value::as_str).unwrap_or_default()),
-                    "selector": loc.selector,
-                });
-                if let Some(io) = loc.io_range {
-                    fact["ioRange"] = json!(io);
+                Diagnostic {
+                    path: loc.path,
+                    range,
+                    severity: severity(d.get("severity").and_then(Value::as_u64)),
+                    code,
+                    source: d.get("source").and_then(Value::as_str).map(str::to_string),
+                    message: self
+                        .message(d.get("message").and_then(Value::as_str).unwrap_or_default()),
+                    selector: loc.selector,
+                    io_range: loc.io_range,
                 }
-                fact
             })
             .collect();
         sort_by_location(&mut out);
         out.dedup();
         out
     }
+}
+
+/// What an outline's symbol is made of, however the server's answer came.
+struct Outlined<'s> {
+    name: &'s str,
+    /// The protocol's SymbolKind number.
+    kind: u64,
+    detail: Option<&'s str>,
+    range: [u32; 4],
+    selection: [u32; 4],
+}
+
+/// What a search's symbol is made of, however the server's answer came.
+struct Found<'s> {
+    name: &'s str,
+    kind: u64,
+    container: Option<&'s str>,
+    uri: &'s str,
+    range: [u32; 4],
+}
+
+/// A search's symbols, sorted and deduplicated.
+fn searched(mut out: Vec<Symbol>) -> Vec<Symbol> {
+    sort_by_location(&mut out);
+    out.dedup();
+    out
 }
 
 /// `… (/any/where/node_modules/pyright/x.js:1:2)` → `… (node_modules/pyright/x.js:1:2)`.
@@ -413,29 +482,14 @@ fn marked_string(language: Option<&Value>, value: Option<&Value>) -> String {
     }
 }
 
-/// Sort facts by (path, range, then the whole value as JCS text for a total order).
-pub fn sort_by_location(items: &mut [Value]) {
+/// Sort facts by (path, range, name or message, then the whole fact as JCS text for a total
+/// order).
+pub fn sort_by_location<T: Placed>(items: &mut [T]) {
     items.sort_by_cached_key(|v| {
-        let path = v
-            .get("path")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let range: Vec<u64> = v
-            .get("range")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_u64).collect())
-            .unwrap_or_default();
-        let name = v
-            .get("message")
-            .or_else(|| v.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
         (
-            path,
-            range,
-            name,
+            v.path().to_string(),
+            v.range(),
+            v.name().to_string(),
             serde_jcs::to_string(v).unwrap_or_default(),
         )
     });
@@ -444,6 +498,7 @@ pub fn sort_by_location(items: &mut [Value]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn install_prefixes_are_stripped_from_messages() {
@@ -483,10 +538,11 @@ mod tests {
     fn hover_shapes() {
         let ws = Workspace::new(PathBuf::from("/r"));
         let n = Normalizer::new(&ws, Encoding::Utf16, Encoding::Codepoint, false);
-        let h =
-            n.hover(&json!({"contents": {"kind": "markdown", "value": "```python\nx: int\n```"}}));
-        assert_eq!(h["kind"], "markdown");
-        assert_eq!(h["value"], "```python\nx: int\n```");
-        assert_eq!(n.hover(&Value::Null), Value::Null);
+        let h = n
+            .hover(&json!({"contents": {"kind": "markdown", "value": "```python\nx: int\n```"}}))
+            .unwrap();
+        assert_eq!(h.kind, MarkupKind::Markdown);
+        assert_eq!(h.value, "```python\nx: int\n```");
+        assert_eq!(n.hover(&Value::Null), None);
     }
 }

@@ -1,25 +1,26 @@
 //! The typed `facts` of the built-in operations: one struct per `request.cmd`, which each operation
-//! names as its `Operation::Facts`. Each builds its facts from its struct (through [`to_json`]) and
-//! its human rendering reads them back as that struct, so the one type serializes the bundle,
+//! names as its `Operation::Facts`. Each returns its facts as that struct (erased to JSON once,
+//! by [`crate::outcome::Outcome::erase`], when the bundle is assembled) and its human rendering
+//! reads them back as that struct, so the one type serializes the bundle,
 //! generates its schema and is what `render` sees: the schema is true by construction.
-//! `additionalProperties: false` (added by `schema`) makes a new key a visible schema change. Inner
-//! payloads that mirror the server's own shapes (hover contents, code actions, capabilities, a raw
-//! request's params and result) stay open JSON.
+//! `additionalProperties: false` (added by `schema`) makes a new key a visible schema change.
+//! Every member is typed (lanser's own shapes are in [`items`] and [`meta`]) except the
+//! server's verbatim answers the schema promises as such: `capabilities` and a raw
+//! `request`'s `params` and `result`.
+
+pub mod items;
+pub mod meta;
+
+pub use items::{
+    Call, CallItem, Diagnostic, FileDelta, FoundSymbol, Highlight, HighlightKind, Hover,
+    MarkupKind, Move, OutlineSymbol, ParameterInfo, Placed, Severity, SignatureHelp, SignatureInfo,
+    Symbol,
+};
+pub use meta::{ConfigFile, Reloaded, ServerStatus, SessionInfo};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-/// JSON objects (a normalized symbol or diagnostic) as the map the facts type holds.
-pub fn objects(values: Vec<Value>) -> Vec<serde_json::Map<String, Value>> {
-    values
-        .into_iter()
-        .filter_map(|v| match v {
-            Value::Object(m) => Some(m),
-            _ => None,
-        })
-        .collect()
-}
 
 /// An operation's facts type: it serializes the bundle's `facts`, generates their schema,
 /// and is what the human rendering reads back.
@@ -45,11 +46,6 @@ facts! {
     HoverFacts, LocateFacts, PrepareRenameFacts, CheckFacts, ImpactFacts, RenameFacts, CodeActionsFacts,
     RenameFileFacts, CallsFacts, SignatureFacts, CapabilitiesFacts, StatusFacts, ReloadFacts,
     RequestFacts,
-}
-
-/// A command's typed facts as the bundle's `facts` member.
-pub fn to_json<T: Serialize>(facts: &T) -> Value {
-    serde_json::to_value(facts).expect("facts serialize")
 }
 
 /// Where a fact came from.
@@ -103,7 +99,7 @@ pub struct RefsFacts {
 #[derive(JsonSchema, Serialize, Deserialize)]
 pub struct HoverFacts {
     /// The normalized hover, or null when the server has none.
-    pub hover: Option<Value>,
+    pub hover: Option<Hover>,
     pub provenance: Provenance,
 }
 
@@ -120,7 +116,7 @@ pub struct SymbolsFacts {
     pub doc_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
-    pub symbols: Vec<serde_json::Map<String, Value>>,
+    pub symbols: Vec<Symbol>,
     pub provenance: Provenance,
 }
 
@@ -134,8 +130,9 @@ pub struct DiagCounts {
 
 #[derive(JsonSchema, Serialize, Deserialize)]
 pub struct DiagFacts {
-    pub files: Vec<Value>,
-    pub diagnostics: Vec<serde_json::Map<String, Value>>,
+    /// The files checked.
+    pub files: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
     pub counts: DiagCounts,
     pub provenance: Provenance,
     /// Files the server refused to check (its error answer), when any: every other file is
@@ -179,7 +176,8 @@ pub struct DurableSelectors {
 #[derive(JsonSchema, Serialize, Deserialize)]
 pub struct LocateFacts {
     pub target: LocateTarget,
-    pub symbol: Option<Value>,
+    /// What the structural parser knows of the symbol there, if any.
+    pub symbol: Option<crate::relocate::score::SymbolInfo>,
     pub selectors: DurableSelectors,
     pub provenance: Provenance,
 }
@@ -196,7 +194,8 @@ pub struct PrepareRenameFacts {
 pub struct CheckFacts {
     /// The files the patch changes.
     pub patched: Vec<String>,
-    pub files: Value,
+    /// Per file (the patched ones and their importers), what the patch adds and removes.
+    pub files: Vec<FileDelta>,
     /// Error+warning diagnostics before and after the patch.
     pub before: u64,
     pub after: u64,
@@ -260,15 +259,16 @@ pub struct RenameFacts {
     #[serde(rename = "editCount")]
     pub edit_count: u64,
     pub applied: bool,
+    /// Per file, what the rename adds and removes (null when it also moves or creates files).
     #[serde(rename = "speculativeDiagnostics")]
-    pub speculative_diagnostics: Value,
+    pub speculative_diagnostics: Option<Vec<FileDelta>>,
     pub provenance: Provenance,
 }
 
 /// The listed actions; with `--apply`, also the chosen one and what it changes.
 #[derive(JsonSchema, Serialize, Deserialize)]
 pub struct CodeActionsFacts {
-    pub actions: Vec<Value>,
+    pub actions: Vec<ActionSummary>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chosen: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -282,8 +282,23 @@ pub struct CodeActionsFacts {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub speculative_diagnostics: Option<Value>,
+    /// With `--apply`: per file, what the action adds and removes (null when it also moves
+    /// or creates files).
+    pub speculative_diagnostics: Option<Option<Vec<FileDelta>>>,
     pub provenance: Provenance,
+}
+
+/// One action the server offers, by its index in the list.
+#[derive(JsonSchema, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActionSummary {
+    pub index: u64,
+    pub title: String,
+    pub kind: Option<String>,
+    pub is_preferred: bool,
+    pub has_edit: bool,
+    /// The server command it runs, if any.
+    pub command: Option<String>,
 }
 
 #[derive(JsonSchema, Serialize, Deserialize)]
@@ -298,9 +313,12 @@ pub struct RenameFileFacts {
     pub from: String,
     pub to: String,
     pub kind: MoveKind,
-    pub modules: Value,
-    pub moved: Value,
-    pub created: Value,
+    /// The modules that change name, by dotted name.
+    pub modules: Vec<Move>,
+    /// The files that move.
+    pub moved: Vec<Move>,
+    /// `__init__.py` files created in new package directories.
+    pub created: Vec<String>,
     pub files: Vec<String>,
     #[serde(rename = "editCount")]
     pub edit_count: u64,
@@ -311,35 +329,36 @@ pub struct RenameFileFacts {
 #[derive(JsonSchema, Serialize, Deserialize)]
 pub struct CallsFacts {
     /// The prepared call-hierarchy item (null when the selector is not on a function).
-    pub item: Option<Value>,
+    pub item: Option<CallItem>,
     /// Every prepared item, when there was more than one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub items: Option<Vec<Value>>,
+    pub items: Option<Vec<CallItem>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub incoming: Option<Vec<Value>>,
+    pub incoming: Option<Vec<Call>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outgoing: Option<Vec<Value>>,
+    pub outgoing: Option<Vec<Call>>,
     pub provenance: Provenance,
 }
 
 #[derive(JsonSchema, Serialize, Deserialize)]
 pub struct HighlightFacts {
     pub path: String,
-    pub highlights: Vec<Value>,
+    pub highlights: Vec<Highlight>,
     pub provenance: Provenance,
 }
 
 #[derive(JsonSchema, Serialize, Deserialize)]
 pub struct SignatureFacts {
     /// Null when the selector is not inside a call's parentheses.
-    pub signature: Option<Value>,
+    pub signature: Option<SignatureHelp>,
     pub provenance: Provenance,
 }
 
 #[derive(JsonSchema, Serialize, Deserialize)]
 pub struct CapabilitiesFacts {
-    pub server: Option<Value>,
-    /// The server's capabilities, verbatim (workspace paths made relative).
+    pub server: Option<crate::bundle::ServerId>,
+    /// The server's capabilities, verbatim (workspace paths made relative): the server's own
+    /// answer, so open JSON by design.
     pub capabilities: Value,
     pub summary: std::collections::BTreeMap<String, bool>,
     pub provenance: Provenance,
@@ -347,10 +366,10 @@ pub struct CapabilitiesFacts {
 
 #[derive(JsonSchema, Serialize, Deserialize)]
 pub struct StatusFacts {
-    pub servers: Vec<Value>,
+    pub servers: Vec<ServerStatus>,
     #[serde(rename = "configFiles")]
-    pub config_files: Value,
-    pub sessions: Value,
+    pub config_files: Vec<ConfigFile>,
+    pub sessions: Vec<SessionInfo>,
     pub provenance: Provenance,
 }
 
@@ -358,8 +377,8 @@ pub struct StatusFacts {
 pub struct ReloadFacts {
     pub server: String,
     #[serde(rename = "configFiles")]
-    pub config_files: Value,
-    pub reloaded: Value,
+    pub config_files: Vec<ConfigFile>,
+    pub reloaded: Vec<Reloaded>,
     pub note: Option<String>,
     pub provenance: Provenance,
 }
@@ -369,7 +388,9 @@ pub struct ReloadFacts {
 #[derive(JsonSchema, Serialize, Deserialize, Default)]
 pub struct RequestFacts {
     pub method: String,
+    /// The params sent, verbatim (workspace paths made relative): open JSON by design.
     pub params: Value,
+    /// The server's answer, verbatim (workspace paths made relative): open JSON by design.
     pub result: Value,
     pub provenance: Provenance,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -381,7 +402,7 @@ pub struct RequestFacts {
     )]
     pub doc_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub symbols: Option<Vec<Value>>,
+    pub symbols: Option<Vec<Symbol>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub definitions: Option<Vec<Location>>,
     #[serde(
@@ -397,7 +418,8 @@ pub struct RequestFacts {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hover: Option<Value>,
+    /// A hover request's normalized answer (`null` when the server has none).
+    pub hover: Option<Option<Hover>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub highlights: Option<Vec<Value>>,
+    pub highlights: Option<Vec<Highlight>>,
 }
