@@ -655,21 +655,6 @@ class TestOutcome(BaseModel):
     outcome: str
 
 
-class TestSelection(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    coverage: bool = Field(
-        ...,
-        description='Whether per-test line coverage added the tests that executed a changed line (else the\nselection is static: callers, references, fixtures).',
-    )
-    notes: list[str] = Field(..., description='Why a source was not used.')
-    tests: str = Field(
-        ...,
-        description="`pytest` (its own collection) or `naming` (pytest's default naming rules, where it\ncould not collect).",
-    )
-
-
 class Tests(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -696,24 +681,11 @@ class Tests2(BaseModel):
     ran: list[TestChange]
     selection: str = Field(
         ...,
-        description='How the tests were selected (`pytest+coverage`, `pytest`, `naming`).',
+        description="How the tests were selected (`pytest+coverage`, `pytest`, `naming`; `+definition`,\n`+file` when a line no test executed widened to its definition's or file's tests).",
     )
     timedOut: bool = Field(
         ..., description='The run after the step ran out of its budget.'
     )
-
-
-class TestsFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    ran: bool = Field(..., description='Whether they ran (--run).')
-    selection: TestSelection
-    summary: Summary | None = Field(
-        None,
-        description='With --run: counts by outcome and whether the budget cut the run.',
-    )
-    tests: list[TestEntry]
 
 
 class TypeDefFacts(BaseModel):
@@ -796,6 +768,24 @@ class Weights3(BaseModel):
     safety: float
     structural: float
     warning: float
+
+
+class Widened(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    line: conint(ge=0) = Field(
+        ...,
+        description="1-based, before the change (an insertion's: the line before it).",
+    )
+    path: str = Field(..., description='Workspace-relative.')
+    rule: str = Field(
+        ...,
+        description='`definition`: the tests that executed a line of the innermost enclosing definition\nany test executed; `file`: of its file (module level, or no such definition).',
+    )
+    scope: str = Field(
+        ..., description="The definition's dotted name; `<module>` under `file`."
+    )
 
 
 class WriteFacts(BaseModel):
@@ -1036,28 +1026,6 @@ class HoverFacts(BaseModel):
     provenance: Provenance
 
 
-class ImpactFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    depth: conint(ge=0)
-    library: list[ImpactItem] = Field(
-        ...,
-        description='Library code reached (seeds included), outside test files and conftest.py.',
-    )
-    provenance: str
-    seeds: list[ImpactItem] = Field(
-        ..., description='The definitions the change touches.'
-    )
-    selection: TestSelection = Field(..., description='How the tests were found.')
-    testFiles: list[str]
-    tests: list[ImpactItem] = Field(..., description='The impacted tests, by node id.')
-    truncated: bool = Field(
-        ...,
-        description='More definitions were reached than one analysis visits (2,000).',
-    )
-
-
 class ImplFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -1263,6 +1231,38 @@ class Reward3(BaseModel):
     weights: Weights3
 
 
+class TestSelection(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    coverage: bool = Field(
+        ...,
+        description='Whether per-test line coverage added the tests that executed a changed line (else the\nselection is static: callers, references, fixtures).',
+    )
+    notes: list[str] = Field(..., description='Why a source was not used.')
+    tests: str = Field(
+        ...,
+        description="`pytest` (its own collection) or `naming` (pytest's default naming rules, where it\ncould not collect).",
+    )
+    widened: list[Widened] | None = Field(
+        None,
+        description='The changed lines no test executed (module-level code runs at import, outside every\ntest; an inserted line is new), each with the wider scope whose tests stand in for it.',
+    )
+
+
+class TestsFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    ran: bool = Field(..., description='Whether they ran (--run).')
+    selection: TestSelection
+    summary: Summary | None = Field(
+        None,
+        description='With --run: counts by outcome and whether the budget cut the run.',
+    )
+    tests: list[TestEntry]
+
+
 class AnyReward(RootModel[Reward | Reward2 | Reward3]):
     root: Reward | Reward2 | Reward3 = Field(
         ..., description='`processReward` in the bundle schema: one of the versions.'
@@ -1287,6 +1287,28 @@ class ChangesFacts(BaseModel):
         description='Versions the bundle recorded that are not in the snapshot store (their files are not\ncompared; the answer is then incomplete).',
     )
     provenance: Provenance
+
+
+class ImpactFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    depth: conint(ge=0)
+    library: list[ImpactItem] = Field(
+        ...,
+        description='Library code reached (seeds included), outside test files and conftest.py.',
+    )
+    provenance: str
+    seeds: list[ImpactItem] = Field(
+        ..., description='The definitions the change touches.'
+    )
+    selection: TestSelection = Field(..., description='How the tests were found.')
+    testFiles: list[str]
+    tests: list[ImpactItem] = Field(..., description='The impacted tests, by node id.')
+    truncated: bool = Field(
+        ...,
+        description='More definitions were reached than one analysis visits (2,000).',
+    )
 
 
 class LocateFacts(BaseModel):

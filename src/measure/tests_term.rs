@@ -10,7 +10,7 @@ use crate::reward::v2::{TestOutcome, Tests};
 use crate::reward::v3;
 use crate::selector::resolve::Document;
 use crate::testrun::{self, Outcome, Plan};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -86,13 +86,26 @@ pub async fn run_v3(
 ) -> Result<v3::Tests> {
     let (seeds, files) = impact::seeds_of_changes(changes);
     let lines = impact::selection::lines_of_changes(changes);
-    let chosen = impact::selection::select(o, seeds, files, impact::DEFAULT_DEPTH, lines).await?;
+    let depth = impact::DEFAULT_DEPTH;
+    let chosen = impact::selection::select(o, seeds, files, depth, lines, true).await?;
     let ids: Vec<String> = chosen.analysis.tests.keys().cloned().collect();
-    let selection = match (chosen.selection.tests.as_str(), chosen.selection.coverage) {
+    let mut selection = match (chosen.selection.tests.as_str(), chosen.selection.coverage) {
         ("pytest", true) => "pytest+coverage",
         ("pytest", false) => "pytest",
         _ => "naming",
-    };
+    }
+    .to_string();
+    // The rules that widened a line no test executed: `+definition`, `+file`.
+    let rules: BTreeSet<&str> = chosen
+        .selection
+        .widened
+        .iter()
+        .map(|w| w.rule.as_str())
+        .collect();
+    for r in rules {
+        selection.push('+');
+        selection.push_str(r);
+    }
     let edits: Vec<(String, String)> = changes
         .iter()
         .map(|(d, t)| (d.rel.clone(), t.clone()))
@@ -133,7 +146,7 @@ pub async fn run_v3(
             after: name(t.outcome).into(),
         })
         .collect();
-    Ok(v3::Tests::new(ran, after.timed_out, selection.into()))
+    Ok(v3::Tests::new(ran, after.timed_out, selection))
 }
 
 type BeforeRuns = Mutex<BTreeMap<(String, String), testrun::Run>>;
