@@ -618,14 +618,16 @@ NOTES = """## Notes
 - **Machine**: 2 cores shared with four other jobs (load 8 to 12) and a debug build of lanser:
   every time is wall time under that load, the checks, the suites and the CLI runs measured in
   the same hour; read the ratios, not the seconds.
-- **Where pr-v3 still misses** (selection, not formula): a patch whose changed lines no test
-  executes selects no test by coverage, and the static route finds none when the change is at
-  module level: a partial fix that restores a dropped import (cachetools/034, pathspec/034)
-  runs no test and keeps pr-v2's credit for the errors it removed, and an exact fix that
-  re-inserts a deleted statement into a method reached by dynamic dispatch (sqlparse/032) scores
-  neutral. A rule for both: a changed line no test executed (module-level code runs at import,
-  outside every test's context; an inserted line is new) selects the tests that executed any
-  line of its file, or of its enclosing definition.
+- **Where pr-v3 still misses** (selection, not formula): the first run (above) selected no
+  test for a changed line no test executed (module-level code runs at import, outside every
+  test's context; an inserted line is new). Since issue 32's rule such a line selects the tests
+  that executed any line of its innermost enclosing definition some test executed, else of its
+  file (`selection.widened`, pr-v3's `+definition`/`+file`). It cannot help where the base tree
+  itself cannot be imported: a partial fix restoring an import the base dropped
+  (cachetools/034: the base fails pytest's collection, the selection is the naming rules' and
+  reaches no test; idna/034: the tests importing idna/core.py error at collection on the base,
+  so no collected test executed a line of it and `+file` selects none) still runs no test and
+  keeps pr-v2's credit for the errors it removes.
 """
 
 

@@ -778,21 +778,6 @@ class TestOutcome(BaseModel):
     outcome: str
 
 
-class TestSelection(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    coverage: bool = Field(
-        ...,
-        description='Whether per-test line coverage added the tests that executed a changed line (else the\nselection is static: callers, references, fixtures).',
-    )
-    notes: list[str] = Field(..., description='Why a source was not used.')
-    tests: str = Field(
-        ...,
-        description="`pytest` (its own collection) or `naming` (pytest's default naming rules, where it\ncould not collect).",
-    )
-
-
 class Tests(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -819,24 +804,11 @@ class Tests2(BaseModel):
     ran: list[TestChange]
     selection: str = Field(
         ...,
-        description='How the tests were selected (`pytest+coverage`, `pytest`, `naming`).',
+        description="How the tests were selected (`pytest+coverage`, `pytest`, `naming`; `+definition`,\n`+file` when a line no test executed widened to its definition's or file's tests).",
     )
     timedOut: bool = Field(
         ..., description='The run after the step ran out of its budget.'
     )
-
-
-class TestsFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    ran: bool = Field(..., description='Whether they ran (--run).')
-    selection: TestSelection
-    summary: Summary | None = Field(
-        None,
-        description='With --run: counts by outcome and whether the budget cut the run.',
-    )
-    tests: list[TestEntry]
 
 
 class TypeDefFacts(BaseModel):
@@ -919,6 +891,24 @@ class Weights3(BaseModel):
     safety: float
     structural: float
     warning: float
+
+
+class Widened(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    line: conint(ge=0) = Field(
+        ...,
+        description="1-based, before the change (an insertion's: the line before it).",
+    )
+    path: str = Field(..., description='Workspace-relative.')
+    rule: str = Field(
+        ...,
+        description='`definition`: the tests that executed a line of the innermost enclosing definition\nany test executed; `file`: of its file (module level, or no such definition).',
+    )
+    scope: str = Field(
+        ..., description="The definition's dotted name; `<module>` under `file`."
+    )
 
 
 class AstSegment(RootModel[tuple[SegmentKind, str]]):
@@ -1146,28 +1136,6 @@ class HoverFacts(BaseModel):
         ..., description='The normalized hover, or null when the server has none.'
     )
     provenance: Provenance
-
-
-class ImpactFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    depth: conint(ge=0)
-    library: list[ImpactItem] = Field(
-        ...,
-        description='Library code reached (seeds included), outside test files and conftest.py.',
-    )
-    provenance: str
-    seeds: list[ImpactItem] = Field(
-        ..., description='The definitions the change touches.'
-    )
-    selection: TestSelection = Field(..., description='How the tests were found.')
-    testFiles: list[str]
-    tests: list[ImpactItem] = Field(..., description='The impacted tests, by node id.')
-    truncated: bool = Field(
-        ...,
-        description='More definitions were reached than one analysis visits (2,000).',
-    )
 
 
 class ImplFacts(BaseModel):
@@ -1438,6 +1406,38 @@ class SignatureHelp(BaseModel):
     signatures: list[SignatureInfo]
 
 
+class TestSelection(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    coverage: bool = Field(
+        ...,
+        description='Whether per-test line coverage added the tests that executed a changed line (else the\nselection is static: callers, references, fixtures).',
+    )
+    notes: list[str] = Field(..., description='Why a source was not used.')
+    tests: str = Field(
+        ...,
+        description="`pytest` (its own collection) or `naming` (pytest's default naming rules, where it\ncould not collect).",
+    )
+    widened: list[Widened] | None = Field(
+        None,
+        description='The changed lines no test executed (module-level code runs at import, outside every\ntest; an inserted line is new), each with the wider scope whose tests stand in for it.',
+    )
+
+
+class TestsFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    ran: bool = Field(..., description='Whether they ran (--run).')
+    selection: TestSelection
+    summary: Summary | None = Field(
+        None,
+        description='With --run: counts by outcome and whether the budget cut the run.',
+    )
+    tests: list[TestEntry]
+
+
 class WriteFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -1563,6 +1563,28 @@ class EditFacts(BaseModel):
     speculativeDiagnostics: list[FileDelta] = Field(
         ...,
         description="Per file the diagnostics it adds and removes, measured in memory before any write\n(as `check --patch`'s `files`).",
+    )
+
+
+class ImpactFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    depth: conint(ge=0)
+    library: list[ImpactItem] = Field(
+        ...,
+        description='Library code reached (seeds included), outside test files and conftest.py.',
+    )
+    provenance: str
+    seeds: list[ImpactItem] = Field(
+        ..., description='The definitions the change touches.'
+    )
+    selection: TestSelection = Field(..., description='How the tests were found.')
+    testFiles: list[str]
+    tests: list[ImpactItem] = Field(..., description='The impacted tests, by node id.')
+    truncated: bool = Field(
+        ...,
+        description='More definitions were reached than one analysis visits (2,000).',
     )
 
 

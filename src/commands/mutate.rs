@@ -146,7 +146,7 @@ pub async fn speculate(
     measured.d_prev = Some(speculate::count(&spec.before));
     measured.d_now = Some(speculate::count(&spec.after));
     if o.opts().reward.is_v2() {
-        measured.v2 = crate::measure::structural::measure_v2(o, &spec, &changes).await?;
+        measured.v2 = crate::measure::structural::measure_v2(o, &spec, &changes, None).await?;
     }
     Ok((measured, Some(speculate::delta(&spec))))
 }

@@ -150,29 +150,40 @@ async fn hover_at(o: &mut Orchestrator, doc: &Document, offset: usize) -> Result
 
 /// Everything pr-v2 measures of a change beside pr-v1's count: diagnostics by kind before
 /// and after, the run-time errors left that git HEAD does not have, the structural facts.
+/// pr-v3's test term is read from `pending` when [`super::tests_term::start_v3`] started it
+/// (its run goes on while the server answers), else selected and run here.
 pub async fn measure_v2(
     o: &mut Orchestrator,
     spec: &Speculation,
     changes: &[(Document, String)],
+    pending: Option<super::tests_term::PendingV3>,
 ) -> Result<v2::Measured> {
-    let baseline = super::baseline::at_head(o, spec).await?;
     let (mut tests, mut tests3) = (None, None);
-    match o.opts().tests {
-        Some(budget) if o.opts().reward.is_v3() => {
-            tests3 = Some(super::tests_term::run_v3(o, changes, budget).await?)
+    let pending = match (o.opts().tests, pending) {
+        (Some(_), Some(p)) if o.opts().reward.is_v3() => Some(p),
+        (Some(budget), _) if o.opts().reward.is_v3() => {
+            Some(super::tests_term::start_v3(o, changes, budget).await?)
         }
-        Some(budget) => tests = Some(super::tests_term::run(o, changes, budget).await?),
-        None => {}
+        (Some(budget), _) => {
+            tests = Some(super::tests_term::run(o, changes, budget).await?);
+            None
+        }
+        (None, _) => None,
+    };
+    let baseline = super::baseline::at_head(o, spec).await?;
+    // The structural terms read Python outlines: measured when every change is Python.
+    let structural = match changes.iter().all(|(d, _)| is_python(&d.rel)) {
+        true => Some(measure(o, changes).await?),
+        false => None,
+    };
+    if let Some(p) = pending {
+        tests3 = Some(super::tests_term::finish_v3(o, p).await?);
     }
     Ok(v2::Measured {
         before: Some(speculate::tally(&spec.before)),
         after: Some(speculate::tally(&spec.after)),
         remaining: Some(super::baseline::new_runtime_errors(&baseline, &spec.after)),
-        // The structural terms read Python outlines: measured when every change is Python.
-        structural: match changes.iter().all(|(d, _)| is_python(&d.rel)) {
-            true => Some(measure(o, changes).await?),
-            false => None,
-        },
+        structural,
         tests,
         tests3,
     })

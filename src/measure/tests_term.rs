@@ -10,7 +10,7 @@ use crate::reward::v2::{TestOutcome, Tests};
 use crate::reward::v3;
 use crate::selector::resolve::Document;
 use crate::testrun::{self, Outcome, Plan};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -84,25 +84,73 @@ pub async fn run_v3(
     changes: &[(Document, String)],
     budget: Duration,
 ) -> Result<v3::Tests> {
+    let pending = start_v3(o, changes, budget).await?;
+    finish_v3(o, pending).await
+}
+
+/// pr-v3's test term under way: the tests selected, their run after the change started (on
+/// its overlay, in its own process: the server's re-check goes on meanwhile).
+pub struct PendingV3 {
+    ids: Vec<String>,
+    selection: String,
+    before: Option<BTreeMap<String, Outcome>>,
+    after: Started,
+    budget: Duration,
+}
+
+/// Select the tests of `changes` and start their run after the change; [`finish_v3`] reads it.
+pub async fn start_v3(
+    o: &mut Orchestrator,
+    changes: &[(Document, String)],
+    budget: Duration,
+) -> Result<PendingV3> {
     let (seeds, files) = impact::seeds_of_changes(changes);
     let lines = impact::selection::lines_of_changes(changes);
-    let chosen = impact::selection::select(o, seeds, files, impact::DEFAULT_DEPTH, lines).await?;
+    let depth = impact::DEFAULT_DEPTH;
+    let chosen = impact::selection::select(o, seeds, files, depth, lines, true).await?;
     let ids: Vec<String> = chosen.analysis.tests.keys().cloned().collect();
-    let selection = match (chosen.selection.tests.as_str(), chosen.selection.coverage) {
+    let mut selection = match (chosen.selection.tests.as_str(), chosen.selection.coverage) {
         ("pytest", true) => "pytest+coverage",
         ("pytest", false) => "pytest",
         _ => "naming",
-    };
+    }
+    .to_string();
+    // The rules that widened a line no test executed: `+definition`, `+file`.
+    let rules: BTreeSet<&str> = chosen
+        .selection
+        .widened
+        .iter()
+        .map(|w| w.rule.as_str())
+        .collect();
+    for r in rules {
+        selection.push('+');
+        selection.push_str(r);
+    }
     let edits: Vec<(String, String)> = changes
         .iter()
         .map(|(d, t)| (d.rel.clone(), t.clone()))
         .collect();
-    let after = recorded_run(o, "tests:selected", edits, &ids, budget).await?;
-    let known = chosen
+    let after = start(o, "tests:selected", &ids.join(" "), || Plan {
+        budget,
+        ..impact::pytest::plan(o, edits, ids.clone())
+    });
+    let before = chosen
         .before
-        .as_ref()
         .filter(|b| ids.iter().all(|id| b.contains_key(id)));
-    let before: BTreeMap<String, Outcome> = match known {
+    Ok(PendingV3 {
+        ids,
+        selection,
+        before,
+        after,
+        budget,
+    })
+}
+
+/// The test term of a run [`start_v3`] started.
+pub async fn finish_v3(o: &mut Orchestrator, p: PendingV3) -> Result<v3::Tests> {
+    let (ids, budget) = (&p.ids, p.budget);
+    let after = finish(o, "tests:selected", &ids.join(" "), p.after).await?;
+    let before: BTreeMap<String, Outcome> = match p.before {
         Some(b) => ids.iter().map(|id| (id.clone(), b[id])).collect(),
         None => {
             let key = (impact::pytest::state_digest(o), ids.join(" "));
@@ -113,7 +161,7 @@ pub async fn run_v3(
                 .cloned();
             let run = match cached {
                 Some(r) => r,
-                None => recorded_run(o, "tests:before", vec![], &ids, budget).await?,
+                None => recorded_run(o, "tests:before", vec![], ids, budget).await?,
             };
             if !run.timed_out {
                 BEFORE
@@ -133,7 +181,7 @@ pub async fn run_v3(
             after: name(t.outcome).into(),
         })
         .collect();
-    Ok(v3::Tests::new(ran, after.timed_out, selection.into()))
+    Ok(v3::Tests::new(ran, after.timed_out, p.selection))
 }
 
 type BeforeRuns = Mutex<BTreeMap<(String, String), testrun::Run>>;
@@ -165,20 +213,46 @@ async fn served_or_run(
     key: &str,
     plan: impl FnOnce() -> Plan,
 ) -> Result<testrun::Run> {
-    let text = if o.opts().inputs.serves(input, key) {
-        o.opts().inputs.read_to_string(input, key, || {
+    let started = start(o, input, key, plan);
+    finish(o, input, key, started).await
+}
+
+/// A run served from the trace, or under way in its own thread.
+enum Started {
+    Served,
+    Running(tokio::task::JoinHandle<std::result::Result<testrun::Run, testrun::TestRunError>>),
+}
+
+/// Start the run of `plan` unless the trace serves (`input`, `key`).
+fn start(o: &Orchestrator, input: &str, key: &str, plan: impl FnOnce() -> Plan) -> Started {
+    if o.opts().inputs.serves(input, key) {
+        return Started::Served;
+    }
+    let plan = plan();
+    Started::Running(tokio::task::spawn_blocking(move || testrun::run(&plan)))
+}
+
+/// The run [`start`] started (or the trace's), read through the inputs: a trace records it.
+async fn finish(
+    o: &Orchestrator,
+    input: &str,
+    key: &str,
+    started: Started,
+) -> Result<testrun::Run> {
+    let text = match started {
+        Started::Served => o.opts().inputs.read_to_string(input, key, || {
             Err(std::io::Error::other("served from the trace"))
-        })
-    } else {
-        let plan = plan();
-        let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))
-            .await
-            .map_err(|e| LanserError::internal("the test run panicked").with_source(e))?
-            .map_err(|e| {
-                LanserError::usage("--tests impacted: cannot run the tests").with_source(e)
-            })?;
-        let bytes = serde_json::to_vec(&ran).expect("runs serialize");
-        o.opts().inputs.read_to_string(input, key, || Ok(bytes))
+        }),
+        Started::Running(handle) => {
+            let ran = handle
+                .await
+                .map_err(|e| LanserError::internal("the test run panicked").with_source(e))?
+                .map_err(|e| {
+                    LanserError::usage("--tests impacted: cannot run the tests").with_source(e)
+                })?;
+            let bytes = serde_json::to_vec(&ran).expect("runs serialize");
+            o.opts().inputs.read_to_string(input, key, || Ok(bytes))
+        }
     };
     let text = text.map_err(|e| {
         LanserError::internal("--tests impacted: cannot read the test run").with_source(e)

@@ -107,7 +107,8 @@ pub struct Tests {
     pub passed: u64,
     /// The run after the step ran out of its budget.
     pub timed_out: bool,
-    /// How the tests were selected (`pytest+coverage`, `pytest`, `naming`).
+    /// How the tests were selected (`pytest+coverage`, `pytest`, `naming`; `+definition`,
+    /// `+file` when a line no test executed widened to its definition's or file's tests).
     pub selection: String,
     pub ran: Vec<TestChange>,
 }

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 pub mod collect;
 #[cfg(test)]
 mod tests;
+mod zygote;
 
 pub use collect::{collect, coverage, Collected, Coverage};
 
@@ -299,8 +300,8 @@ fn probe_pytest(python: &Path) -> Result<(), TestRunError> {
     }
 }
 
-/// Start pytest in its own process group and wait until the deadline: whether it was cut,
-/// and its exit code.
+/// Start pytest in its own process group (spawned, or forked by a warm [`zygote`]) and wait
+/// until the deadline: whether it was cut, and its exit code.
 fn pytest(
     plan: &Plan,
     tree: &Path,
@@ -309,62 +310,37 @@ fn pytest(
     addopts: bool,
     deadline: Instant,
 ) -> Result<(bool, Option<i32>), TestRunError> {
-    let roots: Vec<String> = match plan.import_roots.is_empty() {
-        true => vec![".".into()],
-        false => plan.import_roots.clone(),
-    };
-    let log = std::fs::File::create(aux.join("pytest.log")).map_err(TestRunError::Overlay)?;
+    let (args, env) = pytest_args(plan, tree, aux, report, addopts);
+    let log_path = aux.join("pytest.log");
+    if zygote::enabled() {
+        let mut all: BTreeMap<String, String> = std::env::vars().collect();
+        all.remove("PYTHONSTARTUP");
+        all.extend(env.iter().cloned());
+        let path = [aux.to_path_buf()];
+        let run = &args[2..]; // after `-m pytest`
+        if let Ok(f) = zygote::fork(&plan.python, run, tree, &all, &path, &log_path) {
+            loop {
+                if let Some(code) = f.poll() {
+                    return Ok((false, code));
+                }
+                if Instant::now() >= deadline {
+                    kill_group(f.pid);
+                    return Ok((true, None));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+    let log = std::fs::File::create(&log_path).map_err(TestRunError::Overlay)?;
     let log2 = log.try_clone().map_err(TestRunError::Overlay)?;
     let mut cmd = Command::new(&plan.python);
-    cmd.args([
-        "-m",
-        "pytest",
-        "-p",
-        "_lanser_report",
-        "-p",
-        "no:cacheprovider",
-    ])
-    .args(["-q", "--no-header"])
-    .args(match plan.project_addopts && addopts {
-        true => &[][..],
-        false => &["-o", "addopts="][..],
-    })
-    .args(["--rootdir", &tree.to_string_lossy()])
-    .args(match plan.mode {
-        Mode::Collect => vec!["--collect-only".to_string()],
-        _ => files_of(&plan.tests),
-    })
-    .current_dir(tree)
-    .env("PYTHONPATH", aux)
-    .env("PYTHONDONTWRITEBYTECODE", "1")
-    .env("PYTHONHASHSEED", "0")
-    .env_remove("PYTHONSTARTUP")
-    .env("LANSER_OVERLAY", tree)
-    .env("LANSER_ORIGINAL", &plan.root)
-    // Split with os.pathsep by the plugin: `;` on Windows, where `:` follows a drive letter.
-    .env(
-        "LANSER_ROOTS",
-        roots.join(if cfg!(windows) { ";" } else { ":" }),
-    )
-    .env("LANSER_REPORT", report)
-    .env("LANSER_TESTS", aux.join("tests.txt"))
-    .env(
-        "LANSER_WHOLE_FILES",
-        if plan.whole_files { "1" } else { "0" },
-    )
-    .env(
-        "LANSER_MODE",
-        match plan.mode {
-            Mode::Run => "run",
-            Mode::Collect => "collect",
-            Mode::Coverage => "coverage",
-        },
-    )
-    .env("LANSER_COLLECTED", aux.join("collected.jsonl"))
-    .env("LANSER_COVERAGE", aux.join("coverage.json"))
-    .stdin(Stdio::null())
-    .stdout(log)
-    .stderr(log2);
+    cmd.args(&args)
+        .current_dir(tree)
+        .envs(env)
+        .env_remove("PYTHONSTARTUP")
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log2);
     own_group(&mut cmd);
     let mut child = cmd.spawn().map_err(|source| TestRunError::Interpreter {
         python: plan.python.clone(),
@@ -384,6 +360,71 @@ fn pytest(
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// pytest's command line (`-m pytest …`) and the environment it runs under.
+fn pytest_args(
+    plan: &Plan,
+    tree: &Path,
+    aux: &Path,
+    report: &Path,
+    addopts: bool,
+) -> (Vec<String>, Vec<(String, String)>) {
+    let roots: Vec<String> = match plan.import_roots.is_empty() {
+        true => vec![".".into()],
+        false => plan.import_roots.clone(),
+    };
+    let mut args: Vec<String> = [
+        "-m",
+        "pytest",
+        "-p",
+        "_lanser_report",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--no-header",
+    ]
+    .map(String::from)
+    .to_vec();
+    if !(plan.project_addopts && addopts) {
+        args.extend(["-o".to_string(), "addopts=".to_string()]);
+    }
+    args.extend(["--rootdir".to_string(), tree.to_string_lossy().into_owned()]);
+    args.extend(match plan.mode {
+        Mode::Collect => vec!["--collect-only".to_string()],
+        _ => files_of(&plan.tests),
+    });
+    let path = |p: &Path| p.to_string_lossy().into_owned();
+    let mode = match plan.mode {
+        Mode::Run => "run",
+        Mode::Collect => "collect",
+        Mode::Coverage => "coverage",
+    };
+    let env = [
+        ("PYTHONPATH", path(aux)),
+        ("PYTHONDONTWRITEBYTECODE", "1".into()),
+        ("PYTHONHASHSEED", "0".into()),
+        ("LANSER_OVERLAY", path(tree)),
+        ("LANSER_ORIGINAL", path(&plan.root)),
+        // Split with os.pathsep by the plugin: `;` on Windows, where `:` follows a drive letter.
+        (
+            "LANSER_ROOTS",
+            roots.join(if cfg!(windows) { ";" } else { ":" }),
+        ),
+        ("LANSER_REPORT", path(report)),
+        ("LANSER_TESTS", path(&aux.join("tests.txt"))),
+        (
+            "LANSER_WHOLE_FILES",
+            if plan.whole_files { "1" } else { "0" }.into(),
+        ),
+        ("LANSER_MODE", mode.into()),
+        ("LANSER_COLLECTED", path(&aux.join("collected.jsonl"))),
+        ("LANSER_COVERAGE", path(&aux.join("coverage.json"))),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    (args, env)
 }
 
 /// pytest's own process group (Unix) or process tree (Windows), for [`kill_group`].

@@ -315,6 +315,22 @@ fn a_test_that_never_ends_is_cut_at_the_budget_and_reported() {
     let b = check(&ws, &patch, &flags);
     let tests = &b["processReward"]["inputs"]["tests"];
     assert_eq!(tests["timedOut"], true, "{tests}");
+    // A run forked by the warm pytest zygote is cut the same way.
+    let pf = dir.path().join("p.diff");
+    std::fs::write(&pf, &patch).unwrap();
+    let (p, w) = (pf.to_string_lossy(), ws.to_string_lossy());
+    let args = [
+        &["check", "--patch", &p, "--workspace", &w, "--json"][..],
+        &flags[..],
+    ]
+    .concat();
+    let forked = lanser()
+        .args(&args)
+        .env("LANSER_PYTEST_ZYGOTE", "1")
+        .output()
+        .unwrap();
+    let fb = bundle(&forked);
+    assert_eq!(fb["processReward"], b["processReward"], "zygote");
     assert_eq!(
         tests["ran"],
         serde_json::json!([{"id": "tests/test_lib.py::test_waits", "outcome": "notRun"}])
@@ -359,5 +375,14 @@ fn the_daemon_and_the_process_agree_on_pr_v2_and_impact() {
         let local = w.ok(&here);
         assert_eq!(stdout(&warm), stdout(&local), "{args:?}");
         assert_eq!(stdout(&again), stdout(&local), "{args:?}");
+        if args[0] != "impact" {
+            // Through the warm pytest zygote (forked runs), the same bytes.
+            let forked = w
+                .cmd(&here)
+                .env("LANSER_PYTEST_ZYGOTE", "1")
+                .output()
+                .unwrap();
+            assert_eq!(stdout(&forked), stdout(&local), "zygote: {args:?}");
+        }
     }
 }

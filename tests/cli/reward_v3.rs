@@ -3,7 +3,9 @@
 //! instance, a doctest and a test through a conftest fixture (each invisible to the naming
 //! rules but the parametrized one); a patch breaking each scores below a neutral step under
 //! pr-v3; a partial fix of `shout` (its two tests failing before) below neutral, the exact
-//! fix above; `tests --run` reports the failing tests; the user's files stay byte-identical.
+//! fix above; a changed line no test executed (module-level code in a module loaded by name,
+//! a statement inserted into a method only `getattr` reaches) selects the tests of its file or
+//! definition; `tests --run` reports the failing tests; the user's files stay byte-identical.
 //! The expected ids follow pytest's node-id rules from the fixture's text. The project's
 //! interpreter is the pinned test environment (pytest and coverage.py of tests/requirements.txt),
 //! so the selection is pytest's collection, static reach and measured coverage.
@@ -79,6 +81,7 @@ fn pytest_kinds_are_selected_breakages_and_partial_fixes_score_below_neutral() {
         assert!(pr["r"].as_f64().unwrap() < neutral, "{pr}");
         assert_eq!(pr["inputs"]["tests"]["failing"], want.len() as u64, "{pr}");
     }
+    unexecuted_lines_select_their_definitions_or_files_tests(&w, dir.path());
     // shout's two tests fail before; a partial fix repairs one, the exact fix both.
     let text = "kinds/text.py";
     let partial = write(
@@ -135,4 +138,71 @@ fn pytest_kinds_are_selected_breakages_and_partial_fixes_score_below_neutral() {
         "--json",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Lines no test's coverage context executed, which no static path reaches either: `NAME` at
+/// the top of kinds/leaves.py (run at import; the module is loaded by name) selects the tests
+/// that executed a line of the file; a statement inserted after `def visit_leaf` (a method
+/// only `getattr` calls), those that executed a line of the method. Each patch breaks
+/// test_leaf, so pr-v3 scores it below a neutral step.
+fn unexecuted_lines_select_their_definitions_or_files_tests(
+    w: &crate::daemon::Warm,
+    dir: &std::path::Path,
+) {
+    let (leaves, visit) = ("kinds/leaves.py", "kinds/visit.py");
+    let line_of = |rel: &str, what: &str| {
+        read(&w.ws, rel)
+            .lines()
+            .position(|l| l.contains(what))
+            .unwrap()
+            + 1
+    };
+    let module = one_line_diff(&w.ws, leaves, "NAME = \"leaf\"", "NAME = \"leaves\"");
+    let text = read(&w.ws, visit);
+    let lines: Vec<&str> = text.lines().collect();
+    let n = line_of(visit, "def visit_leaf");
+    let insert = format!(
+        "--- a/{visit}\n+++ b/{visit}\n@@ -{n},2 +{n},3 @@\n {}\n+        self.seen.append(\"x\")\n {}\n",
+        lines[n - 1],
+        lines[n]
+    );
+    let want = vec!["tests/test_visit.py::test_leaf".to_string()];
+    let cases = [
+        (
+            module,
+            leaves,
+            line_of(leaves, "NAME = "),
+            "file",
+            "<module>",
+        ),
+        (insert, visit, n, "definition", "Visitor.visit_leaf"),
+    ];
+    for (k, (diff, path, line, rule, scope)) in cases.into_iter().enumerate() {
+        let p = dir.join(format!("w{k}.diff"));
+        std::fs::write(&p, diff).unwrap();
+        let p = p.to_string_lossy();
+        let impact = bundle(&w.ok(&["impact", "--patch", &p, "--json"]));
+        let f = &impact["facts"];
+        assert_eq!(ids(f, "tests"), want, "{f}");
+        let widened =
+            serde_json::json!([{ "path": path, "line": line, "rule": rule, "scope": scope }]);
+        assert_eq!(f["selection"]["widened"], widened, "{f}");
+        let tests = bundle(&w.ok(&["tests", "--patch", &p, "--json"]));
+        assert_eq!(
+            ids(&tests["facts"], "tests"),
+            want,
+            "tests and impact agree"
+        );
+        let b = bundle(&w.ok(&[
+            "check", "--patch", &p, "--reward", "pr-v3", "--tests", "impacted", "--json",
+        ]));
+        let pr = &b["processReward"];
+        assert!(pr["r"].as_f64().unwrap() < 0.4, "{pr}");
+        assert_eq!(pr["inputs"]["tests"]["failing"], 1, "{pr}");
+        assert_eq!(
+            pr["inputs"]["tests"]["selection"],
+            format!("pytest+coverage+{rule}"),
+            "{pr}"
+        );
+    }
 }

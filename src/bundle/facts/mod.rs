@@ -248,6 +248,24 @@ pub struct TestSelection {
     pub coverage: bool,
     /// Why a source was not used.
     pub notes: Vec<String>,
+    /// The changed lines no test executed (module-level code runs at import, outside every
+    /// test; an inserted line is new), each with the wider scope whose tests stand in for it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub widened: Vec<Widened>,
+}
+
+/// A changed line no test executed, selected by its scope (docs/commands.md#impact).
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct Widened {
+    /// Workspace-relative.
+    pub path: String,
+    /// 1-based, before the change (an insertion's: the line before it).
+    pub line: u32,
+    /// `definition`: the tests that executed a line of the innermost enclosing definition
+    /// any test executed; `file`: of its file (module level, or no such definition).
+    pub rule: String,
+    /// The definition's dotted name; `<module>` under `file`.
+    pub scope: String,
 }
 
 #[derive(JsonSchema, Serialize, Deserialize)]

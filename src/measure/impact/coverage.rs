@@ -6,11 +6,16 @@
 //! file run again (testmon's rule); the others keep their lines. The same run gives each
 //! test's outcome before a change (pr-v3's "before").
 //!
+//! A changed line no test executed (module-level code runs at import, outside every test's
+//! context; an inserted line is new) selects, for a patch, the tests that executed any line of
+//! its innermost enclosing definition some test executed, else of its file ([`widen`]).
+//!
 //! What a bundle depends on (the tests a change's lines select, and their outcomes) is an
 //! input: a trace records it and a replay serves it without running anything.
 
 use super::pytest::{plan, state_digest};
-use super::selection::Lines;
+use super::selection::{Lines, Scopes};
+use crate::bundle::facts::Widened;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::Orchestrator;
 use crate::testrun::{self, Coverage, Outcome};
@@ -42,6 +47,9 @@ pub struct Hit {
     pub tests: BTreeSet<String>,
     /// Every test's outcome before the change.
     pub outcomes: BTreeMap<String, Outcome>,
+    /// The changed lines no test executed and the scope that stood in for each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub widened: Vec<Widened>,
 }
 
 static LATEST: Mutex<BTreeMap<PathBuf, Arc<Data>>> = Mutex::new(BTreeMap::new());
@@ -57,25 +65,32 @@ fn disk_path(root: &std::path::Path, python: &std::path::Path) -> PathBuf {
         .join(format!("{}.json", &key[..16]))
 }
 
-/// The tests whose executed lines `lines` touch, and every test's outcome before; `Err`
-/// with the reason where there is no coverage.
+/// The tests whose executed lines `lines` touch (with `scopes`, a patch's: widened where no
+/// test executed a line), and every test's outcome before; `Err` with the reason where there
+/// is no coverage.
 pub async fn touching(
     o: &Orchestrator,
     ids: &[String],
     lines: &Lines,
+    scopes: Option<&Scopes>,
 ) -> Result<std::result::Result<Hit, String>> {
     let digest = state_digest(o);
-    let key = format!(
+    let sha = |v: Vec<u8>| crate::digest::sha256_hex(&v);
+    let mut key = format!(
         "{digest} {}",
-        crate::digest::sha256_hex(&serde_json::to_vec(lines).expect("lines serialize"))
+        sha(serde_json::to_vec(lines).expect("lines serialize"))
     );
+    if let Some(s) = scopes {
+        key.push_str(" widen ");
+        key.push_str(&sha(serde_json::to_vec(s).expect("scopes serialize")));
+    }
     let text = if o.opts().inputs.serves(INPUT, &key) {
         o.opts().inputs.read_to_string(INPUT, &key, || {
             Err(std::io::Error::other("served from the trace"))
         })
     } else {
         let answer = match ensure(o, ids, &digest).await? {
-            Ok(data) => Ok(hit(&data, lines)),
+            Ok(data) => Ok(hit(&data, lines, scopes)),
             Err(why) => Err(why),
         };
         let bytes = serde_json::to_vec(&answer).expect("hits serialize");
@@ -87,23 +102,65 @@ pub async fn touching(
         .map_err(|e| LanserError::internal("coverage: bad record").with_source(e))
 }
 
-fn hit(data: &Data, lines: &Lines) -> Hit {
-    let tests = data
-        .lines
-        .iter()
-        .filter(|(_, files)| {
-            files.iter().any(|(f, ls)| {
-                lines
-                    .get(f)
-                    .is_some_and(|want| ls.iter().any(|l| want.contains(&(*l as usize))))
-            })
-        })
-        .map(|(id, _)| id.clone())
-        .collect();
+fn hit(data: &Data, lines: &Lines, scopes: Option<&Scopes>) -> Hit {
+    let mut tests = BTreeSet::new();
+    let mut widened = Vec::new();
+    for (f, want) in lines {
+        for &line in want {
+            let direct = executed(data, f, |l| l == line);
+            match scopes {
+                Some(s) if direct.is_empty() => {
+                    let chain = s.get(f).and_then(|s| s.get(&line));
+                    let (w, t) = widen(data, f, line, chain.map_or(&[][..], |c| &c[..]));
+                    widened.push(w);
+                    tests.extend(t);
+                }
+                _ => tests.extend(direct),
+            }
+        }
+    }
     Hit {
         tests,
         outcomes: data.outcomes.clone(),
+        widened,
     }
+}
+
+/// The tests that executed a line of `file` that `pick` takes.
+fn executed(data: &Data, file: &str, pick: impl Fn(usize) -> bool) -> BTreeSet<String> {
+    data.lines
+        .iter()
+        .filter(|(_, files)| {
+            files
+                .get(file)
+                .is_some_and(|ls| ls.iter().any(|l| pick(*l as usize)))
+        })
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+/// The tests standing in for `line` of `file`, which no test executed: those that executed a
+/// line of its innermost enclosing definition (`chain`, innermost first) any test executed,
+/// else of its file.
+fn widen(
+    data: &Data,
+    file: &str,
+    line: usize,
+    chain: &[super::selection::Scope],
+) -> (Widened, BTreeSet<String>) {
+    let record = |rule: &str, scope: &str| Widened {
+        path: file.to_string(),
+        line: line as u32,
+        rule: rule.into(),
+        scope: scope.into(),
+    };
+    for s in chain {
+        let t = executed(data, file, |l| s.first <= l && l <= s.last);
+        if !t.is_empty() {
+            return (record("definition", &s.name), t);
+        }
+    }
+    (record("file", "<module>"), executed(data, file, |_| true))
 }
 
 fn file_digests(ws: &Workspace) -> BTreeMap<String, String> {
@@ -269,6 +326,57 @@ fn carried(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::impact::selection::Scope;
+
+    #[test]
+    fn a_line_no_test_executed_widens_to_its_definition_then_its_file() {
+        let s = |x: &str| x.to_string();
+        let data = Data {
+            digest: s("d"),
+            files: BTreeMap::new(),
+            lines: [
+                (s("t::a"), [(s("m.py"), vec![5, 6])].into()),
+                (s("t::b"), [(s("m.py"), vec![12])].into()),
+            ]
+            .into(),
+            outcomes: BTreeMap::new(),
+        };
+        let scope = |name: &str, first, last| Scope {
+            name: s(name),
+            first,
+            last,
+        };
+        // Line 4 is `def f` (run at import): f spans 4-6; line 1 is module level; line 9 is
+        // in g (8-9), which no test ran.
+        let lines: Lines = [(s("m.py"), [1, 4, 6, 9].into())].into();
+        let scopes: Scopes = [(
+            s("m.py"),
+            [
+                (1, vec![]),
+                (4, vec![scope("f", 4, 6)]),
+                (6, vec![scope("f", 4, 6)]),
+                (9, vec![scope("g", 8, 9)]),
+            ]
+            .into(),
+        )]
+        .into();
+        assert_eq!(hit(&data, &lines, None).tests, [s("t::a")].into());
+        let h = hit(&data, &lines, Some(&scopes));
+        assert_eq!(h.tests, [s("t::a"), s("t::b")].into());
+        let rules: Vec<(u32, &str, &str)> = h
+            .widened
+            .iter()
+            .map(|w| (w.line, w.rule.as_str(), w.scope.as_str()))
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                (1, "file", "<module>"),
+                (4, "definition", "f"),
+                (9, "file", "<module>")
+            ]
+        );
+    }
 
     #[test]
     fn only_new_tests_and_those_touching_a_changed_file_run_again() {

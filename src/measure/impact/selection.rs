@@ -1,8 +1,9 @@
 //! The one test selection `impact`, `tests` and pr-v3's test term share: pytest's collected
 //! tests ([`super::pytest`]) that the change reaches statically (callers, references,
 //! fixtures: [`super::analyse`]), plus the tests whose executed lines the change touches,
-//! measured ([`super::coverage`]). Without coverage data the selection is static and the
-//! facts say why.
+//! measured ([`super::coverage`]); for a patch, a changed line no test executed stands for
+//! its enclosing definition's tests, else its file's (`selection.widened` says which). Without
+//! coverage data the selection is static and the facts say why.
 
 use super::tests_of::Rules;
 use super::{analyse, coverage, pytest, Analysis, Item, Parsed};
@@ -13,6 +14,49 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Changed lines per workspace-relative file (1-based, old side).
 pub type Lines = BTreeMap<String, BTreeSet<usize>>;
+
+/// A definition around a changed line: its dotted name and 1-based lines (decorators in).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Scope {
+    pub name: String,
+    pub first: usize,
+    pub last: usize,
+}
+
+/// Per file and changed line, the definitions around it, innermost first.
+pub type Scopes = BTreeMap<String, BTreeMap<usize, Vec<Scope>>>;
+
+/// The definitions around each of a patch's changed lines (read from `files`, the changed
+/// files as they are).
+pub fn scopes(lines: &Lines, files: &BTreeMap<String, Parsed>) -> Scopes {
+    let mut out = Scopes::new();
+    for (f, want) in lines {
+        let Some(p) = files.get(f) else {
+            continue;
+        };
+        let enc = crate::text::Encoding::Utf8;
+        let spans: Vec<Scope> = p
+            .defs
+            .iter()
+            .map(|d| Scope {
+                name: d.qual.join("."),
+                first: p.doc.position(d.node.0, enc).0 + 1,
+                last: p.doc.position(d.node.1, enc).0 + 1,
+            })
+            .collect();
+        let per = out.entry(f.clone()).or_default();
+        for &line in want {
+            let mut around: Vec<Scope> = spans
+                .iter()
+                .filter(|s| s.first <= line && line <= s.last)
+                .cloned()
+                .collect();
+            around.sort_by_key(|s| s.last - s.first);
+            per.insert(line, around);
+        }
+    }
+    out
+}
 
 /// An analysis and how its tests were found.
 pub struct Selected {
@@ -79,14 +123,17 @@ pub fn lines_of_changes(changes: &[(crate::selector::resolve::Document, String)]
     out
 }
 
-/// Select the tests for seeds (and the lines they change).
+/// Select the tests for seeds (and the lines they change; `patch`: lines no test executed
+/// widen to their definition's or file's tests).
 pub async fn select(
     o: &mut Orchestrator,
     seeds: Vec<Item>,
     mut files: BTreeMap<String, Parsed>,
     depth: u32,
     lines: Lines,
+    patch: bool,
 ) -> Result<Selected> {
+    let scopes = patch.then(|| scopes(&lines, &files));
     let catalog = pytest::catalog(o).await?;
     let mut notes: Vec<String> = catalog.note.iter().cloned().collect();
     let items = match &catalog.collected {
@@ -101,9 +148,10 @@ pub async fn select(
     let mut coverage_only = BTreeSet::new();
     let mut before = None;
     let mut used = false;
+    let mut widened = vec![];
     if let Some(collected) = &catalog.collected {
         let ids: Vec<String> = collected.iter().map(|c| c.id.clone()).collect();
-        match coverage::touching(o, &ids, &lines).await? {
+        match coverage::touching(o, &ids, &lines, scopes.as_ref()).await? {
             Ok(hit) => {
                 used = true;
                 for id in hit.tests {
@@ -116,6 +164,7 @@ pub async fn select(
                     }
                 }
                 before = Some(hit.outcomes);
+                widened = hit.widened;
             }
             Err(why) => notes.push(why),
         }
@@ -129,6 +178,7 @@ pub async fn select(
             },
             coverage: used,
             notes,
+            widened,
         },
         items,
         coverage_only,
