@@ -12,7 +12,8 @@ use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn refuse(message: String) -> LanserError {
+/// A refusal of the write path (`E/FS_PERMISSIONS`).
+pub fn refuse(message: String) -> LanserError {
     LanserError::new(ErrorCode::FsPermissions, message)
 }
 

@@ -110,9 +110,29 @@ pub fn check_safety(
         ));
     }
     if !m.allow_dirty {
-        safety::require_clean_worktree(&o.ws().root)?;
+        clean_worktree(o)?;
     }
     Ok(())
+}
+
+/// The dirty-tree guard, read through the run's inputs: a trace records its verdict, so a
+/// replay (over a scratch copy that is no git worktree) is served the recorded one.
+fn clean_worktree(o: &Orchestrator) -> Result<()> {
+    let root = o.ws().root.clone();
+    let mut refused = None;
+    let verdict = o.opts().inputs.read_to_string("git:clean", ".", || {
+        safety::require_clean_worktree(&root)
+            .map(|()| Vec::new())
+            .map_err(|e| {
+                let said = std::io::Error::other(e.message.clone());
+                refused = Some(e);
+                said
+            })
+    });
+    match verdict {
+        Ok(_) => Ok(()),
+        Err(said) => Err(refused.unwrap_or_else(|| safety::refuse(said.to_string()))),
+    }
 }
 
 /// Speculative diagnostics for a plan's text edits (in memory only) and the step's reward

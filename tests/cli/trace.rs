@@ -265,6 +265,39 @@ fn recorded_outline_files_of_other_types_replay_where_the_workspace_is_gone() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
+/// A rename preview in a clean git worktree has safety 1 (the dirty-tree guard passes); its
+/// trace replays over a scratch copy, which is no git worktree, from the recorded verdict.
+#[test]
+fn a_previews_dirty_tree_verdict_is_recorded_and_replayed() {
+    let (tmp, ws) = crate::mutations::repo_copy("srcpkg");
+    let home = tmp.path().join("empty-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let trace = tmp.path().join("t.jsonl");
+    let rec = lanser()
+        .args([
+            "rename",
+            "src/shapes/units.py@L13:convert",
+            "to_unit",
+            "--json",
+        ])
+        .args(["--trace-sources", "--no-daemon"])
+        .arg("--workspace")
+        .arg(&ws)
+        .arg("--trace-file")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(rec.status.success(), "{}", stderr(&rec));
+    assert_eq!(bundle(&rec)["processReward"]["inputs"]["safety"], 1);
+    assert!(records(&trace)
+        .iter()
+        .any(|r| r["type"] == "input" && r["arg"] == "git:clean"));
+    std::fs::remove_dir_all(&ws).unwrap();
+    let ts = trace.to_string_lossy().into_owned();
+    let o = offline(&home, &["trace", "replay", "--trace-file", &ts, "--verify"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 #[test]
 fn list_and_show_filter_operations() {
     let dir = tempfile::tempdir().unwrap();
