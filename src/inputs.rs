@@ -147,6 +147,16 @@ impl Inputs {
         })
     }
 
+    /// The text a trace recorded for the next read of (arg, path), without consuming it.
+    pub fn peek(&self, arg: &str, path: &str) -> Option<String> {
+        let recorded = self.0.recorded.as_ref()?;
+        let map = recorded.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(&(arg.to_string(), path.to_string()))?
+            .front()?
+            .content
+            .clone()
+    }
+
     /// The recorded read for (arg, path): the next one, the last one again when exhausted.
     fn served(&self, arg: &str, path: &str) -> Option<InputRec> {
         let recorded = self.0.recorded.as_ref()?;

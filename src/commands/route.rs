@@ -16,7 +16,6 @@ use crate::error::Result;
 use crate::orchestrator::{Options, Orchestrator};
 use crate::selector;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 /// The server `req` goes to, when it is not `o`'s own (also in a traced run or a replay,
 /// which answer it with [`one_server_only`]).
@@ -24,7 +23,7 @@ pub fn server_for(o: &Orchestrator, req: &Request) -> Option<String> {
     if forced(o.opts()) {
         return None;
     }
-    let name = match file_of(req, &o.opts().cwd) {
+    let name = match file_of(req, o.opts()) {
         Some(path) => o.config().route(&path).to_string(),
         None if whole_workspace(req) => only_server(o.config(), &o.ws().index().sources())?,
         None => return None,
@@ -55,8 +54,9 @@ fn only_server(config: &Config, sources: &[String]) -> Option<String> {
 }
 
 /// The file a request is about: its selector's path, else its first file argument, or the
-/// first file a `check` patch changes (read here only to route; not from stdin).
-fn file_of(req: &Request, cwd: &Path) -> Option<String> {
+/// first file a `check` patch changes (read here only to route, as a replay's trace recorded
+/// it or from disk; not from stdin).
+fn file_of(req: &Request, opts: &Options) -> Option<String> {
     if let Some(sel) = req.selector() {
         return selector::parse(sel).ok()?.path().map(str::to_string);
     }
@@ -64,7 +64,10 @@ fn file_of(req: &Request, cwd: &Path) -> Option<String> {
         Op::Diag(d) => d.targets.first().cloned(),
         Op::Symbols(s) => s.file.clone(),
         Op::Check(c) if c.patch != "-" => {
-            let text = std::fs::read_to_string(cwd.join(&c.patch)).ok()?;
+            let text = opts
+                .inputs
+                .peek("--patch", &c.patch)
+                .or_else(|| std::fs::read_to_string(opts.cwd.join(&c.patch)).ok())?;
             let files = crate::edits::patch::parse(&text).ok()?;
             files.into_iter().next().map(|f| f.path)
         }
@@ -76,7 +79,7 @@ fn file_of(req: &Request, cwd: &Path) -> Option<String> {
 /// anything starts (as `--server` would), so that the trace names that server and replays
 /// on it.
 pub fn pin(opts: &mut Options, req: &Request) -> Result<()> {
-    let path = file_of(req, &opts.cwd);
+    let path = file_of(req, opts);
     if forced(opts) || (path.is_none() && !whole_workspace(req)) {
         return Ok(());
     }

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Output;
 
 /// `lanser trace …` with no way to start a server.
-fn offline(home: &Path, args: &[&str]) -> Output {
+pub fn offline(home: &Path, args: &[&str]) -> Output {
     lanser()
         .args(args)
         .args(["--server-cmd", "/nonexistent"])
