@@ -28,7 +28,7 @@ use crate::lsp::session::{Connect, Pipes};
 use crate::lsp::transport::{read_frame, write_frame};
 use crate::orchestrator::Orchestrator;
 use crate::servers::{ServerSpec, Source as ServerSource};
-use crate::trace::{untokenize_root, EndError, EofRec, OpRec, Trace};
+use crate::trace::{tokenize_root, untokenize_root, EndError, EofRec, OpRec, Trace};
 use clap::Parser;
 use lsp_types::notification::{Cancel, Exit, Notification};
 use lsp_types::request::{Request, Shutdown};
@@ -122,7 +122,7 @@ async fn replay_in(trace: &Trace, root: &Path) -> Result<Replay> {
         while lines.len() + 1 < op.line {
             lines.push_back(String::new());
         }
-        lines.push_back(op.input.clone());
+        lines.push_back(moved_payload(&op.input, &h.root, &root));
     }
     let mut answers = Vec::new();
     let outcome = batch::run_lines(&mut orch, Source::List(lines), jobs, 1, |a| {
@@ -138,6 +138,19 @@ async fn replay_in(trace: &Trace, root: &Path) -> Result<Replay> {
         divergence,
         workspace_mismatch,
     })
+}
+
+/// A recorded batch line with a raw request's payload moved to the replay's root: the payload
+/// names files by the recorded root's URIs, which the recorded frames hold tokenized.
+fn moved_payload(line: &str, recorded_root: &str, root: &Path) -> String {
+    let Ok(mut v) = serde_json::from_str::<Value>(line) else {
+        return line.to_string();
+    };
+    let Some(Value::String(payload)) = v.pointer_mut("/args/payload") else {
+        return line.to_string();
+    };
+    *payload = untokenize_root(&tokenize_root(payload, Path::new(recorded_root)), root);
+    v.to_string()
 }
 
 /// The server identity and interpreter the recorded bundles name.

@@ -268,6 +268,38 @@ fn raw_requests_hash_the_same_for_a_copied_workspace() {
         "{uris:?}"
     );
     assert_eq!(b["facts"]["count"], uris.len());
+    // Traced with its sources, the request replays over a scratch copy elsewhere: its payload's
+    // URIs are moved to the replay's root.
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("copy");
+    copy_tree(&fixture("flat"), &ws);
+    let uri = format!("file://{}/models.py", ws.canonicalize().unwrap().display());
+    let line = line_with(&ws, "models.py", "class User:") - 1;
+    let payload = format!(
+        r#"{{"textDocument":{{"uri":"{uri}"}},"position":{{"line":{line},"character":6}},"context":{{"includeDeclaration":true}}}}"#
+    );
+    let trace = d.path().join("t.jsonl").to_string_lossy().into_owned();
+    let wss = ws.to_string_lossy().into_owned();
+    let o = run(&[
+        "request",
+        "textDocument/references",
+        "--payload",
+        &payload,
+        "--workspace",
+        &wss,
+        "--trace-file",
+        &trace,
+        "--trace-sources",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_dir_all(&ws).unwrap();
+    let home = d.path().join("empty-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let o = crate::trace::offline(
+        &home,
+        &["trace", "replay", "--trace-file", &trace, "--verify"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
 
     let ws = fixture("flat").to_string_lossy().into_owned();
     let o = run(&[
