@@ -549,6 +549,8 @@ mod tests {
         std::fs::write(root.join("web/app.php"), "<?php\n").unwrap();
         std::fs::write(root.join("web/Dockerfile"), "FROM x\n").unwrap();
         std::fs::write(root.join("web/notes.txt"), "-\n").unwrap();
+        // A tool's hidden state file of a tracked type (a build's `.rustc_info.json`).
+        std::fs::write(root.join("web/.state.json"), "{}").unwrap();
         std::fs::write(root.join("pyrightconfig.json"), "{}").unwrap();
         let mut i = index_of(&root);
         assert!(!i.contains("web/app.php"));
@@ -556,6 +558,7 @@ mod tests {
         let c = i.retrack(&types);
         assert_eq!(c.created, ["web/Dockerfile", "web/app.php"]);
         assert!(!i.contains("web/notes.txt"));
+        assert!(!i.contains("web/.state.json"));
         // Workspace-wide operations still list the sources only.
         assert_eq!(i.sources(), ["a.py"]);
         std::fs::write(root.join("web/app.php"), "<?php echo 1;\n").unwrap();

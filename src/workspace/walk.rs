@@ -312,6 +312,11 @@ impl Types {
             return true;
         }
         let base = name.rsplit('/').next().unwrap_or(name);
+        // A hidden file of these types is a tool's state (`target/.rustc_info.json`, written
+        // by a build while a server runs), not something lanser is asked about.
+        if base.starts_with('.') {
+            return false;
+        }
         self.0.contains(base)
             || base
                 .rsplit_once('.')
