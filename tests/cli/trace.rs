@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Output;
 
 /// `lanser trace …` with no way to start a server.
-pub fn offline(home: &Path, args: &[&str]) -> Output {
+fn offline(home: &Path, args: &[&str]) -> Output {
     lanser()
         .args(args)
         .args(["--server-cmd", "/nonexistent"])
@@ -17,6 +17,18 @@ pub fn offline(home: &Path, args: &[&str]) -> Output {
         .env("LANSER_HOME", home)
         .output()
         .unwrap()
+}
+
+/// `trace` replays `--verify` where no server can start and the recorded workspace may be
+/// gone: every recorded bundle comes back byte for byte.
+pub fn replays_offline(trace: &Path) {
+    let home = tempfile::tempdir().unwrap();
+    let ts = trace.to_string_lossy().into_owned();
+    let o = offline(
+        home.path(),
+        &["trace", "replay", "--trace-file", &ts, "--verify"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 fn records(trace: &Path) -> Vec<Value> {
@@ -227,8 +239,6 @@ fn recorded_sources_replay_where_the_workspace_is_gone() {
 #[test]
 fn recorded_outline_files_of_other_types_replay_where_the_workspace_is_gone() {
     let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("empty-home");
-    std::fs::create_dir_all(&home).unwrap();
     let ws = dir.path().join("ws");
     copy_tree(&fixture("outlines"), &ws);
     let trace = dir.path().join("t.jsonl");
@@ -260,9 +270,7 @@ fn recorded_outline_files_of_other_types_replay_where_the_workspace_is_gone() {
         && r["path"] == "config/settings.toml"
         && r["content"] == toml.as_str()));
     std::fs::remove_dir_all(&ws).unwrap();
-    let ts = trace.to_string_lossy().into_owned();
-    let o = offline(&home, &["trace", "replay", "--trace-file", &ts, "--verify"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    replays_offline(&trace);
 }
 
 /// A rename preview in a clean git worktree has safety 1 (the dirty-tree guard passes); its
@@ -270,8 +278,6 @@ fn recorded_outline_files_of_other_types_replay_where_the_workspace_is_gone() {
 #[test]
 fn a_previews_dirty_tree_verdict_is_recorded_and_replayed() {
     let (tmp, ws) = crate::mutations::repo_copy("srcpkg");
-    let home = tmp.path().join("empty-home");
-    std::fs::create_dir_all(&home).unwrap();
     let trace = tmp.path().join("t.jsonl");
     let rec = lanser()
         .args([
@@ -293,9 +299,7 @@ fn a_previews_dirty_tree_verdict_is_recorded_and_replayed() {
         .iter()
         .any(|r| r["type"] == "input" && r["arg"] == "git:clean"));
     std::fs::remove_dir_all(&ws).unwrap();
-    let ts = trace.to_string_lossy().into_owned();
-    let o = offline(&home, &["trace", "replay", "--trace-file", &ts, "--verify"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    replays_offline(&trace);
 }
 
 #[test]
