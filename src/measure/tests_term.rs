@@ -76,18 +76,6 @@ fn tally(run: &testrun::Run) -> Tests {
     }
 }
 
-/// pr-v3's test term: the shared selection ([`impact::selection`]) run after the change on an
-/// overlay, and before it (from the coverage run of the workspace as it is, else run now on
-/// an overlay without the change; kept per workspace state in the process).
-pub async fn run_v3(
-    o: &mut Orchestrator,
-    changes: &[(Document, String)],
-    budget: Duration,
-) -> Result<v3::Tests> {
-    let pending = start_v3(o, changes, budget).await?;
-    finish_v3(o, pending).await
-}
-
 /// pr-v3's test term under way: the tests selected, their run after the change started (on
 /// its overlay, in its own process: the server's re-check goes on meanwhile).
 pub struct PendingV3 {
@@ -98,7 +86,10 @@ pub struct PendingV3 {
     budget: Duration,
 }
 
-/// Select the tests of `changes` and start their run after the change; [`finish_v3`] reads it.
+/// pr-v3's test term, begun: select the tests of `changes` ([`impact::selection`]) and start
+/// their run after the change on an overlay; [`finish_v3`] reads it, with their outcomes before
+/// the change (from the coverage run of the workspace as it is, else run then on an overlay
+/// without the change; kept per workspace state in the process).
 pub async fn start_v3(
     o: &mut Orchestrator,
     changes: &[(Document, String)],
