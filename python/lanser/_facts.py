@@ -20,6 +20,20 @@ class ActionSummary(BaseModel):
     title: str
 
 
+class AfterChange(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    broken: list[str] = Field(
+        ...,
+        description='Test modules that fail to import after the change, through a changed file: each is\nselected as one test, whose outcome is its collection error.',
+    )
+    unblocked: list[str] = Field(
+        ...,
+        description='Test modules that fail to import before the change and import after it: all their\ntests are selected.',
+    )
+
+
 class Aspect(Enum):
     signature = 'signature'
     body = 'body'
@@ -1409,6 +1423,10 @@ class SignatureHelp(BaseModel):
 class TestSelection(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
+    )
+    afterChange: AfterChange | None = Field(
+        None,
+        description="A patch over a workspace where test modules fail to import: what pytest's collection\nafter the change added. Absent when every module imports as the workspace is.",
     )
     coverage: bool = Field(
         ...,

@@ -128,9 +128,9 @@ pub async fn select_for(
         }
     };
     let complete = o.wait_ready().await?;
-    let patch = patch_lines.is_some();
+    let edits = patch_lines.is_some().then_some(&changes[..]);
     let lines = selection::seed_lines(&seeds.0, &seeds.1, patch_lines);
-    let chosen = selection::select(o, seeds.0, seeds.1, depth, lines, patch).await?;
+    let chosen = selection::select(o, seeds.0, seeds.1, depth, lines, edits).await?;
     Ok(Found {
         chosen,
         resolution,

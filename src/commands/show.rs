@@ -88,13 +88,38 @@ pub(super) fn impact(out: &mut String, facts: &ImpactFacts) {
         ("pytest", false) => "pytest's collection; static reach",
         (_, _) => "pytest's naming rules; static reach",
     };
+    let how = match &facts.selection.after_change {
+        Some(_) => format!("{how}; pytest's collection after the change"),
+        None => how.to_string(),
+    };
     writeln!(out, "tests reached: {} ({how})", facts.tests.len()).ok();
+    // A test the collection after the change selected: one of a module that imports only
+    // after it, or such a module itself.
+    let after = |id: &str| {
+        let module = id.split("::").next().unwrap_or(id);
+        facts
+            .selection
+            .after_change
+            .as_ref()
+            .is_some_and(|a| a.unblocked.iter().chain(&a.broken).any(|m| m == module))
+    };
     for t in &facts.tests {
         let id = t.id.as_deref().unwrap_or_default();
         match t.depth {
             Some(d) => writeln!(out, "  {id}  (depth {d})").ok(),
+            None if after(id) => writeln!(out, "  {id}  (collected after the change)").ok(),
             None => writeln!(out, "  {id}  (coverage)").ok(),
         };
+    }
+    if let Some(a) = facts.selection.after_change.as_ref() {
+        if !a.broken.is_empty() {
+            let list = a.broken.join(", ");
+            writeln!(
+                out,
+                "note: still failing to import after the change: {list}"
+            )
+            .ok();
+        }
     }
     for note in &facts.selection.notes {
         writeln!(out, "note: {note}").ok();

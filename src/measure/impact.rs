@@ -11,6 +11,7 @@
 //! rule `impact`, `tests` and pr-v3's test term share. Nothing outside the workspace is
 //! reported.
 
+pub mod broken;
 pub mod coverage;
 pub mod pytest;
 pub mod selection;

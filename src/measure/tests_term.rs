@@ -81,7 +81,8 @@ fn tally(run: &testrun::Run) -> Tests {
 pub struct PendingV3 {
     ids: Vec<String>,
     selection: String,
-    before: Option<BTreeMap<String, Outcome>>,
+    /// The outcomes before the change a measurement already knows.
+    before: BTreeMap<String, Outcome>,
     after: Started,
     budget: Duration,
 }
@@ -98,7 +99,11 @@ pub async fn start_v3(
     let (seeds, files) = impact::seeds_of_changes(changes);
     let lines = impact::selection::lines_of_changes(changes);
     let depth = impact::DEFAULT_DEPTH;
-    let chosen = impact::selection::select(o, seeds, files, depth, lines, true).await?;
+    let edits: Vec<(String, String)> = changes
+        .iter()
+        .map(|(d, t)| (d.rel.clone(), t.clone()))
+        .collect();
+    let chosen = impact::selection::select(o, seeds, files, depth, lines, Some(&edits)).await?;
     let ids: Vec<String> = chosen.analysis.tests.keys().cloned().collect();
     let mut selection = match (chosen.selection.tests.as_str(), chosen.selection.coverage) {
         ("pytest", true) => "pytest+coverage",
@@ -117,17 +122,15 @@ pub async fn start_v3(
         selection.push('+');
         selection.push_str(r);
     }
-    let edits: Vec<(String, String)> = changes
-        .iter()
-        .map(|(d, t)| (d.rel.clone(), t.clone()))
-        .collect();
+    // Test modules that fail to import as the workspace is: the collection after the change.
+    if chosen.selection.after_change.is_some() {
+        selection.push_str("+collect");
+    }
     let after = start(o, "tests:selected", &ids.join(" "), || Plan {
         budget,
         ..impact::pytest::plan(o, edits, ids.clone())
     });
-    let before = chosen
-        .before
-        .filter(|b| ids.iter().all(|id| b.contains_key(id)));
+    let before = chosen.before.unwrap_or_default();
     Ok(PendingV3 {
         ids,
         selection,
@@ -141,28 +144,33 @@ pub async fn start_v3(
 pub async fn finish_v3(o: &mut Orchestrator, p: PendingV3) -> Result<v3::Tests> {
     let (ids, budget) = (&p.ids, p.budget);
     let after = finish(o, "tests:selected", &ids.join(" "), p.after).await?;
-    let before: BTreeMap<String, Outcome> = match p.before {
-        Some(b) => ids.iter().map(|id| (id.clone(), b[id])).collect(),
-        None => {
-            let key = (impact::pytest::state_digest(o), ids.join(" "));
-            let cached = BEFORE
+    // The selected tests' outcomes before the change that no measurement knows: run then, on
+    // an overlay without the change (kept per workspace state in the process).
+    let mut before = p.before;
+    let unknown: Vec<String> = ids
+        .iter()
+        .filter(|id| !before.contains_key(*id))
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        let key = (impact::pytest::state_digest(o), unknown.join(" "));
+        let cached = BEFORE
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .cloned();
+        let run = match cached {
+            Some(r) => r,
+            None => recorded_run(o, "tests:before", vec![], &unknown, budget).await?,
+        };
+        if !run.timed_out {
+            BEFORE
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .get(&key)
-                .cloned();
-            let run = match cached {
-                Some(r) => r,
-                None => recorded_run(o, "tests:before", vec![], ids, budget).await?,
-            };
-            if !run.timed_out {
-                BEFORE
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(key, run.clone());
-            }
-            run.tests.into_iter().map(|t| (t.id, t.outcome)).collect()
+                .insert(key, run.clone());
         }
-    };
+        before.extend(run.tests.into_iter().map(|t| (t.id, t.outcome)));
+    }
     let ran = after
         .tests
         .iter()

@@ -25,25 +25,62 @@ pub struct Collected {
     pub name: String,
 }
 
-/// Every test pytest collects in the plan's overlay (the plan's tests and mode are ignored).
-pub fn collect(plan: &Plan) -> Result<Vec<Collected>, TestRunError> {
+/// A collector pytest could not collect: a test module that fails to import.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Broken {
+    /// The collector's node id (a test file's path).
+    pub id: String,
+    /// The workspace-relative files its error's traceback runs through (the module that
+    /// failed, and each module it was importing).
+    #[serde(default)]
+    pub files: Vec<String>,
+}
+
+/// What pytest collected in an overlay: its tests, and the collectors that failed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Collection {
+    /// Sorted by id.
+    pub tests: Vec<Collected>,
+    /// Sorted by id.
+    pub broken: Vec<Broken>,
+}
+
+/// Every test pytest collects in the plan's overlay, and every collector that fails there
+/// (the plan's tests and mode are ignored).
+pub fn collect(plan: &Plan) -> Result<Collection, TestRunError> {
     let plan = Plan {
         mode: Mode::Collect,
         tests: vec![],
         ..plan.clone()
     };
     let mut lines = String::new();
-    in_overlay(&plan, |aux| {
+    let (report, _) = in_overlay(&plan, |aux| {
         lines = std::fs::read_to_string(aux.join("collected.jsonl")).unwrap_or_default();
         Ok(())
     })?;
-    let mut out: Vec<Collected> = lines
+    let mut tests: Vec<Collected> = lines
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
+    tests.sort_by(|a, b| a.id.cmp(&b.id));
+    tests.dedup_by(|a, b| a.id == b.id);
+    Ok(Collection {
+        tests,
+        broken: broken(&report),
+    })
+}
+
+/// The failed collectors among a run's report lines.
+fn broken(report: &str) -> Vec<Broken> {
+    let mut out: Vec<Broken> = report
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["when"] == "collect" && v["outcome"] == "failed")
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect();
     out.sort_by(|a, b| a.id.cmp(&b.id));
     out.dedup_by(|a, b| a.id == b.id);
-    Ok(out)
+    out
 }
 
 /// Lines each test executed: test id → workspace-relative file → 1-based lines.

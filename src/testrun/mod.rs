@@ -22,7 +22,7 @@ pub mod collect;
 mod tests;
 mod zygote;
 
-pub use collect::{collect, coverage, Collected, Coverage};
+pub use collect::{collect, coverage, Broken, Collected, Collection, Coverage};
 
 /// The plugin pytest loads: `sys.path` rewritten, one JSON line per report.
 const PLUGIN: &str = r#"
@@ -72,9 +72,24 @@ def pytest_runtest_logreport(report):
     if report.when == "call" or report.outcome != "passed":
         _out.write(json.dumps({"id": report.nodeid, "when": report.when, "outcome": report.outcome}) + "\n")
         _out.flush()
+def _files_in(text):
+    # The overlay's files a collection error's traceback names (`pkg/mod.py:57: in <module>`).
+    import re
+    top = os.path.realpath(_overlay)
+    found = set()
+    for m in re.finditer(r"[^\s\"'()<>:,]+\.py\b", text):
+        p = m.group(0)
+        try:
+            full = os.path.realpath(p if os.path.isabs(p) else os.path.join(top, p))
+        except Exception:
+            continue
+        if full.startswith(top + os.sep) and os.path.isfile(full):
+            found.add(os.path.relpath(full, top).replace(os.sep, "/"))
+    return sorted(found)
 def pytest_collectreport(report):
     if report.outcome == "failed":
-        _out.write(json.dumps({"id": report.nodeid, "when": "collect", "outcome": "failed"}) + "\n")
+        _out.write(json.dumps({"id": report.nodeid, "when": "collect", "outcome": "failed",
+                               "files": _files_in(str(report.longrepr))}) + "\n")
         _out.flush()
 if _mode == "coverage":
     import pytest as _pytest
@@ -390,6 +405,11 @@ fn pytest_args(
         args.extend(["-o".to_string(), "addopts=".to_string()]);
     }
     args.extend(["--rootdir".to_string(), tree.to_string_lossy().into_owned()]);
+    // A test module that fails to import interrupts the whole session unless asked: the
+    // other files' tests of a whole-file run (pr-v3's, `tests --run`) still run and are read.
+    if plan.whole_files && plan.mode == Mode::Run {
+        args.push("--continue-on-collection-errors".to_string());
+    }
     args.extend(match plan.mode {
         Mode::Collect => vec!["--collect-only".to_string()],
         _ => files_of(&plan.tests),

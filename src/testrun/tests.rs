@@ -229,10 +229,14 @@ fn pytest_collects_and_coverage_measures_each_test() {
     let p = project(&[("lib.py", LIB), ("tests/test_lib.py", TESTS)]);
     let before = tree(p.path());
     let found = collect(&plan(p.path(), &[], &[], 60)).unwrap();
-    let ids: Vec<&str> = found.iter().map(|c| c.id.as_str()).collect();
+    let ids: Vec<&str> = found.tests.iter().map(|c| c.id.as_str()).collect();
     assert!(ids.contains(&"tests/test_lib.py::TestK::test_m"), "{ids:?}");
     assert!(ids.contains(&"tests/test_lib.py::test_double"), "{ids:?}");
-    let m = found.iter().find(|c| c.name == "TestK.test_m").unwrap();
+    let m = found
+        .tests
+        .iter()
+        .find(|c| c.name == "TestK.test_m")
+        .unwrap();
     assert_eq!((m.path.as_str(), m.line), ("tests/test_lib.py", Some(28)));
     let pl = plan(p.path(), &[], &[], 60);
     if !collect::importable(&pl, "coverage") {
@@ -250,4 +254,52 @@ fn pytest_collects_and_coverage_measures_each_test() {
     assert_eq!(cov[asked[0]]["lib.py"], vec![2], "{cov:?}");
     assert!(!cov.contains_key(asked[1]), "{cov:?}");
     assert_eq!(tree(p.path()), before);
+}
+
+/// A test module that fails to import through lib.py is a broken collector whose traceback
+/// names both files; the other module's tests are collected, and a whole-file run of both
+/// files still runs the importable one's tests (the failing module's id is an error).
+#[test]
+fn a_module_that_fails_to_import_is_a_broken_collector_and_does_not_stop_the_others() {
+    if !have_pytest() {
+        return;
+    }
+    let lib = "X = missing_name\n\ndef double(x):\n    return 2 * x\n";
+    let bad = "from lib import double\n\n\ndef test_double():\n    assert double(2) == 4\n";
+    let good = "def test_plain():\n    assert 1 + 1 == 2\n";
+    let p = project(&[
+        ("lib.py", lib),
+        ("tests/test_bad.py", bad),
+        ("tests/test_good.py", good),
+    ]);
+    let files = ["lib.py", "tests/test_bad.py", "tests/test_good.py"];
+    let base = Plan {
+        files: files.map(String::from).to_vec(),
+        ..plan(p.path(), &[], &[], 60)
+    };
+    let found = collect(&base).unwrap();
+    let ids: Vec<&str> = found.tests.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["tests/test_good.py::test_plain"]);
+    assert_eq!(
+        found.broken,
+        [Broken {
+            id: "tests/test_bad.py".into(),
+            files: vec!["lib.py".into(), "tests/test_bad.py".into()],
+        }]
+    );
+    // With lib.py fixed, nothing is broken.
+    let fixed = Plan {
+        changes: vec![("lib.py".into(), lib.replace("missing_name", "1"))],
+        ..base.clone()
+    };
+    assert!(collect(&fixed).unwrap().broken.is_empty());
+    let asked = ["tests/test_bad.py", "tests/test_good.py::test_plain"];
+    let r = run(&Plan {
+        tests: asked.map(String::from).to_vec(),
+        whole_files: true,
+        ..base
+    })
+    .unwrap();
+    assert_eq!(outcome(&r, asked[0]), Outcome::Error, "{r:?}");
+    assert_eq!(outcome(&r, asked[1]), Outcome::Passed, "{r:?}");
 }

@@ -206,3 +206,143 @@ fn unexecuted_lines_select_their_definitions_or_files_tests(
         );
     }
 }
+
+/// A workspace pytest cannot wholly collect (fixtures/brokenimport: tests/test_shapes.py fails
+/// to import, through geometry/shapes.py's missing `import math`): no collection or coverage
+/// of the workspace as it is knows that module's tests, so a patch is judged by pytest's
+/// collection after it. Restoring the import alone (a partial fix: `double` still triples)
+/// selects the module's tests, each an error before, and scores below a neutral step; with
+/// `double` fixed too (the exact fix), above; fixing `double` alone leaves the module failing
+/// to import through the changed file, selected as one test that errors before and after.
+/// `impact` and `tests` agree; a traced check replays offline from the recorded collection;
+/// the user's files stay byte-identical. On a main without the collection after the change,
+/// the partial fix ran no test and scored above neutral.
+#[test]
+fn a_patch_over_a_module_that_does_not_import_is_judged_by_the_collection_after_it() {
+    let w = crate::daemon::Warm::pinned_python("brokenimport");
+    let before = crate::mutations::snapshot(&w.ws);
+    let dir = tempfile::tempdir().unwrap();
+    let shapes = "geometry/shapes.py";
+    let text = read(&w.ws, shapes);
+    let lines: Vec<&str> = text.lines().collect();
+    let unit = lines.iter().position(|l| l.starts_with("UNIT = ")).unwrap();
+    let triple = lines.iter().position(|l| l.contains("x * 3")).unwrap();
+    let head = format!("--- a/{shapes}\n+++ b/{shapes}\n");
+    // The line `import math` goes before `UNIT = math.pi` (1-based line `unit + 1`).
+    let import = format!(
+        "@@ -{unit},2 +{unit},3 @@\n {}\n+import math\n {}\n",
+        lines[unit - 1],
+        lines[unit]
+    );
+    let fix = |shift: usize| {
+        // The file's last line, with the line before it as context.
+        format!(
+            "@@ -{},2 +{},2 @@\n {}\n-{}\n+{}\n",
+            triple,
+            triple + shift,
+            lines[triple - 1],
+            lines[triple],
+            lines[triple].replace("x * 3", "x * 2"),
+        )
+    };
+    let write = |name: &str, diff: String| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, diff).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let partial = write("partial.diff", format!("{head}{import}"));
+    let exact = write("exact.diff", format!("{head}{import}{}", fix(1)));
+    let double_only = write("double.diff", format!("{head}{}", fix(0)));
+    let (area, dbl) = (
+        "tests/test_shapes.py::test_area",
+        "tests/test_shapes.py::test_double",
+    );
+    let module = "tests/test_shapes.py";
+    let neutral = 0.4;
+    let pr_v3 = |p: &str, extra: &[&str]| {
+        let args = [
+            &[
+                "check", "--patch", p, "--reward", "pr-v3", "--tests", "impacted", "--json",
+            ][..],
+            extra,
+        ]
+        .concat();
+        bundle(&w.ok(&args))["processReward"].clone()
+    };
+    // (patch, the selected ids, afterChange, each id's (before, after), r above neutral)
+    let cases = [
+        (
+            &partial,
+            vec![area, dbl],
+            serde_json::json!({ "unblocked": [module], "broken": [] }),
+            vec![(area, "error", "passed"), (dbl, "error", "failed")],
+            false,
+        ),
+        (
+            &exact,
+            vec![area, dbl],
+            serde_json::json!({ "unblocked": [module], "broken": [] }),
+            vec![(area, "error", "passed"), (dbl, "error", "passed")],
+            true,
+        ),
+        (
+            &double_only,
+            vec![module],
+            serde_json::json!({ "unblocked": [], "broken": [module] }),
+            vec![(module, "error", "error")],
+            false,
+        ),
+    ];
+    for (p, want, after_change, ran, above) in cases {
+        let impact = bundle(&w.ok(&["impact", "--patch", p, "--json"]));
+        let f = &impact["facts"];
+        assert_eq!(ids(f, "tests"), want, "{f}");
+        assert_eq!(f["selection"]["afterChange"], after_change, "{f}");
+        let tests = bundle(&w.ok(&["tests", "--patch", p, "--json"]));
+        assert_eq!(
+            ids(&tests["facts"], "tests"),
+            want,
+            "tests and impact agree"
+        );
+        let pr = pr_v3(p, &[]);
+        let r = pr["r"].as_f64().unwrap();
+        assert_eq!(r > neutral, above, "{pr}");
+        let t = &pr["inputs"]["tests"];
+        assert!(
+            t["selection"].as_str().unwrap().ends_with("+collect"),
+            "{t}"
+        );
+        let got: Vec<(String, String, String)> = t["ran"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                let s = |k: &str| x[k].as_str().unwrap().to_string();
+                (s("id"), s("before"), s("after"))
+            })
+            .collect();
+        let ran: Vec<(String, String, String)> = ran
+            .iter()
+            .map(|(i, b, a)| (i.to_string(), b.to_string(), a.to_string()))
+            .collect();
+        assert_eq!(got, ran, "{pr}");
+    }
+    // Traced, the partial fix's check replays offline from the recorded collection after it.
+    let trace = dir.path().join("t.jsonl");
+    let ts = trace.to_string_lossy().into_owned();
+    pr_v3(&partial, &["--trace-file", &ts, "--trace-sources"]);
+    let recorded = std::fs::read_to_string(&trace).unwrap();
+    assert!(
+        recorded.lines().any(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["type"] == "input" && v["arg"] == "tests:collected-after"
+        }),
+        "the collection after the change is a recorded input"
+    );
+    crate::trace::replays_offline(&trace);
+    assert_eq!(
+        crate::mutations::snapshot(&w.ws),
+        before,
+        "the user's files are byte-identical"
+    );
+}

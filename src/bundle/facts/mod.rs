@@ -252,6 +252,26 @@ pub struct TestSelection {
     /// test; an inserted line is new), each with the wider scope whose tests stand in for it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub widened: Vec<Widened>,
+    /// A patch over a workspace where test modules fail to import: what pytest's collection
+    /// after the change added. Absent when every module imports as the workspace is.
+    #[serde(
+        default,
+        rename = "afterChange",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub after_change: Option<AfterChange>,
+}
+
+/// What the collection after a patch added to the selection, where test modules of the
+/// workspace as it is fail to import (docs/commands.md#impact).
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
+pub struct AfterChange {
+    /// Test modules that fail to import before the change and import after it: all their
+    /// tests are selected.
+    pub unblocked: Vec<String>,
+    /// Test modules that fail to import after the change, through a changed file: each is
+    /// selected as one test, whose outcome is its collection error.
+    pub broken: Vec<String>,
 }
 
 /// A changed line no test executed, selected by its scope (docs/commands.md#impact).

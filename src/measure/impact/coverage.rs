@@ -199,15 +199,11 @@ pub fn prewarm(ws: &Workspace) {
         return;
     }
     let digest = super::pytest::state_digest_in(ws);
-    let collected = match testrun::collect(&base) {
-        Ok(c) if !c.is_empty() => c,
-        _ => return,
+    let catalog = super::pytest::Catalog::of(testrun::collect(&base));
+    let Some(collected) = &catalog.collected else {
+        return;
     };
     let ids = collected.iter().map(|c| c.id.clone()).collect();
-    let catalog = super::pytest::Catalog {
-        collected: Some(collected),
-        note: None,
-    };
     super::pytest::remember(ws.root.clone(), digest.clone(), catalog);
     let _ = measure(ws.root.clone(), base, file_digests(ws), ids, digest);
 }

@@ -9,7 +9,7 @@
 use super::{enclosing, load, Item, Parsed};
 use crate::error::{LanserError, Result};
 use crate::orchestrator::Orchestrator;
-use crate::testrun::{self, Collected, Mode, Plan};
+use crate::testrun::{self, Broken, Collected, Collection, Mode, Plan};
 use crate::workspace::Workspace;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const INPUT: &str = "tests:collected";
+const INPUT_AFTER: &str = "tests:collected-after";
 
 /// Files beside the Python sources that shape what pytest collects.
 pub const PYTEST_CONFIG: [&str; 5] = [
@@ -36,6 +37,41 @@ pub struct Catalog {
     pub collected: Option<Vec<Collected>>,
     /// Why the naming rules stand in (absent when pytest collected).
     pub note: Option<String>,
+    /// The collectors that failed (test modules that do not import), sorted by id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken: Vec<Broken>,
+}
+
+impl Catalog {
+    /// The catalog of a collection's outcome.
+    pub fn of(found: std::result::Result<Collection, testrun::TestRunError>) -> Catalog {
+        match found {
+            Ok(c) if !c.tests.is_empty() => Catalog {
+                collected: Some(c.tests),
+                note: None,
+                broken: c.broken,
+            },
+            Ok(c) => Catalog {
+                collected: None,
+                note: Some(match c.broken.len() {
+                    0 => "pytest collected no test: pytest's naming rules stand in".into(),
+                    n => format!(
+                        "pytest collected no test ({n} test modules failed to import): \
+                         pytest's naming rules stand in"
+                    ),
+                }),
+                broken: c.broken,
+            },
+            Err(e) => Catalog {
+                collected: None,
+                note: Some(format!(
+                    "{}: pytest's naming rules stand in",
+                    crate::error::chain(&e)
+                )),
+                broken: vec![],
+            },
+        }
+    }
 }
 
 type Cache = Mutex<BTreeMap<(PathBuf, String), Arc<Catalog>>>;
@@ -134,9 +170,20 @@ pub fn plan_in(ws: &Workspace, changes: Vec<(String, String)>, tests: Vec<String
 
 /// pytest's collection of the workspace as it is on disk (cached per state; recorded).
 pub async fn catalog(o: &Orchestrator) -> Result<Arc<Catalog>> {
-    let digest = state_digest(o);
+    catalog_with(o, &[]).await
+}
+
+/// pytest's collection of the workspace with `edits` (relative path, new text) over it, in
+/// an overlay: the workspace as it is when there are none. Cached per state and edits, and
+/// recorded (`tests:collected` keyed by the state's digest; with edits,
+/// `tests:collected-after` keyed by the digest of both).
+pub async fn catalog_with(o: &Orchestrator, edits: &[(String, String)]) -> Result<Arc<Catalog>> {
+    let (input, digest) = match edits {
+        [] => (INPUT, state_digest(o)),
+        _ => (INPUT_AFTER, edits_digest(&state_digest(o), edits)),
+    };
     let key = (o.ws().root.clone(), digest.clone());
-    let served = o.opts().inputs.serves(INPUT, &digest);
+    let served = o.opts().inputs.serves(input, &digest);
     let cache = cache();
     if !served {
         if let Some(c) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
@@ -144,33 +191,16 @@ pub async fn catalog(o: &Orchestrator) -> Result<Arc<Catalog>> {
         }
     }
     let text = if served {
-        o.opts().inputs.read_to_string(INPUT, &digest, || {
+        o.opts().inputs.read_to_string(input, &digest, || {
             Err(std::io::Error::other("served from the trace"))
         })
     } else {
-        let p = plan(o, vec![], vec![]);
+        let p = plan(o, edits.to_vec(), vec![]);
         let found = tokio::task::spawn_blocking(move || testrun::collect(&p))
             .await
             .map_err(|e| LanserError::internal("collection panicked").with_source(e))?;
-        let catalog = match found {
-            Ok(c) if !c.is_empty() => Catalog {
-                collected: Some(c),
-                note: None,
-            },
-            Ok(_) => Catalog {
-                collected: None,
-                note: Some("pytest collected no test: pytest's naming rules stand in".into()),
-            },
-            Err(e) => Catalog {
-                collected: None,
-                note: Some(format!(
-                    "{}: pytest's naming rules stand in",
-                    crate::error::chain(&e)
-                )),
-            },
-        };
-        let bytes = serde_json::to_vec(&catalog).expect("catalogs serialize");
-        o.opts().inputs.read_to_string(INPUT, &digest, || Ok(bytes))
+        let bytes = serde_json::to_vec(&Catalog::of(found)).expect("catalogs serialize");
+        o.opts().inputs.read_to_string(input, &digest, || Ok(bytes))
     };
     let text =
         text.map_err(|e| LanserError::internal("collection: no recorded catalog").with_source(e))?;
@@ -182,6 +212,18 @@ pub async fn catalog(o: &Orchestrator) -> Result<Arc<Catalog>> {
         .unwrap_or_else(|p| p.into_inner())
         .insert(key, catalog.clone());
     Ok(catalog)
+}
+
+/// The digest of a workspace state with edits over it.
+fn edits_digest(state: &str, edits: &[(String, String)]) -> String {
+    let mut all = state.as_bytes().to_vec();
+    for (rel, text) in edits {
+        all.push(0);
+        all.extend_from_slice(rel.as_bytes());
+        all.push(0);
+        all.extend_from_slice(crate::digest::sha256_hex(text.as_bytes()).as_bytes());
+    }
+    crate::digest::sha256_hex(&all)
 }
 
 /// Each collected test with the definition it runs: by its node id's names where the file

@@ -64,9 +64,11 @@ pub struct Selected {
     pub selection: TestSelection,
     /// The collected tests with their definitions (empty under the naming rules).
     pub items: Vec<(String, Item, bool)>,
-    /// Tests only coverage selected (no static path reaches them).
+    /// Tests only a measurement selected (coverage, or the collection after a change): no
+    /// static path reaches them.
     pub coverage_only: BTreeSet<String>,
-    /// Each test's outcome on the workspace as it is, when the coverage run measured it.
+    /// Each test's outcome on the workspace as it is, where a measurement knows it (the
+    /// coverage run; the collection's errors).
     pub before: Option<BTreeMap<String, crate::testrun::Outcome>>,
 }
 
@@ -123,17 +125,19 @@ pub fn lines_of_changes(changes: &[(crate::selector::resolve::Document, String)]
     out
 }
 
-/// Select the tests for seeds (and the lines they change; `patch`: lines no test executed
-/// widen to their definition's or file's tests).
+/// Select the tests for seeds (and the lines they change). For a patch (`edits`, each changed
+/// file's new text): lines no test executed widen to their definition's or file's tests, and
+/// where test modules fail to import as the workspace is, pytest's collection after the change
+/// adds its tests ([`super::broken`]).
 pub async fn select(
     o: &mut Orchestrator,
     seeds: Vec<Item>,
     mut files: BTreeMap<String, Parsed>,
     depth: u32,
     lines: Lines,
-    patch: bool,
+    edits: Option<&[(String, String)]>,
 ) -> Result<Selected> {
-    let scopes = patch.then(|| scopes(&lines, &files));
+    let scopes = edits.is_some().then(|| scopes(&lines, &files));
     let catalog = pytest::catalog(o).await?;
     let mut notes: Vec<String> = catalog.note.iter().cloned().collect();
     let items = match &catalog.collected {
@@ -169,6 +173,16 @@ pub async fn select(
             Err(why) => notes.push(why),
         }
     }
+    let mut after_change = None;
+    if let Some(edits) = edits {
+        if let Some(added) = super::broken::after_change(o, &catalog, edits, &mut analysis).await? {
+            coverage_only.extend(added.fresh);
+            let mut known = before.unwrap_or_default();
+            known.extend(added.before);
+            before = Some(known);
+            after_change = Some(added.facts);
+        }
+    }
     Ok(Selected {
         analysis,
         selection: TestSelection {
@@ -179,6 +193,7 @@ pub async fn select(
             coverage: used,
             notes,
             widened,
+            after_change,
         },
         items,
         coverage_only,

@@ -1,0 +1,90 @@
+//! A patch over a workspace pytest cannot wholly collect: where test modules of the workspace
+//! as it is fail to import, neither the collection nor the coverage of that state knows their
+//! tests, so the change is judged by pytest's collection after it (one more collection, on an
+//! overlay with the change, taken only for such a workspace). The tests of modules the change
+//! lets import again are selected (each failed before: its module did not import), and so is
+//! each module that fails to import after the change through a changed file, as one test of
+//! its own (pytest's node id of the module; its outcome is its collection error).
+
+use super::{pytest, Analysis};
+use crate::bundle::facts::AfterChange;
+use crate::error::Result;
+use crate::orchestrator::Orchestrator;
+use crate::testrun::Outcome;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the collection after a change added to a selection.
+pub struct Added {
+    pub facts: AfterChange,
+    /// The selected ids, each with its outcome on the workspace as it is (an error: its
+    /// module did not import).
+    pub before: BTreeMap<String, Outcome>,
+    /// The ids no static path had selected.
+    pub fresh: BTreeSet<String>,
+}
+
+/// Where the workspace's collection has failed modules: collect with `edits` over it and add
+/// to `analysis` the tests that collection unblocks and the modules a changed file still
+/// breaks. `None` when every module imports as it is.
+pub async fn after_change(
+    o: &Orchestrator,
+    base: &pytest::Catalog,
+    edits: &[(String, String)],
+    analysis: &mut Analysis,
+) -> Result<Option<Added>> {
+    if base.broken.is_empty() || edits.is_empty() {
+        return Ok(None);
+    }
+    let after = pytest::catalog_with(o, edits).await?;
+    let failed: BTreeSet<&str> = base.broken.iter().map(|b| b.id.as_str()).collect();
+    let changed: BTreeSet<&str> = edits.iter().map(|(rel, _)| rel.as_str()).collect();
+    let still: BTreeSet<&str> = after.broken.iter().map(|b| b.id.as_str()).collect();
+    let unblocked: Vec<_> = after
+        .collected
+        .iter()
+        .flatten()
+        .filter(|t| {
+            let module = t.id.split("::").next().unwrap_or(&t.id);
+            failed.contains(module) && !still.contains(module)
+        })
+        .cloned()
+        .collect();
+    let mut facts = AfterChange::default();
+    let mut before = BTreeMap::new();
+    let mut fresh = BTreeSet::new();
+    for (id, item, _) in pytest::items(o, &mut analysis.files, &unblocked) {
+        let module = id.split("::").next().unwrap_or(&id).to_string();
+        if facts.unblocked.last() != Some(&module) {
+            facts.unblocked.push(module);
+        }
+        before.insert(id.clone(), Outcome::Error);
+        analysis.tests.entry(id.clone()).or_insert_with(|| {
+            fresh.insert(id);
+            (item, 0)
+        });
+    }
+    for b in &after.broken {
+        if !b.files.iter().any(|f| changed.contains(f.as_str())) {
+            continue;
+        }
+        facts.broken.push(b.id.clone());
+        let was = match failed.contains(b.id.as_str()) {
+            true => Outcome::Error,
+            false => Outcome::Passed,
+        };
+        before.insert(b.id.clone(), was);
+        let module = super::Item {
+            path: b.id.clone(),
+            qual: vec![],
+        };
+        analysis.tests.entry(b.id.clone()).or_insert_with(|| {
+            fresh.insert(b.id.clone());
+            (module, 0)
+        });
+    }
+    Ok(Some(Added {
+        facts,
+        before,
+        fresh,
+    }))
+}
