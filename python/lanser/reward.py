@@ -16,8 +16,8 @@ def score_patch(workspace, diff: str, prev: Union[None, Bundle, dict, str, Path]
                 session: Optional[Lanser] = None, reward: str = "pr-v1",
                 tests: bool = False) -> dict:
     """The process reward of applying `diff` to `workspace`: `{"r", "components", "inputs",
-    "bundleId", "status", "exit_code"}`. `reward` is pr-v1 (default) or pr-v2; `tests`
-    (pr-v2) also runs the impacted tests on an overlay copy. `prev` (the previous step's
+    "bundleId", "status", "exit_code"}`. `reward` is pr-v1 (default), pr-v2 or pr-v3; `tests`
+    (pr-v2, pr-v3) also runs the selected tests on an overlay copy. `prev` (the previous step's
     bundle, or a path to it) supplies pr-v1's D_{t-1}; `session` reuses a warm
     :class:`Lanser` (a patch per call, the project analysed once; its own `--reward` flags
     then decide)."""

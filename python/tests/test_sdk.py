@@ -232,6 +232,15 @@ def test_impact_and_pr_v2_are_the_cli_bundles(make_ws):
     # The undefined name is a run-time breaker that HEAD does not have.
     assert want["processReward"]["inputs"]["remaining"] == 1
     assert score["r"] == want["processReward"]["r"] < 0
+    # pr-v3 with its selected tests: the daemon (score_patch) and a batch session give the
+    # CLI's bytes.
+    v3 = ("--reward", "pr-v3", "--tests", "impacted")
+    line = ws.cli("check", "--patch", f, *v3, "--json").stdout.strip()
+    assert json.loads(line)["processReward"]["version"] == "pr-v3"
+    score = lanser.reward.score_patch(ws.root, diff, reward="pr-v3", tests=True)
+    assert score["bundleId"] == json.loads(line)["bundleId"]
+    with lanser.Lanser(ws.root, daemon=False, args=v3) as s:
+        assert s.check_patch(diff, check=False).line == line
 
 
 def test_every_operation_is_a_method_with_the_cli_argument_names():

@@ -173,9 +173,10 @@ def test_impact_and_pr_v2_are_the_cli_bundles(make_ws):
             return [await s.call_tool("impact", {"patch": patch}),
                     await s.call_tool("impact", {"file": UNITS, "line": conv, "symbol": "convert", "depth": 1}),
                     await s.call_tool("check_patch", {"patch": patch, "reward": "pr-v2"}),
-                    await s.call_tool("impact", {})]
+                    await s.call_tool("impact", {}),
+                    await s.call_tool("check_patch", {"patch": patch, "reward": "pr-v3", "tests": True})]
 
-    by_patch, by_pos, v2, neither = ws.run(go)
+    by_patch, by_pos, v2, neither, v3 = ws.run(go)
     f = patch_file(patch)
     assert by_patch.structured_content == ws.bundle("impact", "--patch", f)
     ids = [t["id"] for t in by_patch.structured_content["facts"]["tests"]]
@@ -185,6 +186,8 @@ def test_impact_and_pr_v2_are_the_cli_bundles(make_ws):
     assert v2.structured_content == ws.bundle("check", "--patch", f, "--reward", "pr-v2")
     assert v2.structured_content["processReward"]["version"] == "pr-v2"
     assert neither.is_error is True
+    assert v3.structured_content == ws.bundle("check", "--patch", f, "--reward", "pr-v3", "--tests", "impacted")
+    assert v3.structured_content["processReward"]["version"] == "pr-v3"
 
 
 def test_file_line_symbol_lands_where_the_selector_does(make_ws):
