@@ -97,11 +97,12 @@ pub(super) fn impact(out: &mut String, facts: &ImpactFacts) {
     // after it, or such a module itself.
     let after = |id: &str| {
         let module = id.split("::").next().unwrap_or(id);
-        facts
-            .selection
-            .after_change
-            .as_ref()
-            .is_some_and(|a| a.unblocked.iter().chain(&a.broken).any(|m| m == module))
+        facts.selection.after_change.as_ref().is_some_and(|a| {
+            a.unblocked
+                .iter()
+                .chain(&a.broken)
+                .any(|c| crate::measure::impact::broken::under(module, c))
+        })
     };
     for t in &facts.tests {
         let id = t.id.as_deref().unwrap_or_default();

@@ -45,7 +45,8 @@ pub async fn after_change(
         .flatten()
         .filter(|t| {
             let module = t.id.split("::").next().unwrap_or(&t.id);
-            failed.contains(module) && !still.contains(module)
+            let within = |set: &BTreeSet<&str>| set.iter().any(|c| under(module, c));
+            within(&failed) && !within(&still)
         })
         .cloned()
         .collect();
@@ -53,9 +54,11 @@ pub async fn after_change(
     let mut before = BTreeMap::new();
     let mut fresh = BTreeSet::new();
     for (id, item, _) in pytest::items(o, &mut analysis.files, &unblocked) {
-        let module = id.split("::").next().unwrap_or(&id).to_string();
-        if facts.unblocked.last() != Some(&module) {
-            facts.unblocked.push(module);
+        let module = id.split("::").next().unwrap_or(&id);
+        if let Some(c) = failed.iter().find(|c| under(module, c)) {
+            if !facts.unblocked.iter().any(|u| u == c) {
+                facts.unblocked.push(c.to_string());
+            }
         }
         before.insert(id.clone(), Outcome::Error);
         analysis.tests.entry(id.clone()).or_insert_with(|| {
@@ -63,6 +66,7 @@ pub async fn after_change(
             (item, 0)
         });
     }
+    facts.unblocked.sort();
     for b in &after.broken {
         if !b.files.iter().any(|f| changed.contains(f.as_str())) {
             continue;
@@ -87,4 +91,26 @@ pub async fn after_change(
         before,
         fresh,
     }))
+}
+
+/// Whether a test module is, or is inside, a collector (a module, or a package directory
+/// whose `__init__.py` failed).
+pub fn under(module: &str, collector: &str) -> bool {
+    module == collector
+        || module
+            .strip_prefix(collector)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::under;
+
+    #[test]
+    fn a_module_is_under_itself_and_its_packages_only() {
+        assert!(under("tests/test_a.py", "tests/test_a.py"));
+        assert!(under("tests/unit/test_a.py", "tests/unit"));
+        assert!(!under("tests/unit_b/test_a.py", "tests/unit"));
+        assert!(!under("tests/test_a.py", "tests/test_a"));
+    }
 }
