@@ -143,6 +143,9 @@ pub struct Config {
     trusted: bool,
     /// The user configuration's `trusted_workspaces`.
     trusted_list: Vec<String>,
+    /// Whether the workspace file sets a field that decides what runs (trusted or not): the
+    /// trust verdict then shapes the answers, and a trace records it.
+    workspace_exec: bool,
 }
 
 fn builtins() -> BTreeMap<String, ServerDef> {
@@ -206,6 +209,12 @@ impl Config {
         Ok(config)
     }
 
+    /// The trust verdict on the workspace's file, where that file sets what runs (`None`
+    /// where the verdict changes nothing).
+    pub fn workspace_trust(&self) -> Option<bool> {
+        self.workspace_exec.then_some(self.trusted)
+    }
+
     /// The built-in servers alone, with no file read.
     pub fn builtin() -> Config {
         Config {
@@ -215,6 +224,7 @@ impl Config {
             untrusted: BTreeMap::new(),
             trusted: true,
             trusted_list: Vec::new(),
+            workspace_exec: false,
         }
     }
 
@@ -264,9 +274,10 @@ impl Config {
         }
         self.trust(origin, raw.trusted_workspaces)?;
         for (name, r) in raw.servers {
-            if origin == Origin::Workspace && !self.trusted {
+            if origin == Origin::Workspace {
                 let set = r.exec_fields();
-                if !set.is_empty() {
+                self.workspace_exec |= !set.is_empty();
+                if !self.trusted && !set.is_empty() {
                     self.untrusted.insert(name.clone(), set.join("/"));
                 }
             }

@@ -15,9 +15,32 @@ pub const ENV: &str = "LANSER_TRUST_WORKSPACE";
 /// The server fields that decide what lanser executes.
 pub const EXEC_FIELDS: &[&str] = &["command", "args", "version", "provision", "package", "with"];
 
-/// Whether `root` is trusted: the variable is set, or it (or a directory above it) is listed
-/// in the user configuration's `trusted_workspaces`.
+/// Verdicts this process was given for workspaces it made itself: a replay's scratch copy of
+/// a trace's sources takes the verdict the traced run had (it starts no server, so what the
+/// workspace's file would run never runs; the verdict only shapes the answers, as it did).
+static DECIDED: std::sync::Mutex<Vec<(PathBuf, bool)>> = std::sync::Mutex::new(Vec::new());
+
+/// Take `trusted` as the verdict on `root` for the rest of the process.
+pub fn decide(root: &Path, trusted: bool) {
+    DECIDED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((canonical(root), trusted));
+}
+
+/// The input a trace records the verdict under (`1` trusted, `0` not), where the workspace's
+/// file sets what runs.
+pub const INPUT: &str = "trust:workspace";
+
+/// Whether `root` is trusted: a verdict [`decide`] was given, else the variable is set, or it
+/// (or a directory above it) is listed in the user configuration's `trusted_workspaces`.
 pub fn is_trusted(root: &Path, listed: &[String]) -> bool {
+    let here = canonical(root);
+    let decided = DECIDED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, verdict)) = decided.iter().rev().find(|(r, _)| *r == here) {
+        return *verdict;
+    }
+    drop(decided);
     if std::env::var(ENV).is_ok_and(|v| matches!(v.as_str(), "1" | "true" | "yes")) {
         return true;
     }

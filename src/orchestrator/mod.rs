@@ -122,6 +122,13 @@ impl Orchestrator {
         let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
         crate::edits::apply::recover_and_report(&ws.root)?;
         let config = Config::load(&ws.root)?;
+        if let Some(trusted) = config.workspace_trust() {
+            // Recorded in a trace, so its replay (over a scratch copy no one listed) takes it.
+            let verdict = if trusted { "1" } else { "0" };
+            let _ = opts
+                .inputs
+                .read_to_string(crate::trust::INPUT, ".", || Ok(verdict.as_bytes().to_vec()));
+        }
         ws.track(config.file_types());
         let python_exe = env::find_python(&ws);
         let server_def = config.select(opts.server.as_deref())?.clone();

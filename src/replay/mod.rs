@@ -92,6 +92,11 @@ async fn replay_in(trace: &Trace, root: &Path) -> Result<Replay> {
     };
     opts.install = false;
     opts.tap = None;
+    // The traced run's trust verdict on the workspace's lanser.toml, where it set what runs:
+    // the replay runs no server, and answers as the traced run did (refused or not).
+    if let Some(v) = opts.inputs.peek(crate::trust::INPUT, ".") {
+        crate::trust::decide(root, v.trim() == "1");
+    }
     // A one-request trace was answered by the server its file's type routed it to.
     if let Some(req) = cli.command.request() {
         crate::commands::route::pin(&mut opts, &req)?;

@@ -662,3 +662,52 @@ fn a_batch_replays_without_its_input_files() {
     assert_eq!(o.stdout, rec.stdout);
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
 }
+
+/// A workspace whose lanser.toml names the server to run, trusted when traced: the replay
+/// over the trace's sources (a scratch copy no one listed as trusted, with no
+/// LANSER_TRUST_WORKSPACE) takes the recorded verdict instead of refusing the server, and
+/// verifies byte for byte. The previous binary exited 2 here (the server refused as
+/// untrusted).
+#[test]
+fn a_trusted_workspaces_own_server_replays_without_being_trusted_again() {
+    let entry = lanser::servers::install_dir(&lanser::config::Config::builtin().servers["pyright"])
+        .join("node_modules/.bin/pyright-langserver");
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("flat");
+    copy_tree(&fixture("flat"), &ws);
+    std::fs::write(
+        ws.join("lanser.toml"),
+        format!(
+            "server = \"mine\"\n[servers.mine]\ncommand = \"{}\"\nargs = [\"--stdio\"]\n",
+            entry.display()
+        ),
+    )
+    .unwrap();
+    let trace = tmp.path().join("t.jsonl");
+    let line = line_with(&ws, "main.py", "user = register(");
+    let rec = lanser()
+        .args(["def", &format!("main.py@L{line}:register"), "--json"])
+        .args(["--trace-sources", "--workspace"])
+        .arg(&ws)
+        .arg("--trace-file")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(rec.status.success(), "{}", stderr(&rec));
+    assert_eq!(bundle(&rec)["environment"]["server"]["name"], "mine");
+    assert!(records(&trace)
+        .iter()
+        .any(|r| r["type"] == "input" && r["arg"] == "trust:workspace" && r["content"] == "1"));
+    std::fs::remove_dir_all(&ws).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let o = lanser()
+        .env_remove("LANSER_TRUST_WORKSPACE")
+        .args(["trace", "replay", "--verify", "--trace-file"])
+        .arg(&trace)
+        .args(["--server-cmd", "/nonexistent"])
+        .env("PATH", "")
+        .env("LANSER_HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+}
