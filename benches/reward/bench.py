@@ -615,19 +615,21 @@ NOTES = """## Notes
   completes the run (label and score resume).
 - **pr-v2 without tests, pr-v1 and the error count** are recomputed from the `--tests impacted`
   pr-v2 bundles (r less its tests component; the same recorded inputs), not a third session.
-- **Machine**: 2 cores shared with four other jobs (load 8 to 12) and a debug build of lanser:
-  every time is wall time under that load, the checks, the suites and the CLI runs measured in
-  the same hour; read the ratios, not the seconds.
-- **Where pr-v3 still misses** (selection, not formula): the first run (above) selected no
-  test for a changed line no test executed (module-level code runs at import, outside every
-  test's context; an inserted line is new). Since issue 32's rule such a line selects the tests
-  that executed any line of its innermost enclosing definition some test executed, else of its
-  file (`selection.widened`, pr-v3's `+definition`/`+file`). It cannot help where the base tree
-  itself cannot be imported: a partial fix restoring an import the base dropped
-  (cachetools/034: the base fails pytest's collection, the selection is the naming rules' and
-  reaches no test; idna/034: the tests importing idna/core.py error at collection on the base,
-  so no collected test executed a line of it and `+file` selects none) still runs no test and
-  keeps pr-v2's credit for the errors it removes.
+- **Machine**: 2 cores shared with other jobs (load 2 to 3 during the score step of this run) and a
+  debug build of lanser: every time is wall time under that load, the checks, the suites and the
+  CLI runs measured in the same hours; read the ratios, not the seconds.
+- **A base tree that does not import** (a fix family's base that drops an import): its test
+  modules fail pytest's collection, so neither the collection nor the coverage of the base
+  knows their tests. Since issue 32's collection after the change (`selection.afterChange`,
+  pr-v3's `+collect`), a patch over such a base is collected again with the change applied: the
+  tests of the modules it lets import are selected (each an error before), and each module
+  still failing to import through a changed file counts as one erroring test. The partial fixes
+  that restore the import (cachetools/034, idna/034, pathspec/034) meet the failures they
+  leave, and all 12 bad partial fixes score below a neutral step (the run before: 3 of 12 above
+  it). A changed line no test executed (module-level code runs at import, outside every test's
+  context; an inserted line is new) selects the tests that executed any line of its innermost
+  enclosing definition some test executed, else of its file (`selection.widened`, pr-v3's
+  `+definition`/`+file`).
 """
 
 
