@@ -47,6 +47,10 @@ _mode = os.environ.get("LANSER_MODE", "run")
 _whole = os.environ.get("LANSER_WHOLE_FILES") == "1"
 def _wanted(nodeid):
     return nodeid in _asked or nodeid.split("[")[0] in _asked
+def _class(nodeid):
+    parts = nodeid.split("[")[0].split("::")
+    return "::".join(parts[:2]) if len(parts) > 2 else None
+_classes = {c for c in map(_class, _asked) if c}
 if _mode == "coverage":
     import coverage as _coverage
     _cov = _coverage.Coverage(data_file=None, source=[_overlay], config_file=False)
@@ -61,10 +65,11 @@ def pytest_collection_modifyitems(session, config, items):
         return
     if _mode == "coverage" and not _asked:
         return
-    if _mode == "run" and _whole:
-        return
-    keep = [i for i in items if _wanted(i.nodeid)]
-    drop = [i for i in items if not _wanted(i.nodeid)]
+    def want(nodeid):
+        whole = _mode == "run" and _whole and _class(nodeid) in _classes
+        return whole or _wanted(nodeid)
+    keep = [i for i in items if want(i.nodeid)]
+    drop = [i for i in items if not want(i.nodeid)]
     if drop:
         config.hook.pytest_deselected(items=drop)
     items[:] = keep
@@ -136,9 +141,11 @@ pub struct Plan {
     /// run it; pytest is asked again without them when they are a usage error here (a plugin
     /// the environment lacks). pr-v2 runs without them, as it always has.
     pub project_addopts: bool,
-    /// Run every test of the asked tests' files, in pytest's order, and read the asked ones
-    /// only: a test may depend on one before it in its file (a class attribute an earlier
-    /// method sets), which a run of the asked ones alone would fail. pr-v2 runs the asked ones.
+    /// Run every test of the asked tests' classes (a method's top-level class, in pytest's
+    /// order) and read the asked ones only: a method may depend on one before it in its class
+    /// (a class attribute an earlier method sets, as pathspec 0.12.1's symlink tests do), which
+    /// a run of the asked ones alone would fail. A module-level test runs alone. pr-v2 runs the
+    /// asked ones.
     pub whole_files: bool,
     pub mode: Mode,
 }

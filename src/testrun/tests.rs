@@ -109,9 +109,10 @@ fn outcomes_per_id_and_the_users_tree_untouched() {
     assert_eq!(run(&plan(p.path(), &ids, &[], 60)).unwrap(), r);
 }
 
-/// A test that needs one before it in its file (as pathspec 0.12.1's symlink tests need the
+/// A test that needs one before it in its class (as pathspec 0.12.1's symlink tests need the
 /// method that sets `no_symlink` on their class) fails when asked alone, and passes with
-/// `whole_files`: its file runs in pytest's order, only the asked test is read.
+/// `whole_files`: its class runs in pytest's order, only the asked test is read. Another class
+/// and a module-level test of the same file do not run.
 #[test]
 fn whole_files_keep_a_test_that_needs_an_earlier_one_passing() {
     if !have_pytest() {
@@ -124,6 +125,17 @@ fn whole_files_keep_a_test_that_needs_an_earlier_one_passing() {
         "\n",
         "    def test_2_needs(self):\n",
         "        assert self.ready\n",
+        "\n",
+        "def _mark(name):\n",
+        "    import os\n",
+        "    open(os.path.join(os.environ['LANSER_ORIGINAL'], name), 'w').close()\n",
+        "\n",
+        "def test_module_level():\n",
+        "    _mark('module_level_ran')\n",
+        "\n",
+        "class TestOther:\n",
+        "    def test_other(self):\n",
+        "        _mark('other_class_ran')\n",
     );
     let p = project(&[("lib.py", LIB), ("tests/test_lib.py", ordered)]);
     let id = ["tests/test_lib.py::TestOrder::test_2_needs"];
@@ -140,6 +152,9 @@ fn whole_files_keep_a_test_that_needs_an_earlier_one_passing() {
         1,
         "only the asked test is read: {whole:?}"
     );
+    for mark in ["module_level_ran", "other_class_ran"] {
+        assert!(!p.path().join(mark).exists(), "{mark}: only the class ran");
+    }
 }
 
 /// A test that reads a data file beside it (as sqlparse 0.5.1's read tests/files/*.sql) fails
