@@ -3,6 +3,7 @@ bad ones, where "good" means the project's own tests pass?
 
     python3 benches/reward/bench.py all        # fetch, generate, label, score, report
     python3 benches/reward/bench.py generate   # ... or one step at a time
+    python3 benches/reward/bench.py paired     # per-patch cost: warm checks, suite and CLI in one period
 
 Five pinned PyPI sdists (pure Python, tests in the sdist) are fetched with pip into
 target/thirdparty/reward/. `generate` writes, deterministically (same inputs, same bytes),
@@ -451,6 +452,74 @@ def warm_hundred(project: str = "toolz") -> dict:
     return out
 
 
+def paired_cost(project: str, patches: int = 4, reps: int = 3) -> dict:
+    """The per-patch cost in one period: one warm session's pr-v3 checks (`--tests impacted`)
+    of the project's first clean-base patches, round by round, each round followed by a
+    whole-suite run and a pyright CLI run over the clean tree; the ratio of the medians. The
+    session's first check (Pyright's first analysis, pytest's collection, the coverage run) is
+    timed apart."""
+    sys.path.insert(0, str(REPO / "python"))
+    from lanser import Lanser
+
+    rows = [r for r in manifest() if r["project"] == project and not r["base"]][:patches]
+    tree = materialize(rows[0], CACHE / "scratch/paired", with_patch=False)
+    env = {"VIRTUAL_ENV": str(Path(pinned_python()).parents[1])}
+    flags = ["--timeout", "300", "--reward", "pr-v3", "--tests", "impacted"]
+    diff = lambda r: (CACHE / "patches" / r["patch"]).read_text()  # noqa: E731
+    checks, suites, clis = [], [], []
+    with Lanser(tree, lanser_bin=lanser_bin(), daemon=False, env=env, args=flags) as s:
+        t = time.monotonic()
+        s.capabilities()
+        s.check_patch(diff(rows[0]), check=False)
+        first = time.monotonic() - t
+        for _ in range(reps):
+            for r in rows:
+                t = time.monotonic()
+                s.check_patch(diff(r), check=False)
+                checks.append(time.monotonic() - t)
+            suites.append(run_tests(tree, import_root(rows[0]))[1])
+            clis.append(cli_errors(tree)[1])
+    med = statistics.median
+    build = "release" if "/release/" in lanser_bin() else "debug" if "/debug/" in lanser_bin() else "?"
+    out = {"project": project, "build": build, "checks": len(checks), "first": round(first, 2),
+           "check": round(med(checks), 3), "suite": round(med(suites), 3),
+           "cli": round(med(clis), 3)}
+    out["ratio"] = round(out["check"] / (out["suite"] + out["cli"]), 3)
+    print(json.dumps(out), file=sys.stderr, flush=True)
+    return out
+
+
+def paired_all():
+    """`paired_cost` for every selected project, kept in the cache for the report."""
+    found = load("paired.json")
+    for name, *_ in PROJECTS:
+        found[name] = paired_cost(name)
+        save("paired.json", {name: found[name]})
+    print(json.dumps(found, indent=1, sort_keys=True))
+
+
+def paired_table(lines, result):
+    """The paired measurement's table (`bench.py paired`), when one was taken."""
+    found = load("paired.json")
+    if not found:
+        return
+    lines += ["", "## Cost per patch, paired in one period", "",
+              paired_cost.__doc__.replace("\n    ", " ") + " `python3 benches/reward/bench.py paired`; "
+              "lanser's build: " + ", ".join(sorted({f.get("build", "?") for f in found.values()})) + ".", "",
+              "| project | warm pr-v3 check (median) | whole suite | pyright CLI | ratio | first check |",
+              "|---|---|---|---|---|---|"]
+    ratios = []
+    for name, *_ in PROJECTS:
+        f = found.get(name)
+        if not f:
+            continue
+        ratios.append(f["ratio"])
+        lines.append(f"| {name} | {f['check']:.2f} s ({f['checks']}) | {f['suite']:.2f} s | "
+                     f"{f['cli']:.2f} s | {f['ratio']:.2f} | {f['first']:.1f} s |")
+    result["paired"] = found
+    lines += ["", f"Median ratio over projects: {statistics.median(ratios):.2f} (goal ≤ 0.2)."]
+
+
 # --- report -------------------------------------------------------------------------------
 
 def part(name: str, compute):
@@ -651,6 +720,7 @@ def report():
     family_tables(rows, labels, scores, lines, result)
     lines += ["", "## Cost per patch", "", cost.__doc__.split("\n\n")[0].replace("\n    ", " ") + "", ""]
     cost(rows, labels, scores, lines, result)
+    paired_table(lines, result)
     lines += ["", NOTES.rstrip()]
     (REPO / "benches/reward/RESULTS.md").write_text("# Reward validity: results\n\n" + "\n".join(lines) + "\n")
     (CACHE / "results.json").write_text(json.dumps(result, indent=1, sort_keys=True))
@@ -662,7 +732,8 @@ def main():
     # Not in `all` (slow, CLI-bound; the first full run's figures are in git history, f7b2a5b):
     # the CLI's error-count delta on a sample, and 100 warm checks against 100 CLI runs.
     extra = {"agreement": lambda: print(json.dumps(cli_agreement(per_project=3))),
-             "hundred": lambda: print(json.dumps({n: warm_hundred(n) for n, *_ in PROJECTS}))}
+             "hundred": lambda: print(json.dumps({n: warm_hundred(n) for n, *_ in PROJECTS})),
+             "paired": paired_all}
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
     if what in extra:
         return extra[what]()
