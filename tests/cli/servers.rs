@@ -377,18 +377,14 @@ fn readme_examples_of_the_new_commands_run() {
     assert_eq!(seen.len(), new.len(), "one example per command: {seen:?}");
 }
 
-/// A server defined only in lanser.toml (provision = "none"): lanser runs its command, serves
-/// its settings, and names it in the bundle by its config name with the version it logged.
-#[test]
-fn a_server_defined_in_lanser_toml_runs() {
+/// A copy of fixtures/flat under `dir` whose lanser.toml defines the server `mine`, run by the
+/// pinned Pyright's own entry point (a server only lanser.toml defines: lanser runs its
+/// command as given).
+pub fn own_pyright_workspace(dir: &std::path::Path) -> std::path::PathBuf {
     let entry = lanser::servers::install_dir(&lanser::config::Config::builtin().servers["pyright"])
         .join("node_modules/.bin/pyright-langserver");
-    // Installs the pinned Pyright when this runs first on a fresh machine.
-    let o = run(&["setup"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(entry.exists());
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = tmp.path().join("flat");
+    assert!(entry.exists(), "{}", entry.display());
+    let ws = dir.join("flat");
     copy_tree(&fixture("flat"), &ws);
     std::fs::write(
         ws.join("lanser.toml"),
@@ -398,6 +394,18 @@ fn a_server_defined_in_lanser_toml_runs() {
         ),
     )
     .unwrap();
+    ws
+}
+
+/// A server defined only in lanser.toml (provision = "none"): lanser runs its command, serves
+/// its settings, and names it in the bundle by its config name with the version it logged.
+#[test]
+fn a_server_defined_in_lanser_toml_runs() {
+    // Installs the pinned Pyright when this runs first on a fresh machine.
+    let o = run(&["setup"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = own_pyright_workspace(tmp.path());
     let wss = ws.to_string_lossy().into_owned();
     let line = line_with(&ws, "main.py", "user = register(");
     let o = run(&[

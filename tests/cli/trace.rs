@@ -670,19 +670,8 @@ fn a_batch_replays_without_its_input_files() {
 /// untrusted).
 #[test]
 fn a_trusted_workspaces_own_server_replays_without_being_trusted_again() {
-    let entry = lanser::servers::install_dir(&lanser::config::Config::builtin().servers["pyright"])
-        .join("node_modules/.bin/pyright-langserver");
     let tmp = tempfile::tempdir().unwrap();
-    let ws = tmp.path().join("flat");
-    copy_tree(&fixture("flat"), &ws);
-    std::fs::write(
-        ws.join("lanser.toml"),
-        format!(
-            "server = \"mine\"\n[servers.mine]\ncommand = \"{}\"\nargs = [\"--stdio\"]\n",
-            entry.display()
-        ),
-    )
-    .unwrap();
+    let ws = crate::servers::own_pyright_workspace(tmp.path());
     let trace = tmp.path().join("t.jsonl");
     let line = line_with(&ws, "main.py", "user = register(");
     let rec = lanser()
