@@ -29,6 +29,7 @@ use crate::lsp::typed;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::selector::resolve::Document;
 use crate::workspace::{path_to_uri, uri_to_path, Place, Workspace};
+use lsp_types::{DocumentSymbolResponse, GotoDefinitionResponse, WorkspaceSymbolResponse};
 use serde_json::{json, Map, Value};
 
 /// Send a raw LSP request; params from --payload, a selector, or a file path
@@ -196,33 +197,45 @@ pub async fn run(
     })
 }
 
-/// Add the normalized view of `raw` for the methods lanser has a command for.
+/// Add the normalized view of `raw` for the methods lanser has a command for: the answer read
+/// as the protocol types its command reads (so the view is that command's facts), and none
+/// where it is not one.
 fn view(o: &Orchestrator, method: &str, doc: Option<&Document>, raw: &Value, f: &mut RequestFacts) {
+    fn read_as<T: serde::de::DeserializeOwned>(raw: &Value) -> Option<T> {
+        serde_json::from_value(raw.clone()).ok()
+    }
     let mut n = o.normalizer();
     if let Some(d) = doc {
         n.add_document(d);
     }
     let uri = doc.map(|d| path_to_uri(&d.abs));
+    let goto = |n: &mut crate::bundle::normalize::Normalizer| {
+        read_as::<Option<GotoDefinitionResponse>>(raw).map(|a| n.goto(&a))
+    };
     match (method, doc, &uri) {
         ("textDocument/documentSymbol", Some(d), Some(uri)) => {
             f.path = Some(d.rel.clone());
             f.doc_version = Some(d.doc_version.clone());
-            f.symbols = Some(n.document_symbols(uri, raw));
+            f.symbols = read_as::<Option<DocumentSymbolResponse>>(raw).map(|a| n.outline(uri, &a));
         }
-        ("textDocument/definition", ..) => f.definitions = Some(n.locations(raw)),
-        ("textDocument/typeDefinition", ..) => f.type_definitions = Some(n.locations(raw)),
-        ("textDocument/implementation", ..) => f.implementations = Some(n.locations(raw)),
+        ("textDocument/definition", ..) => f.definitions = goto(&mut n),
+        ("textDocument/typeDefinition", ..) => f.type_definitions = goto(&mut n),
+        ("textDocument/implementation", ..) => f.implementations = goto(&mut n),
         ("textDocument/references", ..) => {
-            let refs = n.locations(raw);
-            f.count = Some(refs.len() as u64);
-            f.references = Some(refs);
+            let refs = read_as::<Option<Vec<lsp_types::Location>>>(raw).map(|a| n.references(&a));
+            f.count = refs.as_ref().map(|r| r.len() as u64);
+            f.references = refs;
         }
-        ("textDocument/hover", ..) => f.hover = Some(n.hover(raw)),
+        ("textDocument/hover", ..) => {
+            f.hover = read_as::<Option<lsp_types::Hover>>(raw).map(|a| n.hover_of(&a))
+        }
         ("textDocument/documentHighlight", _, Some(uri)) => {
             drop(n);
             f.highlights = Some(nav::highlights(o, uri, raw));
         }
-        ("workspace/symbol", ..) => f.symbols = Some(n.workspace_symbols(raw)),
+        ("workspace/symbol", ..) => {
+            f.symbols = read_as::<Option<WorkspaceSymbolResponse>>(raw).map(|a| n.search(&a))
+        }
         _ => {}
     }
 }

@@ -10,9 +10,7 @@
 
 pub mod typed;
 
-use super::facts::{
-    Diagnostic, FoundSymbol, Hover, MarkupKind, OutlineSymbol, Placed, Severity, Symbol,
-};
+use super::facts::{Diagnostic, FoundSymbol, OutlineSymbol, Placed, Severity, Symbol};
 use crate::selector::encode_path;
 use crate::selector::resolve::{DocCache, Document};
 use crate::text::Encoding;
@@ -197,117 +195,6 @@ impl<'a> Normalizer<'a> {
         out
     }
 
-    /// `Location | Location[] | LocationLink[] | null` (as JSON) → sorted, deduplicated
-    /// locations.
-    pub fn locations(&mut self, v: &Value) -> Vec<Loc> {
-        let items: Vec<&Value> = match v {
-            Value::Array(a) => a.iter().collect(),
-            Value::Object(_) => vec![v],
-            _ => vec![],
-        };
-        let places: Vec<(&str, [u32; 4])> = items
-            .into_iter()
-            .filter_map(|item| {
-                let (uri, range) = match item.get("targetUri") {
-                    Some(u) => (
-                        u.as_str()?,
-                        item.get("targetSelectionRange")
-                            .or_else(|| item.get("targetRange"))?,
-                    ),
-                    None => (item.get("uri")?.as_str()?, item.get("range")?),
-                };
-                Some((uri, range_of(range)))
-            })
-            .collect();
-        self.located(places)
-    }
-
-    /// Hover (as JSON) → `{kind, value, range}`, or none for null.
-    pub fn hover(&self, v: &Value) -> Option<Hover> {
-        if v.is_null() {
-            return None;
-        }
-        let contents = v.get("contents").cloned().unwrap_or(Value::Null);
-        let (kind, value) = match &contents {
-            Value::String(s) => (MarkupKind::Plaintext, s.clone()),
-            Value::Object(o) if o.contains_key("kind") => (
-                if o.get("kind").and_then(Value::as_str) == Some("markdown") {
-                    MarkupKind::Markdown
-                } else {
-                    MarkupKind::Plaintext
-                },
-                o.get("value")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-            ),
-            Value::Object(o) => (
-                MarkupKind::Markdown,
-                marked_string(o.get("language"), o.get("value")),
-            ),
-            Value::Array(parts) => (
-                MarkupKind::Markdown,
-                parts
-                    .iter()
-                    .map(|p| match p {
-                        Value::String(s) => s.clone(),
-                        _ => marked_string(p.get("language"), p.get("value")),
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n\n"),
-            ),
-            _ => (MarkupKind::Plaintext, String::new()),
-        };
-        Some(Hover {
-            kind,
-            value,
-            range: v.get("range").map(range_of),
-        })
-    }
-
-    /// A document outline (as JSON), flattened in document order with qualified names.
-    pub fn document_symbols(&mut self, uri: &str, v: &Value) -> Vec<Symbol> {
-        let mut out = Vec::new();
-        if let Value::Array(items) = v {
-            for item in items {
-                if item.get("location").is_some() {
-                    out.push(Symbol::Found(self.symbol_information(item)));
-                } else {
-                    self.document_symbol(uri, item, None, &mut out);
-                }
-            }
-        }
-        sort_by_location(&mut out);
-        out
-    }
-
-    fn document_symbol(
-        &mut self,
-        uri: &str,
-        s: &Value,
-        parent: Option<&str>,
-        out: &mut Vec<Symbol>,
-    ) {
-        let symbol = self.outline_symbol(
-            uri,
-            Outlined {
-                name: s.get("name").and_then(Value::as_str).unwrap_or_default(),
-                kind: s.get("kind").and_then(Value::as_u64).unwrap_or(0),
-                detail: s.get("detail").and_then(Value::as_str),
-                range: range_of(s.get("range").unwrap_or(&Value::Null)),
-                selection: range_of(s.get("selectionRange").unwrap_or(&Value::Null)),
-            },
-            parent,
-        );
-        let qualname = symbol.qualname.clone();
-        out.push(Symbol::Outline(symbol));
-        if let Some(Value::Array(children)) = s.get("children") {
-            for c in children {
-                self.document_symbol(uri, c, Some(&qualname), out);
-            }
-        }
-    }
-
     /// An outline's symbol from its parts, named under `parent`'s qualname.
     fn outline_symbol(&mut self, uri: &str, s: Outlined, parent: Option<&str>) -> OutlineSymbol {
         let loc = self.location(uri, s.selection);
@@ -326,19 +213,6 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    fn symbol_information(&mut self, s: &Value) -> FoundSymbol {
-        self.found_symbol(Found {
-            name: s.get("name").and_then(Value::as_str).unwrap_or_default(),
-            kind: s.get("kind").and_then(Value::as_u64).unwrap_or(0),
-            container: s.get("containerName").and_then(Value::as_str),
-            uri: s
-                .pointer("/location/uri")
-                .and_then(Value::as_str)
-                .unwrap_or_default(),
-            range: range_of(s.pointer("/location/range").unwrap_or(&Value::Null)),
-        })
-    }
-
     /// A search's symbol from its parts (an empty container is none).
     fn found_symbol(&mut self, s: Found) -> FoundSymbol {
         let loc = self.location(s.uri, s.range);
@@ -352,19 +226,6 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    /// `workspace/symbol` answers (as JSON), sorted.
-    pub fn workspace_symbols(&mut self, v: &Value) -> Vec<Symbol> {
-        let out: Vec<Symbol> = match v {
-            Value::Array(items) => items
-                .iter()
-                .map(|s| Symbol::Found(self.symbol_information(s)))
-                .collect(),
-            _ => vec![],
-        };
-        searched(out)
-    }
-
-    /// Diagnostics of one file, sorted.
     /// A diagnostic's message with this machine's paths taken out, so a copy of the workspace
     /// elsewhere gives the same bytes: workspace files relative to the root (as Pyright names
     /// them in import cycles and internal errors), and a server's own install from
@@ -391,6 +252,7 @@ impl<'a> Normalizer<'a> {
         strip_install_prefixes(&out)
     }
 
+    /// Diagnostics of one file (as the server answered them), sorted.
     pub fn diagnostics(&mut self, uri: &str, items: &[Value]) -> Vec<Diagnostic> {
         let mut out: Vec<Diagnostic> = items
             .iter()
@@ -474,14 +336,6 @@ fn strip_install_prefixes(text: &str) -> String {
     out
 }
 
-fn marked_string(language: Option<&Value>, value: Option<&Value>) -> String {
-    let value = value.and_then(Value::as_str).unwrap_or_default();
-    match language.and_then(Value::as_str) {
-        Some(lang) => format!("```{lang}\n{value}\n```"),
-        None => value.to_string(),
-    }
-}
-
 /// Sort facts by (path, range, name or message, then the whole fact as JCS text for a total
 /// order).
 pub fn sort_by_location<T: Placed>(items: &mut [T]) {
@@ -498,7 +352,6 @@ pub fn sort_by_location<T: Placed>(items: &mut [T]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn install_prefixes_are_stripped_from_messages() {
@@ -508,41 +361,5 @@ mod tests {
             "RangeError: x\n    at k.f (node_modules/pyright/dist/p.js:3:1)\n    at g (node_modules/a/node_modules/b.js:1:1)"
         );
         assert_eq!(strip_install_prefixes("no paths here"), "no paths here");
-    }
-
-    #[test]
-    fn locations_are_sorted_and_deduplicated() {
-        let ws = Workspace::new(PathBuf::from("/nonexistent-root"));
-        let mut n = Normalizer::new(&ws, Encoding::Utf16, Encoding::Codepoint, false);
-        let r = |l: u32, c: u32| json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c + 3}});
-        let v = json!([
-            {"uri": "file:///nonexistent-root/b.py", "range": r(1, 0)},
-            {"uri": "file:///nonexistent-root/a.py", "range": r(5, 2)},
-            {"uri": "file:///nonexistent-root/a.py", "range": r(1, 4)},
-            {"uri": "file:///nonexistent-root/a.py", "range": r(1, 4)},
-        ]);
-        let locs = n.locations(&v);
-        let got: Vec<_> = locs.iter().map(|l| (l.path.as_str(), l.range)).collect();
-        assert_eq!(
-            got,
-            vec![
-                ("a.py", [1, 4, 1, 7]),
-                ("a.py", [5, 2, 5, 5]),
-                ("b.py", [1, 0, 1, 3])
-            ]
-        );
-        assert_eq!(locs[0].selector, "a.py@L2:C5");
-    }
-
-    #[test]
-    fn hover_shapes() {
-        let ws = Workspace::new(PathBuf::from("/r"));
-        let n = Normalizer::new(&ws, Encoding::Utf16, Encoding::Codepoint, false);
-        let h = n
-            .hover(&json!({"contents": {"kind": "markdown", "value": "```python\nx: int\n```"}}))
-            .unwrap();
-        assert_eq!(h.kind, MarkupKind::Markdown);
-        assert_eq!(h.value, "```python\nx: int\n```");
-        assert_eq!(n.hover(&Value::Null), None);
     }
 }

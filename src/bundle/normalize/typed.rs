@@ -208,46 +208,121 @@ mod tests {
         json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c + 3}})
     }
 
-    /// Each typed reading gives what the JSON reading of the same answer gives.
+    fn normalizer(ws: &Workspace) -> Normalizer<'_> {
+        Normalizer::new(ws, Encoding::Utf16, Encoding::Codepoint, false)
+    }
+
+    const A: &str = "file:///nonexistent-root/a.py";
+    const B: &str = "file:///nonexistent-root/b.py";
+
+    /// Definition-like answers of each shape: sorted by path and range, deduplicated, a link
+    /// named by its target's selection range.
     #[test]
-    fn typed_and_json_readings_agree() {
+    fn locations_are_sorted_deduplicated_and_links_named_by_their_selection() {
         let ws = Workspace::new(PathBuf::from("/nonexistent-root"));
-        let mut n = Normalizer::new(&ws, Encoding::Utf16, Encoding::Codepoint, false);
-        let (a, b) = (
-            "file:///nonexistent-root/a.py",
-            "file:///nonexistent-root/b.py",
+        let mut n = normalizer(&ws);
+        let mut read = |v: Value| {
+            let typed: Option<GotoDefinitionResponse> = serde_json::from_value(v).unwrap();
+            n.goto(&typed)
+                .into_iter()
+                .map(|l| (l.path, l.range, l.selector))
+                .collect::<Vec<_>>()
+        };
+        let many = json!([{"uri": B, "range": r(1, 0)}, {"uri": A, "range": r(5, 2)},
+            {"uri": A, "range": r(1, 4)}, {"uri": A, "range": r(1, 4)}]);
+        assert_eq!(
+            read(many),
+            [
+                ("a.py".into(), [1, 4, 1, 7], "a.py@L2:C5".into()),
+                ("a.py".into(), [5, 2, 5, 5], "a.py@L6:C3".into()),
+                ("b.py".into(), [1, 0, 1, 3], "b.py@L2:C1".into()),
+            ]
         );
-        for v in [
-            json!([{"uri": b, "range": r(1, 0)}, {"uri": a, "range": r(5, 2)}, {"uri": a, "range": r(5, 2)}]),
-            json!({"uri": a, "range": r(2, 1)}),
-            json!([{"targetUri": b, "targetRange": r(0, 0), "targetSelectionRange": r(3, 4)}]),
-        ] {
-            let typed: Option<GotoDefinitionResponse> = serde_json::from_value(v.clone()).unwrap();
-            assert_eq!(n.goto(&typed), n.locations(&v), "{v}");
-        }
-        for contents in [
-            json!("plain"),
-            json!({"kind": "markdown", "value": "**x**"}),
-            json!({"language": "python", "value": "x: int"}),
-            json!(["a", {"language": "python", "value": "def f(): ..."}]),
-        ] {
+        let one = read(json!({"uri": A, "range": r(2, 1)}));
+        assert_eq!(one, [("a.py".into(), [2, 1, 2, 4], "a.py@L3:C2".into())]);
+        let link =
+            json!([{"targetUri": B, "targetRange": r(0, 0), "targetSelectionRange": r(3, 4)}]);
+        assert_eq!(
+            read(link),
+            [("b.py".into(), [3, 4, 3, 7], "b.py@L4:C5".into())]
+        );
+        assert_eq!(read(Value::Null), []);
+    }
+
+    /// Hover contents of each shape: plain text stays plain, marked strings become markdown
+    /// (a language's fenced), parts joined by a blank line.
+    #[test]
+    fn hover_shapes() {
+        let ws = Workspace::new(PathBuf::from("/r"));
+        let n = normalizer(&ws);
+        let read = |contents: Value| {
             let v = json!({"contents": contents, "range": r(1, 1)});
-            let typed: Option<lsp_types::Hover> = serde_json::from_value(v.clone()).unwrap();
-            assert_eq!(n.hover_of(&typed), n.hover(&v), "{v}");
-        }
+            let h = n.hover_of(&serde_json::from_value(v).unwrap()).unwrap();
+            assert_eq!(h.range, Some([1, 1, 1, 4]));
+            (h.kind, h.value)
+        };
+        assert_eq!(
+            read(json!("plain")),
+            (MarkupKind::Plaintext, "plain".into())
+        );
+        assert_eq!(
+            read(json!({"kind": "markdown", "value": "**x**"})),
+            (MarkupKind::Markdown, "**x**".into())
+        );
+        assert_eq!(
+            read(json!({"language": "python", "value": "x: int"})),
+            (MarkupKind::Markdown, "```python\nx: int\n```".into())
+        );
+        assert_eq!(
+            read(json!(["a", {"language": "python", "value": "def f(): ..."}])),
+            (
+                MarkupKind::Markdown,
+                "a\n\n```python\ndef f(): ...\n```".into()
+            )
+        );
+        assert_eq!(n.hover_of(&None), None);
+    }
+
+    /// A nested outline flattens with qualified names; a flat answer and a search keep each
+    /// symbol's container (an empty one is none) and name an unknown kind `unknown`.
+    #[test]
+    fn outlines_flatten_with_qualnames_and_searches_keep_containers() {
+        let ws = Workspace::new(PathBuf::from("/nonexistent-root"));
+        let mut n = normalizer(&ws);
         let nested = json!([{"name": "C", "kind": 5, "range": r(0, 0), "selectionRange": r(0, 6),
             "children": [{"name": "m", "kind": 6, "detail": "(self)", "range": r(1, 4), "selectionRange": r(1, 8)}]},
             {"name": "f", "kind": 12, "range": r(4, 0), "selectionRange": r(4, 4)}]);
-        let flat = json!([{"name": "x", "kind": 13, "containerName": "", "location": {"uri": a, "range": r(2, 0)}},
-            {"name": "y", "kind": 99, "containerName": "C", "location": {"uri": b, "range": r(0, 0)}}]);
-        for v in [&nested, &flat] {
-            let typed: Option<DocumentSymbolResponse> = serde_json::from_value(v.clone()).unwrap();
-            assert_eq!(n.outline(a, &typed), n.document_symbols(a, v), "{v}");
-        }
-        let typed: Option<WorkspaceSymbolResponse> = serde_json::from_value(flat.clone()).unwrap();
-        assert_eq!(n.search(&typed), n.workspace_symbols(&flat));
-        let outline = n.outline(a, &serde_json::from_value(nested).unwrap());
+        let outline = n.outline(A, &serde_json::from_value(nested).unwrap());
         let names: Vec<&str> = outline.iter().map(|s| s.qualname()).collect();
         assert_eq!(names, ["C", "C.m", "f"]);
+        let flat = json!([{"name": "x", "kind": 13, "containerName": "", "location": {"uri": A, "range": r(2, 0)}},
+            {"name": "y", "kind": 99, "containerName": "C", "location": {"uri": B, "range": r(0, 0)}}]);
+        let found = |symbols: Vec<Symbol>| -> Vec<(String, String, Option<String>, String)> {
+            symbols
+                .into_iter()
+                .map(|s| match s {
+                    Symbol::Found(f) => (f.name, f.kind, f.container, f.path),
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        let want = vec![
+            (
+                "x".to_string(),
+                "variable".to_string(),
+                None,
+                "a.py".to_string(),
+            ),
+            (
+                "y".into(),
+                "unknown".into(),
+                Some("C".into()),
+                "b.py".into(),
+            ),
+        ];
+        let typed: Option<DocumentSymbolResponse> = serde_json::from_value(flat.clone()).unwrap();
+        assert_eq!(found(n.outline(A, &typed)), want);
+        let typed: Option<WorkspaceSymbolResponse> = serde_json::from_value(flat).unwrap();
+        assert_eq!(found(n.search(&typed)), want);
     }
 }
