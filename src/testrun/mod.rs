@@ -73,6 +73,10 @@ def pytest_collection_modifyitems(session, config, items):
     if drop:
         config.hook.pytest_deselected(items=drop)
     items[:] = keep
+def pytest_collection_finish(session):
+    # A failure is read as its outcome: its traceback is not formatted (pytest's longest work
+    # when a change fails hundreds of tests). The collection's own errors keep theirs.
+    session.config.option.tbstyle = "no"
 def pytest_runtest_logreport(report):
     if report.when == "call" or report.outcome != "passed":
         _out.write(json.dumps({"id": report.nodeid, "when": report.when, "outcome": report.outcome}) + "\n")
@@ -340,7 +344,14 @@ fn pytest(
         all.extend(env.iter().cloned());
         let path = [aux.to_path_buf()];
         let run = &args[2..]; // after `-m pytest`
-        if let Ok(f) = zygote::fork(&plan.python, run, tree, &all, &path, &log_path) {
+        let files: Vec<String> = plan
+            .files
+            .iter()
+            .chain(plan.changes.iter().map(|(rel, _)| rel))
+            .cloned()
+            .collect();
+        let tops = zygote::top_modules(&files, &plan.import_roots);
+        if let Ok(f) = zygote::fork(&plan.python, &tops, run, tree, &all, &path, &log_path) {
             loop {
                 if let Some(code) = f.poll() {
                     return Ok((false, code));

@@ -1,13 +1,18 @@
-//! A pytest process kept warm between runs (opt-in: `LANSER_PYTEST_ZYGOTE=1`, Unix): one
-//! interpreter per project interpreter that has imported pytest and nothing of any project
-//! (`zygote.py`), forking a child per run that takes the run's directory, environment and
-//! import path and calls `pytest.main` as `python -m pytest` would. The child is its own
-//! process group (cut at the deadline as a spawned pytest is) and writes its exit code to a
-//! status file. Saves the interpreter's start and `import pytest` per run; a project module is
-//! imported only in a child, so no run sees another's.
+//! A pytest process kept warm between runs (Unix; `LANSER_PYTEST_ZYGOTE=0` turns it off): one
+//! interpreter per project interpreter that has imported pytest and the modules of the pytest
+//! plugins installed there, and nothing of any project (`zygote.py`), forking a child per run
+//! that takes the run's directory, environment and import path and calls `pytest.main` as
+//! `python -m pytest` would. The child is its own process group (cut at the deadline as a
+//! spawned pytest is) and writes its exit code to a status file. Saves the interpreter's start,
+//! `import pytest` and the plugins' imports per run; a project module is imported only in a
+//! child, so no run sees another's.
+//!
+//! A module the zygote has loaded is the one a child sees, whatever the project holds: a run
+//! whose project has a top-level module of such a name (`calendar.py`, a package named as a
+//! plugin's) is not forked ([`top_modules`]), and pytest is spawned as without a zygote.
 
 use serde_json::json;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -20,13 +25,15 @@ struct Zygote {
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     _dir: tempfile::TempDir,
+    /// The top-level modules the zygote has loaded.
+    modules: BTreeSet<String>,
 }
 
 static ZYGOTES: Mutex<BTreeMap<PathBuf, Zygote>> = Mutex::new(BTreeMap::new());
 
 /// Whether runs go through a zygote.
 pub fn enabled() -> bool {
-    cfg!(unix) && std::env::var("LANSER_PYTEST_ZYGOTE").is_ok_and(|v| v == "1")
+    cfg!(unix) && std::env::var("LANSER_PYTEST_ZYGOTE").map_or(true, |v| v != "0")
 }
 
 fn start(python: &Path) -> io::Result<Zygote> {
@@ -51,11 +58,22 @@ fn start(python: &Path) -> io::Result<Zygote> {
         .stdout
         .take()
         .ok_or_else(|| io::Error::other("no stdout"))?;
+    let mut stdout = BufReader::new(stdout);
+    let mut line = String::new();
+    stdout.read_line(&mut line)?;
+    let said: serde_json::Value = serde_json::from_str(&line).map_err(io::Error::other)?;
+    let modules = said["modules"]
+        .as_array()
+        .ok_or_else(|| io::Error::other("the zygote named no modules"))?
+        .iter()
+        .filter_map(|m| m.as_str().map(String::from))
+        .collect();
     Ok(Zygote {
         _child: child,
         stdin,
-        stdout: BufReader::new(stdout),
+        stdout,
         _dir: dir,
+        modules,
     })
 }
 
@@ -85,9 +103,11 @@ impl Forked {
 }
 
 /// Fork a pytest run with `args` in `cwd`, under `env` (the whole environment), `path` before
-/// the interpreter's own import path, its output to `log`.
+/// the interpreter's own import path, its output to `log`; an error when the run's project has
+/// a top-level module (`tops`, [`top_modules`]) of a name the zygote has loaded.
 pub fn fork(
     python: &Path,
+    tops: &BTreeSet<String>,
     args: &[String],
     cwd: &Path,
     env: &BTreeMap<String, String>,
@@ -108,6 +128,11 @@ pub fn fork(
         all.insert(python.to_path_buf(), start(python)?);
     }
     let z = all.get_mut(python).expect("inserted");
+    if let Some(name) = z.modules.intersection(tops).next() {
+        return Err(io::Error::other(format!(
+            "the project's module {name} is one the zygote has loaded"
+        )));
+    }
     let answer = (|| {
         writeln!(z.stdin, "{req}")?;
         z.stdin.flush()?;
@@ -126,5 +151,82 @@ pub fn fork(
             all.remove(python);
             Err(e)
         }
+    }
+}
+
+/// The names a run of the project could import as top-level modules: the entries of its import
+/// roots (a `name.py` file, a `name/` directory) and, as pytest's default import mode inserts
+/// the first directory above a test file without an `__init__.py`, the first component below
+/// each such directory of every Python file. `files` and `roots` are workspace-relative.
+pub fn top_modules(files: &[String], roots: &[String]) -> BTreeSet<String> {
+    let set: BTreeSet<&str> = files.iter().map(String::as_str).collect();
+    let package = |dir: &str| match dir {
+        "" => false,
+        d => set.contains(format!("{d}/__init__.py").as_str()),
+    };
+    let first = |rest: &str| {
+        let head = rest.split('/').next().unwrap_or(rest);
+        head.strip_suffix(".py").unwrap_or(head).to_string()
+    };
+    let mut out = BTreeSet::new();
+    for file in files {
+        for root in roots {
+            let rest = match root.as_str() {
+                "." | "" => Some(file.as_str()),
+                r => file.strip_prefix(r).and_then(|f| f.strip_prefix('/')),
+            };
+            out.extend(rest.map(first));
+        }
+        // The first directory above the file that is not a package.
+        let mut dir = file.rsplit_once('/').map_or("", |(d, _)| d);
+        while package(dir) {
+            dir = dir.rsplit_once('/').map_or("", |(d, _)| d);
+        }
+        let rest = match dir {
+            "" => file.as_str(),
+            d => &file[d.len() + 1..],
+        };
+        out.insert(first(rest));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::top_modules;
+
+    #[test]
+    fn a_projects_top_modules_are_its_roots_entries_and_its_test_directories_modules() {
+        let files: Vec<String> = [
+            "src/shapes/__init__.py",
+            "src/shapes/units.py",
+            "src/calendar.py",
+            "tests/test_units.py",
+            "tests/helpers/__init__.py",
+            "tests/helpers/make.py",
+            "toolz/__init__.py",
+            "toolz/curried/__init__.py",
+            "toolz/curried/operator.py",
+            "toolz/tests/__init__.py",
+            "toolz/tests/test_curried.py",
+            "conftest.py",
+        ]
+        .map(String::from)
+        .to_vec();
+        let roots = ["src".to_string(), ".".to_string()];
+        let got = top_modules(&files, &roots);
+        let want = [
+            "calendar",
+            "conftest",
+            "helpers",
+            "shapes",
+            "src",
+            "test_units",
+            "tests",
+            "toolz",
+        ];
+        assert_eq!(got.iter().map(String::as_str).collect::<Vec<_>>(), want);
+        // A module of a package (toolz.curried.operator) is not a top-level `operator`.
+        assert!(!got.contains("operator"));
     }
 }

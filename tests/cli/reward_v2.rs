@@ -315,7 +315,7 @@ fn a_test_that_never_ends_is_cut_at_the_budget_and_reported() {
     let b = check(&ws, &patch, &flags);
     let tests = &b["processReward"]["inputs"]["tests"];
     assert_eq!(tests["timedOut"], true, "{tests}");
-    // A run forked by the warm pytest zygote is cut the same way.
+    // A spawned pytest (the warm zygote off) is cut the same way.
     let pf = dir.path().join("p.diff");
     std::fs::write(&pf, &patch).unwrap();
     let (p, w) = (pf.to_string_lossy(), ws.to_string_lossy());
@@ -324,13 +324,13 @@ fn a_test_that_never_ends_is_cut_at_the_budget_and_reported() {
         &flags[..],
     ]
     .concat();
-    let forked = lanser()
+    let spawned = lanser()
         .args(&args)
-        .env("LANSER_PYTEST_ZYGOTE", "1")
+        .env("LANSER_PYTEST_ZYGOTE", "0")
         .output()
         .unwrap();
-    let fb = bundle(&forked);
-    assert_eq!(fb["processReward"], b["processReward"], "zygote");
+    let sb = bundle(&spawned);
+    assert_eq!(sb["processReward"], b["processReward"], "spawned");
     assert_eq!(
         tests["ran"],
         serde_json::json!([{"id": "tests/test_lib.py::test_waits", "outcome": "notRun"}])
@@ -376,13 +376,13 @@ fn the_daemon_and_the_process_agree_on_pr_v2_and_impact() {
         assert_eq!(stdout(&warm), stdout(&local), "{args:?}");
         assert_eq!(stdout(&again), stdout(&local), "{args:?}");
         if args[0] != "impact" {
-            // Through the warm pytest zygote (forked runs), the same bytes.
-            let forked = w
+            // Without the warm pytest zygote (spawned runs), the same bytes.
+            let spawned = w
                 .cmd(&here)
-                .env("LANSER_PYTEST_ZYGOTE", "1")
+                .env("LANSER_PYTEST_ZYGOTE", "0")
                 .output()
                 .unwrap();
-            assert_eq!(stdout(&forked), stdout(&local), "zygote: {args:?}");
+            assert_eq!(stdout(&spawned), stdout(&local), "spawned: {args:?}");
         }
     }
 }

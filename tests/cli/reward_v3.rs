@@ -346,3 +346,44 @@ fn a_patch_over_a_module_that_does_not_import_is_judged_by_the_collection_after_
         "the user's files are byte-identical"
     );
 }
+
+/// A project module of a name the warm pytest zygote has loaded (`calendar`: pytest imports it)
+/// is the project's own in a run, as in a spawned pytest: such a project's runs are not forked.
+/// A neutral change of it leaves its test passing before and after.
+#[test]
+fn a_project_module_named_as_one_pytest_has_loaded_is_the_projects_own_in_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("proj");
+    for (rel, text) in [
+        ("pyproject.toml", "[project]\nname = \"proj\"\nversion = \"0\"\n"),
+        ("calendar.py", "def who() -> str:\n    return \"project\"\n\n\nNAME = who()\n"),
+        (
+            "tests/test_own.py",
+            "import calendar\n\n\ndef test_own() -> None:\n    assert calendar.who() == \"project\"\n",
+        ),
+    ] {
+        let p = ws.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let patch = one_line_diff(&ws, "calendar.py", "\"project\"", "\"pro\" + \"ject\"");
+    let pf = dir.path().join("p.diff");
+    std::fs::write(&pf, patch).unwrap();
+    let venv = crate::support::python();
+    let venv = venv.parent().and_then(|bin| bin.parent()).unwrap();
+    let o = lanser()
+        .env("VIRTUAL_ENV", venv)
+        .args(["check", "--patch"])
+        .arg(&pf)
+        .args(["--reward", "pr-v3", "--tests", "impacted", "--json"])
+        .arg("--workspace")
+        .arg(&ws)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pr = &bundle(&o)["processReward"];
+    let want = serde_json::json!([
+        { "id": "tests/test_own.py::test_own", "before": "passed", "after": "passed" }
+    ]);
+    assert_eq!(pr["inputs"]["tests"]["ran"], want, "{pr}");
+}
