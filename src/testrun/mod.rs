@@ -351,7 +351,14 @@ fn pytest(
             .cloned()
             .collect();
         let tops = zygote::top_modules(&files, &plan.import_roots);
-        if let Ok(f) = zygote::fork(&plan.python, &tops, run, tree, &all, &path, &log_path) {
+        let request = zygote::Request {
+            args: run,
+            cwd: tree,
+            env: &all,
+            path: &path,
+            log: &log_path,
+        };
+        if let Ok(f) = zygote::fork(&plan.python, &tops, deadline, &request) {
             loop {
                 if let Some(code) = f.poll() {
                     return Ok((false, code));

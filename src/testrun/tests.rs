@@ -318,3 +318,47 @@ fn a_module_that_fails_to_import_is_a_broken_collector_and_does_not_stop_the_oth
     assert_eq!(outcome(&r, asked[0]), Outcome::Error, "{r:?}");
     assert_eq!(outcome(&r, asked[1]), Outcome::Passed, "{r:?}");
 }
+
+/// An interpreter whose pytest zygote hangs at its start (a plugin that never finishes its
+/// import; here a wrapper that sleeps instead of running the zygote): the zygote is killed at
+/// the start's bound (the run's deadline or ten seconds), the run is spawned and gives the
+/// outcomes, and so is a later run of that interpreter.
+#[cfg(unix)]
+#[test]
+fn a_zygote_that_hangs_at_its_start_is_left_and_the_run_spawned() {
+    if !have_pytest() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let p = project(&[("lib.py", LIB), ("tests/test_lib.py", TESTS)]);
+    let bin = tempfile::tempdir().unwrap();
+    let python = bin.path().join("python");
+    let script = "#!/bin/sh\ncase \"$*\" in\n  *\"pytest zygote\"*) exec sleep 600 ;;\nesac\nexec python3 \"$@\"\n";
+    std::fs::write(&python, script).unwrap();
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ids = [
+        "tests/test_lib.py::test_double",
+        "tests/test_lib.py::test_fails",
+    ];
+    // The direct fork: refused once the start's bound (here the deadline) passes.
+    let (env, log) = (BTreeMap::new(), bin.path().join("log"));
+    let request = zygote::Request {
+        args: &[],
+        cwd: p.path(),
+        env: &env,
+        path: &[],
+        log: &log,
+    };
+    let tops = std::collections::BTreeSet::new();
+    let soon = Instant::now() + Duration::from_secs(2);
+    let refused = zygote::fork(&python, &tops, soon, &request).err().unwrap();
+    assert_eq!(refused.kind(), io::ErrorKind::TimedOut, "{refused}");
+    for budget in [60, 60] {
+        let mut plan = plan(p.path(), &ids, &[], budget);
+        plan.python = python.clone();
+        let r = run(&plan).unwrap();
+        assert_eq!(outcome(&r, ids[0]), Outcome::Passed, "{r:?}");
+        assert_eq!(outcome(&r, ids[1]), Outcome::Failed, "{r:?}");
+        assert!(!r.timed_out);
+    }
+}

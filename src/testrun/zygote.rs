@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
 
 const SCRIPT: &str = include_str!("zygote.py");
 
@@ -36,7 +37,16 @@ pub fn enabled() -> bool {
     cfg!(unix) && std::env::var("LANSER_PYTEST_ZYGOTE").map_or(true, |v| v != "0")
 }
 
-fn start(python: &Path) -> io::Result<Zygote> {
+/// How long a zygote may take to import pytest and the plugins (about a second) before the
+/// runs of its interpreter are spawned instead, for the rest of the process.
+const HANDSHAKE: Duration = Duration::from_secs(10);
+
+/// Interpreters whose zygote crashed or hung at its start.
+static FAILED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// Start a zygote and read the modules it has loaded, waiting until `by` at most (the child
+/// is killed then: a plugin that hangs at its import).
+fn start(python: &Path, by: Instant) -> io::Result<Zygote> {
     // An empty directory: the zygote's own sys.path[0] holds nothing to import.
     let dir = tempfile::tempdir()?;
     let mut child = Command::new(python)
@@ -58,16 +68,32 @@ fn start(python: &Path) -> io::Result<Zygote> {
         .stdout
         .take()
         .ok_or_else(|| io::Error::other("no stdout"))?;
-    let mut stdout = BufReader::new(stdout);
-    let mut line = String::new();
-    stdout.read_line(&mut line)?;
-    let said: serde_json::Value = serde_json::from_str(&line).map_err(io::Error::other)?;
-    let modules = said["modules"]
-        .as_array()
-        .ok_or_else(|| io::Error::other("the zygote named no modules"))?
-        .iter()
-        .filter_map(|m| m.as_str().map(String::from))
-        .collect();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut stdout = BufReader::new(stdout);
+        let mut line = String::new();
+        let read = stdout.read_line(&mut line).map(|_| line);
+        let _ = tx.send((read, stdout));
+    });
+    let wait = by.saturating_duration_since(Instant::now());
+    let (line, stdout) = match rx.recv_timeout(wait) {
+        Ok((Ok(line), stdout)) => (line, stdout),
+        Ok((Err(e), _)) => return Err(stopped(&mut child, e)),
+        Err(_) => {
+            let e = io::Error::new(io::ErrorKind::TimedOut, "the pytest zygote did not start");
+            return Err(stopped(&mut child, e));
+        }
+    };
+    let modules = serde_json::from_str::<serde_json::Value>(&line)
+        .ok()
+        .and_then(|said| {
+            let names = said["modules"].as_array()?.iter();
+            Some(names.filter_map(|m| m.as_str().map(String::from)).collect())
+        });
+    let Some(modules) = modules else {
+        let e = io::Error::other("the pytest zygote named no modules");
+        return Err(stopped(&mut child, e));
+    };
     Ok(Zygote {
         _child: child,
         stdin,
@@ -75,6 +101,13 @@ fn start(python: &Path) -> io::Result<Zygote> {
         _dir: dir,
         modules,
     })
+}
+
+/// `e`, once `child` is killed and reaped.
+fn stopped(child: &mut Child, e: io::Error) -> io::Error {
+    let _ = child.kill();
+    let _ = child.wait();
+    e
 }
 
 /// A forked run.
@@ -102,18 +135,32 @@ impl Forked {
     }
 }
 
-/// Fork a pytest run with `args` in `cwd`, under `env` (the whole environment), `path` before
-/// the interpreter's own import path, its output to `log`; an error when the run's project has
-/// a top-level module (`tops`, [`top_modules`]) of a name the zygote has loaded.
+/// A run to fork: pytest's arguments (after `-m pytest`), its directory, its whole
+/// environment, the directories before the interpreter's own import path, its output file.
+pub struct Request<'a> {
+    pub args: &'a [String],
+    pub cwd: &'a Path,
+    pub env: &'a BTreeMap<String, String>,
+    pub path: &'a [PathBuf],
+    pub log: &'a Path,
+}
+
+/// Fork the pytest run `run`; an error when the run's project has a top-level module (`tops`,
+/// [`top_modules`]) of a name the zygote has loaded, or when the interpreter's zygote does not
+/// start by `deadline` (nor within [`HANDSHAKE`]).
 pub fn fork(
     python: &Path,
     tops: &BTreeSet<String>,
-    args: &[String],
-    cwd: &Path,
-    env: &BTreeMap<String, String>,
-    path: &[PathBuf],
-    log: &Path,
+    deadline: Instant,
+    run: &Request,
 ) -> io::Result<Forked> {
+    let Request {
+        args,
+        cwd,
+        env,
+        path,
+        log,
+    } = run;
     let status = log.with_extension("status");
     let req = json!({
         "args": args,
@@ -125,7 +172,22 @@ pub fn fork(
     });
     let mut all = ZYGOTES.lock().unwrap_or_else(|p| p.into_inner());
     if !all.contains_key(python) {
-        all.insert(python.to_path_buf(), start(python)?);
+        let mut failed = FAILED.lock().unwrap_or_else(|p| p.into_inner());
+        if failed.contains(python) {
+            return Err(io::Error::other("the pytest zygote failed to start before"));
+        }
+        let bound = Instant::now() + HANDSHAKE;
+        match start(python, deadline.min(bound)) {
+            Ok(z) => {
+                all.insert(python.to_path_buf(), z);
+            }
+            // Cut by the run's own deadline: a later run may give it the time.
+            Err(e) if e.kind() == io::ErrorKind::TimedOut && deadline < bound => return Err(e),
+            Err(e) => {
+                failed.insert(python.to_path_buf());
+                return Err(e);
+            }
+        }
     }
     let z = all.get_mut(python).expect("inserted");
     if let Some(name) = z.modules.intersection(tops).next() {
