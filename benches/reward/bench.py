@@ -699,6 +699,19 @@ NOTES = """## Notes
   context; an inserted line is new) selects the tests that executed any line of its innermost
   enclosing definition some test executed, else of its file (`selection.widened`, pr-v3's
   `+definition`/`+file`).
+- **Cost, paired** (the table above, a release build): pytest is forked from a warm
+  interpreter that has imported pytest and the installed plugins' modules, and a failing
+  test's traceback is not formatted; the paired period before those two (ee12fbc) measured
+  cachetools 1.48 s, idna 1.61 s, more-itertools 4.60 s, sqlparse 5.10 s per warm check,
+  median 0.26x. Above 0.2x what is left is Pyright's re-check of the changed file's importers
+  (toolz's `_signatures.py`, 5.5 s per pull after a change to `functoolz.py`; pathspec's
+  `util.py` importers) and, on sqlparse, selections of nearly the whole suite. The period was
+  noisy: boltons and pathspec measured 1.45 s and 1.42 s in the one before, and the earlier
+  binary 2.4 s on pathspec in this one. The score step's timings (the table before it) are
+  those of the scoring run, a debug build, before these changes. In one later period, the two
+  release builds alternating per project (603b91b, daab0c6): cachetools 1.76 -> 0.68 s, idna
+  1.86 -> 0.82 s, sqlparse 12.03 -> 2.96 s, more-itertools 4.39 -> 3.46 s; boltons, pathspec
+  and toolz within the load's noise; median ratio 0.24 -> 0.18 (docs/reward.md has the table).
 """
 
 
