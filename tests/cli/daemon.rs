@@ -47,10 +47,8 @@ impl Warm {
     /// as the project's interpreter, so pytest's collection and per-test coverage run under the
     /// pinned versions.
     pub(crate) fn pinned_python(fixture_name: &str) -> Warm {
-        let python = crate::support::python();
-        let venv = python.parent().and_then(|bin| bin.parent()).unwrap();
         let mut w = Warm::new(fixture_name);
-        w.venv = Some(venv.to_path_buf());
+        w.venv = Some(crate::support::pinned_venv().to_path_buf());
         w
     }
 

@@ -136,11 +136,7 @@ fn fixtures_are_followed_by_parameter_name_and_autouse_reaches_its_scope() {
             "class TestB:\n    def test_m(self) -> None:\n        assert True\n",
         ),
     ];
-    for (rel, text) in files {
-        let p = ws.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    write_tree(&ws, &files);
     let w = ws.to_string_lossy();
     let o = run(&["impact", "lib.py@L1:make", "--workspace", &w, "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -291,18 +291,15 @@ fn the_impacted_tests_run_on_an_overlay_never_on_the_users_files() {
 fn a_test_that_never_ends_is_cut_at_the_budget_and_reported() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("proj");
-    for (rel, text) in [
+    let files = [
         ("pyproject.toml", "[project]\nname = \"proj\"\nversion = \"0\"\n"),
         ("lib.py", "def ready() -> bool:\n    return True\n\n\nREADY = ready()\n"),
         (
             "tests/test_lib.py",
             "import time\n\nfrom lib import ready\n\n\ndef test_waits() -> None:\n    while not ready():\n        time.sleep(0.05)\n",
         ),
-    ] {
-        let p = ws.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    ];
+    write_tree(&ws, &files);
     let patch = one_line_diff(&ws, "lib.py", "return True", "return False");
     let flags = [
         "--reward",

@@ -354,25 +354,20 @@ fn a_patch_over_a_module_that_does_not_import_is_judged_by_the_collection_after_
 fn a_project_module_named_as_one_pytest_has_loaded_is_the_projects_own_in_a_run() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("proj");
-    for (rel, text) in [
+    let files = [
         ("pyproject.toml", "[project]\nname = \"proj\"\nversion = \"0\"\n"),
         ("calendar.py", "def who() -> str:\n    return \"project\"\n\n\nNAME = who()\n"),
         (
             "tests/test_own.py",
             "import calendar\n\n\ndef test_own() -> None:\n    assert calendar.who() == \"project\"\n",
         ),
-    ] {
-        let p = ws.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    ];
+    write_tree(&ws, &files);
     let patch = one_line_diff(&ws, "calendar.py", "\"project\"", "\"pro\" + \"ject\"");
     let pf = dir.path().join("p.diff");
     std::fs::write(&pf, patch).unwrap();
-    let venv = crate::support::python();
-    let venv = venv.parent().and_then(|bin| bin.parent()).unwrap();
     let o = lanser()
-        .env("VIRTUAL_ENV", venv)
+        .env("VIRTUAL_ENV", pinned_venv())
         .args(["check", "--patch"])
         .arg(&pf)
         .args(["--reward", "pr-v3", "--tests", "impacted", "--json"])

@@ -291,6 +291,15 @@ pub fn copy_tree(src: &Path, dst: &Path) {
     }
 }
 
+/// Write each (relative path, text) under `root`, making the directories.
+pub fn write_tree(root: &Path, files: &[(&str, &str)]) {
+    for (rel, text) in files {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
 /// A `lanser batch --in - --out -` child driven one line at a time, as an agent harness drives
 /// it: [`Harness::ask`] writes a request line and reads its bundle while stdin stays open.
 pub struct Harness {
@@ -364,6 +373,12 @@ pub fn python() -> &'static Path {
         );
         PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
     })
+}
+
+/// The pinned test environment's directory (what `VIRTUAL_ENV` names for a project whose
+/// interpreter it is).
+pub fn pinned_venv() -> &'static Path {
+    python().parent().and_then(|bin| bin.parent()).unwrap()
 }
 
 /// Run a pytest suite of this repository (`dir`) on the pinned test environment's python,
