@@ -38,20 +38,15 @@ pub struct BatchArgs {
 /// The tool as `tools/list` shows it.
 pub fn tool(bundle_schema: &Map<String, Value>) -> Tool {
     let input = tools::schema_of::<BatchArgs>();
-    // One bundle schema per item, its definitions at the root (where its `#/$defs/…`
-    // references then point: the item keeps no `$id` of its own).
-    let mut item = bundle_schema.clone();
-    let defs = item.remove("$defs");
-    item.remove("$id");
-    item.remove("$schema");
-    let mut output = json!({
+    let output = json!({
         "type": "object",
-        "properties": {"bundles": {"type": "array", "items": Value::Object(item)}},
+        "properties": {"bundles": {
+            "type": "array",
+            "description": "One Analysis Bundle per request, in order (outline; the full schema is `lanser schema bundle`)",
+            "items": Value::Object(super::output::any_bundle(bundle_schema)),
+        }},
         "required": ["bundles"],
     });
-    if let Some(defs) = defs {
-        output["$defs"] = defs;
-    }
     let title = "Many requests in one call";
     let description = "Answer many lanser requests in one call, in order, on the same warm \
         session: `requests` are `lanser batch` request lines (`{\"cmd\", \"selector\"?, \
@@ -111,6 +106,7 @@ pub async fn run(
     answerer: &Answerer,
     arguments: Value,
     cx: &RequestContext<RoleServer>,
+    log: &super::logging::Log,
 ) -> CallToolResult {
     let calls = match calls(arguments) {
         Ok(c) => c,
@@ -124,7 +120,7 @@ pub async fn run(
         }
         let jcs = tokio::select! {
             r = answerer.answer(call) => r,
-            _ = super::progress(cx, &answerer.ws) => unreachable!("progress reports until the answer"),
+            _ = super::progress(cx, &answerer.ws, log) => unreachable!("progress reports until the answer"),
         };
         let jcs = match jcs {
             Ok(j) => j,

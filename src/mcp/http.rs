@@ -83,7 +83,7 @@ pub async fn serve(server: Server, bind: Bind) -> Result<()> {
     }
     let stop = config.cancellation_token.clone();
     let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(server.session()),
         Arc::new(LocalSessionManager::default()),
         config,
     );

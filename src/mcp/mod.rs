@@ -14,19 +14,29 @@
 mod answer;
 mod args;
 mod batch;
+mod complete;
 mod generic;
 mod http;
+mod logging;
 mod output;
+mod prompts;
+mod resources;
 mod tools;
 
 use crate::bundle::{Bundle, Status};
 use crate::error::{LanserError, Result};
 use crate::workspace::Workspace;
 use answer::Answerer;
+#[allow(deprecated)] // MCP logging: see the note in `logging`.
+use rmcp::model::LoggingLevel;
+#[allow(deprecated)] // MCP logging: see the note in `logging`.
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, Reference,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -40,6 +50,8 @@ pub struct Server {
     answerer: Arc<Answerer>,
     tools: Arc<Vec<tools::Spec>>,
     listed: Arc<Vec<Tool>>,
+    /// This session's log level (each HTTP session gets its own: [`Server::session`]).
+    log: logging::Log,
 }
 
 impl Server {
@@ -73,10 +85,20 @@ impl Server {
             answerer: Arc::new(answerer),
             tools: Arc::new(specs),
             listed: Arc::new(listed),
+            log: logging::Log::default(),
+        }
+    }
+
+    /// The server for a new session: the same tools and answerer, its own log level.
+    pub fn session(&self) -> Server {
+        Server {
+            log: logging::Log::default(),
+            ..self.clone()
         }
     }
 
     /// Answer one call: the bundle, or a result saying why the arguments are not a request.
+    #[allow(deprecated)] // MCP logging levels
     async fn run(
         &self,
         params: CallToolRequestParams,
@@ -84,7 +106,7 @@ impl Server {
     ) -> CallToolResult {
         if params.name == batch::NAME {
             let arguments = params.arguments.map(Value::Object).unwrap_or(Value::Null);
-            return batch::run(&self.answerer, arguments, cx).await;
+            return batch::run(&self.answerer, arguments, cx, &self.log).await;
         }
         let Some(spec) = self.tools.iter().find(|s| s.name == params.name) else {
             return failure(&format!("unknown tool {:?}", params.name.as_ref()));
@@ -94,6 +116,7 @@ impl Server {
             Ok(c) => c,
             Err(why) => return failure(&format!("E/USAGE: {}: {why}", spec.name)),
         };
+        let started = Instant::now();
         let answer = self.answerer.answer(&call);
         // A call that only reads stops at once when cancelled (the daemon drops it and cancels
         // it at the server); a write finishes, so that no apply is cut in half.
@@ -106,12 +129,25 @@ impl Server {
         let jcs = tokio::select! {
             r = answer => r,
             _ = cancel => return failure("cancelled"),
-            _ = progress(cx, &self.answerer.ws) => unreachable!("progress reports until the answer"),
+            _ = progress(cx, &self.answerer.ws, &self.log) => unreachable!("progress reports until the answer"),
         };
-        match jcs {
-            Ok(jcs) => result_of(&jcs, &self.answerer.ws, call.offset, call.limit),
-            Err(e) => failure(&e.one_line()),
+        let jcs = match jcs {
+            Ok(jcs) => jcs,
+            Err(e) => {
+                let message = format!("{}: {}", spec.name, e.one_line());
+                self.log.send(&cx.peer, LoggingLevel::Error, message).await;
+                return failure(&e.one_line());
+            }
+        };
+        if let Ok(v) = serde_json::from_str::<Value>(&jcs) {
+            if let Some((level, message)) = logging::of_bundle(&spec.name, &v) {
+                self.log.send(&cx.peer, level, message).await;
+            }
         }
+        let ms = started.elapsed().as_millis();
+        let message = format!("{}: answered in {ms} ms", spec.name);
+        self.log.send(&cx.peer, LoggingLevel::Debug, message).await;
+        result_of(&jcs, &self.answerer.ws, call.offset, call.limit)
     }
 }
 
@@ -137,45 +173,64 @@ fn result_of(jcs: &str, ws: &Workspace, offset: usize, limit: usize) -> CallTool
     r
 }
 
-/// With a progress token: what the call is waiting for, every second, until dropped.
-async fn progress(cx: &RequestContext<RoleServer>, ws: &Workspace) {
-    let Some(token) = cx.meta.get_progress_token() else {
-        return std::future::pending().await;
-    };
+/// What the call is waiting for, until dropped: as an info log message when the call starts
+/// on a daemon that is not up yet or a server still installing, and each time that changes;
+/// with a progress token, as progress every second.
+#[allow(deprecated)] // MCP logging levels
+async fn progress(cx: &RequestContext<RoleServer>, ws: &Workspace, log: &logging::Log) {
+    let token = cx.meta.get_progress_token();
     let started = Instant::now();
     let paths = crate::daemon::Paths::for_root(&ws.root);
+    // A warm daemon with its server installed: nothing to say as the call starts.
+    let mut last = Some((true, true));
     let mut tick = 0.0;
     loop {
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        tick += 1.0;
         let secs = started.elapsed().as_secs();
         let pyright = &crate::config::Config::builtin().servers[crate::servers::DEFAULT_SERVER];
         let installed = crate::servers::installed(pyright, &crate::servers::install_dir(pyright));
-        let message = match (paths.live_pid(), installed) {
+        let live = paths.live_pid().is_some();
+        let message = match (live, installed) {
             (_, false) => format!(
                 "installing pyright {} ({secs} s)",
                 crate::servers::PYRIGHT_VERSION
             ),
-            (None, true) => format!("starting the lanser daemon for this workspace ({secs} s)"),
-            (Some(_), true) => format!(
+            (false, true) => format!("starting the lanser daemon for this workspace ({secs} s)"),
+            (true, true) => format!(
                 "Pyright is loading the project ({} Python files; {secs} s)",
                 ws.python_files().len()
             ),
         };
-        let mut p = ProgressNotificationParam::new(token.clone(), tick);
-        p.message = Some(message);
-        if cx.peer.notify_progress(p).await.is_err() {
-            return std::future::pending().await;
+        if last.replace((live, installed)) != Some((live, installed)) {
+            log.send(&cx.peer, LoggingLevel::Info, message.clone())
+                .await;
         }
+        if let Some(token) = token.as_ref().filter(|_| tick > 0.0) {
+            let mut p = ProgressNotificationParam::new(token.clone(), tick);
+            p.message = Some(message);
+            if cx.peer.notify_progress(p).await.is_err() {
+                return std::future::pending().await;
+            }
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        tick += 1.0;
     }
 }
 
+// MCP logging is deprecated in rmcp (see the note in `logging`); lanser serves it.
+#[allow(deprecated)]
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let mut info = Implementation::from_build_env();
         info.name = "lanser".into();
         info.title = Some("lanser: language-server facts as Analysis Bundles".into());
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_completions()
+            .enable_prompts()
+            .enable_resources()
+            .enable_tools()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(info)
             .with_instructions(
                 "Facts from a pinned Pyright about this workspace: definitions, references, \
@@ -205,6 +260,88 @@ impl ServerHandler for Server {
         cx: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, ErrorData> {
         Ok(self.run(request, &cx).await.into())
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> std::result::Result<(), ErrorData> {
+        self.log.set(request.level);
+        Ok(())
+    }
+
+    /// A prompt's `selector`/`file` argument, or the outline template's `path`, completes to
+    /// what names code in this workspace; any other argument to nothing.
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> std::result::Result<CompleteResult, ErrorData> {
+        let arg = &request.argument;
+        let known = match &request.r#ref {
+            Reference::Prompt(p) => prompts::argument_names(&p.name).contains(&arg.name.as_str()),
+            Reference::Resource(r) => r.uri.starts_with(resources::OUTLINE) && arg.name == "path",
+            _ => false,
+        };
+        let info = match known {
+            true => complete::complete(&self.answerer.ws, &arg.name, &arg.value),
+            false => Default::default(),
+        };
+        Ok(CompleteResult::new(info))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> std::result::Result<GetPromptResponse, ErrorData> {
+        let arguments = request
+            .arguments
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, v.as_str()?.to_string())))
+            .collect();
+        prompts::get(&request.name, &arguments)
+            .map(Into::into)
+            .map_err(|e| ErrorData::invalid_params(e, None))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(Vec::new()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> std::result::Result<ReadResourceResponse, ErrorData> {
+        resources::read(&self.answerer, &request.uri)
+            .await
+            .map(Into::into)
+            .map_err(|e| ErrorData::resource_not_found(e, None))
     }
 }
 

@@ -1,8 +1,14 @@
-//! `lanser mcp` through a real MCP client: the official Python SDK (`mcp` on PyPI, pinned in
-//! tests/requirements.txt) drives the binary over stdio in `tests/mcp/` (pytest). This runs
-//! that suite so `cargo test` covers it, on the pinned test environment (support::python).
+//! `lanser mcp` through real MCP clients: the official Python SDK (`mcp` on PyPI, pinned in
+//! tests/requirements.txt) over stdio and HTTP in `tests/mcp/` (pytest), and the official
+//! TypeScript SDK and conformance suite (npm, pinned in tests/mcp/ts/package-lock.json) in
+//! `tests/mcp/test_typescript.py`. Two tests, so the two suites run side by side.
 
 #[test]
 fn the_official_python_client_drives_every_tool() {
-    crate::support::pytest("tests/mcp");
+    crate::support::pytest_args(&["tests/mcp", "--ignore=tests/mcp/test_typescript.py"]);
+}
+
+#[test]
+fn the_typescript_client_and_the_conformance_suite_accept_the_server() {
+    crate::support::pytest_args(&["tests/mcp/test_typescript.py"]);
 }

@@ -384,8 +384,15 @@ pub fn pinned_venv() -> &'static Path {
 /// Run a pytest suite of this repository (`dir`) on the pinned test environment's python,
 /// against the binary cargo built.
 pub fn pytest(dir: &str) {
+    pytest_args(&[dir]);
+}
+
+/// `pytest` with its arguments (a directory and `--ignore`s, a file, `-k` filters).
+pub fn pytest_args(args: &[&str]) {
+    let dir = args.join(" ");
     let out = Command::new(python())
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", dir])
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(args)
         .current_dir(repo())
         .env("LANSER_BIN", env!("CARGO_BIN_EXE_lanser"))
         .env_remove("LANSER_NO_DAEMON")
