@@ -72,17 +72,25 @@ class Bundle:
     def typed_facts(self):
         """The facts as their command's generated model (`DefFacts`, `RefsFacts`, ...);
         None for an error bundle."""
-        from . import _facts
-
         if self.raw.get("facts") is None:
             return None
-        cmd = self.raw["request"]["cmd"]
-        cls = getattr(_facts, "".join(w.capitalize() for w in cmd.split("-")) + "Facts")
-        return cls.model_validate(self.raw["facts"])
+        return facts_model(self.raw["request"]["cmd"]).model_validate(self.raw["facts"])
 
     def __repr__(self) -> str:
         what = self.raw.get("request", {}).get("cmd")
         return f"<Bundle {what} {self.raw.get('status')} {self.bundle_id[:19]}>"
+
+
+def facts_model(cmd: str):
+    """The generated model of operation `cmd`'s facts, as the bundle schema names it
+    (`DefFacts` for `def`, `WriteFacts` for `apply`; python/lanser/_facts_of.json, written with
+    the models by scripts/gen_python_types.sh)."""
+    from . import _facts
+
+    names = json.loads((Path(__file__).parent / "_facts_of.json").read_text())
+    if cmd not in names:
+        raise KeyError(f"no facts model for operation {cmd!r}")
+    return getattr(_facts, names[cmd])
 
 
 class LanserError(Exception):
