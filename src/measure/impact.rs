@@ -12,6 +12,7 @@
 //! reported.
 
 pub mod broken;
+pub mod by_content;
 pub mod coverage;
 pub mod pytest;
 pub mod selection;

@@ -3,6 +3,7 @@
 
 mod batch;
 mod batch_pool;
+mod by_content;
 mod changes;
 mod contract;
 mod daemon;

@@ -1,7 +1,8 @@
 //! Which tests reach which lines, measured: every collected test run once under coverage.py
 //! with one dynamic context per test ([`crate::testrun::coverage`]) on an overlay of the
 //! workspace as it is, kept per workspace (in the process, and on disk under
-//! `$LANSER_HOME/coverage/`) with the content digest of every file it saw. When the workspace
+//! `$LANSER_HOME/coverage/`) with the content digest of every file it saw, and per state by
+//! content ([`super::by_content`]: every copy of the workspace shares it). When the workspace
 //! changes, only the tests that are new, whose own file changed or that executed a changed
 //! file run again (testmon's rule); the others keep their lines. The same run gives each
 //! test's outcome before a change (pr-v3's "before").
@@ -27,6 +28,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const INPUT: &str = "tests:coverage";
+
+/// The kind of its entries in [`super::by_content`].
+const KIND: &str = "coverage";
 
 /// Most seconds one coverage run of the suite may take.
 const BUDGET: Duration = Duration::from_secs(900);
@@ -230,6 +234,11 @@ fn measure(
         if let Some(p) = prev.as_ref().filter(|p| p.digest == digest) {
             return Ok(p.clone());
         }
+        // Another copy of this state, anywhere on the machine, measured it already.
+        let known = super::by_content::read::<Data>(KIND, &digest, &base.python);
+        if let Some(data) = known.filter(|d| d.digest == digest) {
+            return Ok(keep(root, &base.python, Arc::new(data)));
+        }
         if !testrun::collect::importable(&base, "coverage") {
             return Err(format!(
                 "coverage.py is not importable by the project's interpreter ({}): the \
@@ -259,18 +268,24 @@ fn measure(
             data.outcomes.insert(t.id, t.outcome);
         }
         data.lines.extend(cov);
-        let data = Arc::new(data);
-        let path = disk_path(&root, &python);
-        if let Some(dir) = path.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        let _ = std::fs::write(&path, serde_json::to_vec(&*data).unwrap_or_default());
-        LATEST
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(root, data.clone());
-        Ok(data)
+        super::by_content::write(KIND, &digest, &python, &data);
+        Ok(keep(root, &python, Arc::new(data)))
     }
+}
+
+/// `data` as this workspace's latest coverage (in the process, and on disk by path: the base
+/// the next state of this workspace refreshes from).
+fn keep(root: PathBuf, python: &std::path::Path, data: Arc<Data>) -> Arc<Data> {
+    let path = disk_path(&root, python);
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::write(&path, serde_json::to_vec(&*data).unwrap_or_default());
+    LATEST
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(root, data.clone());
+    data
 }
 
 /// What a new state keeps of the previous one's coverage, and the tests to run again: those

@@ -174,8 +174,8 @@ pub async fn catalog(o: &Orchestrator) -> Result<Arc<Catalog>> {
 }
 
 /// pytest's collection of the workspace with `edits` (relative path, new text) over it, in
-/// an overlay: the workspace as it is when there are none. Cached per state and edits, and
-/// recorded (`tests:collected` keyed by the state's digest; with edits,
+/// an overlay: the workspace as it is when there are none. Cached per state and edits (in the
+/// process, and on disk by content: [`super::by_content`]), and recorded (`tests:collected` keyed by the state's digest; with edits,
 /// `tests:collected-after` keyed by the digest of both).
 pub async fn catalog_with(o: &Orchestrator, edits: &[(String, String)]) -> Result<Arc<Catalog>> {
     let (input, digest) = match edits {
@@ -196,10 +196,21 @@ pub async fn catalog_with(o: &Orchestrator, edits: &[(String, String)]) -> Resul
         })
     } else {
         let p = plan(o, edits.to_vec(), vec![]);
-        let found = tokio::task::spawn_blocking(move || testrun::collect(&p))
-            .await
-            .map_err(|e| LanserError::internal("collection panicked").with_source(e))?;
-        let bytes = serde_json::to_vec(&Catalog::of(found)).expect("catalogs serialize");
+        // Another copy of this state (or another process) may have collected it already.
+        let python = p.python.clone();
+        let known = super::by_content::read::<Catalog>(input, &digest, &python);
+        let catalog = match known {
+            Some(c) => c,
+            None => {
+                let found = tokio::task::spawn_blocking(move || testrun::collect(&p))
+                    .await
+                    .map_err(|e| LanserError::internal("collection panicked").with_source(e))?;
+                let c = Catalog::of(found);
+                super::by_content::write(input, &digest, &python, &c);
+                c
+            }
+        };
+        let bytes = serde_json::to_vec(&catalog).expect("catalogs serialize");
         o.opts().inputs.read_to_string(input, &digest, || Ok(bytes))
     };
     let text =
