@@ -1,7 +1,8 @@
 //! The safety envelope around every write (docs/safety.md): the workspace jail (after
-//! resolving symlinks), `--allow`/`--deny` globs, the dirty-worktree guard (git2), the
-//! per-workspace lock, and the case-only-rename check for case-insensitive file systems; and
-//! the few questions about other processes they need (alive? which command? kill), per OS.
+//! resolving symlinks), `--allow`/`--deny` globs, the per-workspace lock, and the
+//! case-only-rename check for case-insensitive file systems; and the few questions about other
+//! processes they need (alive? which command? kill), per OS. The uncommitted-changes guard is
+//! `edits::owned`'s.
 //!
 //! Every refusal is `E/FS_PERMISSIONS` (exit 71) with a message naming the path and the rule.
 
@@ -107,35 +108,6 @@ impl Jail {
         }
         Ok((resolved, rel))
     }
-}
-
-/// Refuse unless the git worktree holding `root` is clean (nothing `git status` would show).
-pub fn require_clean_worktree(root: &Path) -> Result<()> {
-    let repo = git2::Repository::discover(root).map_err(|_| {
-        refuse(format!(
-            "{} is not inside a git repository; pass --allow-dirty to apply anyway",
-            root.display()
-        ))
-    })?;
-    let mut opts = git2::StatusOptions::new();
-    opts.include_untracked(true)
-        .recurse_untracked_dirs(true)
-        .include_ignored(false);
-    let statuses = repo
-        .statuses(Some(&mut opts))
-        .map_err(|e| refuse("cannot read git status".into()).with_source(e))?;
-    let dirty: Vec<String> = statuses
-        .iter()
-        .filter(|s| s.status() != git2::Status::CURRENT)
-        .filter_map(|s| s.path().ok().map(str::to_string))
-        .collect();
-    if let Some(first) = dirty.first() {
-        return Err(refuse(format!(
-            "the git worktree has uncommitted changes ({} paths, e.g. {first}); commit them or pass --allow-dirty",
-            dirty.len()
-        )));
-    }
-    Ok(())
 }
 
 /// Whether the file system holding `dir` ignores case.

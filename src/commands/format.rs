@@ -1,7 +1,7 @@
 //! `lanser format FILE [--range R] [--apply]`: the server's formatter
 //! (textDocument/formatting, or rangeFormatting with `--range`) as a mutation — by default a
 //! preview (the unified diff and the normalized WorkspaceEdit; nothing is written), with
-//! `--apply` written through the safety envelope (jail and filters, dirty-tree guard, one
+//! `--apply` written through the safety envelope (jail and filters, uncommitted changes, one
 //! transaction) as rename is. The indentation the server is asked for is `--tab-size`
 //! (default 4) spaces, or tabs with `--tabs` (formatters with their own configuration —
 //! clang-format, gofmt, rustfmt — follow that instead). A server without the provider

@@ -1,11 +1,11 @@
 //! What every mutating command shares: the mutation flags, turning a server WorkspaceEdit
 //! into a previewed plan, and applying it through the safety envelope (readiness, ambiguity,
-//! dirty tree, jail and filters, lock, transaction) before telling the server about the new
-//! text.
+//! uncommitted changes in the files it touches, jail and filters, lock, transaction) before
+//! telling the server about the new text.
 
 use crate::bundle::{Edits, Resolution};
 use crate::edits::apply::{self, Mode};
-use crate::edits::{FileChange, Plan};
+use crate::edits::{owned, FileChange, Plan};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::measure::speculate;
 use crate::orchestrator::Orchestrator;
@@ -30,7 +30,8 @@ pub struct MutationFlags {
     /// How to write: lanser's journaled transaction (direct) or `git apply --3way` (git)
     #[arg(long, default_value = "direct", value_parser = ["direct", "git"])]
     pub apply_mode: String,
-    /// Apply even when the git worktree has uncommitted changes (or there is no repository)
+    /// Apply even when a file it touches holds uncommitted changes lanser did not make (or
+    /// there is no repository)
     #[arg(long)]
     pub allow_dirty: bool,
     /// Only paths matching one of these globs (workspace-relative) may be touched
@@ -89,11 +90,12 @@ pub fn edits_of(plan: &Plan) -> Edits {
     }
 }
 
-/// The safety checks of a prospective apply, without writing: readiness, ambiguity, the
-/// dirty-tree guard (the jail and filters already passed when the plan was built).
+/// The safety checks of a prospective apply of `plan`, without writing: readiness, ambiguity,
+/// the uncommitted-changes guard (the jail and filters already passed when the plan was built).
 pub fn check_safety(
     o: &Orchestrator,
     m: &MutationArgs,
+    plan: &Plan,
     complete: bool,
     resolution: Option<&Resolution>,
 ) -> Result<()> {
@@ -110,20 +112,22 @@ pub fn check_safety(
         ));
     }
     if !m.allow_dirty {
-        clean_worktree(o)?;
+        own_changes_only(o, plan)?;
     }
     Ok(())
 }
 
-/// The dirty-tree guard, read through the run's inputs: a trace records its verdict, so a
-/// replay (over a scratch copy that is no git worktree) is served the recorded one.
-fn clean_worktree(o: &Orchestrator) -> Result<()> {
+/// The uncommitted-changes guard: no file the plan touches may hold changes lanser did not
+/// make ([`owned`]). Read through the run's inputs: a trace records its verdict, so a replay
+/// (over a scratch copy that is no git worktree) is served the recorded one.
+fn own_changes_only(o: &Orchestrator, plan: &Plan) -> Result<()> {
     let root = o.ws().root.clone();
     let mut refused = None;
     let verdict = o.opts().inputs.read_to_string("git:clean", ".", || {
-        safety::require_clean_worktree(&root)
+        owned::require_own(&root, plan)
             .map(|()| Vec::new())
             .map_err(|e| {
+                let e = LanserError::keeping_chain(ErrorCode::FsPermissions, e);
                 let said = std::io::Error::other(e.message.clone());
                 refused = Some(e);
                 said
@@ -144,7 +148,7 @@ pub async fn speculate(
     complete: bool,
     resolution: Option<&Resolution>,
 ) -> Result<(Measured, Option<Vec<crate::bundle::facts::FileDelta>>)> {
-    let safe = check_safety(o, m, complete, resolution).is_ok();
+    let safe = check_safety(o, m, plan, complete, resolution).is_ok();
     let mut measured = Measured {
         d_prev: None,
         d_now: None,
@@ -182,7 +186,7 @@ pub fn maybe_apply(
     if !m.apply {
         return Ok(false);
     }
-    check_safety(o, m, complete, resolution)?;
+    check_safety(o, m, plan, complete, resolution)?;
     let mode = if m.git_mode { Mode::Git } else { Mode::Direct };
     apply::apply(&o.ws().root, plan, mode)?;
     // The index follows lanser's own writes (a process without a watcher sees them too).

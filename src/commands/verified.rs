@@ -3,7 +3,7 @@
 //! `--allow`/`--deny` filters), are measured speculatively as `check --patch` measures a
 //! patch (diagnostics delta and the step's reward, before anything is written), are refused
 //! under `--require-clean` when they add an error, and are written through the envelope
-//! (readiness, ambiguity, dirty tree, lock, journaled transaction) only with `--apply`.
+//! (readiness, ambiguity, uncommitted changes, lock, journaled transaction) only with `--apply`.
 
 use super::mutate::{self, MutationArgs};
 use crate::bundle::facts::{Diagnostic, FileDelta, Severity};
@@ -93,7 +93,7 @@ pub async fn write(
         speculate::count(&found.spec.before),
         speculate::count(&found.spec.after),
     );
-    let safe = mutate::check_safety(o, m, found.complete, resolution).is_ok();
+    let safe = mutate::check_safety(o, m, &plan, found.complete, resolution).is_ok();
     let measured = Measured {
         d_prev: Some(before),
         d_now: Some(after),

@@ -465,6 +465,8 @@ pub fn apply(root: &Path, plan: &Plan, mode: Mode) -> Result<Applied> {
     let _lock = WorkspaceLock::acquire(root)?;
     recover_locked(root)?;
     verify(plan)?;
+    // Which touched files held someone else's changes, for the record of lanser's own.
+    let before = super::owned::Before::read(root, plan);
     for c in &plan.changes {
         if let FileChange::Rename { from, to, .. } = c {
             safety::check_case_only_rename(from, to)?;
@@ -490,6 +492,9 @@ pub fn apply(root: &Path, plan: &Plan, mode: Mode) -> Result<Applied> {
     {
         Ok(()) => {
             finish(&journal.dir, &journal.intent.entries);
+            if let Some(b) = before {
+                b.record(root, plan);
+            }
             Ok(Applied {
                 paths: plan.touched(),
             })

@@ -10,6 +10,7 @@ pub mod apply;
 mod disk;
 pub mod import_map;
 mod indent;
+pub mod owned;
 pub mod patch;
 pub mod rename_file;
 pub mod shape;

@@ -54,7 +54,7 @@ pub struct Write {
     /// Write the change (transactionally, inside the safety envelope). Default false: a preview.
     #[serde(default)]
     pub apply: bool,
-    /// Apply even when the git worktree has uncommitted changes.
+    /// Apply even when a file it touches holds uncommitted changes lanser did not make.
     #[serde(default)]
     pub allow_dirty: bool,
 }
@@ -127,7 +127,7 @@ args!(CodeActions {
     apply: Option<Value>,
     /// With `apply`: preview that action instead of writing it.
     #[serde(default)] dry_run: bool,
-    /// Apply even when the git worktree has uncommitted changes.
+    /// Apply even when a file it touches holds uncommitted changes lanser did not make.
     #[serde(default)] allow_dirty: bool,
 });
 args!(CheckPatch {

@@ -15,7 +15,7 @@ const SHAPES: &str = "shapes.py";
 
 /// A file named by its content where the MCP tools and the SDK put a text they are given
 /// (so every route names the same path in its request).
-fn text_file(text: &str) -> String {
+pub fn text_file(text: &str) -> String {
     let dir = std::env::temp_dir().join("lanser-patches");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!(
@@ -31,7 +31,7 @@ fn leading(line: &str) -> &str {
     &line[..line.len() - line.trim_start().len()]
 }
 
-fn edit_line(sel: &str, mode: &str, text: Option<&str>, apply: bool) -> String {
+pub fn edit_line(sel: &str, mode: &str, text: Option<&str>, apply: bool) -> String {
     let mut args = json!({ "apply": apply });
     args[mode] = json!(true);
     if let Some(t) = text {
@@ -40,7 +40,7 @@ fn edit_line(sel: &str, mode: &str, text: Option<&str>, apply: bool) -> String {
     json!({"cmd": "edit", "selector": sel, "args": args}).to_string()
 }
 
-fn patch_line(patch: &str, apply: bool) -> String {
+pub fn patch_line(patch: &str, apply: bool) -> String {
     json!({"cmd": "apply", "args": {"patch": text_file(patch), "apply": apply}}).to_string()
 }
 
@@ -269,7 +269,7 @@ fn a_stale_hunk_refuses_the_whole_patch_and_a_fresh_one_applies() {
 }
 
 /// One MCP session over stdio: each call's `structuredContent`.
-fn mcp_calls(ws: &Path, calls: &[(&str, Value)]) -> Vec<Value> {
+pub fn mcp_calls(ws: &Path, calls: &[(&str, Value)]) -> Vec<Value> {
     let mut cmd = lanser();
     cmd.args(["mcp", "--workspace"]).arg(ws);
     mcp_session(cmd, calls)

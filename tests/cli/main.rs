@@ -29,6 +29,7 @@ mod mutations;
 mod node;
 mod outline_langs;
 mod outlines;
+mod own_edits;
 mod readiness;
 mod readops;
 mod relocation;

@@ -175,12 +175,23 @@ fn refused_applies_leave_every_byte_alone() {
         run(&[&rename_args(&w, &sel, "full_name")[..], &["--apply"], extra].concat())
     };
 
+    // A person's uncommitted change in a file the rename touches (an untracked file it does
+    // not touch, beside it, refuses nothing: docs/safety.md#uncommitted-changes).
     std::fs::write(ws.join("notes.txt"), "untracked\n").unwrap();
+    let models_text = read(&ws, "models.py");
+    std::fs::write(ws.join("models.py"), format!("{models_text}# mine\n")).unwrap();
     let before = snapshot(&ws);
     let o = apply(&[]);
     assert_eq!(o.status.code(), Some(71), "{}", stderr(&o));
-    assert!(stderr(&o).contains("uncommitted changes"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "refusing to write models.py: it holds uncommitted changes lanser did not make"
+        ),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(snapshot(&ws), before);
+    std::fs::write(ws.join("models.py"), models_text).unwrap();
     std::fs::remove_file(ws.join("notes.txt")).unwrap();
     let before = snapshot(&ws);
 

@@ -225,8 +225,11 @@ def test_previews_write_nothing_and_apply_is_transactional_and_guarded(make_ws):
     r, m = ws.run(preview)
     assert r.structured_content["edits"]["diff"] and m.structured_content["edits"]["diff"]
     assert ws.files() == before
-    # A dirty tree refuses the write, and nothing changes.
+    # A person's uncommitted change in a file the rename touches refuses the write, and nothing
+    # changes (an untracked file it does not touch refuses nothing).
     (ws.root / "notes.txt").write_text("uncommitted\n")
+    units = (ws.root / UNITS).read_bytes()
+    (ws.root / UNITS).write_bytes(units + b"# mine\n")
     before = ws.files()
 
     async def apply():
@@ -240,7 +243,8 @@ def test_previews_write_nothing_and_apply_is_transactional_and_guarded(make_ws):
     # Refused exactly as the CLI refuses it.
     assert refused.structured_content == ws.bundle("rename", sel, "to_unit", "--apply")
     assert ws.files() == before
-    os.remove(ws.root / "notes.txt")
+    (ws.root / UNITS).write_bytes(units)
+    before = ws.files()
     done = ws.run(apply)
     assert done.is_error is False, done.content
     assert done.structured_content["facts"]["applied"] is True
