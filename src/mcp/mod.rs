@@ -16,6 +16,7 @@ mod args;
 mod batch;
 mod generic;
 mod http;
+pub mod install;
 mod output;
 mod tools;
 
