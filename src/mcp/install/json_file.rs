@@ -91,13 +91,8 @@ pub fn upsert(
         }
         None => ours(&unit, layout),
     };
-    let spliced = format!(
-        "{}{value}{}",
-        &text[..old.value_start],
-        &text[old.value_end..]
-    );
     Ok(Edited {
-        text: spliced,
+        text: splice(text, old.value_start..old.value_end, &value),
         change,
     })
 }
@@ -193,12 +188,22 @@ fn insert(
             if text[open + 1..close].trim().is_empty() {
                 let outer = line_indent(text, open);
                 let piece = format!("{{\n{indent}{key}: {value}\n{outer}}}");
-                return format!("{}{piece}{}", &text[..open], &text[close + 1..]);
+                return splice(text, open..close + 1, &piece);
             }
             (open + 1, format!("\n{indent}{key}: {value}"))
         }
     };
-    format!("{}{piece}{}", &text[..pos], &text[pos..])
+    splice(text, pos..pos, &piece)
+}
+
+/// `text` with `range` replaced by `piece`, whose line ends are made the file's (CRLF when
+/// the file has one).
+fn splice(text: &str, range: std::ops::Range<usize>, piece: &str) -> String {
+    let piece = match text.contains("\r\n") {
+        true => piece.replace("\r\n", "\n").replace('\n', "\r\n"),
+        false => piece.to_string(),
+    };
+    format!("{}{piece}{}", &text[..range.start], &text[range.end..])
 }
 
 /// The members of the object whose `{` is at `open` in valid JSON `s`, and where its `}` is.
@@ -404,6 +409,16 @@ mod tests {
             "{\n  // mine\n  \"servers\": {\n    \"x\": {\"url\": \"u\"},\n    \"lanser\": {\n      \"command\": \"/bin/lanser\",\n      \"args\": [\"mcp\"]\n    }, /* c */\n  },\n}\n"
         );
         assert!(upsert(text, false, "servers", &entry()).is_err());
+    }
+
+    #[test]
+    fn a_crlf_file_gets_crlf_lines() {
+        let text = "{\r\n  \"servers\": {}\r\n}\r\n";
+        let out = upsert(text, false, "servers", &entry()).unwrap();
+        assert_eq!(
+            out.text,
+            "{\r\n  \"servers\": {\r\n    \"lanser\": {\r\n      \"command\": \"/bin/lanser\",\r\n      \"args\": [\"mcp\"]\r\n    }\r\n  }\r\n}\r\n"
+        );
     }
 
     #[test]
