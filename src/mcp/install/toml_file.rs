@@ -146,6 +146,16 @@ mod tests {
         );
         assert!(matches!(out.change, Change::Replaced { .. }));
         assert!(upsert("mcp_servers = 3\n", &entry()).is_err());
+        let inline = "mcp_servers = { other = { command = \"x\" } }\n";
+        let out = upsert(inline, &entry()).unwrap();
+        assert_eq!(
+            out.text,
+            "mcp_servers = { other = { command = \"x\" } , lanser = { command = \"/bin/lanser\", args = [\"mcp\", \"--workspace\", \"/w\"] } }\n"
+        );
+        assert!(matches!(
+            upsert(&out.text, &entry()).unwrap().change,
+            Change::Same
+        ));
         assert!(upsert("[mcp_servers\n", &entry()).is_err());
     }
 }
