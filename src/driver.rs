@@ -50,6 +50,9 @@ async fn run_cli(cli: cli::Cli) -> Result<ExitStatus, LanserError> {
         }
         cli::Command::Trace { .. } => return replay::subcommand::main(cli).await,
         cli::Command::Mcp(args) => {
+            if let Some(cli::McpCmd::Install(install)) = &args.action {
+                return output::emit(&mcp::install::run(&cli.global, install)?);
+            }
             mcp::serve(&cli.global, args).await?;
             return Ok(ExitStatus::Success);
         }

@@ -10,7 +10,10 @@ use crate::text::Encoding;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
-pub use sub::{Action, Filter, McpArgs, SchemaCmd, SchemaKind, TraceCmd};
+pub use sub::{
+    Action, Filter, InstallArgs, McpArgs, McpClient, McpCmd, McpScope, SchemaCmd, SchemaKind,
+    TraceCmd,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -190,6 +193,7 @@ pub enum Command {
     /// Claude Code, Codex, Cursor, OpenHands, ...); answers go through the workspace's warm
     /// daemon
     #[command(
+        args_conflicts_with_subcommands = true,
         long_about = "Serve every lanser action as an MCP tool on stdin/stdout, for agents \
                       (Claude Code, Codex, Cursor, OpenHands, ...). Each result carries the \
                       Analysis Bundle that `lanser <cmd> --json` prints as structuredContent and \
@@ -199,7 +203,10 @@ pub enum Command {
                       streamable HTTP at http://ADDR/mcp instead, to any number of clients \
                       (each its own MCP session, all answered by the same daemon), until \
                       interrupted. A non-loopback ADDR needs --token (or LANSER_MCP_TOKEN); then \
-                      every request must carry `Authorization: Bearer TOKEN`.\n\nExamples:\n  \
+                      every request must carry `Authorization: Bearer TOKEN`.\n\n`lanser mcp install \
+                      --client CLIENT` writes the entry that runs it into a client's own \
+                      configuration (`lanser mcp install --help`).\n\nExamples:\n  \
+                      lanser mcp install --client claude-code --workspace /path/to/project\n  \
                       claude mcp add lanser -- lanser mcp --workspace /path/to/project\n  \
                       lanser mcp --workspace /path/to/project --http :8765\n  \
                       claude mcp add --transport http lanser http://127.0.0.1:8765/mcp"

@@ -1,6 +1,6 @@
 //! The clap types of the subcommands that have subcommands of their own (`trace`, `daemon`,
-//! `schema`) and of `mcp`'s options: argument shapes only; what they do lives with their
-//! modules.
+//! `schema`, `mcp install`) and of `mcp`'s options: argument shapes only; what they do lives
+//! with their modules.
 
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -139,6 +139,81 @@ pub struct McpArgs {
     /// LANSER_MCP_TOKEN, which keeps it out of the process list)
     #[arg(long, value_name = "TOKEN", requires = "http")]
     pub token: Option<String>,
+    /// `install`; none: serve MCP (on stdio, or over HTTP with --http)
+    #[command(subcommand)]
+    pub action: Option<McpCmd>,
+}
+
+/// `lanser mcp …`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum McpCmd {
+    /// Write lanser's entry into an MCP client's own configuration file (or print it with
+    /// --dry-run), keeping everything else the file holds
+    #[command(
+        long_about = "Write lanser's entry into an MCP client's own configuration \
+                      file, or with --dry-run print what would change. The entry runs this \
+                      lanser binary (its absolute path) as `mcp --workspace DIR`, or with \
+                      --http points the client at http://ADDR/mcp (start that server yourself \
+                      with `lanser mcp --workspace DIR --http ADDR`). Running it again changes \
+                      nothing; a different lanser entry is replaced; every other entry, key \
+                      and comment of the file is kept as it was.\n\nFiles (project scope is \
+                      under the workspace):\n  \
+                      claude-code     project: .mcp.json; user: ~/.claude.json\n  \
+                      cursor          project: .cursor/mcp.json; user: ~/.cursor/mcp.json\n  \
+                      vscode          project: .vscode/mcp.json; user: Code/User/mcp.json in \
+                      the OS's config directory\n  \
+                      codex           user: $CODEX_HOME/config.toml (~/.codex); project: \
+                      .codex/config.toml\n  \
+                      claude-desktop  user: Claude/claude_desktop_config.json in the OS's \
+                      config directory (stdio only)\n\nExamples:\n  \
+                      lanser mcp install --client claude-code --workspace /path/to/project\n  \
+                      lanser mcp install --client codex --dry-run\n  \
+                      lanser mcp install --client vscode --http :8765"
+    )]
+    Install(InstallArgs),
+}
+
+/// `lanser mcp install`'s options (`--workspace` is the global flag).
+#[derive(Debug, Clone, Args)]
+pub struct InstallArgs {
+    /// The client whose configuration to write
+    #[arg(long, value_enum, value_name = "CLIENT")]
+    pub client: McpClient,
+    /// Which of the client's files: `project` (in the workspace) or `user` (in your home);
+    /// default project, except for codex and claude-desktop (user)
+    #[arg(long, value_enum, value_name = "SCOPE")]
+    pub scope: Option<McpScope>,
+    /// Point the client at `lanser mcp --http ADDR` (http://ADDR/mcp; `:PORT` is
+    /// 127.0.0.1:PORT) instead of having it start lanser over stdio
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// Print what would change (a diff of the file) and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// The MCP clients `lanser mcp install` configures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum McpClient {
+    /// Claude Code (.mcp.json, or ~/.claude.json)
+    ClaudeCode,
+    /// Cursor (.cursor/mcp.json, or ~/.cursor/mcp.json)
+    Cursor,
+    /// VS Code (.vscode/mcp.json, or the user profile's mcp.json)
+    Vscode,
+    /// Codex (~/.codex/config.toml, or .codex/config.toml)
+    Codex,
+    /// Claude Desktop (claude_desktop_config.json)
+    ClaudeDesktop,
+}
+
+/// Where a client's configuration lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum McpScope {
+    /// The workspace's own file (shared with whoever checks it out)
+    Project,
+    /// The file in your home (or the OS's config directory)
+    User,
 }
 
 /// One of the four contracts.

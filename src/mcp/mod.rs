@@ -17,6 +17,7 @@ mod batch;
 mod complete;
 mod generic;
 mod http;
+pub mod install;
 mod logging;
 mod output;
 mod prompts;

@@ -23,6 +23,7 @@ mod language_stable;
 mod language_web;
 mod languages;
 mod mcp;
+mod mcp_install;
 mod mutations;
 // Shell-script stand-ins, bin/ layouts and `:`-joined PATHs: Unix only.
 #[cfg(unix)]
