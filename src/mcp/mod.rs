@@ -197,8 +197,8 @@ async fn progress(cx: &RequestContext<RoleServer>, ws: &Workspace, log: &logging
             ),
             (false, true) => format!("starting the lanser daemon for this workspace ({secs} s)"),
             (true, true) => format!(
-                "Pyright is loading the project ({} Python files; {secs} s)",
-                ws.python_files().len()
+                "the language server is loading the project ({} source files; {secs} s)",
+                ws.index().sources().len()
             ),
         };
         if last.replace((live, installed)) != Some((live, installed)) {
@@ -234,8 +234,9 @@ impl ServerHandler for Server {
         ServerConfig::new(capabilities)
             .with_server_info(info)
             .with_instructions(
-                "Facts from a pinned Pyright about this workspace: definitions, references, \
-                 types, diagnostics, renames. Every answer is an Analysis Bundle (JSON, in \
+                "Facts from pinned language servers about this workspace (Pyright for \
+                 Python; each other language's own server): definitions, references, types, \
+                 diagnostics, renames. Every answer is an Analysis Bundle (JSON, in \
                  structuredContent) computed on the files as they are on disk now; positions \
                  are lanser selectors (see each tool). Writes happen only with apply: true.",
             )

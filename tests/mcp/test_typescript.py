@@ -42,15 +42,16 @@ def clients() -> Path:
     done = target / ".complete"
     if not done.exists():
         base.mkdir(parents=True, exist_ok=True)
-        with open(base / "mcp-clients.lock", "a+b") as f:
-            import fcntl
-            fcntl.flock(f, fcntl.LOCK_EX)
+        sys.path.insert(0, str(REPO / "tests"))
+        from python_env import FileLock  # the test environment's own lock, Unix and Windows
+
+        with FileLock(base / "mcp-clients.lock"):
             if not done.exists():
                 shutil.rmtree(target, ignore_errors=True)
                 target.mkdir(parents=True)
                 for name in ("package.json", "package-lock.json"):
                     shutil.copy(TS / name, target / name)
-                npm = shutil.which("npm")
+                npm = shutil.which("npm") or shutil.which("npm.cmd")
                 assert npm, "npm is needed to install the pinned MCP clients"
                 subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=target,
                                check=True, capture_output=True, timeout=600)
