@@ -78,6 +78,11 @@ def check_report(ws, r: dict):
     calls = r["calls"]
     for name, c in calls.items():
         assert c["isError"] is False, (name, c["text"])
+    # The first call starts the workspace's daemon and Pyright (seconds, on any machine): the
+    # SDK's onprogress hears what it waits for.
+    progress = calls["definition"]["progress"]
+    assert progress and all("message" in p for p in progress), progress
+    assert any("daemon" in p["message"] or "loading" in p["message"] for p in progress), progress
     # Definitions, computed from the fixture: `add_item` is defined in inventory/store.py.
     store = (ws.root / "inventory" / "store.py").read_text().split("\n")
     line = next(i for i, l in enumerate(store) if "def add_item" in l)
