@@ -25,6 +25,7 @@ pub const ROUTE_ORDER: &[&str] = &[
     "fortls",
     "vue-typescript-plugin",
     "jdtls",
+    "vim-language-server",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

@@ -84,3 +84,49 @@ fn java_through_jdtls_on_a_plain_source_tree() {
         "{preview}"
     );
 }
+
+/// Vim script through vim-language-server: definitions, references (the calls), symbols,
+/// diagnostics (vimlparser's) and a rename preview, in one batch.
+#[test]
+fn vim_script_through_vim_language_server() {
+    let ws = fixture("vim");
+    let w = ws.as_path();
+    let (util, bad) = ("util.vim", "bad.vim");
+    let decl = sel(w, util, "function! Twice(", "Twice");
+    let lines = vec![
+        at("def", &sel(w, util, "let g:answer = Twice(", "Twice")),
+        at("refs", &decl),
+        with("diag", serde_json::json!({"targets": [bad]})),
+        with("symbols", serde_json::json!({"file": util})),
+        rename(&decl, "Thrice"),
+    ];
+    let b = session(w, &lines);
+    assert!(b.iter().all(|x| server(x) == "vim-language-server"));
+    let declared = line_with(w, util, "function! Twice(") - 1;
+    let col = ident_range(w, util, declared + 1, "Twice")[1];
+    assert_eq!(
+        starts(&facts(&b[0], "vim def")["definitions"]),
+        [(util.to_string(), declared, col)]
+    );
+    // Both calls on the `g:answer` line, found by their text.
+    let answer = line_with(w, util, "let g:answer = Twice(");
+    let text = read(w, util);
+    let l = text.split('\n').nth(answer as usize - 1).unwrap();
+    let calls: Vec<_> = l
+        .match_indices("Twice(")
+        .map(|(i, _)| (util.to_string(), answer - 1, i as u32))
+        .collect();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(starts(&facts(&b[1], "vim refs")["references"]), calls);
+    // The parameter list never closed: one error on the `function!` line.
+    let open = line_with(w, bad, "function! Bad(") as u64 - 1;
+    assert_eq!(diag_lines(&b[2]), [(open, "error".to_string())]);
+    let names = facts(&b[3], "vim symbols").to_string();
+    for n in ["\"Greet\"", "\"Twice\""] {
+        assert!(names.contains(n), "{n} in {names}");
+    }
+    // The declaration and the two calls.
+    let preview = facts(&b[4], "vim rename");
+    assert_eq!(preview["editCount"], 3, "{preview}");
+    assert_eq!(preview["files"], serde_json::json!([util]), "{preview}");
+}
