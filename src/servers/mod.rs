@@ -5,6 +5,7 @@
 //! [`setup_all`] and [`state`].
 
 pub mod catalog;
+pub mod catalog_asked;
 pub mod defs;
 pub mod install;
 pub mod node;

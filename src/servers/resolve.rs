@@ -168,9 +168,40 @@ fn with_args(mut program: Vec<String>, def: &ServerDef) -> Vec<String> {
     program
 }
 
+/// An argument [`STATE_ARG`] of a server's command names this directory: the server's own
+/// for the workspace at `root`, under `$LANSER_HOME/state/<server>/` (jdtls keeps its Eclipse
+/// workspace there, `-data`; one per project, as two servers cannot share one).
+pub fn state_dir(def: &ServerDef, root: &Path) -> PathBuf {
+    let key = crate::digest::sha256_hex(root.to_string_lossy().as_bytes());
+    crate::home::lanser_home()
+        .join("state")
+        .join(&def.name)
+        .join(&key[..16])
+}
+
+/// The argument that [`state_dir`] replaces.
+pub const STATE_ARG: &str = "{state}";
+
 /// Resolve `def` for the workspace at `root`; `--server-cmd` (or `LANSER_SERVER_CMD`) wins.
-/// With `install`, a missing install (and a missing Node) is made.
+/// With `install`, a missing install (and a missing Node) is made. An argument
+/// [`STATE_ARG`] becomes the server's [`state_dir`] for `root`.
 pub fn resolve(
+    root: &Path,
+    server_cmd: Option<&str>,
+    def: &ServerDef,
+    install: bool,
+) -> Result<ServerSpec> {
+    let mut spec = resolve_command(root, server_cmd, def, install)?;
+    if spec.command.iter().any(|a| a == STATE_ARG) {
+        let dir = state_dir(def, root).to_string_lossy().into_owned();
+        for a in spec.command.iter_mut().filter(|a| *a == STATE_ARG) {
+            a.clone_from(&dir);
+        }
+    }
+    Ok(spec)
+}
+
+fn resolve_command(
     root: &Path,
     server_cmd: Option<&str>,
     def: &ServerDef,

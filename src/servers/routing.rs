@@ -24,6 +24,8 @@ pub const ROUTE_ORDER: &[&str] = &[
     "cmake-language-server",
     "fortls",
     "vue-typescript-plugin",
+    "jdtls",
+    "vim-language-server",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

@@ -18,6 +18,7 @@ mod impact;
 mod importers;
 mod language_apply;
 mod language_check;
+mod language_jvm;
 mod language_more;
 mod language_stable;
 mod language_web;

