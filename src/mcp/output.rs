@@ -91,11 +91,7 @@ fn with_null(mut schema: Value) -> Value {
             let t = t.clone();
             schema["type"] = json!([t, "null"]);
         }
-        Some(Value::Array(ts)) => {
-            if !ts.contains(&json!("null")) {
-                ts.push(json!("null"));
-            }
-        }
+        Some(Value::Array(ts)) if !ts.contains(&json!("null")) => ts.push(json!("null")),
         _ => {}
     }
     schema

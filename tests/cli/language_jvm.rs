@@ -48,7 +48,7 @@ fn java_through_jdtls_on_a_plain_source_tree() {
     let declared = at_decl(shapes, "public static int area(");
     assert_eq!(
         starts(&facts(&b[0], "java def")["definitions"]),
-        [declared.clone()]
+        std::slice::from_ref(&declared)
     );
     let mut want = vec![
         declared,
