@@ -273,21 +273,39 @@ impl Walk<'_> {
         self.shape.push_str(n.kind());
         // Every function under a class (outside a body) is read as a method.
         let in_class = in_class || n.kind() == "class_definition";
+        let name = match n.kind() {
+            "class_definition" => n.child_by_field_name("name"),
+            _ => None,
+        };
         let mut cursor = n.walk();
         for c in n.children(&mut cursor) {
-            self.node(c, in_class);
+            if Some(c) == name {
+                self.bound_name(c);
+            } else {
+                self.node(c, in_class);
+            }
         }
         self.shape.push(')');
+    }
+
+    /// The name a `def` or `class` binds: in the shape, but no use of a name.
+    fn bound_name(&mut self, n: Node) {
+        self.shape.push(' ');
+        self.shape
+            .push_str(n.utf8_text(self.src).unwrap_or_default());
     }
 
     /// A function: its signature into the shape, its body apart.
     fn function(&mut self, n: Node, method: bool) {
         self.shape.push_str("(function_definition");
         let body = n.child_by_field_name("body");
+        let name = n.child_by_field_name("name");
         let mut cursor = n.walk();
         for c in n.children(&mut cursor) {
             if Some(c) == body {
                 self.shape.push_str(" ⋯");
+            } else if Some(c) == name {
+                self.bound_name(c);
             } else {
                 self.node(c, false);
             }

@@ -4,6 +4,7 @@
 mod batch;
 mod batch_pool;
 mod changes;
+mod check_scope;
 mod contract;
 mod daemon;
 mod daemon_batch;
