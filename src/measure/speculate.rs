@@ -1,9 +1,9 @@
 //! Speculative diagnostics (docs/reward.md#d-what-is-counted): what the server would report
 //! if a change were made,
 //! measured on its in-memory documents only — didChange to the new text, pull diagnostics for
-//! the touched files and the workspace files that import them ([`crate::python::importers`]) —
-//! those the change can alter, as [`super::scope`] tells — didChange back. Nothing is written
-//! to disk.
+//! the touched files and the workspace files that import them ([`crate::python::importers`];
+//! after the change only those it can alter, as [`super::scope`] tells), didChange back.
+//! Nothing is written to disk.
 
 use super::scope::Scope;
 use crate::bundle::facts::{Checked, Diagnostic, FileDelta, Severity};
@@ -124,7 +124,8 @@ pub fn merge(mut a: Speculation, b: Speculation) -> Speculation {
 }
 
 /// Apply `changes` (a document and its new text) to the server's in-memory documents, collect
-/// diagnostics for them and their importers (those `scope` takes), and restore the originals.
+/// diagnostics for them and their importers (after the change, those `scope` re-checks), and
+/// restore the originals.
 pub async fn speculate(
     o: &mut Orchestrator,
     changes: &[(Document, String)],
@@ -132,8 +133,15 @@ pub async fn speculate(
 ) -> Result<Speculation> {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
     let checked = super::scope::files(o.ws(), changes, scope);
+    // Every importer is pulled before (the restored view's pulls are memoized, so a warm
+    // session pays for them once); after, only those the change can alter, the others'
+    // diagnostics being the same.
     let mut files: Vec<String> = touched.clone();
     files.extend(checked.importers.iter().cloned());
+    let mut rechecked = files.clone();
+    rechecked.sort();
+    rechecked.dedup();
+    files.extend(checked.skipped.iter().map(|s| s.path.clone()));
     files.sort();
     files.dedup();
     {
@@ -156,13 +164,19 @@ pub async fn speculate(
         }
     };
     swap(o, true);
-    let after = pull(o, &files).await;
+    let after = pull(o, &rechecked).await;
     swap(o, false);
+    let mut after = after?;
+    for s in &checked.skipped {
+        if let Some(same) = before.get(&s.path) {
+            after.insert(s.path.clone(), same.clone());
+        }
+    }
     Ok(Speculation {
         touched,
         files,
         before,
-        after: after?,
+        after,
         checked,
     })
 }

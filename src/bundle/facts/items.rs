@@ -140,8 +140,9 @@ pub struct FileDelta {
     pub unchanged: u64,
 }
 
-/// What a speculative check pulled (docs/editing.md#what-is-re-checked): the changed files,
-/// the importers it re-checked, and the importers the change cannot alter, each with why.
+/// What a speculative check re-checked (docs/editing.md#what-is-re-checked): the changed
+/// files, the importers it re-checked, and the importers the change cannot alter, each with
+/// why (their diagnostics after are the ones before).
 #[derive(JsonSchema, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
 pub struct Checked {
     /// The files the change edits.
