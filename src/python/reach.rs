@@ -219,6 +219,21 @@ mod tests {
     }
 
     #[test]
+    fn names_bound_out_of_sight_count() {
+        // `:=` binds at module level, in a comprehension too.
+        let a = "x = (y := 1)\nz = [w := i for i in range(3)]\n";
+        let b = "x = (y := '')\nz = [w := str(i) for i in range(3)]\n";
+        assert_eq!(reach(a, b), names(&["w", "x", "y", "z"]));
+        // A function defined in an `if` follows what its unannotated body calls.
+        let c = "import sys\ndef base():\n    return 1\nif sys:\n    def helper():\n        return base()\n";
+        let d = c.replace("return 1", "return ''");
+        match reach(c, &d) {
+            Reach::Names(n) => assert!(n.contains("helper"), "{n:?}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn indentation_counts() {
         let a = "import sys\nif sys:\n    a = 1\nb = 2\n";
         let b = "import sys\nif sys:\n    a = 1\n    b = 2\n";

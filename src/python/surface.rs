@@ -111,12 +111,17 @@ fn statement(n: Node, src: &[u8]) -> Statement {
         src,
         shape: String::new(),
         uses: BTreeSet::new(),
+        defined: BTreeSet::new(),
         bodies: Vec::new(),
     };
     walk.node(n, false);
     let binds = match kind {
-        Kind::Other => walk.uses.clone(),
-        _ => binds(n, src),
+        Kind::Other => walk.uses.union(&walk.defined).cloned().collect(),
+        _ => {
+            let mut b = binds(n, src);
+            walrus_targets(n, src, &mut b);
+            b
+        }
     };
     let mut uses = walk.uses;
     for b in &walk.bodies {
@@ -212,6 +217,26 @@ fn binds(n: Node, src: &[u8]) -> BTreeSet<String> {
     out
 }
 
+/// The names `:=` binds in the statement's scope (in a comprehension too; not in a function
+/// body or a lambda).
+fn walrus_targets(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
+    if n.kind() == "named_expression" {
+        if let Some(name) = n.child_by_field_name("name") {
+            out.insert(text(name, src));
+        }
+    }
+    let body = match n.kind() {
+        "function_definition" | "lambda" => n.child_by_field_name("body"),
+        _ => None,
+    };
+    let mut cursor = n.walk();
+    for c in n.named_children(&mut cursor) {
+        if Some(c) != body {
+            walrus_targets(c, src, out);
+        }
+    }
+}
+
 /// The names on the left of an assignment (through chained `a = b = …`).
 fn targets(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
     if !matches!(n.kind(), "assignment" | "augmented_assignment") {
@@ -253,6 +278,8 @@ struct Walk<'a> {
     src: &'a [u8],
     shape: String,
     uses: BTreeSet<String>,
+    /// The names `def` and `class` bind.
+    defined: BTreeSet<String>,
     bodies: Vec<Found>,
 }
 
@@ -290,9 +317,10 @@ impl Walk<'_> {
 
     /// The name a `def` or `class` binds: in the shape, but no use of a name.
     fn bound_name(&mut self, n: Node) {
+        let name = n.utf8_text(self.src).unwrap_or_default();
         self.shape.push(' ');
-        self.shape
-            .push_str(n.utf8_text(self.src).unwrap_or_default());
+        self.shape.push_str(name);
+        self.defined.insert(name.to_string());
     }
 
     /// A function: its signature into the shape, its body apart.
