@@ -103,3 +103,44 @@ fn listed(names: &BTreeSet<String>) -> String {
         more => format!("{}, and {more} more", shown.join(", ")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn imported(text: &str, star: bool) -> Imported {
+        Imported {
+            modules: vec!["pkg/m.py".into()],
+            star,
+            text: text.into(),
+        }
+    }
+
+    fn reaches(r: Reach) -> BTreeMap<&'static str, Reach> {
+        BTreeMap::from([("pkg/m.py", r)])
+    }
+
+    #[test]
+    fn an_importer_is_skipped_only_when_no_changed_name_reaches_it() {
+        let names = |n: &[&str]| Reach::Names(n.iter().map(|s| s.to_string()).collect());
+        let uses_f = imported("from pkg.m import f\nf()\n", false);
+        assert!(skip_reason(&uses_f, &reaches(Reach::Nothing))
+            .unwrap()
+            .contains("surface is unchanged"));
+        assert!(skip_reason(&uses_f, &reaches(names(&["g"])))
+            .unwrap()
+            .contains("(g)"));
+        assert_eq!(skip_reason(&uses_f, &reaches(names(&["f"]))), None);
+        // A name in a string annotation or a comment counts too.
+        let in_string = imported("from pkg import m\nx: \"m.g\" = m.h()\n", false);
+        assert_eq!(skip_reason(&in_string, &reaches(names(&["g"]))), None);
+        // A star import takes every changed name; an unjudged change re-checks everyone.
+        let star = imported("from pkg.m import *\n", true);
+        assert_eq!(skip_reason(&star, &reaches(names(&["g"]))), None);
+        assert!(skip_reason(&star, &reaches(Reach::Nothing)).is_some());
+        let unknown = reaches(Reach::Unknown("why".into()));
+        assert_eq!(skip_reason(&uses_f, &unknown), None);
+        // A module the rule was not asked about is re-checked.
+        assert_eq!(skip_reason(&uses_f, &BTreeMap::new()), None);
+    }
+}
