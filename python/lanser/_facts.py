@@ -595,6 +595,14 @@ class SignatureInfo(BaseModel):
     parameters: list[ParameterInfo]
 
 
+class Skipped(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    path: str
+    reason: str
+
+
 class SourceFacts(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -982,6 +990,17 @@ class CapabilitiesFacts(BaseModel):
     provenance: Provenance
     server: ServerId | None
     summary: dict[str, bool]
+
+
+class Checked(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    files: list[str] = Field(..., description='The files the change edits.')
+    importers: list[str] = Field(..., description='The importers re-checked.')
+    skipped: list[Skipped] = Field(
+        ..., description='The importers not re-checked, and why.'
+    )
 
 
 class CompleteFacts(BaseModel):
@@ -1465,6 +1484,10 @@ class WriteFacts(BaseModel):
     before: conint(ge=0) = Field(
         ..., description='Error+warning diagnostics before and after the change.'
     )
+    checked: Checked = Field(
+        ...,
+        description='Which importers were re-checked, and which the change cannot alter.',
+    )
     editCount: conint(ge=0)
     files: list[str] = Field(
         ..., description='The files the change edits, workspace-relative.'
@@ -1509,6 +1532,10 @@ class CheckFacts(BaseModel):
     after: conint(ge=0)
     before: conint(ge=0) = Field(
         ..., description='Error+warning diagnostics before and after the patch.'
+    )
+    checked: Checked = Field(
+        ...,
+        description='Which importers were re-checked, and which the patch cannot alter.',
     )
     files: list[FileDelta] = Field(
         ...,
@@ -1556,6 +1583,10 @@ class EditFacts(BaseModel):
     applied: bool = Field(..., description='Whether it was written (`--apply`).')
     before: conint(ge=0) = Field(
         ..., description='Error+warning diagnostics before and after the change.'
+    )
+    checked: Checked = Field(
+        ...,
+        description='Which importers were re-checked, and which the change cannot alter.',
     )
     editCount: conint(ge=0)
     files: list[str] = Field(

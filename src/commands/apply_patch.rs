@@ -46,6 +46,8 @@ pub struct WriteFacts {
     /// Error+warning diagnostics before and after the change.
     pub before: u64,
     pub after: u64,
+    /// Which importers were re-checked, and which the change cannot alter.
+    pub checked: crate::bundle::facts::Checked,
     pub provenance: Provenance,
 }
 
@@ -92,6 +94,7 @@ pub(super) fn write_facts(v: &super::verified::Verified) -> WriteFacts {
         speculative_diagnostics: v.delta.clone(),
         before: v.before,
         after: v.after,
+        checked: v.checked.clone(),
         provenance: Provenance::Lsp,
     }
 }
@@ -118,6 +121,7 @@ pub(super) fn render(facts: &WriteFacts, bundle: &Bundle, page: &mut Page) {
         files: facts.speculative_diagnostics.clone(),
         before: facts.before,
         after: facts.after,
+        checked: facts.checked.clone(),
         provenance: Provenance::Lsp,
     };
     super::render::check(page, &check);

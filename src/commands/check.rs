@@ -9,6 +9,7 @@ use crate::bundle::facts::{CheckFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::edits::patch;
 use crate::error::{LanserError, Result};
+use crate::measure::scope::Scope;
 use crate::measure::speculate;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::reward::Measured;
@@ -95,6 +96,7 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome<Check
             files: speculate::delta(&m.spec),
             before,
             after,
+            checked: m.spec.checked.clone(),
             provenance: Provenance::Lsp,
         },
         resolution: None,
@@ -153,7 +155,7 @@ pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Re
             }
             _ => None,
         };
-        let one = speculate::speculate(target, &part).await?;
+        let one = speculate::speculate(target, &part, Scope::Reach).await?;
         // pr-v2's terms are read on one server's view: the first group's.
         if v2.is_none() && target.opts().reward.is_v2() {
             v2 = Some(crate::measure::structural::measure_v2(target, &one, &part, pending).await?);

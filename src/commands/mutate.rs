@@ -166,7 +166,7 @@ pub async fn speculate(
     let Some(changes) = changes else {
         return Ok((measured, None));
     };
-    let spec = speculate::speculate(o, &changes).await?;
+    let spec = speculate::speculate(o, &changes, crate::measure::scope::Scope::Importers).await?;
     measured.d_prev = Some(speculate::count(&spec.before));
     measured.d_now = Some(speculate::count(&spec.after));
     if o.opts().reward.is_v2() {

@@ -128,6 +128,14 @@ pub(super) fn check(out: &mut String, facts: &CheckFacts) {
             writeln!(out, "  - {}", d.message.lines().next().unwrap_or_default()).ok();
         }
     }
+    let skipped = facts.checked.skipped.len();
+    if skipped > 0 {
+        writeln!(
+            out,
+            "not re-checked: {skipped} importer(s) the change cannot alter"
+        )
+        .ok();
+    }
 }
 
 /// A mutation's diff and what was written: `files` touched by `edits` edits.

@@ -42,6 +42,8 @@ pub struct Verified {
     /// Error and warning diagnostics before and after, over the same files.
     pub before: u64,
     pub after: u64,
+    /// The importers re-checked and skipped.
+    pub checked: crate::bundle::facts::Checked,
     pub measured: Measured,
     pub complete: bool,
     pub applied: bool,
@@ -106,6 +108,7 @@ pub async fn write(
         delta,
         before,
         after,
+        checked: found.spec.checked.clone(),
         measured,
         complete: found.complete,
         applied,

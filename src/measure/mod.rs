@@ -1,5 +1,5 @@
 //! What a change does, measured: the diagnostics it would bring (speculatively, in memory —
-//! [`speculate`]), the errors that were already there at HEAD ([`baseline`]), what it can
+//! [`speculate`], over the files [`scope`] says the change can alter), the errors that were already there at HEAD ([`baseline`]), what it can
 //! reach and which tests cover it ([`impact`]), the structural terms of pr-v2
 //! ([`structural`]) and the test terms of pr-v2 and pr-v3 ([`tests_term`]).
 //!
@@ -9,6 +9,7 @@
 
 pub mod baseline;
 pub mod impact;
+pub mod scope;
 pub mod speculate;
 pub mod structural;
 pub mod tests_term;

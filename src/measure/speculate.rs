@@ -1,10 +1,12 @@
 //! Speculative diagnostics (docs/reward.md#d-what-is-counted): what the server would report
 //! if a change were made,
 //! measured on its in-memory documents only — didChange to the new text, pull diagnostics for
-//! the touched files and the workspace files that import them ([`crate::python::importers`]),
-//! didChange back. Nothing is written to disk.
+//! the touched files and the workspace files that import them ([`crate::python::importers`];
+//! after the change only those it can alter, as [`super::scope`] tells), didChange back.
+//! Nothing is written to disk.
 
-use crate::bundle::facts::{Diagnostic, FileDelta, Severity};
+use super::scope::Scope;
+use crate::bundle::facts::{Checked, Diagnostic, FileDelta, Severity};
 use crate::error::Result;
 use crate::orchestrator::Orchestrator;
 use crate::reward::v2::Tally;
@@ -95,6 +97,8 @@ pub struct Speculation {
     pub files: Vec<String>,
     pub before: DiagMap,
     pub after: DiagMap,
+    /// The importers re-checked and skipped.
+    pub checked: Checked,
 }
 
 /// Two speculations over disjoint files (each on its own server) as one.
@@ -106,18 +110,38 @@ pub fn merge(mut a: Speculation, b: Speculation) -> Speculation {
     a.files.dedup();
     a.before.extend(b.before);
     a.after.extend(b.after);
+    a.checked.files.extend(b.checked.files);
+    a.checked.files.sort();
+    a.checked.importers.extend(b.checked.importers);
+    a.checked.importers.sort();
+    a.checked.importers.dedup();
+    a.checked.skipped.extend(b.checked.skipped);
+    a.checked.skipped.sort_by(|x, y| x.path.cmp(&y.path));
+    a.checked.skipped.dedup_by(|x, y| x.path == y.path);
+    let importers = a.checked.importers.clone();
+    a.checked.skipped.retain(|s| !importers.contains(&s.path));
     a
 }
 
 /// Apply `changes` (a document and its new text) to the server's in-memory documents, collect
-/// diagnostics for them and their importers, and restore the originals.
+/// diagnostics for them and their importers (after the change, those `scope` re-checks), and
+/// restore the originals.
 pub async fn speculate(
     o: &mut Orchestrator,
     changes: &[(Document, String)],
+    scope: Scope,
 ) -> Result<Speculation> {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
+    let checked = super::scope::files(o.ws(), changes, scope);
+    // Every importer is pulled before (the restored view's pulls are memoized, so a warm
+    // session pays for them once); after, only those the change can alter, the others'
+    // diagnostics being the same.
     let mut files: Vec<String> = touched.clone();
-    files.extend(crate::python::importers(o.ws(), &touched));
+    files.extend(checked.importers.iter().cloned());
+    let mut rechecked = files.clone();
+    rechecked.sort();
+    rechecked.dedup();
+    files.extend(checked.skipped.iter().map(|s| s.path.clone()));
     files.sort();
     files.dedup();
     {
@@ -140,13 +164,20 @@ pub async fn speculate(
         }
     };
     swap(o, true);
-    let after = pull(o, &files).await;
+    let after = pull(o, &rechecked).await;
     swap(o, false);
+    let mut after = after?;
+    for s in &checked.skipped {
+        if let Some(same) = before.get(&s.path) {
+            after.insert(s.path.clone(), same.clone());
+        }
+    }
     Ok(Speculation {
         touched,
         files,
         before,
-        after: after?,
+        after,
+        checked,
     })
 }
 

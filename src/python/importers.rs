@@ -14,22 +14,28 @@
 use super::imports::{self, Import};
 use super::modules::{is_python, join, parent, parts, stem, workspace_roots};
 use crate::workspace::Workspace;
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 /// Workspace Python files (other than `files`) whose imports name the module of one of the
 /// workspace-relative `files`, sorted.
 pub fn importers(ws: &Workspace, files: &[String]) -> Vec<String> {
-    let targets: Vec<String> = files
+    importers_of(ws, files).into_keys().collect()
+}
+
+/// Each workspace Python file (other than `files`) whose imports name the module of one of
+/// `files`, with those of `files` it imports (in `files`' order), and its text.
+pub fn importers_of(ws: &Workspace, files: &[String]) -> BTreeMap<String, Imported> {
+    let targets: Vec<(&String, String)> = files
         .iter()
         .filter(|f| is_python(f))
-        .map(|f| stem(f))
-        .filter(|s| !s.is_empty())
+        .map(|f| (f, stem(f)))
+        .filter(|(_, s)| !s.is_empty())
         .collect();
     if targets.is_empty() {
-        return Vec::new();
+        return BTreeMap::new();
     }
     let roots = workspace_roots(ws);
-    let mut out = BTreeSet::new();
+    let mut out = BTreeMap::new();
     for rel in ws.python_files() {
         if files.contains(&rel) {
             continue;
@@ -37,11 +43,41 @@ pub fn importers(ws: &Workspace, files: &[String]) -> Vec<String> {
         let Ok(text) = std::fs::read_to_string(ws.root.join(&rel)) else {
             continue;
         };
-        if imports_any(&rel, &text, &roots, &targets) {
-            out.insert(rel);
+        let bases = absolute_bases(&rel, &roots);
+        let scan = imports::scan(&text);
+        let reach: Vec<String> = scan
+            .imports
+            .iter()
+            .flat_map(|stmt| reached(&rel, stmt, &bases))
+            .collect();
+        let modules: Vec<String> = targets
+            .iter()
+            .filter(|(_, s)| reach.contains(s))
+            .map(|(f, _)| (*f).clone())
+            .collect();
+        if !modules.is_empty() {
+            let star = scan.imports.iter().any(|i| i.star);
+            out.insert(
+                rel,
+                Imported {
+                    modules,
+                    star,
+                    text,
+                },
+            );
         }
     }
-    out.into_iter().collect()
+    out
+}
+
+/// What an importer imports of the changed files.
+pub struct Imported {
+    /// The changed files it imports.
+    pub modules: Vec<String>,
+    /// Whether it has a star import (of any module).
+    pub star: bool,
+    /// Its text.
+    pub text: String,
 }
 
 /// Whether the file `rel` (workspace-relative) with contents `text` imports one of the

@@ -2,11 +2,14 @@
 //! roots ([`modules`]; the roots themselves are read, in Pyright's order, by
 //! [`crate::workspace::pyconfig`] and cached by [`crate::workspace::Workspace::import_roots`]),
 //! the tokenizer-level scan of import statements ([`imports`]), which workspace files import
-//! given modules ([`importers`]), and what a valid identifier is.
+//! given modules ([`importers`]), what a change to a module can alter for them ([`reach`], from
+//! its syntactic [`surface`]), and what a valid identifier is.
 
 pub mod importers;
 pub mod imports;
 pub mod modules;
+pub mod reach;
+pub mod surface;
 
 pub use importers::importers;
 

@@ -5,6 +5,7 @@ mod batch;
 mod batch_pool;
 mod by_content;
 mod changes;
+mod check_scope;
 mod contract;
 mod daemon;
 mod daemon_batch;

@@ -140,6 +140,26 @@ pub struct FileDelta {
     pub unchanged: u64,
 }
 
+/// What a speculative check re-checked (docs/editing.md#what-is-re-checked): the changed
+/// files, the importers it re-checked, and the importers the change cannot alter, each with
+/// why (their diagnostics after are the ones before).
+#[derive(JsonSchema, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
+pub struct Checked {
+    /// The files the change edits.
+    pub files: Vec<String>,
+    /// The importers re-checked.
+    pub importers: Vec<String>,
+    /// The importers not re-checked, and why.
+    pub skipped: Vec<Skipped>,
+}
+
+/// An importer a speculative check did not re-check.
+#[derive(JsonSchema, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
 /// What an occurrence does with the symbol.
 #[derive(JsonSchema, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]

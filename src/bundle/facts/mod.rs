@@ -12,9 +12,9 @@ pub mod items;
 pub mod meta;
 
 pub use items::{
-    Call, CallItem, Diagnostic, FileDelta, FoundSymbol, Highlight, HighlightKind, Hover,
+    Call, CallItem, Checked, Diagnostic, FileDelta, FoundSymbol, Highlight, HighlightKind, Hover,
     MarkupKind, Move, OutlineSymbol, ParameterInfo, Placed, Severity, SignatureHelp, SignatureInfo,
-    Symbol,
+    Skipped, Symbol,
 };
 pub use meta::{ConfigFile, Reloaded, ServerStatus, SessionInfo};
 
@@ -199,6 +199,8 @@ pub struct CheckFacts {
     /// Error+warning diagnostics before and after the patch.
     pub before: u64,
     pub after: u64,
+    /// Which importers were re-checked, and which the patch cannot alter.
+    pub checked: Checked,
     pub provenance: Provenance,
 }
 

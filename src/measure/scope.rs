@@ -1,0 +1,146 @@
+//! Which files a speculative check re-checks (docs/editing.md#what-is-re-checked): the changed
+//! files always; an importer of a changed module only when the change can alter what it sees
+//! (the others are pulled before the change only, their diagnostics after being the same).
+//!
+//! For each changed Python module, [`crate::python::reach`] compares its surface before and
+//! after: nothing reaches an importer (comments, docstrings, bodies whose types cannot leak),
+//! or a set of names, or the rule cannot judge. An importer is re-checked when one of the
+//! changed modules it imports cannot be judged, or changes names it has a star import for, or
+//! changes a name that occurs in its text as a word (anywhere: code, strings, comments — more
+//! than it uses, never less). A stub (`.pyi`), or a module with a stub beside it, is not
+//! judged. `LANSER_CHECK_FULL=1` re-checks every importer, as before the rule.
+
+use crate::bundle::facts::{Checked, Skipped};
+use crate::python::importers::{importers_of, Imported};
+use crate::python::reach::{reach, Reach};
+use crate::python::surface::words;
+use crate::selector::resolve::Document;
+use crate::workspace::Workspace;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Which importers a speculation considers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every importer of a changed module (a rename, a code action: their plans change
+    /// several files at once).
+    Importers,
+    /// The importers the change can alter (`check --patch`, the verified write).
+    Reach,
+}
+
+/// Whether the environment asks for the full re-check (`LANSER_CHECK_FULL=1`).
+pub fn forced_full() -> bool {
+    std::env::var("LANSER_CHECK_FULL").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The files to pull for `changes` (the changed files and the importers to re-check, sorted)
+/// and what was checked and skipped.
+pub fn files(ws: &Workspace, changes: &[(Document, String)], scope: Scope) -> Checked {
+    let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
+    let found = importers_of(ws, &touched);
+    let mut checked = Checked {
+        files: touched.clone(),
+        ..Checked::default()
+    };
+    checked.files.sort();
+    if scope == Scope::Importers || forced_full() {
+        checked.importers = found.into_keys().collect();
+        return checked;
+    }
+    let reaches: BTreeMap<&str, Reach> = changes
+        .iter()
+        .map(|(d, new)| (d.rel.as_str(), module_reach(d, new)))
+        .collect();
+    for (rel, imported) in found {
+        match skip_reason(&imported, &reaches) {
+            Some(reason) => checked.skipped.push(Skipped { path: rel, reason }),
+            None => checked.importers.push(rel),
+        }
+    }
+    checked
+}
+
+/// What changing `doc` to `new` can alter for an importer.
+fn module_reach(doc: &Document, new: &str) -> Reach {
+    if doc.rel.ends_with(".pyi") {
+        return Reach::Unknown("a stub changed".into());
+    }
+    if doc.abs.with_extension("pyi").exists() {
+        return Reach::Unknown("a stub is beside the module".into());
+    }
+    reach(&doc.text, new)
+}
+
+/// Why `imported` needs no re-check, or `None` when it does.
+fn skip_reason(imported: &Imported, reaches: &BTreeMap<&str, Reach>) -> Option<String> {
+    let mut words_of: Option<BTreeSet<String>> = None;
+    let mut why = Vec::new();
+    for m in &imported.modules {
+        match reaches.get(m.as_str())? {
+            Reach::Unknown(_) => return None,
+            Reach::Nothing => why.push(format!("{m}: its surface is unchanged")),
+            Reach::Names(_) if imported.star => return None,
+            Reach::Names(names) => {
+                let words = words_of.get_or_insert_with(|| words(&imported.text).collect());
+                if names.iter().any(|n| words.contains(n)) {
+                    return None;
+                }
+                why.push(format!(
+                    "{m}: names none of the names it changes ({})",
+                    listed(names)
+                ));
+            }
+        }
+    }
+    Some(why.join("; "))
+}
+
+/// Up to five names, and how many more.
+fn listed(names: &BTreeSet<String>) -> String {
+    let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+    match names.len().saturating_sub(5) {
+        0 => shown.join(", "),
+        more => format!("{}, and {more} more", shown.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn imported(text: &str, star: bool) -> Imported {
+        Imported {
+            modules: vec!["pkg/m.py".into()],
+            star,
+            text: text.into(),
+        }
+    }
+
+    fn reaches(r: Reach) -> BTreeMap<&'static str, Reach> {
+        BTreeMap::from([("pkg/m.py", r)])
+    }
+
+    #[test]
+    fn an_importer_is_skipped_only_when_no_changed_name_reaches_it() {
+        let names = |n: &[&str]| Reach::Names(n.iter().map(|s| s.to_string()).collect());
+        let uses_f = imported("from pkg.m import f\nf()\n", false);
+        assert!(skip_reason(&uses_f, &reaches(Reach::Nothing))
+            .unwrap()
+            .contains("surface is unchanged"));
+        assert!(skip_reason(&uses_f, &reaches(names(&["g"])))
+            .unwrap()
+            .contains("(g)"));
+        assert_eq!(skip_reason(&uses_f, &reaches(names(&["f"]))), None);
+        // A name in a string annotation or a comment counts too.
+        let in_string = imported("from pkg import m\nx: \"m.g\" = m.h()\n", false);
+        assert_eq!(skip_reason(&in_string, &reaches(names(&["g"]))), None);
+        // A star import takes every changed name; an unjudged change re-checks everyone.
+        let star = imported("from pkg.m import *\n", true);
+        assert_eq!(skip_reason(&star, &reaches(names(&["g"]))), None);
+        assert!(skip_reason(&star, &reaches(Reach::Nothing)).is_some());
+        let unknown = reaches(Reach::Unknown("why".into()));
+        assert_eq!(skip_reason(&uses_f, &unknown), None);
+        // A module the rule was not asked about is re-checked.
+        assert_eq!(skip_reason(&uses_f, &BTreeMap::new()), None);
+    }
+}

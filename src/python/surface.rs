@@ -1,0 +1,493 @@
+//! A Python module's surface, read syntactically with tree-sitter: its top-level statements
+//! with the bodies of functions left out — decorators, signatures (annotations, defaults),
+//! class bases and class-level statements, assignments, imports, `__all__` — each normalized
+//! to its syntax tree's shape (comments and docstrings dropped, indentation kept as nesting).
+//! Each function body is kept apart, normalized the same way, with whether its type can reach
+//! an importer ([`Body::leaks`]): a function without a declared return type (its inferred one
+//! follows the body), a method that assigns attributes of its first parameter (instance and
+//! class attributes are declared there), a body with a `global` statement.
+//!
+//! [`super::reach`] compares two surfaces of a module to tell which names an importer may see
+//! changed.
+
+use std::collections::BTreeSet;
+use tree_sitter::{Node, Parser};
+
+/// What kind of top-level statement: what its change means to an importer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `def` or `class` (decorated or not).
+    Definition,
+    /// An assignment (`=`, augmented, annotated) or a `type` alias.
+    Assignment,
+    /// `import …` or `from … import names`.
+    Import,
+    /// `from … import *`: its names are another module's.
+    StarImport,
+    /// Anything else: an expression (a call, with its side effects), a compound statement
+    /// (`if`, `try`, `with`, `for`, …), `del`, `global`, a `__future__` import.
+    Other,
+}
+
+/// One function body inside a top-level statement (bodies nested in it are part of it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Body {
+    /// The body's normalized shape.
+    pub shape: String,
+    /// Whether the body can change a type an importer sees.
+    pub leaks: bool,
+}
+
+/// One top-level statement of a module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Statement {
+    pub kind: Kind,
+    /// Its normalized shape, each function body replaced by a placeholder.
+    pub shape: String,
+    /// The names it may bind at module level (for [`Kind::Other`]: every name in it).
+    pub binds: BTreeSet<String>,
+    /// The names its visible types may depend on: those of its shape (and words inside its
+    /// strings, for string annotations), and those of its leaking bodies.
+    pub uses: BTreeSet<String>,
+    /// Its function bodies, in order.
+    pub bodies: Vec<Body>,
+}
+
+/// A module's top-level statements, or `None` when the text does not parse cleanly.
+pub fn statements(text: &str) -> Option<Vec<Statement>> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .ok()?;
+    let tree = parser.parse(text, None)?;
+    let root = tree.root_node();
+    if root.has_error() {
+        return None;
+    }
+    let src = text.as_bytes();
+    let mut cursor = root.walk();
+    let out = root
+        .named_children(&mut cursor)
+        .filter(|n| !skipped(*n))
+        .map(|n| statement(n, src))
+        .collect();
+    Some(out)
+}
+
+/// A comment, or a statement that is only a plain string (a docstring).
+fn skipped(n: Node) -> bool {
+    if n.is_extra() || n.kind() == "comment" {
+        return true;
+    }
+    if n.kind() != "expression_statement" || n.named_child_count() != 1 {
+        return false;
+    }
+    n.named_child(0).is_some_and(plain_string)
+}
+
+/// A string literal without interpolation (or a concatenation of such).
+fn plain_string(n: Node) -> bool {
+    match n.kind() {
+        "string" => {
+            let mut cursor = n.walk();
+            let interpolated = n
+                .named_children(&mut cursor)
+                .any(|c| c.kind() == "interpolation");
+            !interpolated
+        }
+        "concatenated_string" => {
+            let mut cursor = n.walk();
+            let all = n.named_children(&mut cursor).all(plain_string);
+            all
+        }
+        _ => false,
+    }
+}
+
+/// Read one top-level statement.
+fn statement(n: Node, src: &[u8]) -> Statement {
+    let kind = kind_of(n);
+    let mut walk = Walk {
+        src,
+        shape: String::new(),
+        uses: BTreeSet::new(),
+        defined: BTreeSet::new(),
+        bodies: Vec::new(),
+    };
+    walk.node(n, false);
+    let binds = match kind {
+        Kind::Other => walk.uses.union(&walk.defined).cloned().collect(),
+        _ => {
+            let mut b = binds(n, src);
+            walrus_targets(n, src, &mut b);
+            b
+        }
+    };
+    let mut uses = walk.uses;
+    for b in &walk.bodies {
+        if b.leaks || kind == Kind::Other {
+            uses.extend(b.names.iter().cloned());
+        }
+    }
+    Statement {
+        kind,
+        shape: walk.shape,
+        binds,
+        uses,
+        bodies: walk
+            .bodies
+            .into_iter()
+            .map(|b| Body {
+                shape: b.shape,
+                leaks: b.leaks,
+            })
+            .collect(),
+    }
+}
+
+fn kind_of(n: Node) -> Kind {
+    match n.kind() {
+        "function_definition" | "class_definition" | "decorated_definition" => Kind::Definition,
+        "type_alias_statement" => Kind::Assignment,
+        "import_statement" => Kind::Import,
+        "import_from_statement" => {
+            let mut cursor = n.walk();
+            let star = n
+                .children(&mut cursor)
+                .any(|c| c.kind() == "wildcard_import");
+            if star {
+                Kind::StarImport
+            } else {
+                Kind::Import
+            }
+        }
+        "expression_statement" => {
+            let mut cursor = n.walk();
+            let kids: Vec<Node> = n.named_children(&mut cursor).collect();
+            match kids.as_slice() {
+                [one] if matches!(one.kind(), "assignment" | "augmented_assignment") => {
+                    Kind::Assignment
+                }
+                _ => Kind::Other,
+            }
+        }
+        _ => Kind::Other,
+    }
+}
+
+/// The names a definition, an assignment or an import binds.
+fn binds(n: Node, src: &[u8]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    match n.kind() {
+        "decorated_definition" => {
+            if let Some(d) = n.child_by_field_name("definition") {
+                return binds(d, src);
+            }
+        }
+        "function_definition" | "class_definition" => {
+            if let Some(name) = n.child_by_field_name("name") {
+                out.insert(text(name, src));
+            }
+        }
+        "expression_statement" => {
+            let mut cursor = n.walk();
+            for c in n.named_children(&mut cursor) {
+                targets(c, src, &mut out);
+            }
+        }
+        "type_alias_statement" => {
+            if let Some(left) = n.named_child(0) {
+                identifiers(left, src, &mut out);
+            }
+        }
+        "import_statement" | "import_from_statement" => {
+            let mut cursor = n.walk();
+            for c in n.children_by_field_name("name", &mut cursor) {
+                let bound = match c.kind() {
+                    "aliased_import" => c.child_by_field_name("alias"),
+                    _ => c.named_child(0),
+                };
+                if let Some(b) = bound {
+                    out.insert(text(b, src));
+                }
+            }
+        }
+        _ => identifiers(n, src, &mut out),
+    }
+    out
+}
+
+/// The names `:=` binds in the statement's scope (in a comprehension too; not in a function
+/// body or a lambda).
+fn walrus_targets(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
+    if n.kind() == "named_expression" {
+        if let Some(name) = n.child_by_field_name("name") {
+            out.insert(text(name, src));
+        }
+    }
+    let body = match n.kind() {
+        "function_definition" | "lambda" => n.child_by_field_name("body"),
+        _ => None,
+    };
+    let mut cursor = n.walk();
+    for c in n.named_children(&mut cursor) {
+        if Some(c) != body {
+            walrus_targets(c, src, out);
+        }
+    }
+}
+
+/// The names on the left of an assignment (through chained `a = b = …`).
+fn targets(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
+    if !matches!(n.kind(), "assignment" | "augmented_assignment") {
+        return;
+    }
+    if let Some(left) = n.child_by_field_name("left") {
+        identifiers(left, src, out);
+    }
+    if let Some(right) = n.child_by_field_name("right") {
+        targets(right, src, out);
+    }
+}
+
+/// Every identifier under `n`.
+fn identifiers(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
+    if n.kind() == "identifier" {
+        out.insert(text(n, src));
+        return;
+    }
+    let mut cursor = n.walk();
+    for c in n.named_children(&mut cursor) {
+        identifiers(c, src, out);
+    }
+}
+
+fn text(n: Node, src: &[u8]) -> String {
+    n.utf8_text(src).unwrap_or_default().to_string()
+}
+
+/// A function body being read.
+struct Found {
+    shape: String,
+    names: BTreeSet<String>,
+    leaks: bool,
+}
+
+/// The walk over one top-level statement: its shape (bodies elided), its names, its bodies.
+struct Walk<'a> {
+    src: &'a [u8],
+    shape: String,
+    uses: BTreeSet<String>,
+    /// The names `def` and `class` bind.
+    defined: BTreeSet<String>,
+    bodies: Vec<Found>,
+}
+
+impl Walk<'_> {
+    /// Append `n`'s shape; `in_class` when `n` is directly in a class body.
+    fn node(&mut self, n: Node, in_class: bool) {
+        if skipped(n) {
+            return;
+        }
+        if n.kind() == "function_definition" {
+            return self.function(n, in_class);
+        }
+        if n.child_count() == 0 {
+            leaf(n, self.src, &mut self.shape, &mut self.uses);
+            return;
+        }
+        self.shape.push('(');
+        self.shape.push_str(n.kind());
+        // Every function under a class (outside a body) is read as a method.
+        let in_class = in_class || n.kind() == "class_definition";
+        let name = match n.kind() {
+            "class_definition" => n.child_by_field_name("name"),
+            _ => None,
+        };
+        let mut cursor = n.walk();
+        for c in n.children(&mut cursor) {
+            if Some(c) == name {
+                self.bound_name(c);
+            } else {
+                self.node(c, in_class);
+            }
+        }
+        self.shape.push(')');
+    }
+
+    /// The name a `def` or `class` binds: in the shape, but no use of a name.
+    fn bound_name(&mut self, n: Node) {
+        let name = n.utf8_text(self.src).unwrap_or_default();
+        self.shape.push(' ');
+        self.shape.push_str(name);
+        self.defined.insert(name.to_string());
+    }
+
+    /// A function: its signature into the shape, its body apart.
+    fn function(&mut self, n: Node, method: bool) {
+        self.shape.push_str("(function_definition");
+        let body = n.child_by_field_name("body");
+        let name = n.child_by_field_name("name");
+        let mut cursor = n.walk();
+        for c in n.children(&mut cursor) {
+            if Some(c) == body {
+                self.shape.push_str(" ⋯");
+            } else if Some(c) == name {
+                self.bound_name(c);
+            } else {
+                self.node(c, false);
+            }
+        }
+        self.shape.push(')');
+        let Some(body) = body else {
+            return;
+        };
+        let mut shape = String::new();
+        let mut names = BTreeSet::new();
+        plain(body, self.src, &mut shape, &mut names);
+        let leaks = leaks(n, body, method, self.src);
+        self.bodies.push(Found {
+            shape,
+            names,
+            leaks,
+        });
+    }
+}
+
+/// A leaf's text into `shape`, and the names it carries into `names`.
+fn leaf(n: Node, src: &[u8], shape: &mut String, names: &mut BTreeSet<String>) {
+    let t = n.utf8_text(src).unwrap_or_default();
+    shape.push(' ');
+    shape.push_str(t);
+    match n.kind() {
+        "identifier" => {
+            names.insert(t.to_string());
+        }
+        // A string annotation names types inside the string.
+        "string_content" => names.extend(words(t)),
+        _ => {}
+    }
+}
+
+/// The identifier-like words of `t`.
+pub fn words(t: &str) -> impl Iterator<Item = String> + '_ {
+    t.split(|c: char| !(c == '_' || c.is_alphanumeric()))
+        .filter(|w| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c == '_' || c.is_alphabetic())
+        })
+        .map(str::to_string)
+}
+
+/// The whole shape of `n` (nothing elided), comments and docstrings dropped.
+fn plain(n: Node, src: &[u8], shape: &mut String, names: &mut BTreeSet<String>) {
+    if skipped(n) {
+        return;
+    }
+    if n.child_count() == 0 {
+        return leaf(n, src, shape, names);
+    }
+    shape.push('(');
+    shape.push_str(n.kind());
+    let mut cursor = n.walk();
+    for c in n.children(&mut cursor) {
+        plain(c, src, shape, names);
+    }
+    shape.push(')');
+}
+
+/// Whether the body of function `f` can change a type outside it.
+fn leaks(f: Node, body: Node, method: bool, src: &[u8]) -> bool {
+    let name = f
+        .child_by_field_name("name")
+        .map(|n| text(n, src))
+        .unwrap_or_default();
+    let declared = f.child_by_field_name("return_type").is_some() || name == "__init__";
+    if !declared || has_kind(body, "global_statement") {
+        return true;
+    }
+    if !method {
+        return false;
+    }
+    // A protocol's or an abstract base's member is unimplemented by a stub body.
+    if stub_body(body) {
+        return true;
+    }
+    match first_parameter(f, src) {
+        Some(p) => assigns_attribute_of(body, &p, src),
+        None => false,
+    }
+}
+
+/// Whether `body` is only `...`, `pass` or a `raise` (docstrings and comments aside).
+fn stub_body(body: Node) -> bool {
+    let mut cursor = body.walk();
+    let kept: Vec<Node> = body
+        .named_children(&mut cursor)
+        .filter(|c| !skipped(*c))
+        .collect();
+    match kept.as_slice() {
+        [] => true,
+        [one] => match one.kind() {
+            "pass_statement" | "raise_statement" => true,
+            "expression_statement" => one.named_child(0).is_some_and(|e| e.kind() == "ellipsis"),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn has_kind(n: Node, kind: &str) -> bool {
+    if n.kind() == kind {
+        return true;
+    }
+    let mut cursor = n.walk();
+    let found = n.named_children(&mut cursor).any(|c| has_kind(c, kind));
+    found
+}
+
+/// The name of `f`'s first parameter (`self`, `cls`).
+fn first_parameter(f: Node, src: &[u8]) -> Option<String> {
+    let params = f.child_by_field_name("parameters")?;
+    let first = params.named_child(0)?;
+    let id = match first.kind() {
+        "identifier" => first,
+        _ => first.named_child(0).filter(|c| c.kind() == "identifier")?,
+    };
+    Some(text(id, src))
+}
+
+/// Whether some assignment, `for` or `with` target under `n` is an attribute of `p`.
+fn assigns_attribute_of(n: Node, p: &str, src: &[u8]) -> bool {
+    let target = match n.kind() {
+        "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
+            n.child_by_field_name("left")
+        }
+        "as_pattern" => n.child_by_field_name("alias"),
+        _ => None,
+    };
+    if target.is_some_and(|t| attribute_of(t, p, src)) {
+        return true;
+    }
+    let mut cursor = n.walk();
+    let found = n
+        .named_children(&mut cursor)
+        .any(|c| assigns_attribute_of(c, p, src));
+    found
+}
+
+/// Whether `n` holds an attribute `p.x`.
+fn attribute_of(n: Node, p: &str, src: &[u8]) -> bool {
+    if n.kind() == "attribute"
+        && n.child_by_field_name("object")
+            .is_some_and(|o| o.kind() == "identifier" && text(o, src) == p)
+    {
+        return true;
+    }
+    let mut cursor = n.walk();
+    let found = n
+        .named_children(&mut cursor)
+        .any(|c| attribute_of(c, p, src));
+    found
+}

@@ -1,0 +1,304 @@
+//! Issue 43: `check --patch` re-checks an importer only when the change can alter what it sees
+//! (docs/editing.md#what-is-re-checked). On a small project with real Pyright, each patch is
+//! checked twice — the fast way, and with `LANSER_CHECK_FULL=1` re-checking every importer —
+//! and every importer the fast answer skipped had nothing added or removed in the full one,
+//! and the facts (but `checked`) and the reward are the same in both. One case per rule: comment, docstring
+//! and annotated-body changes skip every importer; an unannotated function whose inferred
+//! return type changes, a changed return type, an attribute an `__init__` declares re-check
+//! the importers naming them (and star importers); `__all__`, a star import, module-level
+//! code and a stub beside the module re-check every importer.
+
+use crate::support::*;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const CORE: &str = r#""""Core shapes."""
+
+__all__ = ["LIMIT", "Shape", "area", "guess", "make"]
+
+LIMIT: int = 3
+
+
+class Shape:
+    def __init__(self, side: int) -> None:
+        self.side = side
+
+    def area(self) -> int:
+        return self.side * self.side
+
+
+def area(s: Shape) -> int:
+    # squared
+    return s.area()
+
+
+def make(side: int) -> Shape:
+    return Shape(side)
+
+
+def guess(x):
+    return x + 1
+"#;
+
+const FILES: &[(&str, &str)] = &[
+    ("pyrightconfig.json", "{}\n"),
+    ("lib/__init__.py", ""),
+    ("lib/core.py", CORE),
+    (
+        "app/uses_area.py",
+        "from lib.core import area, Shape\n\ntotal: int = area(Shape(2)) + 1\n",
+    ),
+    (
+        "app/uses_guess.py",
+        "from lib import core\n\nn: int = core.guess(1)\n",
+    ),
+    (
+        "app/uses_make.py",
+        "from lib.core import make\n\nside: int = make(2).side\n",
+    ),
+    (
+        "app/uses_limit.py",
+        "from lib.core import LIMIT\n\nx: int = LIMIT\n",
+    ),
+    ("app/star.py", "from lib.core import *\n\ny: int = LIMIT\n"),
+    (
+        "lib/typed.py",
+        "def half(x):\n    # halves\n    return x / 2\n",
+    ),
+    ("lib/typed.pyi", "def half(x: float) -> float: ...\n"),
+    (
+        "app/uses_typed.py",
+        "from lib.typed import half\n\nh: float = half(1.0)\n",
+    ),
+];
+
+const IMPORTERS: &[&str] = &[
+    "app/star.py",
+    "app/uses_area.py",
+    "app/uses_guess.py",
+    "app/uses_limit.py",
+    "app/uses_make.py",
+];
+
+/// One case: the file, the text replaced and its replacement, and the importers the fast
+/// check re-checks.
+struct Case {
+    name: &'static str,
+    rel: &'static str,
+    old: &'static str,
+    new: &'static str,
+    rechecked: &'static [&'static str],
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "comment",
+        rel: "lib/core.py",
+        old: "    # squared",
+        new: "    # squared, as the method does",
+        rechecked: &[],
+    },
+    Case {
+        name: "docstring",
+        rel: "lib/core.py",
+        old: "\"\"\"Core shapes.\"\"\"",
+        new: "\"\"\"Core shapes, and what they measure.\"\"\"",
+        rechecked: &[],
+    },
+    Case {
+        name: "annotated body",
+        rel: "lib/core.py",
+        old: "    return s.area()",
+        new: "    return s.area() + 0",
+        rechecked: &[],
+    },
+    Case {
+        name: "unannotated body whose inferred return type changes",
+        rel: "lib/core.py",
+        old: "    return x + 1",
+        new: "    return str(x)",
+        rechecked: &["app/star.py", "app/uses_guess.py"],
+    },
+    Case {
+        name: "changed return type used by an importer",
+        rel: "lib/core.py",
+        old: "def area(s: Shape) -> int:",
+        new: "def area(s: Shape) -> str:",
+        rechecked: &["app/star.py", "app/uses_area.py"],
+    },
+    Case {
+        name: "attribute declared in __init__",
+        rel: "lib/core.py",
+        old: "        self.side = side",
+        new: "        self.side = str(side)",
+        rechecked: &["app/star.py", "app/uses_area.py", "app/uses_make.py"],
+    },
+    Case {
+        name: "__all__",
+        rel: "lib/core.py",
+        old: "__all__ = [\"LIMIT\", ",
+        new: "__all__ = [",
+        rechecked: IMPORTERS,
+    },
+    Case {
+        name: "star import in the module",
+        rel: "lib/core.py",
+        old: "LIMIT: int = 3",
+        new: "from os.path import *\nLIMIT: int = 3",
+        rechecked: IMPORTERS,
+    },
+    Case {
+        name: "module-level code",
+        rel: "lib/core.py",
+        old: "LIMIT: int = 3",
+        new: "LIMIT: int = 3\nprint(LIMIT)",
+        rechecked: IMPORTERS,
+    },
+    Case {
+        name: "stub beside the module",
+        rel: "lib/typed.py",
+        old: "    # halves",
+        new: "    # halves it",
+        rechecked: &["app/uses_typed.py"],
+    },
+];
+
+/// A unified diff of `rel` replacing the first `old` by `new` (whole file as one hunk).
+fn diff(ws: &Path, rel: &str, old: &str, new: &str) -> String {
+    let text = read(ws, rel);
+    assert!(text.contains(old), "{old:?} not in {rel}");
+    let after = text.replacen(old, new, 1);
+    let lines = |t: &str| t.lines().map(str::to_string).collect::<Vec<_>>();
+    let (a, b) = (lines(&text), lines(&after));
+    let mut out = format!(
+        "--- a/{rel}\n+++ b/{rel}\n@@ -1,{} +1,{} @@\n",
+        a.len(),
+        b.len()
+    );
+    for l in &a {
+        out.push_str(&format!("-{l}\n"));
+    }
+    for l in &b {
+        out.push_str(&format!("+{l}\n"));
+    }
+    out
+}
+
+/// Each case's check bundle, in one batch (with `LANSER_CHECK_FULL=1` when `full`).
+fn checks(ws: &Path, dir: &Path, full: bool) -> Vec<Value> {
+    let mut lines = String::new();
+    for (i, c) in CASES.iter().enumerate() {
+        let p = dir.join(format!("{i}.diff"));
+        std::fs::write(&p, diff(ws, c.rel, c.old, c.new)).unwrap();
+        lines.push_str(&format!(
+            "{{\"cmd\":\"check\",\"args\":{{\"patch\":{}}}}}\n",
+            serde_json::to_string(&p.to_string_lossy()).unwrap()
+        ));
+    }
+    let input = dir.join(if full { "full.jsonl" } else { "fast.jsonl" });
+    std::fs::write(&input, lines).unwrap();
+    let input = input.to_string_lossy().into_owned();
+    let w = ws.to_string_lossy().into_owned();
+    let args = ["batch", "--in", &input, "--out", "-", "--workspace", &w];
+    let o = if full {
+        lanser()
+            .env("LANSER_CHECK_FULL", "1")
+            .args(args)
+            .output()
+            .unwrap()
+    } else {
+        run(&args)
+    };
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(out.len(), CASES.len(), "{}", stdout(&o));
+    out
+}
+
+/// Each file's (added, removed) diagnostics in a check bundle.
+fn deltas(b: &Value) -> BTreeMap<String, (Value, Value)> {
+    b["facts"]["files"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{b}"))
+        .iter()
+        .map(|f| {
+            let path = f["path"].as_str().unwrap().to_string();
+            (path, (f["added"].clone(), f["removed"].clone()))
+        })
+        .collect()
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_skipped_importer_is_one_the_full_recheck_finds_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write_tree(&ws, FILES);
+    let ws = ws.canonicalize().unwrap();
+    let fast = checks(&ws, dir.path(), false);
+    let full = checks(&ws, dir.path(), true);
+    let empty = Value::Array(Vec::new());
+    for ((c, fast), full) in CASES.iter().zip(&fast).zip(&full) {
+        let checked = &fast["facts"]["checked"];
+        assert_eq!(strings(&checked["files"]), [c.rel], "{}", c.name);
+        assert_eq!(
+            strings(&checked["importers"]),
+            c.rechecked,
+            "{}: {checked}",
+            c.name
+        );
+        let skipped: Vec<String> = checked["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["path"].as_str().unwrap().to_string())
+            .collect();
+        // The full re-check skips nothing, and checks what the fast one checks and skips.
+        let full_checked = &full["facts"]["checked"];
+        assert_eq!(full_checked["skipped"], empty, "{}", c.name);
+        let mut all = strings(&checked["importers"]);
+        all.extend(skipped.iter().cloned());
+        all.sort();
+        assert_eq!(strings(&full_checked["importers"]), all, "{}", c.name);
+        // The full re-check finds nothing added or removed in an importer the fast one
+        // skipped, and the facts are the same but `checked` (and so is the reward).
+        let full_d = deltas(full);
+        for path in &skipped {
+            assert_eq!(
+                full_d[path],
+                (empty.clone(), empty.clone()),
+                "{}: {path}",
+                c.name
+            );
+        }
+        let without_checked = |b: &Value| {
+            let mut f = b["facts"].clone();
+            f.as_object_mut().unwrap().remove("checked");
+            f
+        };
+        assert_eq!(without_checked(fast), without_checked(full), "{}", c.name);
+        assert_eq!(fast["processReward"], full["processReward"], "{}", c.name);
+    }
+    // The cases whose change an importer sees do break it: the rule is not vacuous.
+    let added = |b: &Value, rel: &str| deltas(b)[rel].0.as_array().unwrap().len();
+    assert!(added(&fast[3], "app/uses_guess.py") > 0, "{}", fast[3]);
+    assert!(added(&fast[4], "app/uses_area.py") > 0, "{}", fast[4]);
+    assert!(added(&fast[5], "app/uses_make.py") > 0, "{}", fast[5]);
+    assert!(added(&fast[6], "app/star.py") > 0, "{}", fast[6]);
+    // Skips say why.
+    let reason = fast[0]["facts"]["checked"]["skipped"][0]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(reason.contains("surface is unchanged"), "{reason}");
+}
