@@ -119,6 +119,7 @@ pub(super) fn render(facts: &WriteFacts, bundle: &Bundle, page: &mut Page) {
         before: facts.before,
         after: facts.after,
         provenance: Provenance::Lsp,
+        unchecked: None,
     };
     super::render::check(page, &check);
     let files = facts.files.len();

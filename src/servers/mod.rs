@@ -10,6 +10,7 @@ pub mod install;
 pub mod node;
 pub mod resolve;
 pub mod routing;
+pub mod unserved;
 
 pub use defs::{
     builtins, diagnostics_need, Origin, Provision, ServerDef, BASEDPYRIGHT_VERSION,
