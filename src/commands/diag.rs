@@ -53,22 +53,30 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<(Vec<String>, Vec<Strin
         true => crate::servers::unserved::listing(&root),
         false => Vec::new(),
     };
-    let unserved: Vec<String> = listing
-        .into_iter()
-        .filter(|f| !crate::servers::unserved::served(o.config(), forced, f, &root.join(f)))
+    let patterns: Vec<glob::Pattern> = targets
+        .iter()
+        .filter(|t| is_glob(t))
+        .filter_map(|t| glob::Pattern::new(t.trim_start_matches("./")).ok())
         .collect();
-    let mut matched = BTreeSet::new();
-    for t in targets.iter().filter(|t| is_glob(t)) {
-        let pattern = glob::Pattern::new(t.trim_start_matches("./")).ok();
-        matched.extend(
-            unserved
-                .iter()
-                .filter(|f| pattern.as_ref().is_some_and(|p| p.matches(f)))
-                .cloned(),
-        );
+    let matched = listing
+        .into_iter()
+        .filter(|f| patterns.iter().any(|p| p.matches(f)));
+    // A Python script without an extension (its `#!` line) is checked; a file no server
+    // serves is listed.
+    let (mut scripts, mut unserved) = (Vec::new(), Vec::new());
+    for f in matched {
+        let abs = root.join(&f);
+        if !crate::servers::unserved::served(o.config(), forced, &f, &abs) {
+            unserved.push(f);
+        } else if std::path::Path::new(&f).extension().is_none() {
+            scripts.push(f);
+        }
     }
-    let unserved: Vec<String> = matched.into_iter().collect();
-    Ok((files_named(o, targets, &unserved)?, unserved))
+    let mut named = files_named(o, targets, &[unserved.clone(), scripts.clone()].concat())?;
+    named.extend(scripts);
+    named.sort();
+    named.dedup();
+    Ok((named, unserved))
 }
 
 /// The sources the targets name; a glob that matches neither a source nor one of `unserved`

@@ -47,3 +47,4 @@ mod surface;
 mod toolchains;
 mod trace;
 mod trust;
+mod unserved;
