@@ -149,10 +149,8 @@ pub struct Measurement {
 /// server's first). `check --patch`, `apply --patch` and `edit` measure through this.
 pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Result<Measurement> {
     let forced = super::route::forced_def(o);
-    let (rels, unserved): (Vec<String>, Vec<String>) = changes
-        .iter()
-        .map(|(d, _)| d.rel.clone())
-        .partition(|rel| {
+    let (rels, unserved): (Vec<String>, Vec<String>) =
+        changes.iter().map(|(d, _)| d.rel.clone()).partition(|rel| {
             forced.is_none_or(|f| {
                 crate::servers::unserved::served(o.config(), f, rel, &o.ws().root.join(rel))
             })

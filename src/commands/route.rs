@@ -56,7 +56,12 @@ pub fn unserved(o: &Orchestrator, req: &Request) -> Option<crate::error::LanserE
         files.push(p);
     }
     match &req.op {
-        Op::Diag(d) => files.extend(d.targets.iter().map(String::as_str).filter(|t| !t.contains(['*', '?', '[']))),
+        Op::Diag(d) => files.extend(
+            d.targets
+                .iter()
+                .map(String::as_str)
+                .filter(|t| !t.contains(['*', '?', '['])),
+        ),
         Op::Symbols(s) => files.extend(s.file.as_deref()),
         Op::Format(f) => files.push(&f.file),
         Op::Inlay(i) => files.push(&i.file),

@@ -70,9 +70,35 @@ pub fn served(config: &Config, forced: Option<&ServerDef>, rel: &str, abs: &Path
 /// serves them. Data and documentation (`toml`, `md`, `txt`) count only when a request names
 /// or globs them.
 pub const CODE_TYPES: &[&str] = &[
-    "rb", "java", "kt", "kts", "swift", "cs", "fs", "scala", "groovy", "lua", "pl", "pm", "r",
-    "jl", "hs", "ml", "ex", "exs", "erl", "clj", "dart", "zig", "nim", "m", "mm", "vb", "Makefile",
-    "makefile", "GNUmakefile",
+    "rb",
+    "java",
+    "kt",
+    "kts",
+    "swift",
+    "cs",
+    "fs",
+    "scala",
+    "groovy",
+    "lua",
+    "pl",
+    "pm",
+    "r",
+    "jl",
+    "hs",
+    "ml",
+    "ex",
+    "exs",
+    "erl",
+    "clj",
+    "dart",
+    "zig",
+    "nim",
+    "m",
+    "mm",
+    "vb",
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
 ];
 
 /// Every file of the workspace at `root` that the walk rules admit (not hidden, not

@@ -77,10 +77,14 @@ fn assert_refused(o: &Output, file: &str, shown: &str, t: &str, what: &str) {
     let want = format!("lanser: E/UNSUPPORTED: {file}: lanser has no built-in server for {shown} files; add one in lanser.toml: servers.");
     assert!(err.starts_with(&want), "{what}: {err}");
     assert!(
-        err.trim_end().ends_with(&format!("file_types = [\"{t}\"] }}")),
+        err.trim_end()
+            .ends_with(&format!("file_types = [\"{t}\"] }}")),
         "{what}: {err}"
     );
-    assert!(!err.contains("installing"), "{what}: nothing installed: {err}");
+    assert!(
+        !err.contains("installing"),
+        "{what}: nothing installed: {err}"
+    );
 }
 
 /// Every server-backed operation on each unserved file type: exit 72, one line naming it;
@@ -123,16 +127,23 @@ fn every_operation_on_an_unserved_file_is_refused_naming_its_type() {
     // Nothing was installed for any of them.
     assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
     // Naming a server that does not serve the type is refused the same way.
-    let o = bare(w, home.path(), &["--server", "pyright", "def", "a.rb@L2:add"]);
+    let o = bare(
+        w,
+        home.path(),
+        &["--server", "pyright", "def", "a.rb@L2:add"],
+    );
     assert_eq!(o.status.code(), Some(72), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("a.rb: server pyright does not serve .rb files"),
         "{}",
         stderr(&o)
     );
-    // `source` and `locate` ask no server: they answer on any file.
-    let o = bare(w, home.path(), &["source", "a.rb@L2:add"]);
+    // `source` and `locate` ask no server: they answer from lanser's own outline (TOML has
+    // one) and are not refused where there is none.
+    let o = bare(w, home.path(), &["source", "ok.toml@L1:name"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    let o = bare(w, home.path(), &["source", "a.rb@L2:add"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let o = bare(w, home.path(), &["locate", "Makefile@L1:all"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
@@ -160,7 +171,11 @@ fn the_mcp_tools_refuse_unserved_files_and_changes_lists_them() {
     }
     let n = calls.len();
     // A changed Ruby file, and one that is code and a changed TOML file (data: listed only).
-    std::fs::write(w.join("a.rb"), "class A\n  def plus(x)\n    x + 1\n  end\nend\n").unwrap();
+    std::fs::write(
+        w.join("a.rb"),
+        "class A\n  def plus(x)\n    x + 1\n  end\nend\n",
+    )
+    .unwrap();
     std::fs::write(w.join("Makefile"), "all:\n\techo bye\n").unwrap();
     calls.push(("changes", json!({})));
     let mut cmd = lanser();
