@@ -123,13 +123,17 @@ pub(crate) fn refuse_unserved<'a>(
             .ws()
             .resolve_user_path(p, &o.opts().cwd)
             .unwrap_or_else(|_| (o.ws().root.join(p), p.to_string()));
-        if crate::servers::unserved::served(o.config(), forced, &rel, &abs) {
+        if crate::servers::unserved::served(o.config().routes(), forced, &rel, &abs) {
             return Ok(());
         }
         first.get_or_insert(rel);
     }
     match first {
-        Some(rel) => Err(crate::servers::unserved::refusal(o.config(), forced, &rel)),
+        Some(rel) => Err(crate::servers::unserved::refusal(
+            o.config().routes(),
+            forced,
+            &rel,
+        )),
         None => Ok(()),
     }
 }
@@ -152,7 +156,12 @@ pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Re
     let (rels, unserved): (Vec<String>, Vec<String>) =
         changes.iter().map(|(d, _)| d.rel.clone()).partition(|rel| {
             forced.is_none_or(|f| {
-                crate::servers::unserved::served(o.config(), f, rel, &o.ws().root.join(rel))
+                crate::servers::unserved::served(
+                    o.config().routes(),
+                    f,
+                    rel,
+                    &o.ws().root.join(rel),
+                )
             })
         });
     if rels.is_empty() {

@@ -46,7 +46,7 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<(Vec<String>, Vec<Strin
         return Ok((files_named(o, targets, &[])?, Vec::new()));
     };
     if targets.is_empty() {
-        let unserved = crate::servers::unserved::unserved_code(o.config(), forced, &root);
+        let unserved = crate::servers::unserved::unserved_code(o.config().routes(), forced, &root);
         return Ok((all(), unserved));
     }
     let listing = match targets.iter().any(|t| is_glob(t)) {
@@ -66,7 +66,7 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<(Vec<String>, Vec<Strin
     let (mut scripts, mut unserved) = (Vec::new(), Vec::new());
     for f in matched {
         let abs = root.join(&f);
-        if !crate::servers::unserved::served(o.config(), forced, &f, &abs) {
+        if !crate::servers::unserved::served(o.config().routes(), forced, &f, &abs) {
             unserved.push(f);
         } else if std::path::Path::new(&f).extension().is_none() {
             scripts.push(f);

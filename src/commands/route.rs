@@ -72,10 +72,14 @@ pub fn unserved(o: &Orchestrator, req: &Request) -> Option<crate::error::LanserE
             .ws()
             .resolve_user_path(f, &opts.cwd)
             .unwrap_or_else(|_| (o.ws().root.join(f), f.to_string()));
-        (!crate::servers::unserved::served(o.config(), forced, &rel, &abs)).then_some(rel)
+        (!crate::servers::unserved::served(o.config().routes(), forced, &rel, &abs)).then_some(rel)
     };
     let rel = files.iter().find_map(|f| unserved(f))?;
-    Some(crate::servers::unserved::refusal(o.config(), forced, &rel))
+    Some(crate::servers::unserved::refusal(
+        o.config().routes(),
+        forced,
+        &rel,
+    ))
 }
 
 /// Whether the server is the user's own program (`--server-cmd`, LANSER_SERVER_CMD), whose

@@ -141,7 +141,9 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome<SymbolsF
 fn unserved_code(o: &Orchestrator) -> Vec<String> {
     match super::route::forced_def(o) {
         None => Vec::new(),
-        Some(forced) => crate::servers::unserved::unserved_code(o.config(), forced, &o.ws().root),
+        Some(forced) => {
+            crate::servers::unserved::unserved_code(o.config().routes(), forced, &o.ws().root)
+        }
     }
 }
 

@@ -5,9 +5,23 @@
 //! naming python is Python's.
 
 use super::defs::ServerDef;
-use crate::config::Config;
 use crate::error::{ErrorCode, LanserError};
+use std::collections::BTreeMap;
 use std::path::Path;
+
+/// The configured servers and the default's name (`crate::config::Config::routes` gives them).
+#[derive(Clone, Copy)]
+pub struct Config<'a> {
+    pub servers: &'a BTreeMap<String, ServerDef>,
+    pub default: &'a str,
+}
+
+impl Config<'_> {
+    /// The server routing picks for `path` when it takes the file's type.
+    fn taker(&self, path: &str) -> Option<&str> {
+        super::routing::taker(self.servers, self.default, path)
+    }
+}
 
 /// The type of the file at `path` as `file_types` names it: its extension, or its whole name
 /// when it has none (`Makefile`).
@@ -52,14 +66,14 @@ pub fn takes(def: &ServerDef, rel: &str, abs: &Path) -> bool {
 
 /// Whether a server of `config` serves the file `rel` (at `abs`): `forced` (the server
 /// `--server` names) when given, else the one routing picks.
-pub fn served(config: &Config, forced: Option<&ServerDef>, rel: &str, abs: &Path) -> bool {
+pub fn served(config: Config, forced: Option<&ServerDef>, rel: &str, abs: &Path) -> bool {
     match forced {
         Some(def) => takes(def, rel, abs),
         None => {
             config.taker(rel).is_some()
                 || config
                     .servers
-                    .get(&config.default)
+                    .get(config.default)
                     .is_some_and(|d| takes(d, rel, abs))
         }
     }
@@ -111,7 +125,7 @@ pub fn listing(root: &Path) -> Vec<String> {
 
 /// The code files ([`CODE_TYPES`]) of the workspace at `root` that no server of `config`
 /// serves (with `forced`, that one).
-pub fn unserved_code(config: &Config, forced: Option<&ServerDef>, root: &Path) -> Vec<String> {
+pub fn unserved_code(config: Config, forced: Option<&ServerDef>, root: &Path) -> Vec<String> {
     listing(root)
         .into_iter()
         .filter(|f| CODE_TYPES.contains(&file_type(f).as_str()))
@@ -167,7 +181,7 @@ pub fn config_line(file_type: &str) -> String {
 
 /// The refusal of a request about `rel`, which no server of `config` (or `forced`) serves:
 /// one line naming the file type and the `lanser.toml` entry that would add a server.
-pub fn refusal(config: &Config, forced: Option<&ServerDef>, rel: &str) -> LanserError {
+pub fn refusal(config: Config, forced: Option<&ServerDef>, rel: &str) -> LanserError {
     let (t, shown) = (file_type(rel), shown_type(rel));
     let add = format!("add one in lanser.toml: {}", config_line(&t));
     let message = match (forced, config.taker(rel)) {
