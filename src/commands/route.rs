@@ -74,7 +74,7 @@ pub fn unserved(o: &Orchestrator, req: &Request) -> Option<crate::error::LanserE
             .unwrap_or_else(|_| (o.ws().root.join(f), f.to_string()));
         (!crate::servers::unserved::served(o.config().routes(), forced, &rel, &abs)).then_some(rel)
     };
-    let rel = files.iter().find_map(|f| unserved(f))?;
+    let rel = files.iter().find_map(unserved)?;
     Some(crate::servers::unserved::refusal(
         o.config().routes(),
         forced,
