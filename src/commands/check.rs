@@ -119,10 +119,10 @@ pub(crate) fn refuse_unserved<'a>(
     };
     let mut first = None;
     for p in paths {
-        let (abs, rel) = o
-            .ws()
-            .resolve_user_path(p, &o.opts().cwd)
-            .unwrap_or_else(|_| (o.ws().root.join(p), p.to_string()));
+        // A path that does not resolve is the command's own error to report.
+        let Ok((abs, rel)) = o.ws().resolve_user_path(p, &o.opts().cwd) else {
+            return Ok(());
+        };
         if crate::servers::unserved::served(o.config().routes(), forced, &rel, &abs) {
             return Ok(());
         }

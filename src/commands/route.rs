@@ -67,11 +67,10 @@ pub fn unserved(o: &Orchestrator, req: &Request) -> Option<crate::error::LanserE
         Op::Inlay(i) => files.push(&i.file),
         _ => {}
     }
+    // A path that does not resolve (missing, outside the workspace) is the command's own
+    // error to report.
     let unserved = |f: &&str| {
-        let (abs, rel) = o
-            .ws()
-            .resolve_user_path(f, &opts.cwd)
-            .unwrap_or_else(|_| (o.ws().root.join(f), f.to_string()));
+        let (abs, rel) = o.ws().resolve_user_path(f, &opts.cwd).ok()?;
         (!crate::servers::unserved::served(o.config().routes(), forced, &rel, &abs)).then_some(rel)
     };
     let rel = files.iter().find_map(unserved)?;

@@ -209,7 +209,8 @@ fn the_mcp_tools_refuse_unserved_files_and_changes_lists_them() {
 /// Over a mixed tree (one Pyright session, through a batch): a glob `diag` checks the Python
 /// files — the script without an extension among them — and lists every other matched file
 /// as unchecked, not complete; `symbols --query` lists the unserved code files;
-/// `check --patch` over a Python file and a Ruby file measures the first, lists the second.
+/// `check --patch` over a Python file and a Ruby file measures the first, lists the second;
+/// a line about a Ruby file is refused.
 #[test]
 fn workspace_wide_answers_list_unserved_files_as_unchecked() {
     let ws = repo();
@@ -222,6 +223,7 @@ fn workspace_wide_answers_list_unserved_files_as_unchecked() {
         r#"{"cmd":"diag","args":{"targets":["*"]}}"#,
         r#"{"cmd":"symbols","args":{"query":"add"}}"#,
         check.as_str(),
+        r#"{"cmd":"def","selector":"a.rb@L2:add"}"#,
     ];
     let o = batch_lines(w, &lines);
     let b: Vec<Value> = String::from_utf8_lossy(&o.stdout)
@@ -262,4 +264,10 @@ fn workspace_wide_answers_list_unserved_files_as_unchecked() {
     assert_eq!(check["facts"]["patched"], json!(["a.py", "a.rb"]));
     assert_eq!(unchecked(check), ["a.rb"]);
     assert_eq!(check["meta"]["complete"], false);
+
+    // A batch line about an unserved file is refused like the command line, beside the rest.
+    let def = &b[3];
+    assert_eq!(def["error"]["code"], "E/UNSUPPORTED", "{def}");
+    assert_eq!(def["meta"]["exit_code"], 72, "{def}");
+    assert_eq!(def["facts"], Value::Null);
 }
