@@ -9,6 +9,9 @@
 //! own orchestrator, not on forks). A workspace-wide `diag` goes to the one server that takes
 //! every source when there is one, else each server checks its own files (`commands::diag`);
 //! workspace symbols ask every such server (`commands::symbols`).
+//!
+//! A request about a file no configured server serves is refused here, before anything starts
+//! ([`unserved`], `E/UNSUPPORTED`): no server is handed a file to read as its own language.
 
 use super::{Op, Request};
 use crate::config::Config;
@@ -102,9 +105,7 @@ pub fn forced_def(o: &Orchestrator) -> Option<Option<&crate::servers::ServerDef>
 
 /// Whether the command line names the server (`--server`, `--server-cmd`, LANSER_SERVER_CMD).
 fn forced(opts: &Options) -> bool {
-    opts.server.is_some()
-        || opts.server_cmd.is_some()
-        || std::env::var("LANSER_SERVER_CMD").is_ok_and(|s| !s.trim().is_empty())
+    opts.server.is_some() || own_command(opts)
 }
 
 /// A workspace-wide `diag`: every source file, each checked by its own server.
