@@ -404,6 +404,14 @@ impl Config {
         crate::workspace::walk::Types::new(types)
     }
 
+    /// The servers and the default, as [`crate::servers::unserved`] reads them.
+    pub fn routes(&self) -> crate::servers::unserved::Config<'_> {
+        crate::servers::unserved::Config {
+            servers: &self.servers,
+            default: &self.default,
+        }
+    }
+
     /// The server [`Config::route`] picks for `path` when that server takes the file's type
     /// (`None`: no server takes it).
     pub fn taker(&self, path: &str) -> Option<&str> {

@@ -24,6 +24,8 @@ pub enum ErrorCode {
     ApplyConflict,
     FsPermissions,
     UnsupportedCap,
+    /// A file of a type no configured server serves: nothing answers for it.
+    Unsupported,
     RequestCancelled,
     ContentModified,
     IndexingUnsupported,
@@ -50,7 +52,7 @@ impl ErrorCode {
             ErrorCode::LsCrash => 65,
             ErrorCode::ApplyConflict => 70,
             ErrorCode::FsPermissions => 71,
-            ErrorCode::UnsupportedCap => 72,
+            ErrorCode::UnsupportedCap | ErrorCode::Unsupported => 72,
             ErrorCode::RequestCancelled => 73,
             ErrorCode::ContentModified => 74,
             ErrorCode::IndexingUnsupported => 75,
@@ -74,6 +76,7 @@ impl ErrorCode {
             ErrorCode::ApplyConflict => "E/APPLY_CONFLICT",
             ErrorCode::FsPermissions => "E/FS_PERMISSIONS",
             ErrorCode::UnsupportedCap => "E/UNSUPPORTED_CAP",
+            ErrorCode::Unsupported => "E/UNSUPPORTED",
             ErrorCode::RequestCancelled => "E/REQUEST_CANCELLED",
             ErrorCode::ContentModified => "E/CONTENT_MODIFIED",
             ErrorCode::IndexingUnsupported => "E/INDEXING_UNSUPPORTED",
@@ -91,7 +94,7 @@ impl ErrorCode {
     }
 
     /// Every code, in the table's order.
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::BadSelectorSyntax,
         ErrorCode::NotFound,
         ErrorCode::Ambiguous,
@@ -102,6 +105,7 @@ impl ErrorCode {
         ErrorCode::ApplyConflict,
         ErrorCode::FsPermissions,
         ErrorCode::UnsupportedCap,
+        ErrorCode::Unsupported,
         ErrorCode::RequestCancelled,
         ErrorCode::ContentModified,
         ErrorCode::IndexingUnsupported,
@@ -329,6 +333,7 @@ mod tests {
             (ErrorCode::ApplyConflict, 70),
             (ErrorCode::FsPermissions, 71),
             (ErrorCode::UnsupportedCap, 72),
+            (ErrorCode::Unsupported, 72),
             (ErrorCode::RequestCancelled, 73),
             (ErrorCode::ContentModified, 74),
             (ErrorCode::IndexingUnsupported, 75),

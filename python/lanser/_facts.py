@@ -746,17 +746,6 @@ class SymbolInfo(BaseModel):
     symbolId: str
 
 
-class SymbolsFacts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    docVersion: str | None = None
-    path: str | None = None
-    provenance: Provenance
-    query: str | None = None
-    symbols: list[Symbol]
-
-
 class Tally(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -874,6 +863,17 @@ class TypesFacts(BaseModel):
     provenance: Provenance
     subtypes: list[TypeFact] | None = None
     supertypes: list[TypeFact] | None = None
+
+
+class Unchecked(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    fileType: str = Field(
+        ...,
+        description='Its type as `file_types` names it: the extension (`rb`), or the name (`Makefile`).',
+    )
+    path: str
 
 
 class Weights(BaseModel):
@@ -1439,6 +1439,21 @@ class SignatureHelp(BaseModel):
     signatures: list[SignatureInfo]
 
 
+class SymbolsFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    docVersion: str | None = None
+    path: str | None = None
+    provenance: Provenance
+    query: str | None = None
+    symbols: list[Symbol]
+    unchecked: list[Unchecked] | None = Field(
+        None,
+        description='With a query: code files of the workspace that no server serves, whose symbols no\nserver was asked for (`meta.complete` false).',
+    )
+
+
 class TestSelection(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -1523,6 +1538,10 @@ class ChangesFacts(BaseModel):
         description='Versions the bundle recorded that are not in the snapshot store (their files are not\ncompared; the answer is then incomplete).',
     )
     provenance: Provenance
+    unchecked: list[Unchecked] | None = Field(
+        None,
+        description='Files that differ from the git base but have no outline, so that no symbol of theirs\nis compared (`meta.complete` is false when one is code, as `.rb` or a `Makefile`).',
+    )
 
 
 class CheckFacts(BaseModel):
@@ -1543,6 +1562,10 @@ class CheckFacts(BaseModel):
     )
     patched: list[str] = Field(..., description='The files the patch changes.')
     provenance: Provenance
+    unchecked: list[Unchecked] | None = Field(
+        None,
+        description='Files the patch changes that no server serves: not measured (`meta.complete` false).',
+    )
 
 
 class CodeActionsFacts(BaseModel):
@@ -1573,6 +1596,10 @@ class DiagFacts(BaseModel):
     )
     files: list[str] = Field(..., description='The files checked.')
     provenance: Provenance
+    unchecked: list[Unchecked] | None = Field(
+        None,
+        description='Files the targets name (or, with none, code files of the workspace) that no server\nserves: not checked, never counted clean; `meta.complete` is then false.',
+    )
 
 
 class EditFacts(BaseModel):

@@ -123,6 +123,7 @@ pub(super) fn render(facts: &WriteFacts, bundle: &Bundle, page: &mut Page) {
         after: facts.after,
         checked: facts.checked.clone(),
         provenance: Provenance::Lsp,
+        unchecked: None,
     };
     super::render::check(page, &check);
     let files = facts.files.len();

@@ -99,6 +99,10 @@ pub struct ChangesFacts {
     /// compared; the answer is then incomplete).
     pub missing: Vec<Missing>,
     pub provenance: Provenance,
+    /// Files that differ from the git base but have no outline, so that no symbol of theirs
+    /// is compared (`meta.complete` is false when one is code, as `.rb` or a `Makefile`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<Vec<crate::bundle::facts::Unchecked>>,
 }
 
 impl Facts for ChangesFacts {
@@ -116,18 +120,23 @@ impl Operation for Changes {
         false
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
-        let (base, pairs, missing) = match &self.since_bundle {
+        let (base, pairs, missing, unchecked) = match &self.since_bundle {
             Some(path) => since_bundle(o, path)?,
             None => since_rev(o, self.since.as_deref().unwrap_or("HEAD"))?,
         };
         let (files, changes) = compare(o, pairs)?;
-        let complete = missing.is_empty();
+        let code = |f: &String| {
+            crate::servers::unserved::CODE_TYPES
+                .contains(&crate::servers::unserved::file_type(f).as_str())
+        };
+        let complete = missing.is_empty() && !unchecked.iter().any(code);
         let facts = ChangesFacts {
             base,
             files,
             changes,
             missing,
             provenance: Provenance::Parser,
+            unchecked: crate::bundle::facts::Unchecked::list(&unchecked),
         };
         Ok(Outcome {
             facts,
@@ -178,7 +187,8 @@ pub struct Pair {
     pub new: Option<Document>,
 }
 
-type Based = (Base, Vec<Pair>, Vec<Missing>);
+/// The base, the pairs to compare, the versions missing, the changed files with no outline.
+type Based = (Base, Vec<Pair>, Vec<Missing>, Vec<String>);
 
 fn outlined(rel: &str) -> bool {
     Grammar::for_path(rel).is_some()
@@ -205,7 +215,13 @@ fn since_rev(o: &Orchestrator, rev: &str) -> Result<Based> {
     let mut lines = list.lines();
     let commit = lines.next().unwrap_or_default().to_string();
     let mut pairs = Vec::new();
-    for rel in lines.filter(|l| outlined(l)) {
+    let (lines, unchecked): (Vec<&str>, Vec<&str>) = lines.partition(|l| outlined(l));
+    let unchecked = unchecked
+        .into_iter()
+        .filter(|rel| crate::workspace::walk::admits(&root, &root.join(rel)))
+        .map(str::to_string)
+        .collect();
+    for rel in lines {
         let old = inputs
             .read_to_string(&format!("git:{rev}"), rel, || {
                 crate::git::text_at(&root, rev, rel)
@@ -231,7 +247,7 @@ fn since_rev(o: &Orchestrator, rev: &str) -> Result<Based> {
         commit: Some(commit),
         bundle_id: None,
     };
-    Ok((base, pairs, vec![]))
+    Ok((base, pairs, vec![], unchecked))
 }
 
 fn since_bundle(o: &Orchestrator, path: &str) -> Result<Based> {
@@ -293,7 +309,7 @@ fn since_bundle(o: &Orchestrator, path: &str) -> Result<Based> {
         commit: None,
         bundle_id: bundle["bundleId"].as_str().map(str::to_string),
     };
-    Ok((base, pairs, missing))
+    Ok((base, pairs, missing, vec![]))
 }
 
 /// Parse both sides of every pair and compare their definitions.

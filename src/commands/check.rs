@@ -72,6 +72,7 @@ pub(crate) fn read_input(o: &Orchestrator, what: &str, path: &str) -> Result<Str
 pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome<CheckFacts>> {
     let text = read_patch(o, patch_path)?;
     let files = patch::parse(&text)?;
+    refuse_unserved(o, files.iter().map(|f| f.path.as_str()))?;
     let mut changes = Vec::new();
     for fp in &files {
         let (abs, rel) = o.ws().resolve_user_path(&fp.path, &o.opts().cwd)?;
@@ -98,27 +99,82 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome<Check
             after,
             checked: m.spec.checked.clone(),
             provenance: Provenance::Lsp,
+            unchecked: crate::bundle::facts::Unchecked::list(&m.unserved),
         },
         resolution: None,
-        complete: m.complete,
+        complete: m.complete && m.unserved.is_empty(),
         edits: None,
         reward: Some(measured),
     })
 }
 
+/// A patch whose every file no server serves is refused (`E/UNSUPPORTED`), naming the first:
+/// nothing could measure it. One that changes some served file is measured on those, the
+/// others listed as unchecked.
+pub(crate) fn refuse_unserved<'a>(
+    o: &Orchestrator,
+    paths: impl IntoIterator<Item = &'a str>,
+) -> Result<()> {
+    let forced = match super::route::forced_def(o) {
+        Some(forced) => forced,
+        None => return Ok(()),
+    };
+    let mut first = None;
+    for p in paths {
+        // A path that does not resolve is the command's own error to report.
+        let Ok((abs, rel)) = o.ws().resolve_user_path(p, &o.opts().cwd) else {
+            return Ok(());
+        };
+        if crate::servers::unserved::served(o.config().routes(), forced, &rel, &abs) {
+            return Ok(());
+        }
+        first.get_or_insert(rel);
+    }
+    match first {
+        Some(rel) => Err(crate::servers::unserved::refusal(
+            o.config().routes(),
+            forced,
+            &rel,
+        )),
+        None => Ok(()),
+    }
+}
+
 /// What [`measure`] found: the speculation over every changed file's server, whether each
-/// had loaded its project, and pr-v2's terms (with `--reward pr-v2`).
+/// had loaded its project, pr-v2's terms (with `--reward pr-v2`), and the changed files no
+/// server serves (not measured).
 pub struct Measurement {
     pub spec: speculate::Speculation,
     pub complete: bool,
     pub v2: Option<crate::reward::v2::Measured>,
+    pub unserved: Vec<String>,
 }
 
 /// The speculative diagnostics of `changes` (a document and its new text), each file on its
 /// own server (a change over TypeScript and Python files is measured by both; the own
 /// server's first). `check --patch`, `apply --patch` and `edit` measure through this.
 pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Result<Measurement> {
-    let rels = changes.iter().map(|(d, _)| d.rel.clone()).collect();
+    let forced = super::route::forced_def(o);
+    let (rels, unserved): (Vec<String>, Vec<String>) =
+        changes.iter().map(|(d, _)| d.rel.clone()).partition(|rel| {
+            forced.is_none_or(|f| {
+                crate::servers::unserved::served(
+                    o.config().routes(),
+                    f,
+                    rel,
+                    &o.ws().root.join(rel),
+                )
+            })
+        });
+    if rels.is_empty() {
+        let spec = speculate::Speculation::default();
+        return Ok(Measurement {
+            spec,
+            complete: true,
+            v2: None,
+            unserved,
+        });
+    }
     let (groups, unchecked) = super::diag::by_server(o, rels, true);
     if let Some(rel) = unchecked.first() {
         let name = o.config().taker(rel).unwrap_or_default().to_string();
@@ -166,5 +222,10 @@ pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Re
         });
     }
     let spec = spec.ok_or_else(|| LanserError::usage("the patch changes no file"))?;
-    Ok(Measurement { spec, complete, v2 })
+    Ok(Measurement {
+        spec,
+        complete,
+        v2,
+        unserved,
+    })
 }

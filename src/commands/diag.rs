@@ -34,8 +34,54 @@ fn is_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
-/// The workspace-relative files the targets name, sorted and deduplicated.
-fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
+/// The workspace-relative files the targets name, sorted and deduplicated: the sources to
+/// check, and the files no server serves (a glob's matches among every file of the workspace;
+/// with no target, its code files), to list as unchecked.
+fn files(o: &Orchestrator, targets: &[String]) -> Result<(Vec<String>, Vec<String>)> {
+    let all = || o.ws().index().sources();
+    let forced = super::route::forced_def(o);
+    let root = o.ws().root.clone();
+    let Some(forced) = forced else {
+        // `--server-cmd`: the user's program, whose types lanser does not know.
+        return Ok((files_named(o, targets, &[])?, Vec::new()));
+    };
+    if targets.is_empty() {
+        let unserved = crate::servers::unserved::unserved_code(o.config().routes(), forced, &root);
+        return Ok((all(), unserved));
+    }
+    let listing = match targets.iter().any(|t| is_glob(t)) {
+        true => crate::servers::unserved::listing(&root),
+        false => Vec::new(),
+    };
+    let patterns: Vec<glob::Pattern> = targets
+        .iter()
+        .filter(|t| is_glob(t))
+        .filter_map(|t| glob::Pattern::new(t.trim_start_matches("./")).ok())
+        .collect();
+    let matched = listing
+        .into_iter()
+        .filter(|f| patterns.iter().any(|p| p.matches(f)));
+    // A Python script without an extension (its `#!` line) is checked; a file no server
+    // serves is listed.
+    let (mut scripts, mut unserved) = (Vec::new(), Vec::new());
+    for f in matched {
+        let abs = root.join(&f);
+        if !crate::servers::unserved::served(o.config().routes(), forced, &f, &abs) {
+            unserved.push(f);
+        } else if std::path::Path::new(&f).extension().is_none() {
+            scripts.push(f);
+        }
+    }
+    let mut named = files_named(o, targets, &[unserved.clone(), scripts.clone()].concat())?;
+    named.extend(scripts);
+    named.sort();
+    named.dedup();
+    Ok((named, unserved))
+}
+
+/// The sources the targets name; a glob that matches neither a source nor one of `unserved`
+/// is an error.
+fn files_named(o: &Orchestrator, targets: &[String], unserved: &[String]) -> Result<Vec<String>> {
     let all = || o.ws().index().sources();
     if targets.is_empty() {
         return Ok(all());
@@ -48,7 +94,7 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<Vec<String>> {
                 .map_err(|e| LanserError::usage(format!("bad glob {t}")).with_source(e))?;
             let files = listing.get_or_insert_with(all);
             let matched: Vec<&String> = files.iter().filter(|f| pattern.matches(f)).collect();
-            if matched.is_empty() {
+            if matched.is_empty() && !unserved.iter().any(|f| pattern.matches(f)) {
                 return Err(LanserError::not_found(format!(
                     "glob {t} matches no source file"
                 )));
@@ -125,7 +171,8 @@ async fn check(
 }
 
 pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome<DiagFacts>> {
-    let (groups, unchecked) = by_server(o, files(o, targets)?, !targets.is_empty());
+    let (files, unserved) = files(o, targets)?;
+    let (groups, unchecked) = by_server(o, files, !targets.is_empty());
     let mut files: Vec<String> = groups.values().flatten().cloned().collect();
     files.sort();
     let (mut diagnostics, mut failed, mut ready) = (Vec::new(), Vec::new(), true);
@@ -149,7 +196,7 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome<Dia
         failed.extend(answer.1);
         ready &= answer.2;
     }
-    let complete = ready && failed.is_empty();
+    let complete = ready && failed.is_empty() && unserved.is_empty();
     crate::bundle::normalize::sort_by_location(&mut diagnostics);
     let count = |sev: Severity| diagnostics.iter().filter(|d| d.severity == sev).count();
     let counts = DiagCounts {
@@ -165,6 +212,7 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome<Dia
         counts,
         provenance: Provenance::Lsp,
         failed: (!failed.is_empty()).then_some(failed),
+        unchecked: crate::bundle::facts::Unchecked::list(&unserved),
     };
     Ok(Outcome {
         facts,

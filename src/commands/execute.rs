@@ -30,6 +30,9 @@ impl Execute for Orchestrator {
 /// Run one request; failures become error bundles, never panics. A request for a file of
 /// another server's type is answered by that server ([`super::route`]).
 pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
+    if let Some(refused) = super::route::unserved(o, req) {
+        return failed(o, req, refused).await;
+    }
     if let Some(name) = super::route::server_for(o, req) {
         if let Some(refused) = super::route::one_server_only(o, &name) {
             return failed(o, req, refused).await;
@@ -175,6 +178,7 @@ fn failed_before_server(code: ErrorCode) -> bool {
             | ErrorCode::IndexingMismatch
             | ErrorCode::VersionSkew
             | ErrorCode::IndexingUnsupported
+            | ErrorCode::Unsupported
             | ErrorCode::Usage
     )
 }

@@ -109,6 +109,7 @@ pub async fn select_for(
         (None, Some(p)) => {
             let text = super::check::read_patch(o, p)?;
             let fps = patch::parse(&text)?;
+            super::check::refuse_unserved(o, fps.iter().map(|f| f.path.as_str()))?;
             let seeds = seeds_of_patch(o, &fps)?;
             let mut lines = selection::Lines::new();
             for fp in &fps {

@@ -9,6 +9,9 @@
 //! own orchestrator, not on forks). A workspace-wide `diag` goes to the one server that takes
 //! every source when there is one, else each server checks its own files (`commands::diag`);
 //! workspace symbols ask every such server (`commands::symbols`).
+//!
+//! A request about a file no configured server serves is refused here, before anything starts
+//! ([`unserved`], `E/UNSUPPORTED`): no server is handed a file to read as its own language.
 
 use super::{Op, Request};
 use crate::config::Config;
@@ -31,11 +34,78 @@ pub fn server_for(o: &Orchestrator, req: &Request) -> Option<String> {
     (name != o.server_def().name).then_some(name)
 }
 
+/// The refusal of a request about a file no server serves (`E/UNSUPPORTED`), decided from the
+/// request and the configuration alone, before any server starts: the file its selector
+/// names, each file (not glob) `diag` names, the file of `symbols`, `format` or `inlay`. A
+/// `--server-cmd` is the user's own program, whose types lanser does not know: not refused.
+/// Writes that only measure (`apply`, `edit`, `rename-file`) and raw requests are not refused
+/// here (a patch's files are sorted in `check::measure`).
+pub fn unserved(o: &Orchestrator, req: &Request) -> Option<crate::error::LanserError> {
+    let opts = o.opts();
+    let exempt = matches!(
+        req.op,
+        Op::Apply(_) | Op::Edit(_) | Op::RenameFile(_) | Op::Request(_)
+    );
+    if exempt || !req.op.uses_server() {
+        return None;
+    }
+    let forced = forced_def(o)?;
+    if opts.server.is_some() && forced.is_none() {
+        return None; // an unknown server: its own error
+    }
+    let mut files: Vec<&str> = Vec::new();
+    let path = req.selector().and_then(|s| selector::parse(s).ok());
+    if let Some(p) = path.as_ref().and_then(|s| s.path()) {
+        files.push(p);
+    }
+    match &req.op {
+        Op::Diag(d) => files.extend(
+            d.targets
+                .iter()
+                .map(String::as_str)
+                .filter(|t| !t.contains(['*', '?', '['])),
+        ),
+        Op::Symbols(s) => files.extend(s.file.as_deref()),
+        Op::Format(f) => files.push(&f.file),
+        Op::Inlay(i) => files.push(&i.file),
+        _ => {}
+    }
+    // A path that does not resolve (missing, outside the workspace) is the command's own
+    // error to report.
+    let unserved = |f: &&str| {
+        let (abs, rel) = o.ws().resolve_user_path(f, &opts.cwd).ok()?;
+        (!crate::servers::unserved::served(o.config().routes(), forced, &rel, &abs)).then_some(rel)
+    };
+    let rel = files.iter().find_map(unserved)?;
+    Some(crate::servers::unserved::refusal(
+        o.config().routes(),
+        forced,
+        &rel,
+    ))
+}
+
+/// Whether the server is the user's own program (`--server-cmd`, LANSER_SERVER_CMD), whose
+/// file types lanser does not know.
+pub fn own_command(opts: &Options) -> bool {
+    opts.server_cmd.is_some()
+        || std::env::var("LANSER_SERVER_CMD").is_ok_and(|s| !s.trim().is_empty())
+}
+
+/// The server `--server` names (`Some(None)`: routed by file type), or `None` with the user's
+/// own program ([`own_command`]), for which no file is refused as unserved.
+pub fn forced_def(o: &Orchestrator) -> Option<Option<&crate::servers::ServerDef>> {
+    if own_command(o.opts()) {
+        return None;
+    }
+    Some(match &o.opts().server {
+        Some(name) => o.config().select(Some(name)).ok(),
+        None => None,
+    })
+}
+
 /// Whether the command line names the server (`--server`, `--server-cmd`, LANSER_SERVER_CMD).
 fn forced(opts: &Options) -> bool {
-    opts.server.is_some()
-        || opts.server_cmd.is_some()
-        || std::env::var("LANSER_SERVER_CMD").is_ok_and(|s| !s.trim().is_empty())
+    opts.server.is_some() || own_command(opts)
 }
 
 /// A workspace-wide `diag`: every source file, each checked by its own server.

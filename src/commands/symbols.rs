@@ -81,6 +81,7 @@ async fn outline(
             query: None,
             symbols,
             provenance: Provenance::Lsp,
+            unchecked: None,
         },
         resolution: None,
         complete: true,
@@ -117,6 +118,8 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome<SymbolsF
     }
     crate::bundle::normalize::sort_by_location(&mut symbols);
     symbols.dedup();
+    let unserved = unserved_code(o);
+    complete &= unserved.is_empty();
     Ok(Outcome {
         facts: SymbolsFacts {
             path: None,
@@ -124,12 +127,24 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome<SymbolsF
             query: Some(query.to_string()),
             symbols,
             provenance: Provenance::Lsp,
+            unchecked: crate::bundle::facts::Unchecked::list(&unserved),
         },
         resolution: None,
         complete,
         edits: None,
         reward: None,
     })
+}
+
+/// The workspace's code files no server serves (the one `--server` names, with it; none
+/// with `--server-cmd`, whose types lanser does not know).
+fn unserved_code(o: &Orchestrator) -> Vec<String> {
+    match super::route::forced_def(o) {
+        None => Vec::new(),
+        Some(forced) => {
+            crate::servers::unserved::unserved_code(o.config().routes(), forced, &o.ws().root)
+        }
+    }
 }
 
 /// `workspace/symbol` on `o`'s server, normalized; and whether it had loaded the project.

@@ -90,6 +90,7 @@ pub fn tally(map: &DiagMap) -> Tally {
 }
 
 /// Diagnostics before and after a change, over the same files.
+#[derive(Default)]
 pub struct Speculation {
     /// The files the change edits.
     pub touched: Vec<String>,

@@ -11,6 +11,7 @@ pub mod install;
 pub mod node;
 pub mod resolve;
 pub mod routing;
+pub mod unserved;
 
 pub use defs::{
     builtins, diagnostics_need, Origin, Provision, ServerDef, BASEDPYRIGHT_VERSION,
@@ -45,7 +46,7 @@ pub fn how_to_install(def: &ServerDef) -> Option<String> {
 }
 
 /// The first line `program ARGS` prints (its version), when it runs and succeeds.
-fn version_line(program: &str, args: &[&str]) -> Option<String> {
+pub(crate) fn version_line(program: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(program).args(args).output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text

@@ -306,6 +306,12 @@ impl Types {
         Types(Arc::new(types.into_iter().collect()))
     }
 
+    /// Every file that is not hidden, whatever its type: the listing that finds the files no
+    /// server serves (`crate::servers::unserved::listing`).
+    pub fn everything() -> Types {
+        Types::new(["*".to_string()])
+    }
+
     /// Whether the index tracks a file named `name` (a file name or a relative path).
     pub fn tracks(&self, name: &str) -> bool {
         if is_source(name) {
@@ -317,7 +323,8 @@ impl Types {
         if base.starts_with('.') {
             return false;
         }
-        self.0.contains(base)
+        self.0.contains("*")
+            || self.0.contains(base)
             || base
                 .rsplit_once('.')
                 .is_some_and(|(stem, ext)| !stem.is_empty() && self.0.contains(ext))

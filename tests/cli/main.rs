@@ -52,3 +52,4 @@ mod surface;
 mod toolchains;
 mod trace;
 mod trust;
+mod unserved;

@@ -173,3 +173,45 @@ exit 1"#,
     assert_eq!(row["resolved"][0], "$LANSER_HOME/gopls/0.16.1/bin/gopls");
     assert_eq!(row["source"], "managed install");
 }
+
+/// `lanser setup --server gopls` with no Go but a gopls on PATH (as `lanser doctor` finds it):
+/// the pinned version or a newer one is enough, and nothing is installed; an older one is not,
+/// and setup goes on to the install (which, without Go, says what to run).
+#[test]
+fn setup_takes_a_gopls_on_path_at_the_pinned_version_or_newer() {
+    let bin = tempfile::tempdir().unwrap();
+    let path = path_with(bin.path());
+    let home = tempfile::tempdir().unwrap();
+    let ws = fixture("go");
+    let pinned = lanser::servers::GOPLS_VERSION;
+    let (major, rest) = pinned.split_once('.').unwrap();
+    let (minor, _) = rest.split_once('.').unwrap();
+    let newer = format!("{major}.{}.0", minor.parse::<u32>().unwrap() + 1);
+    let older = format!("{major}.{}.9", minor.parse::<u32>().unwrap() - 1);
+    for version in [pinned.to_string(), newer] {
+        script(
+            bin.path(),
+            "gopls",
+            &format!(r#"[ "$1" = version ] && echo "golang.org/x/tools/gopls v{version}""#),
+        );
+        let o = in_path(&path, home.path(), &["setup", "--server", "gopls"], &ws);
+        assert!(o.status.success(), "{version}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(
+            out.starts_with(&format!(
+                "gopls already on PATH ({}: golang.org/x/tools/gopls v{version})",
+                bin.path().join("gopls").display()
+            )) && out.contains(&format!("the pinned {pinned} or newer")),
+            "{out}"
+        );
+        assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
+    }
+    script(
+        bin.path(),
+        "gopls",
+        &format!(r#"[ "$1" = version ] && echo "golang.org/x/tools/gopls v{older}""#),
+    );
+    let o = in_path(&path, home.path(), &["setup", "--server", "gopls"], &ws);
+    assert_eq!(o.status.code(), Some(65), "{}", stderr(&o));
+    assert!(stderr(&o).contains("go is not on PATH"), "{}", stderr(&o));
+}

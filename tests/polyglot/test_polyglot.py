@@ -3,11 +3,13 @@
 what the CLI prints for the same request. Expectations come from the fixture text."""
 import json
 import os
+import subprocess
 
-from mcp_conftest import real_home
+from mcp_conftest import BIN, real_home
 
-# Linked into the test's LANSER_HOME beside Pyright and the TypeScript server (installed by
-# `lanser setup --server NAME`).
+# Installed once into the real lanser home (`lanser setup --server NAME`, a no-op when they
+# are there) and linked into the test's LANSER_HOME beside Pyright and the TypeScript server:
+# a link made before the install would point at nothing (with a fresh, empty HOME).
 SERVERS = ("vue-typescript-plugin", "yaml-language-server", "dockerfile-language-server-nodejs", "sql-language-server")
 
 
@@ -22,8 +24,13 @@ def col(ws, rel: str, line: int, ident: str) -> int:
 
 def test_each_file_is_answered_by_its_own_server_through_mcp_batch_and_cli(make_ws):
     ws = make_ws("polyglot")
-    for s in SERVERS:
-        os.symlink(real_home() / s, ws.home / s)
+    env = {k: v for k, v in os.environ.items() if k not in ("LANSER_SERVER_CMD",)}
+    env["LANSER_HOME"] = str(real_home())
+    for s in ("typescript-language-server", *SERVERS):
+        subprocess.run([BIN, "setup", "--server", s], env=env, check=True, capture_output=True)
+    for s in ("typescript-language-server", *SERVERS):
+        if not os.path.lexists(ws.home / s):
+            os.symlink(real_home() / s, ws.home / s)
     page = ws.line_of("web/app.ts", "export const page")
     get = ws.line_of("api/views.py", "order = make_order(")
     vue = ws.line_of("web/Total.vue", "const text = render(")

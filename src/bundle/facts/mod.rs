@@ -118,6 +118,10 @@ pub struct SymbolsFacts {
     pub query: Option<String>,
     pub symbols: Vec<Symbol>,
     pub provenance: Provenance,
+    /// With a query: code files of the workspace that no server serves, whose symbols no
+    /// server was asked for (`meta.complete` false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<Vec<Unchecked>>,
 }
 
 #[derive(JsonSchema, Serialize, Deserialize)]
@@ -139,6 +143,33 @@ pub struct DiagFacts {
     /// reported, and `meta.complete` is false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed: Option<Vec<DiagFailure>>,
+    /// Files the targets name (or, with none, code files of the workspace) that no server
+    /// serves: not checked, never counted clean; `meta.complete` is then false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<Vec<Unchecked>>,
+}
+
+/// A file no configured server serves, so that nothing answered for it.
+#[derive(JsonSchema, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Unchecked {
+    pub path: String,
+    /// Its type as `file_types` names it: the extension (`rb`), or the name (`Makefile`).
+    pub file_type: String,
+}
+
+impl Unchecked {
+    /// The files of `paths`, as unchecked (`None` when there are none).
+    pub fn list(paths: &[String]) -> Option<Vec<Unchecked>> {
+        let list: Vec<Unchecked> = paths
+            .iter()
+            .map(|p| Unchecked {
+                path: p.clone(),
+                file_type: crate::servers::unserved::file_type(p),
+            })
+            .collect();
+        (!list.is_empty()).then_some(list)
+    }
 }
 
 #[derive(JsonSchema, Serialize, Deserialize)]
@@ -202,6 +233,9 @@ pub struct CheckFacts {
     /// Which importers were re-checked, and which the patch cannot alter.
     pub checked: Checked,
     pub provenance: Provenance,
+    /// Files the patch changes that no server serves: not measured (`meta.complete` false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<Vec<Unchecked>>,
 }
 
 /// A definition an impact analysis reached (`<module>` for a file's top level).
