@@ -12,7 +12,7 @@ use std::process::{Command, Output};
 /// (file, 1-based line, a name on it, the type as the refusal shows it, as `file_types` names it)
 const FILES: &[(&str, u32, &str, &str, &str)] = &[
     ("a.rb", 2, "add", ".rb", "rb"),
-    ("Main.java", 2, "add", ".java", "java"),
+    ("Main.kt", 2, "add", ".kt", "kt"),
     ("Makefile", 1, "all", "Makefile", "Makefile"),
     ("ok.toml", 1, "name", ".toml", "toml"),
 ];
@@ -21,8 +21,8 @@ const TREE: &[(&str, &str)] = &[
     ("a.py", "def add(x):\n    return x + 1\n"),
     ("a.rb", "class A\n  def add(x)\n    x + 1\n  end\nend\n"),
     (
-        "Main.java",
-        "class Main {\n  static int add(int a, int b) { return a + b; }\n}\n",
+        "Main.kt",
+        "object Main {\n  fun add(a: Int, b: Int) = a + b\n}\n",
     ),
     ("Makefile", "all:\n\techo hi\n"),
     ("ok.toml", "name = 1\n"),
@@ -256,7 +256,7 @@ fn workspace_wide_answers_list_unserved_files_as_unchecked() {
 
     let symbols = &b[1];
     assert_eq!(symbols["status"], "ok", "{symbols}");
-    assert_eq!(unchecked(symbols), ["Main.java", "Makefile", "a.rb"]);
+    assert_eq!(unchecked(symbols), ["Main.kt", "Makefile", "a.rb"]);
     assert_eq!(symbols["meta"]["complete"], false);
 
     let check = &b[2];
