@@ -206,7 +206,11 @@ pub async fn catalog_with(o: &Orchestrator, edits: &[(String, String)]) -> Resul
                     .await
                     .map_err(|e| LanserError::internal("collection panicked").with_source(e))?;
                 let c = Catalog::of(found);
-                super::by_content::write(input, &digest, &python, &c);
+                // Only a collection pytest made: a failure to run it at all (pytest not
+                // importable, a timeout) is the machine's, not the state's.
+                if c.collected.is_some() {
+                    super::by_content::write(input, &digest, &python, &c);
+                }
                 c
             }
         };
