@@ -208,6 +208,8 @@ pub fn language_id(path: &str) -> &'static str {
         "f" | "for" | "f90" | "f95" | "f03" | "f08" | "F" | "F90" => "fortran",
         "java" => "java",
         "vim" => "vim",
+        "graphql" | "gql" => "graphql",
+        "prisma" => "prisma",
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ if name == "CMakeLists.txt" => "cmake",
         _ => "python",

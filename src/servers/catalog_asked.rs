@@ -25,12 +25,28 @@
 //!   declaration), symbols and rename within a file; diagnostics pushed (vimlparser's syntax
 //!   errors). No readiness signal of its own ([`Ready::Settle`]): it publishes a moment before
 //!   it answers from the parsed buffer.
+//! - `graphql-language-service-cli` 3.5.0 (npm, command `graphql-lsp server -m stream`): the
+//!   project is the workspace's GraphQL config (`.graphqlrc.yml` and kin) naming a local
+//!   schema file and the documents; without one it answers nothing. It looks for the config
+//!   in its working directory, not the root `initialize` names, so the root is passed as its
+//!   `--configDir` (`-c`, [`super::resolve::ROOT_ARG`]). Definitions (from a
+//!   document into the schema), hover, symbols of a file; diagnostics pushed (validation
+//!   against the schema). No references or rename.
+//! - `@prisma/language-server` 31.12.10 (npm): reads its `prisma` section of
+//!   `workspace/configuration` unguarded (a null one kills it), so the built-in serves it;
+//!   the `.prisma` files of a directory are one schema. Definitions, references, hover,
+//!   symbols, rename (a model renamed keeps its table name with an `@@map`); diagnostics
+//!   pushed (the schema engine's validation, compiled to wasm: nothing fetched).
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 
 pub const JDTLS_VERSION: &str = "1.0.8";
 
 pub const VIM_LS_VERSION: &str = "2.3.1";
+
+pub const GRAPHQL_LS_VERSION: &str = "3.5.0";
+
+pub const PRISMA_LS_VERSION: &str = "31.12.10";
 
 pub(super) const TABLE: &[Builtin] = &[
     Builtin {
@@ -56,6 +72,34 @@ pub(super) const TABLE: &[Builtin] = &[
         version: Some(VIM_LS_VERSION),
         provision: Provision::Npm,
         init_options: r#"{"isNeovim": false, "iskeyword": "@,48-57,_,192-255,-#", "vimruntime": "", "runtimepath": "", "diagnostic": {"enable": true}, "indexes": {"runtimepath": false, "gap": 100, "count": 3}, "suggest": {"fromVimruntime": false, "fromRuntimepath": false}}"#,
+        ..BASE
+    },
+    Builtin {
+        name: "graphql-language-service-cli",
+        command: "graphql-lsp",
+        args: &["server", "-m", "stream", "-c", super::resolve::ROOT_ARG],
+        file_types: &["graphql", "gql"],
+        root_markers: Some(&[
+            ".graphqlrc",
+            ".graphqlrc.yml",
+            ".graphqlrc.yaml",
+            ".graphqlrc.json",
+            "graphql.config.js",
+            "graphql.config.ts",
+        ]),
+        version: Some(GRAPHQL_LS_VERSION),
+        provision: Provision::Npm,
+        ..BASE
+    },
+    Builtin {
+        name: "prisma-language-server",
+        command: "prisma-language-server",
+        args: &["--stdio"],
+        file_types: &["prisma"],
+        version: Some(PRISMA_LS_VERSION),
+        provision: Provision::Npm,
+        package: Some("@prisma/language-server"),
+        settings: r#"{"prisma": {"enableDiagnostics": true}}"#,
         ..BASE
     },
 ];

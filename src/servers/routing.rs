@@ -26,6 +26,8 @@ pub const ROUTE_ORDER: &[&str] = &[
     "vue-typescript-plugin",
     "jdtls",
     "vim-language-server",
+    "graphql-language-service-cli",
+    "prisma-language-server",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

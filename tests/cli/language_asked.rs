@@ -1,0 +1,102 @@
+//! More of issue 44's languages on their real, pinned servers (installed by `lanser setup
+//! --server NAME`, as `.ci/run` does): one batch session per fixture, expectations computed
+//! from the fixture's text.
+
+use crate::language_jvm::starts;
+use crate::language_more::{at, diag_lines, facts, rename, sel, server, session, with};
+use crate::support::*;
+
+/// (path, 0-based line, column) of the first whole-word `ident` on the first line of `rel`
+/// holding `needle`.
+fn start(w: &std::path::Path, rel: &str, needle: &str, ident: &str) -> (String, u32, u32) {
+    let line = line_with(w, rel, needle);
+    let r = ident_range(w, rel, line, ident);
+    (rel.to_string(), r[0], r[1])
+}
+
+/// GraphQL through graphql-language-service-cli, its project the fixture's `.graphqlrc.yml`:
+/// a definition from a query into the schema, hover, symbols and validation, in one batch.
+#[test]
+fn graphql_through_graphql_language_service() {
+    let ws = fixture("graphql");
+    let w = ws.as_path();
+    let (schema, queries, bad) = ("schema.graphql", "queries.graphql", "bad.graphql");
+    let lines = vec![
+        at("def", &sel(w, queries, "author {", "author")),
+        at("hover", &sel(w, queries, "books {", "books")),
+        with("diag", serde_json::json!({"targets": [bad]})),
+        with("symbols", serde_json::json!({"file": schema})),
+    ];
+    let b = session(w, &lines);
+    assert!(b
+        .iter()
+        .all(|x| server(x) == "graphql-language-service-cli"));
+    // `author` of a Book: the field of `type Book`, the first `author:` of the schema.
+    assert_eq!(
+        starts(&facts(&b[0], "graphql def")["definitions"]),
+        [start(w, schema, "author: Author!", "author")]
+    );
+    // Query's `books` field, its type as the schema writes it.
+    let text = read(w, schema);
+    let query = text.find("type Query").unwrap();
+    let field = text[query..]
+        .lines()
+        .find(|l| l.trim_start().starts_with("books:"))
+        .unwrap()
+        .trim();
+    let hover = facts(&b[1], "graphql hover").to_string();
+    assert!(hover.contains(&format!("Query.{field}")), "{hover}");
+    // `pages` is no field of Book.
+    let pages = line_with(w, bad, "pages") as u64 - 1;
+    assert_eq!(diag_lines(&b[2]), [(pages, "error".to_string())]);
+    let diag = facts(&b[2], "graphql diag").to_string();
+    assert!(diag.contains("pages"), "{diag}");
+    let names = facts(&b[3], "graphql symbols").to_string();
+    for n in ["\"Book\"", "\"Author\"", "\"Query\""] {
+        assert!(names.contains(n), "{n} in {names}");
+    }
+}
+
+/// Prisma through @prisma/language-server: definitions, references, hover, the schema
+/// engine's validation, symbols and a rename preview, in one batch.
+#[test]
+fn prisma_through_prisma_language_server() {
+    let ws = fixture("prisma");
+    let w = ws.as_path();
+    let (schema, broken) = ("schema.prisma", "broken.prisma");
+    let decl = sel(w, schema, "model Author", "Author");
+    let lines = vec![
+        at("def", &sel(w, schema, "author   Author", "Author")),
+        at("refs", &decl),
+        at("hover", &sel(w, schema, "author   Author", "Author")),
+        with("diag", serde_json::json!({"targets": [broken]})),
+        with("symbols", serde_json::json!({"file": schema})),
+        rename(&decl, "Writer"),
+    ];
+    let b = session(w, &lines);
+    assert!(b.iter().all(|x| server(x) == "@prisma/language-server"));
+    let declared = start(w, schema, "model Author", "Author");
+    assert_eq!(
+        starts(&facts(&b[0], "prisma def")["definitions"]),
+        std::slice::from_ref(&declared)
+    );
+    let mut want = vec![declared, start(w, schema, "author   Author", "Author")];
+    want.sort();
+    assert_eq!(starts(&facts(&b[1], "prisma refs")["references"]), want);
+    let hover = facts(&b[2], "prisma hover").to_string();
+    assert!(hover.contains("model Author"), "{hover}");
+    // `Volume` names no model.
+    let volume = line_with(w, broken, "Volume[]") as u64 - 1;
+    assert_eq!(diag_lines(&b[3]), [(volume, "error".to_string())]);
+    let diag = facts(&b[3], "prisma diag").to_string();
+    assert!(diag.contains("\\\"Volume\\\""), "{diag}");
+    let names = facts(&b[4], "prisma symbols").to_string();
+    for n in ["\"Author\"", "\"Book\""] {
+        assert!(names.contains(n), "{n} in {names}");
+    }
+    // The declaration, its one use, and an `@@map("Author")` keeping the table's name.
+    let preview = facts(&b[5], "prisma rename");
+    assert_eq!(preview["applied"], false);
+    assert_eq!(preview["editCount"], 3, "{preview}");
+    assert_eq!(preview["files"], serde_json::json!([schema]), "{preview}");
+}
