@@ -210,6 +210,7 @@ pub fn language_id(path: &str) -> &'static str {
         "vim" => "vim",
         "graphql" | "gql" => "graphql",
         "prisma" => "prisma",
+        "astro" => "astro",
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ if name == "CMakeLists.txt" => "cmake",
         _ => "python",

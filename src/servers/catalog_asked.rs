@@ -37,6 +37,15 @@
 //!   the `.prisma` files of a directory are one schema. Definitions, references, hover,
 //!   symbols, rename (a model renamed keeps its table name with an `@@map`); diagnostics
 //!   pushed (the schema engine's validation, compiled to wasm: nothing fetched).
+//! - `@astrojs/language-server` 2.17.1 (npm, `astro-ls`, with `typescript` 6.0.3, its own
+//!   range): a Volar server. It requires `initializationOptions.typescript.tsdk`; the
+//!   built-in names `typescript/lib`, which it loads as a module path from its own install
+//!   (a relative directory would be taken from the working directory). Without the
+//!   project's `astro` package it says "Experience might be degraded" and still answers
+//!   from the component's frontmatter: definitions (into `.ts` modules), references,
+//!   hover, symbols, rename, and TypeScript's diagnostics. It publishes those in stages (an
+//!   empty list first) but answers `textDocument/diagnostic` for an open document without
+//!   declaring it (quirks `pulls-undeclared` and `open-to-pull`).
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 
@@ -47,6 +56,8 @@ pub const VIM_LS_VERSION: &str = "2.3.1";
 pub const GRAPHQL_LS_VERSION: &str = "3.5.0";
 
 pub const PRISMA_LS_VERSION: &str = "31.12.10";
+
+pub const ASTRO_LS_VERSION: &str = "2.17.1";
 
 pub(super) const TABLE: &[Builtin] = &[
     Builtin {
@@ -100,6 +111,24 @@ pub(super) const TABLE: &[Builtin] = &[
         provision: Provision::Npm,
         package: Some("@prisma/language-server"),
         settings: r#"{"prisma": {"enableDiagnostics": true}}"#,
+        ..BASE
+    },
+    Builtin {
+        name: "astro-language-server",
+        command: "astro-ls",
+        args: &["--stdio"],
+        file_types: &["astro"],
+        version: Some(ASTRO_LS_VERSION),
+        provision: Provision::Npm,
+        package: Some("@astrojs/language-server"),
+        with: &["typescript@6.0.3"],
+        // Resolved as `require("typescript/lib/typescript.js")` from its own install.
+        init_options: r#"{"typescript": {"tsdk": "typescript/lib"}}"#,
+        quirks: Quirks {
+            pulls_undeclared: true,
+            open_to_pull: true,
+            ..Quirks::NONE
+        },
         ..BASE
     },
 ];

@@ -28,6 +28,7 @@ pub const ROUTE_ORDER: &[&str] = &[
     "vim-language-server",
     "graphql-language-service-cli",
     "prisma-language-server",
+    "astro-language-server",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

@@ -100,3 +100,59 @@ fn prisma_through_prisma_language_server() {
     assert_eq!(preview["editCount"], 3, "{preview}");
     assert_eq!(preview["files"], serde_json::json!([schema]), "{preview}");
 }
+
+/// Astro through @astrojs/language-server (with its pinned TypeScript, no `astro` package in
+/// the project): a component's frontmatter answers definitions into a `.ts` module,
+/// references into the template, hover, TypeScript's diagnostics, symbols and a rename
+/// preview, in one batch.
+#[test]
+fn astro_through_astro_language_server() {
+    let ws = fixture("astro");
+    let w = ws.as_path();
+    let (card, greet) = ("src/Card.astro", "src/greet.ts");
+    let title = sel(w, card, "const title", "title");
+    let lines = vec![
+        at("def", &sel(w, card, "= greet(", "greet")),
+        at("refs", &title),
+        at("hover", &title),
+        with("diag", serde_json::json!({"targets": [card]})),
+        with("symbols", serde_json::json!({"file": card})),
+        rename(&title, "heading"),
+    ];
+    let b = session(w, &lines);
+    assert!(b.iter().all(|x| server(x) == "@astrojs/language-server"));
+    for x in &b {
+        assert_eq!(x["meta"]["complete"], true, "{x}");
+    }
+    // The declaration of `greet`, from the start of its `export function` line.
+    let decl = line_with(w, greet, "export function greet(") - 1;
+    assert_eq!(
+        starts(&facts(&b[0], "astro def")["definitions"]),
+        [(greet.to_string(), decl, 0)]
+    );
+    // `title` declared in the frontmatter and used in the template.
+    let mut want = vec![
+        start(w, card, "const title", "title"),
+        start(w, card, "<h1>{title}", "title"),
+    ];
+    want.sort();
+    assert_eq!(starts(&facts(&b[1], "astro refs")["references"]), want);
+    let hover = facts(&b[2], "astro hover").to_string();
+    assert!(hover.contains("const title: string"), "{hover}");
+    // A string where `count: number` is declared: TypeScript's one error.
+    let count = line_with(w, card, "const count: number") as u64 - 1;
+    let errors: Vec<_> = diag_lines(&b[3])
+        .into_iter()
+        .filter(|(_, s)| s == "error")
+        .collect();
+    assert_eq!(errors, [(count, "error".to_string())]);
+    let diag = facts(&b[3], "astro diag").to_string();
+    assert!(diag.contains("not assignable to type 'number'"), "{diag}");
+    let names = facts(&b[4], "astro symbols").to_string();
+    for n in ["\"title\"", "\"count\""] {
+        assert!(names.contains(n), "{n} in {names}");
+    }
+    let preview = facts(&b[5], "astro rename");
+    assert_eq!(preview["editCount"], 2, "{preview}");
+    assert_eq!(preview["files"], serde_json::json!([card]), "{preview}");
+}
