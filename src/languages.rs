@@ -211,6 +211,7 @@ pub fn language_id(path: &str) -> &'static str {
         "graphql" | "gql" => "graphql",
         "prisma" => "prisma",
         "astro" => "astro",
+        "toml" => "toml",
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ if name == "CMakeLists.txt" => "cmake",
         _ => "python",

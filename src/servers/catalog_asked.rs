@@ -46,6 +46,11 @@
 //!   hover, symbols, rename, and TypeScript's diagnostics. It publishes those in stages (an
 //!   empty list first) but answers `textDocument/diagnostic` for an open document without
 //!   declaring it (quirks `pulls-undeclared` and `open-to-pull`).
+//! - `tombi` 1.9.6 (PyPI, a binary wheel; TOML), run as `tombi lsp --offline` so that no
+//!   schema is fetched. Symbols (keys), hover (a key's path and value type), diagnostics
+//!   by pull — for documents it has open only (quirk `open-to-pull`): syntax errors and
+//!   duplicate keys. Definitions and references declared, answered for a few schemas'
+//!   links only (nothing on plain TOML).
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 
@@ -58,6 +63,8 @@ pub const GRAPHQL_LS_VERSION: &str = "3.5.0";
 pub const PRISMA_LS_VERSION: &str = "31.12.10";
 
 pub const ASTRO_LS_VERSION: &str = "2.17.1";
+
+pub const TOMBI_VERSION: &str = "1.9.6";
 
 pub(super) const TABLE: &[Builtin] = &[
     Builtin {
@@ -129,6 +136,17 @@ pub(super) const TABLE: &[Builtin] = &[
             open_to_pull: true,
             ..Quirks::NONE
         },
+        ..BASE
+    },
+    Builtin {
+        name: "tombi",
+        command: "tombi",
+        // Offline: schemas from its own store and cache only, never fetched.
+        args: &["lsp", "--offline"],
+        file_types: &["toml"],
+        version: Some(TOMBI_VERSION),
+        provision: Provision::Pip,
+        quirks: Quirks::OPEN_TO_PULL,
         ..BASE
     },
 ];

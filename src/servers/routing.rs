@@ -29,6 +29,7 @@ pub const ROUTE_ORDER: &[&str] = &[
     "graphql-language-service-cli",
     "prisma-language-server",
     "astro-language-server",
+    "tombi",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

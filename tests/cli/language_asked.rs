@@ -156,3 +156,46 @@ fn astro_through_astro_language_server() {
     assert_eq!(preview["editCount"], 2, "{preview}");
     assert_eq!(preview["files"], serde_json::json!([card]), "{preview}");
 }
+
+/// TOML through tombi (`--offline`): symbols (the keys), hover (a key's path and value type;
+/// in `Cargo.toml`, from the Cargo schema it carries) and its syntax diagnostics, in one
+/// batch.
+#[test]
+fn toml_through_tombi() {
+    let ws = fixture("toml");
+    let w = ws.as_path();
+    let (config, broken, cargo) = ("config.toml", "broken.toml", "Cargo.toml");
+    let lines = vec![
+        with("symbols", serde_json::json!({"file": config})),
+        at("hover", &sel(w, config, "port =", "port")),
+        at("hover", &sel(w, cargo, "serde =", "serde")),
+        with("diag", serde_json::json!({"targets": [broken]})),
+    ];
+    let b = session(w, &lines);
+    assert!(b.iter().all(|x| server(x) == "Tombi LSP"));
+    // Every key of the file, dotted under its table.
+    let text = read(w, config);
+    let names = facts(&b[0], "toml symbols").to_string();
+    let mut table = String::new();
+    for l in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(t) = l.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            table = format!("{t}.");
+            assert!(names.contains(&format!("\"{t}\"")), "{t} in {names}");
+        } else {
+            let key = l.split('=').next().unwrap().trim();
+            let full = format!("\"{table}{key}\"");
+            let bare = format!("\"{key}\"");
+            assert!(
+                names.contains(&full) || names.contains(&bare),
+                "{key} in {names}"
+            );
+        }
+    }
+    let hover = facts(&b[1], "toml hover").to_string();
+    assert!(hover.contains("server.port"), "{hover}");
+    let hover = facts(&b[2], "toml hover (Cargo)").to_string();
+    assert!(hover.contains("dependencies.serde"), "{hover}");
+    // `port = = 8080`: one error, on that line.
+    let bad = line_with(w, broken, "= =") as u64 - 1;
+    assert_eq!(diag_lines(&b[3]), [(bad, "error".to_string())]);
+}
