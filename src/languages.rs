@@ -212,8 +212,10 @@ pub fn language_id(path: &str) -> &'static str {
         "prisma" => "prisma",
         "astro" => "astro",
         "toml" => "toml",
+        "just" => "just",
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ if name == "CMakeLists.txt" => "cmake",
+        _ if matches!(name, "justfile" | "Justfile" | ".justfile") => "just",
         _ => "python",
     }
 }

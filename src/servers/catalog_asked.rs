@@ -51,6 +51,9 @@
 //!   by pull — for documents it has open only (quirk `open-to-pull`): syntax errors and
 //!   duplicate keys. Definitions and references declared, answered for a few schemas'
 //!   links only (nothing on plain TOML).
+//! - `just-lsp` 0.10.0 (PyPI, a binary wheel; `justfile`s, by name, and `*.just`):
+//!   definitions, references and rename of recipes and variables within a file, hover,
+//!   symbols; diagnostics pushed (unknown recipes and variables, syntax).
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 
@@ -65,6 +68,8 @@ pub const PRISMA_LS_VERSION: &str = "31.12.10";
 pub const ASTRO_LS_VERSION: &str = "2.17.1";
 
 pub const TOMBI_VERSION: &str = "1.9.6";
+
+pub const JUST_LSP_VERSION: &str = "0.10.0";
 
 pub(super) const TABLE: &[Builtin] = &[
     Builtin {
@@ -147,6 +152,14 @@ pub(super) const TABLE: &[Builtin] = &[
         version: Some(TOMBI_VERSION),
         provision: Provision::Pip,
         quirks: Quirks::OPEN_TO_PULL,
+        ..BASE
+    },
+    Builtin {
+        name: "just-lsp",
+        command: "just-lsp",
+        file_types: &["just", "justfile", "Justfile", ".justfile"],
+        version: Some(JUST_LSP_VERSION),
+        provision: Provision::Pip,
         ..BASE
     },
 ];

@@ -30,6 +30,7 @@ pub const ROUTE_ORDER: &[&str] = &[
     "prisma-language-server",
     "astro-language-server",
     "tombi",
+    "just-lsp",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

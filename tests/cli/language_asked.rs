@@ -199,3 +199,61 @@ fn toml_through_tombi() {
     let bad = line_with(w, broken, "= =") as u64 - 1;
     assert_eq!(diag_lines(&b[3]), [(bad, "error".to_string())]);
 }
+
+/// Just through just-lsp (a `justfile`, routed by its name): definitions, references and a
+/// rename of a recipe, hover of a variable, symbols and diagnostics, in one batch.
+#[test]
+fn justfiles_through_just_lsp() {
+    let ws = fixture("just");
+    let w = ws.as_path();
+    let (just, bad) = ("justfile", "bad.just");
+    let decl = sel(w, just, "lint:", "lint");
+    let lines = vec![
+        at("def", &sel(w, just, "build: lint", "lint")),
+        at("refs", &decl),
+        at("hover", &sel(w, just, "{{greeting}}", "greeting")),
+        with("diag", serde_json::json!({"targets": [bad]})),
+        with("symbols", serde_json::json!({"file": just})),
+        rename(&decl, "check"),
+    ];
+    let b = session(w, &lines);
+    assert!(
+        b.iter().all(|x| server(x) == "just-lsp"),
+        "{}",
+        b[0]["environment"]
+    );
+    let declared = start(w, just, "lint:", "lint");
+    assert_eq!(
+        starts(&facts(&b[0], "just def")["definitions"]),
+        std::slice::from_ref(&declared)
+    );
+    let mut want = vec![declared, start(w, just, "build: lint", "lint")];
+    want.sort();
+    assert_eq!(starts(&facts(&b[1], "just refs")["references"]), want);
+    // The variable's assignment, as the file has it.
+    let text = read(w, just);
+    let assignment = text.lines().find(|l| l.starts_with("greeting :=")).unwrap();
+    let hover = facts(&b[2], "just hover").to_string();
+    assert!(hover.contains(&assignment.replace('"', "\\\"")), "{hover}");
+    // `{{missing}}` and the dependency `nothere`: one error each, on their lines.
+    let mut want = vec![
+        (
+            line_with(w, bad, "{{missing}}") as u64 - 1,
+            "error".to_string(),
+        ),
+        (line_with(w, bad, "nothere") as u64 - 1, "error".to_string()),
+    ];
+    want.sort();
+    let mut got = diag_lines(&b[3]);
+    got.sort();
+    assert_eq!(got, want);
+    // Every recipe and the variable: the names before `:` or `:=` at the start of a line.
+    let names = facts(&b[4], "just symbols").to_string();
+    for l in text.lines().filter(|l| l.starts_with(char::is_alphabetic)) {
+        let n = l.split(':').next().unwrap().trim();
+        assert!(names.contains(&format!("\"{n}\"")), "{n} in {names}");
+    }
+    let preview = facts(&b[5], "just rename");
+    assert_eq!(preview["editCount"], 2, "{preview}");
+    assert_eq!(preview["files"], serde_json::json!([just]), "{preview}");
+}
