@@ -213,6 +213,7 @@ pub fn language_id(path: &str) -> &'static str {
         "astro" => "astro",
         "toml" => "toml",
         "just" => "just",
+        "tsp" => "typespec",
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ if name == "CMakeLists.txt" => "cmake",
         _ if matches!(name, "justfile" | "Justfile" | ".justfile") => "just",

@@ -54,6 +54,9 @@
 //! - `just-lsp` 0.10.0 (PyPI, a binary wheel; `justfile`s, by name, and `*.just`):
 //!   definitions, references and rename of recipes and variables within a file, hover,
 //!   symbols; diagnostics pushed (unknown recipes and variables, syntax).
+//! - `tsp-server` (npm `@typespec/compiler` 1.17.0; TypeSpec): definitions (a declaration's
+//!   range begins at its doc comment), references, hover, symbols, rename across the files
+//!   an `import` joins; diagnostics pushed (the compiler's).
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 
@@ -70,6 +73,8 @@ pub const ASTRO_LS_VERSION: &str = "2.17.1";
 pub const TOMBI_VERSION: &str = "1.9.6";
 
 pub const JUST_LSP_VERSION: &str = "0.10.0";
+
+pub const TYPESPEC_VERSION: &str = "1.17.0";
 
 pub(super) const TABLE: &[Builtin] = &[
     Builtin {
@@ -160,6 +165,16 @@ pub(super) const TABLE: &[Builtin] = &[
         file_types: &["just", "justfile", "Justfile", ".justfile"],
         version: Some(JUST_LSP_VERSION),
         provision: Provision::Pip,
+        ..BASE
+    },
+    Builtin {
+        name: "tsp-server",
+        command: "tsp-server",
+        args: &["--stdio"],
+        file_types: &["tsp"],
+        version: Some(TYPESPEC_VERSION),
+        provision: Provision::Npm,
+        package: Some("@typespec/compiler"),
         ..BASE
     },
 ];

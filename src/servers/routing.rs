@@ -31,6 +31,7 @@ pub const ROUTE_ORDER: &[&str] = &[
     "astro-language-server",
     "tombi",
     "just-lsp",
+    "tsp-server",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

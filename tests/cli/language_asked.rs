@@ -257,3 +257,60 @@ fn justfiles_through_just_lsp() {
     assert_eq!(preview["editCount"], 2, "{preview}");
     assert_eq!(preview["files"], serde_json::json!([just]), "{preview}");
 }
+
+/// TypeSpec through tsp-server (@typespec/compiler): definitions, references and a rename
+/// across an `import`, hover (with the doc comment), symbols and the compiler's
+/// diagnostics, in one batch.
+#[test]
+fn typespec_through_tsp_server() {
+    let ws = fixture("typespec");
+    let w = ws.as_path();
+    let (main, pets, bad) = ("main.tsp", "pets.tsp", "bad.tsp");
+    let decl = sel(w, pets, "model Pet", "Pet");
+    let lines = vec![
+        at("def", &sel(w, main, "pets: Pet[]", "Pet")),
+        at("refs", &decl),
+        at("hover", &sel(w, main, "pets: Pet[]", "Pet")),
+        with("diag", serde_json::json!({"targets": [bad]})),
+        with("symbols", serde_json::json!({"file": pets})),
+        rename(&decl, "Animal"),
+    ];
+    let b = session(w, &lines);
+    assert!(b.iter().all(|x| server(x) == "TypeSpec Language Server"));
+    // The declaration, from its doc comment on.
+    let doc = line_with(w, pets, "/**") - 1;
+    assert_eq!(
+        starts(&facts(&b[0], "tsp def")["definitions"]),
+        [(pets.to_string(), doc, 0)]
+    );
+    let mut want = vec![
+        start(w, pets, "model Pet", "Pet"),
+        start(w, main, "pets: Pet[]", "Pet"),
+    ];
+    want.sort();
+    assert_eq!(starts(&facts(&b[1], "tsp refs")["references"]), want);
+    // The doc comment's text, as the file has it.
+    let text = read(w, pets);
+    let comment = text.lines().next().unwrap();
+    let comment = comment
+        .trim_start_matches("/**")
+        .trim_end_matches("*/")
+        .trim();
+    let hover = facts(&b[2], "tsp hover").to_string();
+    assert!(hover.contains("model Pet"), "{hover}");
+    assert!(hover.contains(comment), "{comment} in {hover}");
+    // `Parrot` names no model.
+    let parrot = line_with(w, bad, "Parrot") as u64 - 1;
+    assert_eq!(diag_lines(&b[3]), [(parrot, "error".to_string())]);
+    let names = facts(&b[4], "tsp symbols").to_string();
+    for n in ["Pet", "name", "age"] {
+        assert!(names.contains(n), "{n} in {names}");
+    }
+    let preview = facts(&b[5], "tsp rename");
+    assert_eq!(preview["editCount"], 2, "{preview}");
+    assert_eq!(
+        preview["files"],
+        serde_json::json!([main, pets]),
+        "{preview}"
+    );
+}
