@@ -214,6 +214,7 @@ pub fn language_id(path: &str) -> &'static str {
         "toml" => "toml",
         "just" => "just",
         "tsp" => "typespec",
+        "mdx" => "mdx",
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ if name == "CMakeLists.txt" => "cmake",
         _ if matches!(name, "justfile" | "Justfile" | ".justfile") => "just",

@@ -57,6 +57,11 @@
 //! - `tsp-server` (npm `@typespec/compiler` 1.17.0; TypeSpec): definitions (a declaration's
 //!   range begins at its doc comment), references, hover, symbols, rename across the files
 //!   an `import` joins; diagnostics pushed (the compiler's).
+//! - `mdx-language-server` (npm `@mdx-js/language-server` 0.6.4, with `typescript` 5.9.3): a
+//!   Volar server, set up as Astro's (`tsdk` named as a module path, TypeScript enabled in
+//!   its `initializationOptions`; the same pull quirks). The ESM and expressions of an
+//!   `.mdx` file: definitions, references, hover, symbols (headings too), rename, and
+//!   TypeScript's diagnostics (`mdx.checkMdx` in the project's tsconfig turns on its checks).
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 
@@ -75,6 +80,8 @@ pub const TOMBI_VERSION: &str = "1.9.6";
 pub const JUST_LSP_VERSION: &str = "0.10.0";
 
 pub const TYPESPEC_VERSION: &str = "1.17.0";
+
+pub const MDX_LS_VERSION: &str = "0.6.4";
 
 pub(super) const TABLE: &[Builtin] = &[
     Builtin {
@@ -175,6 +182,24 @@ pub(super) const TABLE: &[Builtin] = &[
         version: Some(TYPESPEC_VERSION),
         provision: Provision::Npm,
         package: Some("@typespec/compiler"),
+        ..BASE
+    },
+    Builtin {
+        name: "mdx-language-server",
+        command: "mdx-language-server",
+        args: &["--stdio"],
+        file_types: &["mdx"],
+        version: Some(MDX_LS_VERSION),
+        provision: Provision::Npm,
+        package: Some("@mdx-js/language-server"),
+        with: &["typescript@5.9.3"],
+        // As Astro's: `tsdk` loaded as a module path from its own install.
+        init_options: r#"{"typescript": {"enabled": true, "tsdk": "typescript/lib"}}"#,
+        quirks: Quirks {
+            pulls_undeclared: true,
+            open_to_pull: true,
+            ..Quirks::NONE
+        },
         ..BASE
     },
 ];

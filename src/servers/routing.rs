@@ -32,6 +32,7 @@ pub const ROUTE_ORDER: &[&str] = &[
     "tombi",
     "just-lsp",
     "tsp-server",
+    "mdx-language-server",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

@@ -314,3 +314,60 @@ fn typespec_through_tsp_server() {
         "{preview}"
     );
 }
+
+/// MDX through @mdx-js/language-server (with its pinned TypeScript): definitions and
+/// references of an exported function, hover, symbols, a rename preview and TypeScript's
+/// diagnostics of an expression, in one batch.
+#[test]
+fn mdx_through_mdx_language_server() {
+    let ws = fixture("mdx");
+    let w = ws.as_path();
+    let (post, broken) = ("post.mdx", "broken.mdx");
+    let decl = sel(w, post, "export function twice(", "twice");
+    let year = sel(w, post, "export const year", "year");
+    let lines = vec![
+        at("def", &sel(w, post, "{twice(year)}", "twice")),
+        at("refs", &decl),
+        at("hover", &sel(w, post, "Notes from {year}", "year")),
+        with("diag", serde_json::json!({"targets": [broken]})),
+        with("symbols", serde_json::json!({"file": post})),
+        rename(&year, "when"),
+    ];
+    let b = session(w, &lines);
+    assert!(
+        b.iter().all(|x| server(x) == "@mdx-js/language-server"),
+        "{}",
+        b[0]["environment"]
+    );
+    // The function's declaration, from the start of its `export` line.
+    let declared = line_with(w, post, "export function twice(") - 1;
+    assert_eq!(
+        starts(&facts(&b[0], "mdx def")["definitions"]),
+        [(post.to_string(), declared, 0)]
+    );
+    let mut want = vec![
+        start(w, post, "export function twice(", "twice"),
+        start(w, post, "{twice(year)}", "twice"),
+    ];
+    want.sort();
+    assert_eq!(starts(&facts(&b[1], "mdx refs")["references"]), want);
+    // `year`'s literal type: the number it is set to.
+    let text = read(w, post);
+    let value = text.lines().next().unwrap().rsplit("= ").next().unwrap();
+    let hover = facts(&b[2], "mdx hover").to_string();
+    assert!(hover.contains(&format!("const year: {value}")), "{hover}");
+    let missing = line_with(w, broken, "{missingName}") as u64 - 1;
+    assert_eq!(diag_lines(&b[3]), [(missing, "error".to_string())]);
+    let diag = facts(&b[3], "mdx diag").to_string();
+    assert!(diag.contains("missingName"), "{diag}");
+    let names = facts(&b[4], "mdx symbols").to_string();
+    for n in ["\"year\"", "\"twice\""] {
+        assert!(names.contains(n), "{n} in {names}");
+    }
+    // `year`'s declaration and each expression that reads it (`{year}`, `twice(year)`), not
+    // the prose's word.
+    let uses = 1 + text.matches("{year}").count() + text.matches("(year)").count();
+    let preview = facts(&b[5], "mdx rename");
+    assert_eq!(preview["editCount"], uses as u64, "{preview}");
+    assert_eq!(preview["files"], serde_json::json!([post]), "{preview}");
+}
