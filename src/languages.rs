@@ -208,8 +208,16 @@ pub fn language_id(path: &str) -> &'static str {
         "f" | "for" | "f90" | "f95" | "f03" | "f08" | "F" | "F90" => "fortran",
         "java" => "java",
         "vim" => "vim",
+        "graphql" | "gql" => "graphql",
+        "prisma" => "prisma",
+        "astro" => "astro",
+        "toml" => "toml",
+        "just" => "just",
+        "tsp" => "typespec",
+        "mdx" => "mdx",
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ if name == "CMakeLists.txt" => "cmake",
+        _ if matches!(name, "justfile" | "Justfile" | ".justfile") => "just",
         _ => "python",
     }
 }

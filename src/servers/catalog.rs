@@ -68,10 +68,10 @@
 //!   bridge; 2.2.12 (the last with `hybridMode: false`) installs a dependency from a git
 //!   repository, not a registry.
 //!
-//! Not built in: TOML — `taplo` from PyPI (0.9.3) exits during `initialize`; `@taplo/cli`
-//! 0.7.0 from npm says "the LSP is not part of this build"; `@taplo/lsp` is a library without
-//! an executable; only `cargo install taplo-cli --features lsp` has it, a route the installer
-//! does not take.
+//! TOML is served by `tombi` ([`super::catalog_asked`]), not taplo: `taplo` from PyPI (0.9.3)
+//! exits during `initialize`; `@taplo/cli` 0.7.0 from npm says "the LSP is not part of this
+//! build"; `@taplo/lsp` is a library without an executable; only `cargo install taplo-cli
+//! --features lsp` has it, a route the installer does not take.
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 

@@ -25,12 +25,63 @@
 //!   declaration), symbols and rename within a file; diagnostics pushed (vimlparser's syntax
 //!   errors). No readiness signal of its own ([`Ready::Settle`]): it publishes a moment before
 //!   it answers from the parsed buffer.
+//! - `graphql-language-service-cli` 3.5.0 (npm, command `graphql-lsp server -m stream`): the
+//!   project is the workspace's GraphQL config (`.graphqlrc.yml` and kin) naming a local
+//!   schema file and the documents; without one it answers nothing. It looks for the config
+//!   in its working directory, not the root `initialize` names, so the root is passed as its
+//!   `--configDir` (`-c`, [`super::resolve::ROOT_ARG`]). Definitions (from a
+//!   document into the schema), hover, symbols of a file; diagnostics pushed (validation
+//!   against the schema). No references or rename.
+//! - `@prisma/language-server` 31.12.10 (npm): reads its `prisma` section of
+//!   `workspace/configuration` unguarded (a null one kills it), so the built-in serves it;
+//!   the `.prisma` files of a directory are one schema. Definitions, references, hover,
+//!   symbols, rename (a model renamed keeps its table name with an `@@map`); diagnostics
+//!   pushed (the schema engine's validation, compiled to wasm: nothing fetched).
+//! - `@astrojs/language-server` 2.17.1 (npm, `astro-ls`, with `typescript` 6.0.3, its own
+//!   range): a Volar server. It requires `initializationOptions.typescript.tsdk`; the
+//!   built-in names `typescript/lib`, which it loads as a module path from its own install
+//!   (a relative directory would be taken from the working directory). Without the
+//!   project's `astro` package it says "Experience might be degraded" and still answers
+//!   from the component's frontmatter: definitions (into `.ts` modules), references,
+//!   hover, symbols, rename, and TypeScript's diagnostics. It publishes those in stages (an
+//!   empty list first) but answers `textDocument/diagnostic` for an open document without
+//!   declaring it (quirks `pulls-undeclared` and `open-to-pull`).
+//! - `tombi` 1.9.6 (PyPI, a binary wheel; TOML), run as `tombi lsp --offline` so that no
+//!   schema is fetched. Symbols (keys), hover (a key's path and value type), diagnostics
+//!   by pull — for documents it has open only (quirk `open-to-pull`): syntax errors and
+//!   duplicate keys. Definitions and references declared, answered for a few schemas'
+//!   links only (nothing on plain TOML).
+//! - `just-lsp` 0.10.0 (PyPI, a binary wheel; `justfile`s, by name, and `*.just`):
+//!   definitions, references and rename of recipes and variables within a file, hover,
+//!   symbols; diagnostics pushed (unknown recipes and variables, syntax).
+//! - `tsp-server` (npm `@typespec/compiler` 1.17.0; TypeSpec): definitions (a declaration's
+//!   range begins at its doc comment), references, hover, symbols, rename across the files
+//!   an `import` joins; diagnostics pushed (the compiler's).
+//! - `mdx-language-server` (npm `@mdx-js/language-server` 0.6.4, with `typescript` 5.9.3): a
+//!   Volar server, set up as Astro's (`tsdk` named as a module path, TypeScript enabled in
+//!   its `initializationOptions`; the same pull quirks). The ESM and expressions of an
+//!   `.mdx` file: definitions, references, hover, symbols (headings too), rename, and
+//!   TypeScript's diagnostics (`mdx.checkMdx` in the project's tsconfig turns on its checks).
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 
 pub const JDTLS_VERSION: &str = "1.0.8";
 
 pub const VIM_LS_VERSION: &str = "2.3.1";
+
+pub const GRAPHQL_LS_VERSION: &str = "3.5.0";
+
+pub const PRISMA_LS_VERSION: &str = "31.12.10";
+
+pub const ASTRO_LS_VERSION: &str = "2.17.1";
+
+pub const TOMBI_VERSION: &str = "1.9.6";
+
+pub const JUST_LSP_VERSION: &str = "0.10.0";
+
+pub const TYPESPEC_VERSION: &str = "1.17.0";
+
+pub const MDX_LS_VERSION: &str = "0.6.4";
 
 pub(super) const TABLE: &[Builtin] = &[
     Builtin {
@@ -56,6 +107,99 @@ pub(super) const TABLE: &[Builtin] = &[
         version: Some(VIM_LS_VERSION),
         provision: Provision::Npm,
         init_options: r#"{"isNeovim": false, "iskeyword": "@,48-57,_,192-255,-#", "vimruntime": "", "runtimepath": "", "diagnostic": {"enable": true}, "indexes": {"runtimepath": false, "gap": 100, "count": 3}, "suggest": {"fromVimruntime": false, "fromRuntimepath": false}}"#,
+        ..BASE
+    },
+    Builtin {
+        name: "graphql-language-service-cli",
+        command: "graphql-lsp",
+        args: &["server", "-m", "stream", "-c", super::resolve::ROOT_ARG],
+        file_types: &["graphql", "gql"],
+        root_markers: Some(&[
+            ".graphqlrc",
+            ".graphqlrc.yml",
+            ".graphqlrc.yaml",
+            ".graphqlrc.json",
+            "graphql.config.js",
+            "graphql.config.ts",
+        ]),
+        version: Some(GRAPHQL_LS_VERSION),
+        provision: Provision::Npm,
+        ..BASE
+    },
+    Builtin {
+        name: "prisma-language-server",
+        command: "prisma-language-server",
+        args: &["--stdio"],
+        file_types: &["prisma"],
+        version: Some(PRISMA_LS_VERSION),
+        provision: Provision::Npm,
+        package: Some("@prisma/language-server"),
+        settings: r#"{"prisma": {"enableDiagnostics": true}}"#,
+        ..BASE
+    },
+    Builtin {
+        name: "astro-language-server",
+        command: "astro-ls",
+        args: &["--stdio"],
+        file_types: &["astro"],
+        version: Some(ASTRO_LS_VERSION),
+        provision: Provision::Npm,
+        package: Some("@astrojs/language-server"),
+        with: &["typescript@6.0.3"],
+        // Resolved as `require("typescript/lib/typescript.js")` from its own install.
+        init_options: r#"{"typescript": {"tsdk": "typescript/lib"}}"#,
+        quirks: Quirks {
+            pulls_undeclared: true,
+            open_to_pull: true,
+            ..Quirks::NONE
+        },
+        ..BASE
+    },
+    Builtin {
+        name: "tombi",
+        command: "tombi",
+        // Offline: schemas from its own store and cache only, never fetched.
+        args: &["lsp", "--offline"],
+        file_types: &["toml"],
+        version: Some(TOMBI_VERSION),
+        provision: Provision::Pip,
+        quirks: Quirks::OPEN_TO_PULL,
+        ..BASE
+    },
+    Builtin {
+        name: "just-lsp",
+        command: "just-lsp",
+        file_types: &["just", "justfile", "Justfile", ".justfile"],
+        version: Some(JUST_LSP_VERSION),
+        provision: Provision::Pip,
+        ..BASE
+    },
+    Builtin {
+        name: "tsp-server",
+        command: "tsp-server",
+        args: &["--stdio"],
+        file_types: &["tsp"],
+        version: Some(TYPESPEC_VERSION),
+        provision: Provision::Npm,
+        package: Some("@typespec/compiler"),
+        ..BASE
+    },
+    Builtin {
+        name: "mdx-language-server",
+        command: "mdx-language-server",
+        args: &["--stdio"],
+        file_types: &["mdx"],
+        version: Some(MDX_LS_VERSION),
+        provision: Provision::Npm,
+        package: Some("@mdx-js/language-server"),
+        with: &["typescript@5.9.3"],
+        // As Astro's: `tsdk` loaded as a module path from its own install.
+        init_options: r#"{"typescript": {"enabled": true, "tsdk": "typescript/lib"}}"#,
+        quirks: Quirks {
+            pulls_undeclared: true,
+            open_to_pull: true,
+            ..Quirks::NONE
+        },
         ..BASE
     },
 ];

@@ -182,9 +182,13 @@ pub fn state_dir(def: &ServerDef, root: &Path) -> PathBuf {
 /// The argument that [`state_dir`] replaces.
 pub const STATE_ARG: &str = "{state}";
 
+/// The argument that the workspace root replaces (graphql-lsp's `--configDir`: it looks for
+/// its config in its working directory, not the root it is given).
+pub const ROOT_ARG: &str = "{root}";
+
 /// Resolve `def` for the workspace at `root`; `--server-cmd` (or `LANSER_SERVER_CMD`) wins.
 /// With `install`, a missing install (and a missing Node) is made. An argument
-/// [`STATE_ARG`] becomes the server's [`state_dir`] for `root`.
+/// [`STATE_ARG`] becomes the server's [`state_dir`] for `root`, an argument [`ROOT_ARG`] `root`.
 pub fn resolve(
     root: &Path,
     server_cmd: Option<&str>,
@@ -197,6 +201,9 @@ pub fn resolve(
         for a in spec.command.iter_mut().filter(|a| *a == STATE_ARG) {
             a.clone_from(&dir);
         }
+    }
+    for a in spec.command.iter_mut().filter(|a| *a == ROOT_ARG) {
+        *a = root.to_string_lossy().into_owned();
     }
     Ok(spec)
 }

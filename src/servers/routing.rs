@@ -26,6 +26,13 @@ pub const ROUTE_ORDER: &[&str] = &[
     "vue-typescript-plugin",
     "jdtls",
     "vim-language-server",
+    "graphql-language-service-cli",
+    "prisma-language-server",
+    "astro-language-server",
+    "tombi",
+    "just-lsp",
+    "tsp-server",
+    "mdx-language-server",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// (path, start line, start column) of each location of a facts list, sorted: jdtls's
 /// references span a call's arguments too, so only where they start is compared.
-fn starts(list: &Value) -> Vec<(String, u32, u32)> {
+pub fn starts(list: &Value) -> Vec<(String, u32, u32)> {
     let mut l: Vec<_> = locs(list)
         .into_iter()
         .map(|(p, r)| (p, r[0], r[1]))

@@ -18,6 +18,7 @@ mod hostile;
 mod impact;
 mod importers;
 mod language_apply;
+mod language_asked;
 mod language_check;
 mod language_jvm;
 mod language_more;

@@ -234,8 +234,9 @@ fn recorded_sources_replay_where_the_workspace_is_gone() {
     assert_eq!(o.stdout, rec.stdout);
 }
 
-/// A trace carries every file type lanser reads, not only the sources: TOML outlines (no
-/// server) replay byte for byte from the recorded files, with the workspace gone.
+/// A trace carries every file type lanser reads, not only the sources: TOML outlines (lanser's
+/// own parse, no request to the server) replay byte for byte from the recorded files, with
+/// the workspace gone. A trace records one server: the one TOML files go to, tombi.
 #[test]
 fn recorded_outline_files_of_other_types_replay_where_the_workspace_is_gone() {
     let dir = tempfile::tempdir().unwrap();
@@ -252,7 +253,7 @@ fn recorded_outline_files_of_other_types_replay_where_the_workspace_is_gone() {
     )
     .unwrap();
     let rec = lanser()
-        .args(["batch", "--trace-sources"])
+        .args(["--server", "tombi", "batch", "--trace-sources"])
         .arg("--in")
         .arg(&input)
         .arg("--out")
