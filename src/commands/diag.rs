@@ -61,14 +61,15 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<(Vec<String>, Vec<Strin
     let matched = listing
         .into_iter()
         .filter(|f| patterns.iter().any(|p| p.matches(f)));
-    // A Python script without an extension (its `#!` line) is checked; a file no server
-    // serves is listed.
+    // Every match a server serves is checked — a Python script without an extension (its
+    // `#!` line), a `.toml` for TOML's server, not only the index's sources; a file no
+    // server serves is listed.
     let (mut scripts, mut unserved) = (Vec::new(), Vec::new());
     for f in matched {
         let abs = root.join(&f);
         if !crate::servers::unserved::served(o.config().routes(), forced, &f, &abs) {
             unserved.push(f);
-        } else if std::path::Path::new(&f).extension().is_none() {
+        } else {
             scripts.push(f);
         }
     }

@@ -14,7 +14,7 @@ const FILES: &[(&str, u32, &str, &str, &str)] = &[
     ("a.rb", 2, "add", ".rb", "rb"),
     ("Main.kt", 2, "add", ".kt", "kt"),
     ("Makefile", 1, "all", "Makefile", "Makefile"),
-    ("ok.toml", 1, "name", ".toml", "toml"),
+    ("ok.ini", 1, "name", ".ini", "ini"),
 ];
 
 const TREE: &[(&str, &str)] = &[
@@ -25,8 +25,8 @@ const TREE: &[(&str, &str)] = &[
         "object Main {\n  fun add(a: Int, b: Int) = a + b\n}\n",
     ),
     ("Makefile", "all:\n\techo hi\n"),
-    ("ok.toml", "name = 1\n"),
-    ("bad.toml", "[a\nb = \n"),
+    ("ok.ini", "name = 1\n"),
+    ("bad.ini", "[a\nb = \n"),
     ("tool", "#!/usr/bin/env python3\nprint(len('abc'))\n"),
 ];
 
@@ -139,8 +139,13 @@ fn every_operation_on_an_unserved_file_is_refused_naming_its_type() {
         stderr(&o)
     );
     // `source` and `locate` ask no server: they answer from lanser's own outline (TOML has
-    // one) and are not refused where there is none.
-    let o = bare(w, home.path(), &["source", "ok.toml@L1:name"]);
+    // one; `--server pyright` serves no TOML) and are not refused where there is none.
+    std::fs::write(w.join("cfg.toml"), "name = 1\n").unwrap();
+    let o = bare(
+        w,
+        home.path(),
+        &["source", "cfg.toml@L1:name", "--server", "pyright"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let o = bare(w, home.path(), &["source", "a.rb@L2:add"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
