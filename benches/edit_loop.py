@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """edit_loop.py - the agent's edit loop, measured: a seeded sequence of verified writes
-(`lanser edit SEL ... --apply`), one after the other, through a warm daemon, on real PyPI sdists.
+(`lanser edit SEL ... --text FILE --apply`), one after the other, through a warm daemon, on real
+PyPI sdists.
 
 For each project the sdist is unpacked twice, each copy a fresh git repository, each with its own
 warm daemon: in `fast` lanser re-checks only what a change can alter (docs/editing.md); in
@@ -184,9 +185,13 @@ def run_project(spec: str, n: int, seed: int, bin_: str, work: Path) -> list[dic
         sel = f"py://{module_of(copies['fast'], f)}#{qual}"
         row = {"project": spec, "i": i, "kind": kind, "selector": sel}
         bundles = {}
+        # The text as a file, as an agent's tool writes it: `--text -` (stdin) is answered in the
+        # CLI's own process, a file goes to the warm daemon.
+        text_file = work / f"edit-{i}.py"
+        text_file.write_text(text)
         for k, c in copies.items():
-            b, wall, rc = lanser(bin_, c, ["edit", sel, mode, "--text", "-", "--apply", "--json", "--timing"],
-                                 envs[k], stdin=text)
+            b, wall, rc = lanser(bin_, c, ["edit", sel, mode, "--text", str(text_file), "--apply", "--json",
+                                           "--timing"], envs[k])
             bundles[k] = b
             row[k] = {"wall": round(wall, 3), "totalMs": b.get("meta", {}).get("timing", {}).get("totalMs"),
                       "status": b.get("status"), "exit": rc,
