@@ -102,10 +102,14 @@ fn lines(ws: &Workspace, file: &str, typed: &str) -> Vec<String> {
         true => outline::parse(&text).map(|t| outline::definitions(&t, &text)),
         false => None,
     };
+    let index = crate::text::LineIndex::new(&text);
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for d in defs.unwrap_or_default() {
-        let line = text[..d.name.0].matches('\n').count() + 1;
+        let line = index
+            .position(&text, d.name.0, crate::text::Encoding::Utf8)
+            .0
+            + 1;
         let name = &text[d.name.0..d.name.1];
         if line.to_string().starts_with(&digits) && seen.insert((line, name.to_string())) {
             out.push((line, format!("{file}@L{line}:{name}")));

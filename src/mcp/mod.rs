@@ -176,7 +176,7 @@ fn result_of(jcs: &str, ws: &Workspace, offset: usize, limit: usize) -> CallTool
 
 /// What the call is waiting for, until dropped: as an info log message when the call starts
 /// on a daemon that is not up yet or a server still installing, and each time that changes;
-/// with a progress token, as progress every second.
+/// with a progress token, as progress at once in that case, and every second.
 #[allow(deprecated)] // MCP logging levels
 async fn progress(cx: &RequestContext<RoleServer>, ws: &Workspace, log: &logging::Log) {
     let token = cx.meta.get_progress_token();
@@ -205,7 +205,10 @@ async fn progress(cx: &RequestContext<RoleServer>, ws: &Workspace, log: &logging
             log.send(&cx.peer, LoggingLevel::Info, message.clone())
                 .await;
         }
-        if let Some(token) = token.as_ref().filter(|_| tick > 0.0) {
+        // As the call starts, progress only where it will wait (no daemon yet, a server to
+        // install); then every second.
+        let waits = tick > 0.0 || (live, installed) != (true, true);
+        if let Some(token) = token.as_ref().filter(|_| waits) {
             let mut p = ProgressNotificationParam::new(token.clone(), tick);
             p.message = Some(message);
             if cx.peer.notify_progress(p).await.is_err() {

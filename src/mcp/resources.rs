@@ -32,7 +32,8 @@ pub fn outline_path(uri: &str) -> Result<String, String> {
     let rest = uri
         .strip_prefix(OUTLINE)
         .ok_or_else(|| format!("unknown resource {uri:?} (lanser serves {OUTLINE}{{path}})"))?;
-    let path = percent_decode(rest)?;
+    let path = crate::workspace::uri::percent_decode(rest)
+        .ok_or_else(|| format!("{uri:?}: a bad %-escape or not UTF-8"))?;
     if path.is_empty() || path.starts_with('/') || path.split('/').any(|c| c == "..") {
         return Err(format!("{uri:?}: not a workspace-relative path"));
     }
@@ -54,27 +55,6 @@ pub async fn read(answerer: &Answerer, uri: &str) -> Result<ReadResourceResult, 
         ResourceContents::text(text, uri).with_mime_type("text/plain"),
         ResourceContents::text(jcs, uri).with_mime_type("application/json"),
     ]))
-}
-
-/// `%XX` escapes decoded (a path the client encoded as a URI).
-fn percent_decode(s: &str) -> Result<String, String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| format!("bad escape in {s:?}"))?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).map_err(|_| format!("{s:?} is not UTF-8"))
 }
 
 #[cfg(test)]
