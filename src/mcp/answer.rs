@@ -9,7 +9,7 @@ use crate::batch::{line_error, LineParser};
 use crate::bundle::{Bundle, Status};
 use crate::cli::Cli;
 use crate::commands::Execute;
-use crate::daemon::client::{routable_line, Held};
+use crate::daemon::client::{routable, routable_line, Held};
 use crate::error::{LanserError, Result};
 use crate::inputs::{InputRec, Inputs};
 use crate::orchestrator::Orchestrator;
@@ -90,7 +90,12 @@ impl Answerer {
             .parse(&line);
         let remote = self.use_daemon
             && call.stdin_patch.is_none()
-            && request.as_ref().is_ok_and(|r| routable_line(&r.op));
+            // A write goes to the daemon too (as a CLI write does): its warm session checks the
+            // change, and no second server runs in this process; concurrent writes are ordered
+            // by the workspace lock, as two processes' are.
+            && request
+                .as_ref()
+                .is_ok_and(|r| routable_line(&r.op) || (r.op.writes_files() && routable(&r.op)));
         if remote {
             let timeout = call_timeout(&argv);
             let (root, cwd, argv2, line2) = (
