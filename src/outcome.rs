@@ -21,6 +21,18 @@ pub struct Outcome<F> {
 }
 
 impl<F> Outcome<F> {
+    /// A read-only operation's outcome: `facts` with the selector's resolution (if it named
+    /// one) and completeness, no edits and no reward terms.
+    pub fn read(facts: F, resolution: Option<Resolution>, complete: bool) -> Outcome<F> {
+        Outcome {
+            facts,
+            resolution,
+            complete,
+            edits: None,
+            reward: None,
+        }
+    }
+
     /// The same outcome with its facts made into another type (a shared runner's answer
     /// into each operation's facts).
     pub fn map<G>(self, f: impl FnOnce(F) -> G) -> Outcome<G> {

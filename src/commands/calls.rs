@@ -8,7 +8,7 @@
 //! caller's file for incoming calls and in SEL's file for outgoing ones. Lists are sorted like
 //! every other location list. Incoming calls are cross-file, so this waits for the project.
 
-use super::nav::require;
+use super::gate::require;
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{Call, CallItem, CallsFacts, Provenance};
@@ -197,11 +197,9 @@ pub async fn run(
         outgoing,
         provenance: Provenance::Lsp,
     };
-    Ok(Outcome {
+    Ok(Outcome::read(
         facts,
-        resolution: Some(o.resolution(&spec, &target)),
+        Some(o.resolution(&spec, &target)),
         complete,
-        edits: None,
-        reward: None,
-    })
+    ))
 }

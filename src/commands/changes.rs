@@ -138,13 +138,7 @@ impl Operation for Changes {
             provenance: Provenance::Parser,
             unchecked: crate::bundle::facts::Unchecked::list(&unchecked),
         };
-        Ok(Outcome {
-            facts,
-            resolution: None,
-            complete,
-            edits: None,
-            reward: None,
-        })
+        Ok(Outcome::read(facts, None, complete))
     }
     /// One line per change: what happened, the symbol, where.
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {

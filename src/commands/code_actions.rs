@@ -155,7 +155,7 @@ async fn offered(
     kind: Option<&str>,
 ) -> Result<Vec<CodeActionOrCommand>> {
     o.ensure_session().await?;
-    super::nav::require::<CodeActionRequest>(o, Feature::CodeAction)?;
+    super::gate::require::<CodeActionRequest>(o, Feature::CodeAction)?;
     let session = o.ensure_session().await?;
     let pulled = session.pull_diagnostics(uri).await.unwrap_or(Value::Null);
     let diags = pulled
@@ -309,8 +309,8 @@ pub async fn run(
         .map(|(i, a)| summary(i, a))
         .collect();
     let Some(pick) = pick else {
-        return Ok(Outcome {
-            facts: CodeActionsFacts {
+        return Ok(Outcome::read(
+            CodeActionsFacts {
                 actions: listed,
                 chosen: None,
                 files: None,
@@ -319,11 +319,9 @@ pub async fn run(
                 speculative_diagnostics: None,
                 provenance: Provenance::Lsp,
             },
-            resolution: Some(resolution),
+            Some(resolution),
             complete,
-            edits: None,
-            reward: None,
-        });
+        ));
     };
     let index = choose(&actions, pick, selector)?;
     let edit = edit_of(session, &actions[index], pick).await?;

@@ -4,7 +4,7 @@
 //! `items`. With `--resolve`, each item goes through `completionItem/resolve` for its detail
 //! and documentation (servers that declare no `resolveProvider` answer in full at once).
 
-use super::nav::require;
+use super::gate::require;
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{Facts, Provenance};
@@ -205,17 +205,15 @@ pub async fn run(
     let mut facts: Vec<CompletionFact> = items.iter().map(fact).collect();
     facts.sort();
     facts.dedup();
-    Ok(Outcome {
-        facts: CompleteFacts {
+    Ok(Outcome::read(
+        CompleteFacts {
             path: target.doc.rel.clone(),
             is_incomplete,
             resolved,
             items: facts,
             provenance: Provenance::Lsp,
         },
-        resolution: Some(o.resolution(&spec, &target)),
-        complete: true,
-        edits: None,
-        reward: None,
-    })
+        Some(o.resolution(&spec, &target)),
+        true,
+    ))
 }

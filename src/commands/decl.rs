@@ -4,7 +4,7 @@
 //! A server that does not declare `declarationProvider` gets `E/UNSUPPORTED_CAP` without the
 //! request being sent.
 
-use super::nav::require;
+use super::positional::{ask, Wait};
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{Location, Provenance};
@@ -45,30 +45,24 @@ impl Operation for Decl {
         Some(&self.selector)
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
-        let (spec, target) = o.resolve(&self.selector)?;
-        let params = o.position_params(&target).await?;
-        require::<GotoDeclaration>(o, Feature::Declaration)?;
         // A declaration may be in another file: wait for the project, as `refs` does.
-        let complete = o.wait_ready().await?;
-        let answer = o
-            .ensure_session()
-            .await?
-            .request::<GotoDeclaration>(GotoDefinitionParams {
-                text_document_position_params: params,
+        let asked = ask::<GotoDeclaration>(
+            o,
+            &self.selector,
+            Feature::Declaration,
+            Wait::ForProject,
+            |at| GotoDefinitionParams {
+                text_document_position_params: at,
                 work_done_progress_params: Default::default(),
                 partial_result_params: Default::default(),
-            })
-            .await?;
-        Ok(Outcome {
-            facts: DeclFacts {
-                declarations: o.normalizer().goto(&answer),
-                provenance: Provenance::Lsp,
             },
-            resolution: Some(o.resolution(&spec, &target)),
-            complete,
-            edits: None,
-            reward: None,
-        })
+        )
+        .await?;
+        let declarations = o.normalizer().goto(&asked.answer);
+        Ok(asked.outcome(DeclFacts {
+            declarations,
+            provenance: Provenance::Lsp,
+        }))
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
         page.found(&facts.declarations, "no declaration found");

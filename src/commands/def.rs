@@ -1,9 +1,10 @@
-//! `lanser def` and `lanser type-def`: where a symbol (or its type) is defined.
+//! `lanser def SEL`: where the symbol at the selector is defined — and the goto flow it
+//! shares with `type-def` ([`super::type_def`]).
 
-use super::nav::require;
+use super::gate::require;
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{DefFacts, Location, Provenance, TypeDefFacts};
+use crate::bundle::facts::{DefFacts, Location, Provenance};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, Result};
 use crate::lsp::capabilities::Feature;
@@ -36,34 +37,6 @@ impl Operation for Def {
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
         page.found(&facts.definitions, "no definition found");
-    }
-}
-
-/// Where the type of the symbol at SELECTOR is defined
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct TypeDef {
-    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-    /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
-    pub selector: String,
-}
-
-impl Operation for TypeDef {
-    const NAME: &'static str = "type-def";
-    type Facts = TypeDefFacts;
-    fn selector(&self) -> Option<&str> {
-        Some(&self.selector)
-    }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
-        let out = run(o, &self.selector, Goto::TypeDefinition).await?;
-        Ok(out.map(|type_definitions| TypeDefFacts {
-            type_definitions,
-            provenance: Provenance::Lsp,
-        }))
-    }
-    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
-        page.found(&facts.type_definitions, "no definition found");
     }
 }
 
@@ -111,11 +84,9 @@ pub async fn run(
         Goto::TypeDefinition => session.request::<GotoTypeDefinition>(params).await?,
     };
     let facts = o.normalizer().goto(&answer);
-    Ok(Outcome {
+    Ok(Outcome::read(
         facts,
-        resolution: Some(o.resolution(&spec, &target)),
+        Some(o.resolution(&spec, &target)),
         complete,
-        edits: None,
-        reward: None,
-    })
+    ))
 }

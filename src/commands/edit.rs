@@ -5,7 +5,7 @@
 //! verified write `apply --patch` uses ([`super::verified`]). `--delete` is a safe delete:
 //! refused while the server finds references outside the definition, unless `--force`.
 
-use super::apply_patch::WriteFacts;
+use super::apply::WriteFacts;
 use super::mutate::MutationFlags;
 use super::render::Page;
 use super::source::Found;
@@ -121,7 +121,7 @@ impl Operation for Edit {
             facts.path,
             facts.range[0] + 1
         ));
-        super::apply_patch::render(&facts.change, bundle, page);
+        super::apply::render(&facts.change, bundle, page);
     }
 }
 
@@ -174,13 +174,9 @@ async fn run(o: &mut Orchestrator, a: &Edit) -> Result<Outcome<EditFacts>> {
         qualname: def.qualname(),
         range: [sl as u32, sc as u32, el as u32, ec as u32],
         references,
-        change: super::apply_patch::write_facts(&v),
+        change: super::apply::write_facts(&v),
     };
-    Ok(super::apply_patch::outcome(
-        v,
-        facts,
-        Some(found.resolution),
-    ))
+    Ok(super::apply::outcome(v, facts, Some(found.resolution)))
 }
 
 /// The server's references to the definition's name outside the definition itself.

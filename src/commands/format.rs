@@ -7,9 +7,9 @@
 //! clang-format, gofmt, rustfmt — follow that instead). A server without the provider
 //! (Pyright) gets `E/UNSUPPORTED_CAP`.
 
+use super::gate::require;
 use super::inlay::file_range;
 use super::mutate::{self, MutationArgs};
-use super::nav::require;
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{Facts, Provenance};

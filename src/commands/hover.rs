@@ -1,10 +1,12 @@
 //! `lanser hover`: the server's hover text (signature, type, docstring) at the selector.
 
+use super::positional::{ask, Wait};
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{HoverFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
+use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::HoverRequest;
 use lsp_types::HoverParams;
@@ -37,26 +39,14 @@ impl Operation for Hover {
 }
 
 pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome<HoverFacts>> {
-    let (spec, target) = o.resolve(selector)?;
-    let params = HoverParams {
-        text_document_position_params: o.position_params(&target).await?,
+    let asked = ask::<HoverRequest>(o, selector, Feature::Hover, Wait::No, |at| HoverParams {
+        text_document_position_params: at,
         work_done_progress_params: Default::default(),
-    };
-    super::nav::require::<HoverRequest>(o, crate::lsp::capabilities::Feature::Hover)?;
-    let answer = o
-        .ensure_session()
-        .await?
-        .request::<HoverRequest>(params)
-        .await?;
-    let hover = o.normalizer().hover_of(&answer);
-    Ok(Outcome {
-        facts: HoverFacts {
-            hover,
-            provenance: Provenance::Lsp,
-        },
-        resolution: Some(o.resolution(&spec, &target)),
-        complete: true,
-        edits: None,
-        reward: None,
     })
+    .await?;
+    let hover = o.normalizer().hover_of(&asked.answer);
+    Ok(asked.outcome(HoverFacts {
+        hover,
+        provenance: Provenance::Lsp,
+    }))
 }

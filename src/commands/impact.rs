@@ -67,13 +67,11 @@ pub async fn run(
     depth: u32,
 ) -> Result<Outcome<ImpactFacts>> {
     let found = select_for(o, selector, patch_path, depth, "impact").await?;
-    Ok(Outcome {
-        facts: facts(o, &found.chosen, depth),
-        resolution: found.resolution,
-        complete: found.complete && !found.chosen.analysis.truncated,
-        edits: None,
-        reward: None,
-    })
+    Ok(Outcome::read(
+        facts(o, &found.chosen, depth),
+        found.resolution,
+        found.complete && !found.chosen.analysis.truncated,
+    ))
 }
 
 /// A selection for a selector or a patch, as `impact` and `tests` make it.

@@ -4,7 +4,7 @@
 //! position then label, paged as `hints`. Also the one reading of FILE + `--range` that
 //! `format` shares. A server without `inlayHintProvider` (Pyright) gets `E/UNSUPPORTED_CAP`.
 
-use super::nav::require;
+use super::gate::require;
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{Facts, Provenance};
@@ -200,16 +200,14 @@ pub async fn run(
         .collect();
     hints.sort();
     hints.dedup();
-    Ok(Outcome {
-        facts: InlayFacts {
+    Ok(Outcome::read(
+        InlayFacts {
             path: at.doc.rel.clone(),
             range: at.range,
             hints,
             provenance: Provenance::Lsp,
         },
-        resolution: at.resolution,
-        complete: true,
-        edits: None,
-        reward: None,
-    })
+        at.resolution,
+        true,
+    ))
 }

@@ -69,8 +69,8 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
         &crate::workspace::path_to_uri(&doc.abs),
         resolution.resolved.range,
     );
-    Ok(Outcome {
-        facts: LocateFacts {
+    Ok(Outcome::read(
+        LocateFacts {
             target: LocateTarget {
                 path: doc.rel.clone(),
                 range: resolution.resolved.range,
@@ -82,9 +82,7 @@ pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcom
             selectors,
             provenance: Provenance::Parser,
         },
-        resolution: Some(resolution),
-        complete: true,
-        edits: None,
-        reward: None,
-    })
+        Some(resolution),
+        true,
+    ))
 }

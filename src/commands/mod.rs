@@ -1,4 +1,5 @@
-//! The operations, one file each (read-only queries and mutations), and their registry.
+//! The operations, one file each named after it (read-only queries and mutations), the
+//! modules they share, and their registry.
 //!
 //! An operation is one type: a clap `Args` struct (so the command line, batch lines, MCP
 //! calls and traces all parse it the same way) that implements [`Operation`] — its name, its
@@ -11,9 +12,10 @@
 //! The orchestrator supplies everything shared and never calls an operation; `execute` is
 //! where the two meet.
 
-pub mod apply_patch;
+// The operations, one file each, named after the operation (`request.cmd`, `-` as `_`).
+pub mod apply;
 pub mod calls;
-pub mod catalog;
+pub mod capabilities;
 pub mod changes;
 pub mod check;
 pub mod code_actions;
@@ -22,27 +24,37 @@ pub mod decl;
 pub mod def;
 pub mod diag;
 pub mod edit;
-pub mod execute;
 pub mod format;
+pub mod highlight;
 pub mod hover;
 pub mod impact;
+pub mod r#impl;
 pub mod inlay;
 pub mod locate;
-pub mod meta;
-pub mod mutate;
-pub mod nav;
-pub mod raw;
+pub mod prepare_rename;
 pub mod refs;
+pub mod reload;
 pub mod rename;
 pub mod rename_file;
+pub mod request;
+pub mod signature;
+pub mod source;
+pub mod status;
+pub mod symbols;
+pub mod tests;
+pub mod type_def;
+pub mod types;
+
+// What operations share, each named for what it does.
+pub mod catalog;
+pub mod execute;
+pub mod gate;
+pub mod mutate;
+pub mod positional;
 pub mod render;
 pub mod route;
 mod show;
-pub mod source;
-pub mod symbols;
 pub mod symdiff;
-pub mod tests_op;
-pub mod type_hierarchy;
 pub mod verified;
 
 use crate::bundle::Bundle;
@@ -194,36 +206,36 @@ macro_rules! operations {
 
 operations! {
     Def(def::Def),
-    TypeDef(def::TypeDef),
+    TypeDef(type_def::TypeDef),
     Refs(refs::Refs),
     Hover(hover::Hover),
     Symbols(symbols::Symbols),
     Diag(diag::Diag),
     Locate(locate::Locate),
-    PrepareRename(rename::PrepareRename),
+    PrepareRename(prepare_rename::PrepareRename),
     Rename(rename::Rename),
     CodeActions(code_actions::CodeActions),
     Check(check::Check),
     Impact(impact::Impact),
-    Impl(nav::Impl),
+    Impl(r#impl::Impl),
     Calls(calls::Calls),
-    Highlight(nav::Highlight),
-    Signature(nav::Signature),
-    Capabilities(meta::Capabilities),
-    Status(meta::Status),
-    Reload(meta::Reload),
-    Request(raw::RawRequest),
+    Highlight(highlight::Highlight),
+    Signature(signature::Signature),
+    Capabilities(capabilities::Capabilities),
+    Status(status::Status),
+    Reload(reload::Reload),
+    Request(request::RawRequest),
     RenameFile(rename_file::RenameFile),
     Decl(decl::Decl),
     Source(source::Source),
     Complete(complete::Complete),
     Format(format::Format),
-    Types(type_hierarchy::Types),
+    Types(types::Types),
     Inlay(inlay::Inlay),
-    Apply(apply_patch::ApplyPatch),
+    Apply(apply::ApplyPatch),
     Edit(edit::Edit),
     Changes(changes::Changes),
-    Tests(tests_op::Tests),
+    Tests(tests::Tests),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the
@@ -290,7 +302,7 @@ pub(crate) fn is_some<T, S: serde::Serializer>(
 }
 
 #[cfg(test)]
-mod tests {
+mod registry_tests {
     use super::*;
     use clap::CommandFactory;
     use std::collections::BTreeSet;

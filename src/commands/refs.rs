@@ -3,11 +3,13 @@
 //! Pyright answers references partially, without error, until the project is loaded, so this
 //! waits for readiness first; `meta.complete` is false when the wait ran out.
 
+use super::positional::{ask, Wait};
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{Provenance, RefsFacts};
 use crate::bundle::Bundle;
 use crate::error::Result;
+use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::References;
 use lsp_types::{ReferenceContext, ReferenceParams};
@@ -46,32 +48,21 @@ pub async fn run(
     selector: &str,
     include_declaration: bool,
 ) -> Result<Outcome<RefsFacts>> {
-    let (spec, target) = o.resolve(selector)?;
-    let params = ReferenceParams {
-        text_document_position: o.position_params(&target).await?,
-        context: ReferenceContext {
-            include_declaration,
-        },
-        work_done_progress_params: Default::default(),
-        partial_result_params: Default::default(),
-    };
-    super::nav::require::<References>(o, crate::lsp::capabilities::Feature::References)?;
-    let complete = o.wait_ready().await?;
-    let answer = o
-        .ensure_session()
-        .await?
-        .request::<References>(params)
-        .await?;
-    let references = o.normalizer().references(&answer);
-    Ok(Outcome {
-        facts: RefsFacts {
-            count: references.len() as u64,
-            references,
-            provenance: Provenance::Lsp,
-        },
-        resolution: Some(o.resolution(&spec, &target)),
-        complete,
-        edits: None,
-        reward: None,
+    let asked = ask::<References>(o, selector, Feature::References, Wait::ForProject, |at| {
+        ReferenceParams {
+            text_document_position: at,
+            context: ReferenceContext {
+                include_declaration,
+            },
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        }
     })
+    .await?;
+    let references = o.normalizer().references(&asked.answer);
+    Ok(asked.outcome(RefsFacts {
+        count: references.len() as u64,
+        references,
+        provenance: Provenance::Lsp,
+    }))
 }

@@ -1,45 +1,19 @@
-//! `lanser prepare-rename SEL` and `lanser rename SEL NEW [--dry-run | --apply]`
-//! (docs/safety.md): gated by prepareRename, previewed as a unified diff and a normalized
+//! `lanser rename SEL NEW [--dry-run | --apply]`
+//! (docs/safety.md): gated by prepareRename ([`super::prepare_rename`]), previewed as a unified diff and a normalized
 //! WorkspaceEdit, applied only through the safety envelope, and never from an answer the
 //! server gave before the project was loaded.
 
 use super::mutate::{self, MutationArgs};
 use super::render::Page;
 use super::Operation;
-use crate::bundle::facts::{PrepareRenameFacts, Provenance, RenameFacts};
+use crate::bundle::facts::{Provenance, RenameFacts};
 use crate::bundle::Bundle;
 use crate::edits::check_name;
 use crate::error::{LanserError, Result};
 use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
-use lsp_types::request::{PrepareRenameRequest, Rename as RenameRequest};
-use lsp_types::{PrepareRenameResponse, RenameParams, TextDocumentPositionParams};
-
-/// Check that the symbol at SELECTOR can be renamed, and what range would change
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct PrepareRename {
-    /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
-    /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
-    pub selector: String,
-}
-
-impl Operation for PrepareRename {
-    const NAME: &'static str = "prepare-rename";
-    type Facts = crate::bundle::facts::PrepareRenameFacts;
-    fn selector(&self) -> Option<&str> {
-        Some(&self.selector)
-    }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
-        prepare(o, &self.selector).await
-    }
-    fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
-        if let Some((path, line, col)) = super::render::place_of(&facts.selector) {
-            page.line(format_args!("renameable at {path}:{line}:{col}"));
-        }
-    }
-}
+use lsp_types::request::Rename as RenameRequest;
+use lsp_types::RenameParams;
 
 /// Rename the symbol at SELECTOR: a preview (diff + WorkspaceEdit) unless --apply
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
@@ -86,51 +60,6 @@ impl Operation for Rename {
     }
 }
 
-/// prepareRename at the selector: the range that would be renamed, or NOT_FOUND.
-async fn prepare_range(
-    o: &mut Orchestrator,
-    params: TextDocumentPositionParams,
-    selector: &str,
-) -> Result<[u32; 4]> {
-    let answer = o
-        .ensure_session()
-        .await?
-        .request::<PrepareRenameRequest>(params)
-        .await?;
-    match answer {
-        Some(PrepareRenameResponse::Range(r))
-        | Some(PrepareRenameResponse::RangeWithPlaceholder { range: r, .. }) => {
-            Ok([r.start.line, r.start.character, r.end.line, r.end.character])
-        }
-        _ => Err(LanserError::not_found(format!(
-            "nothing renameable at {selector} (prepareRename refused)"
-        ))),
-    }
-}
-
-pub async fn prepare(o: &mut Orchestrator, selector: &str) -> Result<Outcome<PrepareRenameFacts>> {
-    let (spec, target) = o.resolve(selector)?;
-    let params = o.position_params(&target).await?;
-    // Before the project is loaded Pyright refuses prepareRename on valid symbols.
-    let complete = o.wait_ready().await?;
-    let range = prepare_range(o, params, selector).await?;
-    let loc = o
-        .normalizer()
-        .location(&crate::workspace::path_to_uri(&target.doc.abs), range);
-    Ok(Outcome {
-        facts: PrepareRenameFacts {
-            renameable: true,
-            range,
-            selector: loc.selector,
-            provenance: Provenance::Lsp,
-        },
-        resolution: Some(o.resolution(&spec, &target)),
-        complete,
-        edits: None,
-        reward: None,
-    })
-}
-
 pub async fn rename(
     o: &mut Orchestrator,
     selector: &str,
@@ -145,7 +74,7 @@ pub async fn rename(
         return Err(LanserError::usage(format!("{new_name:?} is not a name")));
     }
     let position = o.position_params(&target).await?;
-    super::nav::require::<RenameRequest>(o, Feature::Rename)?;
+    super::gate::require::<RenameRequest>(o, Feature::Rename)?;
     let complete = o.wait_ready().await?;
     // A server without prepareRename (the CSS and HTML servers): the selector's own range.
     let range = if o
@@ -153,7 +82,7 @@ pub async fn rename(
         .as_ref()
         .is_some_and(|s| s.supports(Feature::PrepareRename))
     {
-        prepare_range(o, position.clone(), selector).await?
+        super::prepare_rename::prepare_range(o, position.clone(), selector).await?
     } else {
         let enc = o.ensure_session().await?.encoding;
         let (l0, c0) = target.doc.position(target.start, enc);

@@ -165,11 +165,5 @@ pub fn run(o: &mut Orchestrator, selector: &str, signature: bool) -> Result<Outc
         selector: durable,
         provenance: Provenance::Parser,
     };
-    Ok(Outcome {
-        facts,
-        resolution: Some(resolution),
-        complete: true,
-        edits: None,
-        reward: None,
-    })
+    Ok(Outcome::read(facts, Some(resolution), true))
 }

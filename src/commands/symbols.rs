@@ -58,7 +58,7 @@ async fn outline(
     let uri = path_to_uri(&doc.abs);
     o.ensure_session().await?.sync_document(&uri, &doc);
     o.wait_opened(Some(&uri)).await?;
-    super::nav::require::<DocumentSymbolRequest>(o, Feature::DocumentSymbol)?;
+    super::gate::require::<DocumentSymbolRequest>(o, Feature::DocumentSymbol)?;
     let session = o.ensure_session().await?;
     let answer = session
         .request::<DocumentSymbolRequest>(DocumentSymbolParams {
@@ -74,8 +74,8 @@ async fn outline(
         let q = q.to_lowercase();
         symbols.retain(|s| s.name().to_lowercase().contains(&q));
     }
-    Ok(Outcome {
-        facts: SymbolsFacts {
+    Ok(Outcome::read(
+        SymbolsFacts {
             path: Some(doc.rel.clone()),
             doc_version: Some(doc.doc_version.clone()),
             query: None,
@@ -83,11 +83,9 @@ async fn outline(
             provenance: Provenance::Lsp,
             unchecked: None,
         },
-        resolution: None,
-        complete: true,
-        edits: None,
-        reward: None,
-    })
+        None,
+        true,
+    ))
 }
 
 /// Workspace symbols from this orchestrator's server and from every other server that takes
@@ -120,8 +118,8 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome<SymbolsF
     symbols.dedup();
     let unserved = unserved_code(o);
     complete &= unserved.is_empty();
-    Ok(Outcome {
-        facts: SymbolsFacts {
+    Ok(Outcome::read(
+        SymbolsFacts {
             path: None,
             doc_version: None,
             query: Some(query.to_string()),
@@ -129,11 +127,9 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome<SymbolsF
             provenance: Provenance::Lsp,
             unchecked: crate::bundle::facts::Unchecked::list(&unserved),
         },
-        resolution: None,
+        None,
         complete,
-        edits: None,
-        reward: None,
-    })
+    ))
 }
 
 /// The workspace's code files no server serves (the one `--server` names, with it; none

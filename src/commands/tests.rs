@@ -163,18 +163,16 @@ async fn run(o: &mut Orchestrator, args: &Tests) -> Result<Outcome<TestsFacts>> 
         not_run: r.not_run,
         timed_out: r.timed_out,
     });
-    Ok(Outcome {
-        facts: TestsFacts {
+    Ok(Outcome::read(
+        TestsFacts {
             tests,
             selection: found.chosen.selection.clone(),
             ran: ran.is_some(),
             summary,
         },
-        resolution: found.resolution,
-        complete: found.complete && !analysis.truncated,
-        edits: None,
-        reward: None,
-    })
+        found.resolution,
+        found.complete && !analysis.truncated,
+    ))
 }
 
 /// Run `ids` with `changes` over an overlay copy, read through the inputs (a trace records

@@ -19,7 +19,7 @@
 //! `references`, documentHighlight → `highlights`, hover → `hover`, workspace/symbol →
 //! `symbols`.
 
-use super::nav;
+use super::highlight;
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{Provenance, RequestFacts};
@@ -188,13 +188,7 @@ pub async fn run(
         ..RequestFacts::default()
     };
     view(o, method, doc.as_ref(), &raw, &mut facts);
-    Ok(Outcome {
-        facts,
-        resolution,
-        complete,
-        edits: None,
-        reward: None,
-    })
+    Ok(Outcome::read(facts, resolution, complete))
 }
 
 /// Add the normalized view of `raw` for the methods lanser has a command for: the answer read
@@ -231,7 +225,7 @@ fn view(o: &Orchestrator, method: &str, doc: Option<&Document>, raw: &Value, f: 
         }
         ("textDocument/documentHighlight", _, Some(uri)) => {
             drop(n);
-            f.highlights = Some(nav::highlights(o, uri, raw));
+            f.highlights = Some(highlight::highlights(o, uri, raw));
         }
         ("workspace/symbol", ..) => {
             f.symbols = read_as::<Option<WorkspaceSymbolResponse>>(raw).map(|a| n.search(&a))

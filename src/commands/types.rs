@@ -7,7 +7,7 @@
 //! asking for them waits for the project. A server without `typeHierarchyProvider` (Pyright,
 //! typescript-language-server, rust-analyzer) gets `E/UNSUPPORTED_CAP`.
 
-use super::nav::require;
+use super::gate::require;
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{Facts, Provenance};
@@ -193,11 +193,9 @@ pub async fn run(
         subtypes: sub.then(|| sorted(&mut n, &subs)),
         provenance: Provenance::Lsp,
     };
-    Ok(Outcome {
+    Ok(Outcome::read(
         facts,
-        resolution: Some(o.resolution(&spec, &target)),
+        Some(o.resolution(&spec, &target)),
         complete,
-        edits: None,
-        reward: None,
-    })
+    ))
 }

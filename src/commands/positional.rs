@@ -1,0 +1,69 @@
+//! The flow every positional read shares, written once: resolve the selector against the
+//! files on disk, start the server and open the target's document, check that the server
+//! declares the feature ([`super::gate::require`]), wait for the project when the answer can
+//! come from other files, send the typed request, and hand back the server's answer with the
+//! selector's resolution — so an operation states only its request, its parameters and how
+//! its facts are read from the answer.
+
+use super::gate::require;
+use crate::bundle::Resolution;
+use crate::error::Result;
+use crate::lsp::capabilities::Feature;
+use crate::orchestrator::{Orchestrator, Outcome};
+use crate::relocate::Target;
+use lsp_types::request::Request;
+use lsp_types::TextDocumentPositionParams;
+
+/// Whether the answer waits for the server's project load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// The answer is about the file the selector names (hover, highlight, signature):
+    /// asked at once.
+    No,
+    /// The answer can come from other files (references, implementations, declarations):
+    /// asked once the project is loaded, and marked incomplete when it never loads.
+    ForProject,
+}
+
+/// The server's answer at a position, with what the bundle records beside it.
+pub struct Answered<T> {
+    pub answer: T,
+    pub target: Target,
+    pub resolution: Resolution,
+    /// Whether the project was loaded when it answered ([`Wait::ForProject`]).
+    pub complete: bool,
+}
+
+impl<T> Answered<T> {
+    /// A read-only outcome with `facts`: the resolution and completeness of this answer, no
+    /// edits and no reward terms.
+    pub fn outcome<F>(self, facts: F) -> Outcome<F> {
+        Outcome::read(facts, Some(self.resolution), self.complete)
+    }
+}
+
+/// Ask request `R` at the position `selector` names. `params` builds the request's
+/// parameters from the position's.
+pub async fn ask<R: Request>(
+    o: &mut Orchestrator,
+    selector: &str,
+    feature: Feature,
+    wait: Wait,
+    params: impl FnOnce(TextDocumentPositionParams) -> R::Params,
+) -> Result<Answered<R::Result>> {
+    let (spec, target) = o.resolve(selector)?;
+    let at = o.position_params(&target).await?;
+    require::<R>(o, feature)?;
+    let complete = match wait {
+        Wait::No => true,
+        Wait::ForProject => o.wait_ready().await?,
+    };
+    let answer = o.ensure_session().await?.request::<R>(params(at)).await?;
+    let resolution = o.resolution(&spec, &target);
+    Ok(Answered {
+        answer,
+        target,
+        resolution,
+        complete,
+    })
+}
