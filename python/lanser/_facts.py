@@ -538,6 +538,17 @@ class SegmentKind(RootModel[SegmentKind1 | Literal['file']]):
     )
 
 
+class SelectionRangeFacts(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    path: str = Field(..., description='The file the ranges are in.')
+    provenance: Provenance
+    ranges: list[Location] = Field(
+        ..., description='Innermost first; each range contains the one before it.'
+    )
+
+
 class ServerId(BaseModel):
     model_config = ConfigDict(
         extra='forbid',

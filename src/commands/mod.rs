@@ -37,6 +37,7 @@ pub mod reload;
 pub mod rename;
 pub mod rename_file;
 pub mod request;
+pub mod selection_range;
 pub mod signature;
 pub mod source;
 pub mod status;
@@ -236,6 +237,7 @@ operations! {
     Edit(edit::Edit),
     Changes(changes::Changes),
     Tests(tests::Tests),
+    SelectionRange(selection_range::SelectionRange),
 }
 
 /// One request: an operation with its arguments — what the command line, a batch line, the

@@ -7,8 +7,8 @@ use super::session::SessionConfig;
 use crate::languages::Ready;
 use lsp_types::{
     CallHierarchyServerCapability, CodeActionProviderCapability, DeclarationCapability,
-    HoverProviderCapability, ImplementationProviderCapability, OneOf, ServerCapabilities,
-    TypeDefinitionProviderCapability,
+    HoverProviderCapability, ImplementationProviderCapability, OneOf,
+    SelectionRangeProviderCapability, ServerCapabilities, TypeDefinitionProviderCapability,
 };
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -106,6 +106,8 @@ pub enum Feature {
     References,
     Rename,
     PrepareRename,
+    /// `textDocument/selectionRange`.
+    SelectionRange,
     SignatureHelp,
     TypeDefinition,
     /// `textDocument/prepareTypeHierarchy` (not in lsp-types' ServerCapabilities: read from
@@ -160,6 +162,7 @@ impl Feature {
             Feature::References => "referencesProvider",
             Feature::Rename => "renameProvider",
             Feature::PrepareRename => "renameProvider.prepareProvider",
+            Feature::SelectionRange => "selectionRangeProvider",
             Feature::SignatureHelp => "signatureHelpProvider",
             Feature::TypeDefinition => "typeDefinitionProvider",
             Feature::TypeHierarchy => "typeHierarchyProvider",
@@ -220,6 +223,10 @@ impl Feature {
             Feature::PrepareRename => matches!(
                 &caps.rename_provider,
                 Some(OneOf::Right(o)) if o.prepare_provider == Some(true)
+            ),
+            Feature::SelectionRange => !matches!(
+                caps.selection_range_provider,
+                None | Some(SelectionRangeProviderCapability::Simple(false))
             ),
             Feature::SignatureHelp => caps.signature_help_provider.is_some(),
             Feature::TypeDefinition => !matches!(

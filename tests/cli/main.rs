@@ -44,6 +44,7 @@ mod reward_v3;
 mod routes;
 mod schemas;
 mod sdk;
+mod selection_range;
 mod selectors;
 mod servers;
 mod snapshots;
