@@ -4,7 +4,7 @@ prints for the same request.
 
     import lanser
     with lanser.Lanser("path/to/workspace") as ls:
-        b = ls.definition("src/app.py@L42:load")
+        b = ls.def_("src/app.py@L42:load")
         b.ok, b.bundle_id, b.facts, b.raw
 
 `lanser.AsyncLanser` has the same methods, awaitable; `lanser.sel` builds selectors;

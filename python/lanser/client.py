@@ -154,22 +154,23 @@ class _Methods:
     """One method per operation, shared by :class:`Lanser` and :class:`AsyncLanser`: each
     returns `self.ask(...)`, a bundle for the one and an awaitable for the other. `sel` is any
     lanser selector (see lanser.sel) or a PositionSpec dict. Operations without a method of
-    their own here get one from the catalog (`_op_method`), named after the operation
-    (`prepare-rename` → `prepare_rename`), taking the CLI's arguments by their ids."""
+    their own here get one from the catalog (`_op_method`). Every method is named after its
+    operation (`prepare-rename` → `prepare_rename`; `def` → `def_`), as the CLI, a batch line
+    and the MCP tool name it; the catalog's take the CLI's arguments by their ids."""
 
-    def definition(self, sel, check=True):
+    def def_(self, sel, check=True):
         return self.ask(_req("def", sel), check)
 
-    def type_definition(self, sel, check=True):
+    def type_def(self, sel, check=True):
         return self.ask(_req("type-def", sel), check)
 
-    def references(self, sel, exclude_declaration=False, check=True):
+    def refs(self, sel, exclude_declaration=False, check=True):
         return self.ask(_req("refs", sel, exclude_declaration=exclude_declaration), check)
 
     def hover(self, sel, check=True):
         return self.ask(_req("hover", sel), check)
 
-    def implementation(self, sel, check=True):
+    def impl(self, sel, check=True):
         return self.ask(_req("impl", sel), check)
 
     def highlight(self, sel, check=True):
@@ -187,7 +188,7 @@ class _Methods:
     def symbols(self, file=None, query=None, check=True):
         return self.ask(_req("symbols", file=file, query=query), check)
 
-    def diagnostics(self, *targets, check=True):
+    def diag(self, *targets, check=True):
         return self.ask(_req("diag", targets=list(targets) or None), check)
 
     def capabilities(self, check=True):
@@ -210,13 +211,13 @@ class _Methods:
         return self.ask(_req("code-actions", sel, kind=kind, apply=pick,
                              dry_run=dry_run and pick is not None, allow_dirty=allow_dirty), check)
 
-    def check_patch(self, diff: str, check=True):
+    def check(self, diff: str, check=True):
         """The diagnostics a unified diff would add or remove, measured in memory (nothing is
         written), with the step's process reward (the session's `--reward`, pr-v1 unless
         `args=["--reward", "pr-v2"]`)."""
         return self.ask(_req("check", patch=patch_file(diff)), check)
 
-    def apply_patch(self, diff: str, apply=False, require_clean=False, allow_dirty=False, check=True):
+    def apply(self, diff: str, apply=False, require_clean=False, allow_dirty=False, check=True):
         """Apply a unified diff through the safety envelope: a preview (diff, plan, the
         diagnostics it would add or remove) unless `apply`; `require_clean` refuses a change
         that adds an error (E/WOULD_BREAK). A stale hunk refuses the whole patch."""
@@ -241,14 +242,18 @@ class _Methods:
                              depth=depth), check)
 
 
-#: The operation each hand-written method asks (the rest are named after their operation).
-METHODS = {"def": "definition", "type-def": "type_definition", "refs": "references",
-           "impl": "implementation", "diag": "diagnostics", "check": "check_patch",
-           "code-actions": "code_actions", "rename-file": "rename_file", "apply": "apply_patch"}
+#: The one operation whose name is a Python keyword: its method carries PEP 8's underscore.
+METHODS = {"def": "def_"}
+
+#: The methods' former names, from when the SDK named seven operations apart from the CLI, batch
+#: and MCP: each is the method of the new name, kept for one release (docs/sdk.md).
+FORMER_NAMES = {"definition": "def_", "type_definition": "type_def", "references": "refs",
+                "implementation": "impl", "diagnostics": "diag", "check_patch": "check",
+                "apply_patch": "apply"}
 
 
 def method_name(cmd: str) -> str:
-    """The SDK method of operation `cmd`."""
+    """The SDK method of operation `cmd`: its name, `-` as `_` (`def` as `def_`)."""
     return METHODS.get(cmd, cmd.replace("-", "_"))
 
 
@@ -280,6 +285,8 @@ def _op_method(op: dict):
 for _op in _catalog():
     if not hasattr(_Methods, method_name(_op["name"])):
         setattr(_Methods, method_name(_op["name"]), _op_method(_op))
+for _old, _new in FORMER_NAMES.items():
+    setattr(_Methods, _old, getattr(_Methods, _new))
 
 
 def _argv(workspace, lanser_bin, daemon, jobs, args) -> list:

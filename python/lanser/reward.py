@@ -24,10 +24,10 @@ def score_patch(workspace, diff: str, prev: Union[None, Bundle, dict, str, Path]
     flags = ["--reward", reward] + (["--tests", "impacted"] if tests else [])
     if prev is None:
         if session is not None:
-            b = session.check_patch(diff, check=False)
+            b = session.check(diff, check=False)
         else:
             with Lanser(workspace, args=flags) as s:
-                b = s.check_patch(diff, check=False)
+                b = s.check(diff, check=False)
     else:
         b = _one_shot(workspace, diff, prev, flags)
     return _score(b)
@@ -85,7 +85,7 @@ class LanserRewardTool:
     async def execute(self, instance_id: str, parameters: dict, **kwargs):
         inst = self._instances[instance_id]
         s = self._sessions[inst["workspace"]]
-        b = s.check_patch(parameters["patch"], check=False)
+        b = s.check(parameters["patch"], check=False)
         score = _score(b)
         inst["rewards"].append(score["r"] or 0.0)
         facts = b.facts or {}

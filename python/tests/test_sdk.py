@@ -248,7 +248,7 @@ def test_every_operation_is_a_method_with_the_cli_argument_names():
     method of both clients whose parameters are the operation's own arguments."""
     import inspect
     from conftest import BIN
-    from lanser.client import METHODS, _catalog, method_name
+    from lanser.client import FORMER_NAMES, METHODS, _catalog, method_name
     live = json.loads(subprocess.run([BIN, "schema", "operations"], capture_output=True, text=True,
                                      check=True).stdout)
     assert live == _catalog(), "python/lanser/_operations.json is stale: run scripts/gen_python_types.sh"
@@ -265,6 +265,12 @@ def test_every_operation_is_a_method_with_the_cli_argument_names():
         for p in params:
             assert p in ids or (op["name"], p) in renamed, f"{name}({p}): {op['name']} takes {sorted(ids)}"
     assert set(METHODS) <= {op["name"] for op in live}
+    # One name per operation: the method is the operation's name; a former name is the same
+    # method, kept for one release.
+    for op in live:
+        assert method_name(op["name"]) in (op["name"].replace("-", "_"), op["name"] + "_")
+    for old, new in FORMER_NAMES.items():
+        assert getattr(lanser.Lanser, old) is getattr(lanser.Lanser, new), old
 
 
 def test_a_catalog_method_refuses_what_its_operation_does_not_take(make_ws):

@@ -88,8 +88,9 @@ args!(Symbols {
     query: Option<String>,
 });
 args!(Diagnostics {
-    /// Files or globs (workspace-relative); none = every Python file of the workspace.
-    #[serde(default)] files: Vec<String>,
+    /// Files or globs (workspace-relative); none = every file of the workspace a server
+    /// serves. (`files`, its former name, is taken too.)
+    #[serde(default, alias = "files")] targets: Vec<String>,
 });
 args!(Calls {
     #[serde(flatten)] pos: Position,
@@ -112,10 +113,13 @@ args!(Rename {
     write: Write,
 });
 args!(RenameFile {
-    /// The module file (`src/pkg/mod.py`) or package directory to move.
-    path: String,
-    /// Its new path (must not exist).
-    new_path: String,
+    /// The module file (`src/pkg/mod.py`) or package directory to move. (`path`, its former
+    /// name, is taken too.)
+    #[serde(alias = "path")]
+    src: String,
+    /// Its new path (must not exist). (`new_path`, its former name, is taken too.)
+    #[serde(alias = "new_path")]
+    dst: String,
     #[serde(flatten)]
     write: Write,
 });

@@ -109,7 +109,8 @@ impl Server {
             let arguments = params.arguments.map(Value::Object).unwrap_or(Value::Null);
             return batch::run(&self.answerer, arguments, cx, &self.log).await;
         }
-        let Some(spec) = self.tools.iter().find(|s| s.name == params.name) else {
+        let name = tools::canonical(&params.name);
+        let Some(spec) = self.tools.iter().find(|s| s.name == name) else {
             return failure(&format!("unknown tool {:?}", params.name.as_ref()));
         };
         let arguments = params.arguments.map(Value::Object).unwrap_or(Value::Null);
@@ -256,6 +257,7 @@ impl ServerHandler for Server {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
+        let name = tools::canonical(name);
         self.listed.iter().find(|t| t.name == name).cloned()
     }
 

@@ -137,11 +137,11 @@ fn rename_safely(a: &HashMap<String, String>) -> String {
     format!(
         "Rename the symbol at {sel} to {new} with the lanser tools, in this order:\n\
          1. `prepare_rename` {{\"selector\": {sel}}}: stop if it cannot be renamed there.\n\
-         2. `references` {{\"selector\": {sel}}}: note how many references and in which files.\n\
+         2. `refs` {{\"selector\": {sel}}}: note how many references and in which files.\n\
          3. `rename` {{\"selector\": {sel}, \"new_name\": {new}}}: a preview. Read its diff; every \
          reference of step 2 should change, nothing else.\n\
          4. `rename` {{\"selector\": {sel}, \"new_name\": {new}, \"apply\": true}}: write it.\n\
-         5. `diagnostics` {{}} on the files the rename touched: there should be no new error.\n\
+         5. `diag` {{\"targets\": <the files the rename touched>}}: there should be no new error.\n\
          Report the files changed and any diagnostic that appeared."
     )
 }
@@ -169,7 +169,7 @@ fn what_changed(a: &HashMap<String, String>) -> String {
          1. `changes` {{\"since\": {since}}}: the definitions added, removed, moved and changed.\n\
          2. For each changed or removed definition, `impact` {{\"selector\": <its selector \
          from step 1>}}: its callers and references, and the tests that reach them.\n\
-         3. `diagnostics` {{}} on the changed files.\n\
+         3. `diag` {{\"targets\": <the changed files>}}.\n\
          Report each change with what it affects, and the tests to run."
     )
 }
@@ -211,5 +211,31 @@ mod tests {
         assert!(err.contains("selector"), "{err}");
         assert!(get("nope", &args).is_err());
         assert_eq!(argument_names("tests_to_run"), vec!["selector", "patch"]);
+    }
+
+    /// Each step names a tool by the name `tools/list` gives it (`` `refs` {…} ``).
+    #[test]
+    fn every_step_names_a_listed_tool() {
+        let tools: Vec<String> = crate::mcp::tools::all()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        let args = HashMap::from([
+            ("selector".to_string(), "a.py@L3:f".to_string()),
+            ("new_name".to_string(), "g".to_string()),
+            ("text".to_string(), "pass".to_string()),
+            ("since".to_string(), "HEAD~1".to_string()),
+        ]);
+        let mut named = 0;
+        for w in WORKFLOWS {
+            let text = serde_json::to_string(&get(w.name, &args).unwrap().messages).unwrap();
+            for step in text.split('`').skip(1).step_by(2) {
+                if step.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                    assert!(tools.iter().any(|t| t == step), "{}: `{step}`", w.name);
+                    named += 1;
+                }
+            }
+        }
+        assert!(named >= 10, "only {named} tool names in the prompts");
     }
 }

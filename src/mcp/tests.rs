@@ -13,11 +13,11 @@ fn samples() -> Vec<(&'static str, Value)> {
         "pick": "best", "tau": 0.5, "offset": 1, "limit": 3});
     let mut v = vec![];
     for t in [
-        "definition",
-        "type_definition",
-        "declaration",
+        "def",
+        "type_def",
+        "decl",
         "hover",
-        "implementation",
+        "impl",
         "highlight",
         "signature",
     ] {
@@ -26,25 +26,25 @@ fn samples() -> Vec<(&'static str, Value)> {
     }
     v.extend([
         (
-            "references",
+            "refs",
             json!({"selector": "a.py@L1:x", "exclude_declaration": true}),
         ),
         ("symbols", json!({"file": "a.py", "query": "x"})),
-        ("diagnostics", json!({"files": ["a.py", "*.py"]})),
+        ("diag", json!({"targets": ["a.py", "*.py"]})),
         (
-            "call_hierarchy",
+            "calls",
             json!({"selector": "a.py@L1:x", "direction": "incoming"}),
         ),
         ("locate", json!({"selector": "a.py@L1:x", "preview": true})),
         (
-            "completion",
+            "complete",
             json!({"selector": "a.py@L1:x", "resolve": true}),
         ),
         (
-            "type_hierarchy",
+            "types",
             json!({"selector": "a.py@L1:x", "direction": "subtypes"}),
         ),
-        ("inlay_hints", json!({"file": "a.py", "range": "1,1->2,1"})),
+        ("inlay", json!({"file": "a.py", "range": "1,1->2,1"})),
         (
             "format",
             json!({"file": "a.ts", "range": "1,1->2,1", "tab_size": 2, "tabs": true,
@@ -57,11 +57,11 @@ fn samples() -> Vec<(&'static str, Value)> {
         ),
         (
             "rename_file",
-            json!({"path": "a.py", "new_path": "b.py", "apply": true,
+            json!({"src": "a.py", "dst": "b.py", "apply": true,
             "allow_dirty": true}),
         ),
         (
-            "apply_patch",
+            "apply",
             json!({"patch": "--- a/a.py\n+++ b/a.py\n", "require_clean": true,
             "apply": true, "allow_dirty": true}),
         ),
@@ -76,7 +76,7 @@ fn samples() -> Vec<(&'static str, Value)> {
             "dry_run": true, "allow_dirty": true}),
         ),
         (
-            "check_patch",
+            "check",
             json!({"patch": "--- a/a.py\n+++ b/a.py\n", "reward": "pr-v2",
             "tests": true, "test_budget": 5}),
         ),
@@ -156,6 +156,35 @@ fn hand_written_tools_speak_the_cli_arguments() {
             );
         }
     }
+}
+
+/// Every tool is named after its operation; a former name (and a former argument name) is
+/// answered as the operation's own, and is not listed.
+#[test]
+fn tools_are_named_after_their_operations_and_former_names_still_answer() {
+    let tools = all();
+    for t in &tools {
+        assert_eq!(t.name, t.cmd.replace('-', "_"));
+    }
+    let root = std::env::temp_dir();
+    for (old, new) in super::tools::FORMER_NAMES {
+        assert!(!tools.iter().any(|t| t.name == *old), "{old} is listed");
+        assert_eq!(super::tools::canonical(old), *new);
+        assert!(tools.iter().any(|t| t.name == *new), "{new}");
+    }
+    assert_eq!(super::tools::canonical("hover"), "hover");
+    let call = |name: &str, args: Value| {
+        let spec = tools.iter().find(|t| t.name == name).unwrap();
+        spec.call(args, &root).unwrap().line
+    };
+    assert_eq!(
+        call("rename_file", json!({"path": "a.py", "new_path": "b.py"})),
+        call("rename_file", json!({"src": "a.py", "dst": "b.py"}))
+    );
+    assert_eq!(
+        call("diag", json!({"files": ["a.py"]})),
+        call("diag", json!({"targets": ["a.py"]}))
+    );
 }
 
 #[test]

@@ -198,9 +198,9 @@ fn symbols(a: Value, _: &Path) -> Result<Call, String> {
 
 fn diagnostics(a: Value, _: &Path) -> Result<Call, String> {
     let a: Diagnostics = parse(a)?;
-    let flags = match a.files.is_empty() {
+    let flags = match a.targets.is_empty() {
         true => json!({}),
-        false => json!({"targets": a.files}),
+        false => json!({"targets": a.targets}),
     };
     Ok(call("diag", None, flags, &a.common))
 }
@@ -251,8 +251,8 @@ fn rename(a: Value, root: &Path) -> Result<Call, String> {
 fn rename_file(a: Value, _: &Path) -> Result<Call, String> {
     let a: RenameFile = parse(a)?;
     let mut flags = write_flags(&a.write);
-    flags["src"] = json!(a.path);
-    flags["dst"] = json!(a.new_path);
+    flags["src"] = json!(a.src);
+    flags["dst"] = json!(a.dst);
     Ok(call("rename-file", None, flags, &a.common))
 }
 
@@ -451,62 +451,86 @@ fn raw(a: Value, _: &Path) -> Result<Call, String> {
     Ok(call("request", None, flags, &a.common))
 }
 
-/// Every tool, in the order `tools/list` gives them.
+/// The tools' former names, from when MCP named twelve operations apart from the CLI, batch
+/// and SDK: a call under one is answered as under the operation's own name. Kept for one
+/// release and not listed (docs/mcp.md).
+pub const FORMER_NAMES: &[(&str, &str)] = &[
+    ("definition", "def"),
+    ("type_definition", "type_def"),
+    ("declaration", "decl"),
+    ("references", "refs"),
+    ("diagnostics", "diag"),
+    ("implementation", "impl"),
+    ("call_hierarchy", "calls"),
+    ("apply_patch", "apply"),
+    ("check_patch", "check"),
+    ("completion", "complete"),
+    ("type_hierarchy", "types"),
+    ("inlay_hints", "inlay"),
+];
+
+/// The tool a call names: its own name, or the one a former name stands for.
+pub fn canonical(name: &str) -> &str {
+    FORMER_NAMES
+        .iter()
+        .find(|(old, _)| *old == name)
+        .map_or(name, |(_, new)| new)
+}
+
+/// Every tool, in the order `tools/list` gives them: each named after its operation
+/// (`request.cmd`, `-` as `_`).
 pub fn all() -> Vec<Spec> {
     type Maker = fn() -> Value;
     type Builder = fn(Value, &Path) -> Result<Call, String>;
-    let read =
-        |cmd: &str, name: &str, title: &str, what: &str, schema: Maker, build: Builder| Spec {
-            name: name.to_string(),
-            title: title.to_string(),
-            description: format!("{what} {ADDRESSING}"),
-            read_only: true,
-            destructive: false,
-            idempotent: true,
-            cmd: cmd.to_string(),
-            schema: schema(),
-            build: Build::Curated(build),
-        };
-    let plain =
-        |cmd: &str, name: &str, title: &str, what: &str, schema: Maker, build: Builder| Spec {
-            description: what.to_string(),
-            ..read(cmd, name, title, "", schema, build)
-        };
-    let writes =
-        |cmd: &str, name: &str, title: &str, what: &str, schema: Maker, build: Builder| Spec {
-            read_only: false,
-            destructive: true,
-            idempotent: false,
-            ..read(cmd, name, title, what, schema, build)
-        };
+    let read = |cmd: &str, title: &str, what: &str, schema: Maker, build: Builder| Spec {
+        name: super::generic::tool_name(cmd),
+        title: title.to_string(),
+        description: format!("{what} {ADDRESSING}"),
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        cmd: cmd.to_string(),
+        schema: schema(),
+        build: Build::Curated(build),
+    };
+    let plain = |cmd: &str, title: &str, what: &str, schema: Maker, build: Builder| Spec {
+        description: what.to_string(),
+        ..read(cmd, title, "", schema, build)
+    };
+    let writes = |cmd: &str, title: &str, what: &str, schema: Maker, build: Builder| Spec {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        ..read(cmd, title, what, schema, build)
+    };
     let mut all = vec![
-        read("def", "definition", "Go to definition", "Where the symbol at a position is defined (Pyright's answer, as an Analysis Bundle).", schema_of::<At>, def),
-        read("type-def", "type_definition", "Go to type definition", "Where the type of the symbol at a position is defined.", schema_of::<At>, type_def),
-        read("decl", "declaration", "Go to declaration", "Where the symbol at a position is declared (textDocument/declaration): for Python the stub the checker reads, where `definition` goes to the implementation.", schema_of::<At>, declaration),
-        read("refs", "references", "Find references", "Every reference to the symbol at a position, across the workspace (declaration included unless `exclude_declaration`). The text lists the first `limit` lines; `structuredContent` has them all.", schema_of::<Refs>, refs),
-        read("hover", "hover", "Hover", "The type, signature and documentation of the symbol at a position.", schema_of::<At>, hover),
-        plain("symbols", "symbols", "Symbols", "A file's outline (`file`), or the workspace symbols matching `query`.", schema_of::<Symbols>, symbols),
-        plain("diag", "diagnostics", "Diagnostics", "Pyright's diagnostics for `files` (paths or globs, workspace-relative), or for every Python file of the workspace when none are given. Always current with the files on disk.", schema_of::<Diagnostics>, diagnostics),
-        read("impl", "implementation", "Go to implementation", "Where the symbol at a position is implemented (textDocument/implementation).", schema_of::<At>, implementation),
-        read("calls", "call_hierarchy", "Call hierarchy", "The callers (`direction: incoming`), callees (`outgoing`) or both of the function at a position.", schema_of::<Calls>, calls),
-        read("highlight", "highlight", "Highlight", "Every occurrence of the symbol at a position in its file, read or write.", schema_of::<At>, highlight),
-        read("signature", "signature", "Signature help", "Signature help for the call a position is inside.", schema_of::<At>, signature),
-        read("locate", "locate", "Locate", "Where a selector lands, without asking the language server: the range, the symbol there, and durable selectors for it that survive later edits.", schema_of::<Locate>, locate),
-        writes("rename", "rename", "Rename symbol", "Rename the symbol at a position everywhere. By default a preview (a diff and the WorkspaceEdit; nothing is written); with `apply: true` it is written as one transaction (all files or none), refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`.", schema_of::<Rename>, rename),
-        writes("rename-file", "rename_file", "Move module", "Move a module file or package directory (`path` -> `new_path`) and rewrite every import of it. A preview unless `apply: true` (one transaction; refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`).", schema_of::<RenameFile>, rename_file),
-        Spec { description: "Apply a unified diff to the workspace as one transaction, through the rename's safety envelope. By default a preview: the diff, the plan and the diagnostics it would add or remove (nothing written); `apply: true` writes it, refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`. A hunk that no longer matches refuses the whole patch, naming the file and hunk.".into(), ..writes("apply", "apply_patch", "Apply a patch", "", schema_of::<ApplyPatch>, apply_patch) },
-        writes("edit", "edit", "Edit a definition", "Edit the definition (function, class, method, assignment) at a position: `mode` replace_body, replace, insert_before, insert_after (a sibling) or delete (refused while references remain unless `force`); `text` is re-indented to the target. A preview (diff + the diagnostics it would add) unless `apply: true`; `require_clean` refuses an edit that adds an error.", schema_of::<Edit>, edit),
-        writes("code-actions", "code_actions", "Code actions", "List the code actions at a position (optionally of one `kind`); with `apply` (an index or title from the list) write that action as one transaction, or preview it with `dry_run`.", schema_of::<CodeActions>, code_actions),
-        Spec { destructive: false, read_only: true, ..plain("check", "check_patch", "Check a patch", "The diagnostics a unified diff would add or remove, measured in memory: the files on disk are not touched. The bundle carries the process reward of the step (`reward: pr-v2` for diagnostics by kind, structural facts and, with `tests: true`, the impacted tests run on an overlay copy).", schema_of::<CheckPatch>, check_patch) },
-        plain("impact", "impact", "Impact of a change", "What a change can affect: the definitions a position or a unified diff touches, their callers and references (transitively, `depth` levels), partitioned into library code and the pytest tests that reach them.", schema_of::<Impact>, impact),
-        plain("status", "status", "Status", "The configured servers, their resolved commands and versions (starts nothing).", schema_of::<Nothing>, status),
-        plain("capabilities", "capabilities", "Capabilities", "Which LSP features the language server offers (definitions, references, rename, ...), as booleans, with the server's name and version.", schema_of::<Nothing>, capabilities),
-        Spec { read_only: false, idempotent: true, ..plain("reload", "reload", "Reload configuration", "Re-read lanser.toml and reconfigure the running sessions.", schema_of::<Nothing>, reload) },
-        Spec { read_only: false, idempotent: false, ..plain("request", "request", "Raw LSP request", "Send a raw LSP request (`method`, params from `payload`, or a selector/file as `target`) and get the server's answer with workspace paths made relative.", schema_of::<Raw>, raw) },
-        read("complete", "completion", "Completion", "The completion items at a position, in the server's order (e.g. `{\"selector\": \"main.py@L15:C16\"}` just after `user.` lists `user`'s attributes and methods); `resolve: true` adds each item's detail and documentation.", schema_of::<Complete>, complete),
-        read("types", "type_hierarchy", "Type hierarchy", "The direct base classes (`direction: supertypes`), subclasses (`subtypes`) or both of the type at a position, e.g. `{\"selector\": \"py://shapes.geometry#Shape\", \"direction\": \"subtypes\"}`. Needs a server with typeHierarchyProvider (ty, pyrefly, clangd; not Pyright).", schema_of::<Types>, types),
-        plain("inlay", "inlay_hints", "Inlay hints", "The inlay hints of a file (inferred types such as `: int`, parameter names such as `price=`), sorted by position, e.g. `{\"file\": \"src/app.py\", \"range\": \"10,1->20,1\"}`. Needs a server with inlayHintProvider (ty, pyrefly, clangd, rust-analyzer; not Pyright).", schema_of::<Inlay>, inlay),
-        Spec { read_only: false, destructive: true, idempotent: false, ..plain("format", "format", "Format file", "Format a file (or `range`, `l,c->l,c`) with the language server's formatter, e.g. `{\"file\": \"src/store.ts\", \"tab_size\": 2}`. By default a preview (a diff; nothing is written); with `apply: true` it is written as one transaction, refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`. Needs a server with a formatter (typescript-language-server, clangd, rust-analyzer, gopls; not Pyright).", schema_of::<Format>, format) },
+        read("def", "Go to definition", "Where the symbol at a position is defined (Pyright's answer, as an Analysis Bundle).", schema_of::<At>, def),
+        read("type-def", "Go to type definition", "Where the type of the symbol at a position is defined.", schema_of::<At>, type_def),
+        read("decl", "Go to declaration", "Where the symbol at a position is declared (textDocument/declaration): for Python the stub the checker reads, where `def` goes to the implementation.", schema_of::<At>, declaration),
+        read("refs", "Find references", "Every reference to the symbol at a position, across the workspace (declaration included unless `exclude_declaration`). The text lists the first `limit` lines; `structuredContent` has them all.", schema_of::<Refs>, refs),
+        read("hover", "Hover", "The type, signature and documentation of the symbol at a position.", schema_of::<At>, hover),
+        plain("symbols", "Symbols", "A file's outline (`file`), or the workspace symbols matching `query`.", schema_of::<Symbols>, symbols),
+        plain("diag", "Diagnostics", "The diagnostics of `targets` (paths or globs, workspace-relative), each file from the server for its type, or of every file of the workspace a server serves when none are given. Always current with the files on disk.", schema_of::<Diagnostics>, diagnostics),
+        read("impl", "Go to implementation", "Where the symbol at a position is implemented (textDocument/implementation).", schema_of::<At>, implementation),
+        read("calls", "Call hierarchy", "The callers (`direction: incoming`), callees (`outgoing`) or both of the function at a position.", schema_of::<Calls>, calls),
+        read("highlight", "Highlight", "Every occurrence of the symbol at a position in its file, read or write.", schema_of::<At>, highlight),
+        read("signature", "Signature help", "Signature help for the call a position is inside.", schema_of::<At>, signature),
+        read("locate", "Locate", "Where a selector lands, without asking the language server: the range, the symbol there, and durable selectors for it that survive later edits.", schema_of::<Locate>, locate),
+        writes("rename", "Rename symbol", "Rename the symbol at a position everywhere. By default a preview (a diff and the WorkspaceEdit; nothing is written); with `apply: true` it is written as one transaction (all files or none), refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`.", schema_of::<Rename>, rename),
+        writes("rename-file", "Move module", "Move a module file or package directory (`src` -> `dst`) and rewrite every import of it. A preview unless `apply: true` (one transaction; refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`).", schema_of::<RenameFile>, rename_file),
+        Spec { description: "Apply a unified diff to the workspace as one transaction, through the rename's safety envelope. By default a preview: the diff, the plan and the diagnostics it would add or remove (nothing written); `apply: true` writes it, refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`. A hunk that no longer matches refuses the whole patch, naming the file and hunk.".into(), ..writes("apply", "Apply a patch", "", schema_of::<ApplyPatch>, apply_patch) },
+        writes("edit", "Edit a definition", "Edit the definition (function, class, method, assignment) at a position: `mode` replace_body, replace, insert_before, insert_after (a sibling) or delete (refused while references remain unless `force`); `text` is re-indented to the target. A preview (diff + the diagnostics it would add) unless `apply: true`; `require_clean` refuses an edit that adds an error.", schema_of::<Edit>, edit),
+        writes("code-actions", "Code actions", "List the code actions at a position (optionally of one `kind`); with `apply` (an index or title from the list) write that action as one transaction, or preview it with `dry_run`.", schema_of::<CodeActions>, code_actions),
+        Spec { destructive: false, read_only: true, ..plain("check", "Check a patch", "The diagnostics a unified diff would add or remove, measured in memory: the files on disk are not touched. The bundle carries the process reward of the step (`reward: pr-v2` for diagnostics by kind, structural facts and, with `tests: true`, the impacted tests run on an overlay copy).", schema_of::<CheckPatch>, check_patch) },
+        plain("impact", "Impact of a change", "What a change can affect: the definitions a position or a unified diff touches, their callers and references (transitively, `depth` levels), partitioned into library code and the pytest tests that reach them.", schema_of::<Impact>, impact),
+        plain("status", "Status", "The configured servers, their resolved commands and versions (starts nothing).", schema_of::<Nothing>, status),
+        plain("capabilities", "Capabilities", "Which LSP features the language server offers (definitions, references, rename, ...), as booleans, with the server's name and version.", schema_of::<Nothing>, capabilities),
+        Spec { read_only: false, idempotent: true, ..plain("reload", "Reload configuration", "Re-read lanser.toml and reconfigure the running sessions.", schema_of::<Nothing>, reload) },
+        Spec { read_only: false, idempotent: false, ..plain("request", "Raw LSP request", "Send a raw LSP request (`method`, params from `payload`, or a selector/file as `target`) and get the server's answer with workspace paths made relative.", schema_of::<Raw>, raw) },
+        read("complete", "Completion", "The completion items at a position, in the server's order (e.g. `{\"selector\": \"main.py@L15:C16\"}` just after `user.` lists `user`'s attributes and methods); `resolve: true` adds each item's detail and documentation.", schema_of::<Complete>, complete),
+        read("types", "Type hierarchy", "The direct base classes (`direction: supertypes`), subclasses (`subtypes`) or both of the type at a position, e.g. `{\"selector\": \"py://shapes.geometry#Shape\", \"direction\": \"subtypes\"}`. Needs a server with typeHierarchyProvider (ty, pyrefly, clangd; not Pyright).", schema_of::<Types>, types),
+        plain("inlay", "Inlay hints", "The inlay hints of a file (inferred types such as `: int`, parameter names such as `price=`), sorted by position, e.g. `{\"file\": \"src/app.py\", \"range\": \"10,1->20,1\"}`. Needs a server with inlayHintProvider (ty, pyrefly, clangd, rust-analyzer; not Pyright).", schema_of::<Inlay>, inlay),
+        Spec { read_only: false, destructive: true, idempotent: false, ..plain("format", "Format file", "Format a file (or `range`, `l,c->l,c`) with the language server's formatter, e.g. `{\"file\": \"src/store.ts\", \"tab_size\": 2}`. By default a preview (a diff; nothing is written); with `apply: true` it is written as one transaction, refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`. Needs a server with a formatter (typescript-language-server, clangd, rust-analyzer, gopls; not Pyright).", schema_of::<Format>, format) },
     ];
     let generic = super::generic::tools(&all);
     all.extend(generic);

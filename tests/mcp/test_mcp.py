@@ -12,12 +12,15 @@ import anyio
 
 from conftest import BIN, REPO, git
 
-TOOLS = ["definition", "type_definition", "declaration", "references", "hover", "symbols", "diagnostics",
-         "implementation", "call_hierarchy", "highlight", "signature", "locate", "rename",
-         "rename_file", "apply_patch", "edit", "code_actions", "check_patch", "impact", "status", "capabilities", "reload",
-         "request", "completion", "type_hierarchy", "inlay_hints", "format",
+# Each tool is named after its operation (`request.cmd`, `-` as `_`). Many calls below use the
+# tools' former names (`definition`, `references`, `diagnostics`, `check_patch`, ...), which
+# are still answered for one release (docs/mcp.md): those calls test that they are.
+TOOLS = ["def", "type_def", "decl", "refs", "hover", "symbols", "diag",
+         "impl", "calls", "highlight", "signature", "locate", "rename",
+         "rename_file", "apply", "edit", "code_actions", "check", "impact", "status", "capabilities", "reload",
+         "request", "complete", "types", "inlay", "format",
          # Made from the operations' catalog (no hand-written tool).
-         "changes", "prepare_rename", "source", "tests",
+         "changes", "prepare_rename", "selection_range", "source", "tests",
          # Many request lines in one call.
          "batch"]
 
@@ -38,15 +41,15 @@ def test_tools_are_listed_in_order_with_schemas_and_annotations(make_ws):
         assert t.input_schema["type"] == "object", t.name
         assert "bundleId" in json.dumps(t.output_schema), t.name
         assert t.description and len(t.description) > 40, t.name
-    for name in ["definition", "references", "hover", "locate", "check_patch", "diagnostics", "impact"]:
+    for name in ["def", "refs", "hover", "locate", "check", "diag", "impact"]:
         assert by[name].annotations.read_only_hint is True, name
         assert by[name].annotations.destructive_hint is False, name
-    for name in ["rename", "rename_file", "code_actions", "apply_patch", "edit", "format", "batch"]:
+    for name in ["rename", "rename_file", "code_actions", "apply", "edit", "format", "batch"]:
         assert by[name].annotations.read_only_hint is False, name
         assert by[name].annotations.destructive_hint is True, name
-    props = by["definition"].input_schema["properties"]
+    props = by["def"].input_schema["properties"]
     assert {"selector", "file", "line", "symbol", "timeout", "index_io"} <= set(props)
-    assert "py://" in by["definition"].description and "anchor://" in by["definition"].description
+    assert "py://" in by["def"].description and "anchor://" in by["def"].description
 
 
 def test_structured_content_is_the_cli_bundle(make_ws):

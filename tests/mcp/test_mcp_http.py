@@ -32,7 +32,7 @@ def test_http_tools_are_listed_as_over_stdio(make_ws):
         return stdio, http
 
     stdio, http = ws.run(go)
-    assert "definition" in [t.name for t in http]
+    assert "def" in [t.name for t in http]
     assert [t.model_dump() for t in http] == [t.model_dump() for t in stdio]
 
 
