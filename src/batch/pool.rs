@@ -138,7 +138,7 @@ impl Pool {
     /// in flight; afterwards every other lane sees what it wrote and what it reloaded.
     pub async fn run_alone(&mut self, orch: &mut Orchestrator, request: &Request) -> Bundle {
         let writes = request.op.writes_files();
-        let reload = matches!(request.op, Op::Reload(_));
+        let reload = request.op.reconfigures();
         let others = self.sessions() > 1;
         let everywhere = self.everywhere_op(&request.op);
         if others && (writes || reload || everywhere) {
@@ -264,7 +264,7 @@ impl Pool {
 /// session runs them: pulling a file's diagnostics has Pyright check it, and some answers
 /// depend on that (a type definition of an imported module is found only in a checked file).
 fn broadcast(op: &Op) -> bool {
-    matches!(op, Op::Diag(_))
+    op.every_session()
 }
 
 async fn forks(orch: &mut Orchestrator, n: usize) -> (Vec<Orchestrator>, Option<u32>) {

@@ -54,6 +54,12 @@ pub struct WriteFacts {
 impl crate::bundle::facts::Facts for WriteFacts {}
 
 impl Operation for ApplyPatch {
+    fn reads_stdin(&self) -> bool {
+        self.patch == "-"
+    }
+    fn refuses_unserved(&self) -> bool {
+        false
+    }
     const NAME: &'static str = "apply";
     type Facts = WriteFacts;
     fn changes_server_view(&self) -> bool {

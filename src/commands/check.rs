@@ -26,6 +26,12 @@ pub struct Check {
 }
 
 impl Operation for Check {
+    fn reads_stdin(&self) -> bool {
+        self.patch == "-"
+    }
+    fn reads_file_set(&self) -> bool {
+        true
+    }
     const NAME: &'static str = "check";
     type Facts = CheckFacts;
     fn changes_server_view(&self) -> bool {

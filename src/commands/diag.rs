@@ -20,6 +20,12 @@ pub struct Diag {
 }
 
 impl Operation for Diag {
+    fn every_session(&self) -> bool {
+        true
+    }
+    fn reads_file_set(&self) -> bool {
+        true
+    }
     const NAME: &'static str = "diag";
     type Facts = DiagFacts;
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {

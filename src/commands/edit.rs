@@ -95,6 +95,12 @@ impl Edit {
 }
 
 impl Operation for Edit {
+    fn reads_stdin(&self) -> bool {
+        self.text.as_deref() == Some("-")
+    }
+    fn refuses_unserved(&self) -> bool {
+        false
+    }
     const NAME: &'static str = "edit";
     type Facts = EditFacts;
     fn selector(&self) -> Option<&str> {

@@ -37,6 +37,12 @@ pub struct Impact {
 }
 
 impl Operation for Impact {
+    fn reads_stdin(&self) -> bool {
+        self.patch.as_deref() == Some("-")
+    }
+    fn reads_file_set(&self) -> bool {
+        true
+    }
     const NAME: &'static str = "impact";
     type Facts = ImpactFacts;
     fn selector(&self) -> Option<&str> {

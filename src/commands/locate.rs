@@ -26,6 +26,9 @@ pub struct Locate {
 }
 
 impl Operation for Locate {
+    fn answered_locally(&self) -> bool {
+        true
+    }
     const NAME: &'static str = "locate";
     type Facts = LocateFacts;
     fn selector(&self) -> Option<&str> {

@@ -108,6 +108,45 @@ pub trait Operation:
     fn writes_files(&self) -> bool {
         false
     }
+    /// Whether it reads the calling process's stdin (`--patch -`, `--text -`): it is then
+    /// answered in that process, never by the daemon.
+    fn reads_stdin(&self) -> bool {
+        false
+    }
+    /// Whether, asked alone, it is answered in the calling process: serverless (`locate`) or
+    /// describing that process (`status`, `reload`), so its bundle never depends on whether a
+    /// warm session happens to exist. Inside a batch it runs where the batch's other lines do.
+    fn answered_locally(&self) -> bool {
+        false
+    }
+    /// Whether it reconfigures the running sessions (`reload`): answers made before it may no
+    /// longer hold, and every session must hear it.
+    fn reconfigures(&self) -> bool {
+        false
+    }
+    /// Whether it may be dropped midway when its client hangs up: only what leaves no state
+    /// behind (not a speculative edit, a write, a reload or a raw request).
+    fn cancellable(&self) -> bool {
+        !self.changes_server_view() && !self.writes_files() && !self.reconfigures()
+    }
+    /// Whether its effect on a session outlives it and changes later answers, so that every
+    /// session of a batch's pool runs it (`diag`: pulling a file's diagnostics has Pyright
+    /// check it, and a type definition into an imported module is found only in a checked
+    /// file).
+    fn every_session(&self) -> bool {
+        false
+    }
+    /// Whether its answer depends on the set of files (`check`'s importers, `diag` of the
+    /// workspace, `rename-file`, `impact`): a memo then sees the index as it is now.
+    fn reads_file_set(&self) -> bool {
+        false
+    }
+    /// Whether a file of a type no server serves is refused before it runs (`E/UNSUPPORTED`).
+    /// Writes that only measure (`apply`, `edit`, `rename-file`) sort a change's files
+    /// themselves, and a raw request goes where it is sent.
+    fn refuses_unserved(&self) -> bool {
+        self.uses_server()
+    }
     /// Answer it, with its own facts type (erased to JSON only when the bundle is assembled).
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>>;
     /// Append the human rendering of a successful bundle it produced (`facts` is the
@@ -161,6 +200,34 @@ macro_rules! operations {
             /// See [`Operation::writes_files`].
             pub fn writes_files(&self) -> bool {
                 match self { $(Op::$variant(a) => a.writes_files(),)* }
+            }
+            /// See [`Operation::reads_stdin`].
+            pub fn reads_stdin(&self) -> bool {
+                match self { $(Op::$variant(a) => a.reads_stdin(),)* }
+            }
+            /// See [`Operation::answered_locally`].
+            pub fn answered_locally(&self) -> bool {
+                match self { $(Op::$variant(a) => a.answered_locally(),)* }
+            }
+            /// See [`Operation::reconfigures`].
+            pub fn reconfigures(&self) -> bool {
+                match self { $(Op::$variant(a) => a.reconfigures(),)* }
+            }
+            /// See [`Operation::cancellable`].
+            pub fn cancellable(&self) -> bool {
+                match self { $(Op::$variant(a) => a.cancellable(),)* }
+            }
+            /// See [`Operation::every_session`].
+            pub fn every_session(&self) -> bool {
+                match self { $(Op::$variant(a) => a.every_session(),)* }
+            }
+            /// See [`Operation::reads_file_set`].
+            pub fn reads_file_set(&self) -> bool {
+                match self { $(Op::$variant(a) => a.reads_file_set(),)* }
+            }
+            /// See [`Operation::refuses_unserved`].
+            pub fn refuses_unserved(&self) -> bool {
+                match self { $(Op::$variant(a) => a.refuses_unserved(),)* }
             }
             /// The facts list that pages, if any.
             pub fn paged(&self) -> Option<&'static str> {

@@ -21,6 +21,12 @@ use lsp_types::notification::{DidChangeConfiguration, Notification};
 pub struct Reload {}
 
 impl Operation for Reload {
+    fn answered_locally(&self) -> bool {
+        true
+    }
+    fn reconfigures(&self) -> bool {
+        true
+    }
     const NAME: &'static str = "reload";
     type Facts = ReloadFacts;
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {

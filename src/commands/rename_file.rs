@@ -42,6 +42,12 @@ pub struct RenameFile {
 }
 
 impl Operation for RenameFile {
+    fn reads_file_set(&self) -> bool {
+        true
+    }
+    fn refuses_unserved(&self) -> bool {
+        false
+    }
     const NAME: &'static str = "rename-file";
     type Facts = crate::bundle::facts::RenameFileFacts;
     fn changes_server_view(&self) -> bool {

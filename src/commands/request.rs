@@ -59,6 +59,13 @@ impl RawRequest {
 }
 
 impl Operation for RawRequest {
+    /// A raw request may leave state behind in the server: never dropped midway.
+    fn cancellable(&self) -> bool {
+        false
+    }
+    fn refuses_unserved(&self) -> bool {
+        false
+    }
     const NAME: &'static str = "request";
     type Facts = crate::bundle::facts::RequestFacts;
     fn selector(&self) -> Option<&str> {

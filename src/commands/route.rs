@@ -42,11 +42,7 @@ pub fn server_for(o: &Orchestrator, req: &Request) -> Option<String> {
 /// here (a patch's files are sorted in `check::measure`).
 pub fn unserved(o: &Orchestrator, req: &Request) -> Option<crate::error::LanserError> {
     let opts = o.opts();
-    let exempt = matches!(
-        req.op,
-        Op::Apply(_) | Op::Edit(_) | Op::RenameFile(_) | Op::Request(_)
-    );
-    if exempt || !req.op.uses_server() {
+    if !req.op.refuses_unserved() {
         return None;
     }
     let forced = forced_def(o)?;

@@ -16,6 +16,9 @@ use crate::servers;
 pub struct Status {}
 
 impl Operation for Status {
+    fn answered_locally(&self) -> bool {
+        true
+    }
     const NAME: &'static str = "status";
     type Facts = StatusFacts;
     /// It reads the configuration and the installs; whether a server already runs (in a

@@ -32,30 +32,18 @@ const STOP_WAIT: Duration = Duration::from_secs(5);
 /// warm check costs instead of a cold server start (httpx, debug build: 1.1 s against 2–3 s).
 /// A write or check that reads this process's stdin stays here.
 pub fn routable(op: &Op) -> bool {
-    match op {
-        // What reads this process's stdin is answered here.
-        Op::Apply(a) => a.patch != "-",
-        Op::Edit(e) => e.text.as_deref() != Some("-"),
-        Op::Check(c) => c.patch != "-",
-        Op::Impact(i) => i.patch.as_deref() != Some("-"),
-        // Serverless (locate) or describing this process (status, reload): answered here, so
-        // the bundle never depends on whether a warm session happens to exist.
-        Op::Locate(_) | Op::Status(_) | Op::Reload(_) => false,
-        _ => true,
-    }
+    // What reads this process's stdin is answered here, and so is what is serverless or
+    // describes this process (`Operation::answered_locally`).
+    !op.reads_stdin() && !op.answered_locally()
 }
 
 /// Whether a `lanser batch` line running `op` may be answered by the daemon: all but the
 /// writes [`routable`] keeps here. `locate`, `status` and `reload` go too: inside a batch they
 /// are answered on the session that answers the batch's other lines, as in-process.
 pub fn routable_line(op: &Op) -> bool {
-    match op {
-        // A batch's writing line is answered in the batch's process, after every earlier line
-        // and before any later one is sent (super::batch keeps that order).
-        _ if op.writes_files() => false,
-        Op::Locate(_) | Op::Status(_) | Op::Reload(_) => true,
-        other => routable(other),
-    }
+    // A batch's writing line is answered in the batch's process, after every earlier line and
+    // before any later one is sent (super::batch keeps that order).
+    !op.writes_files() && !op.reads_stdin()
 }
 
 /// Answer `request` through the daemon; `None` means "answer in-process" (opted out, not

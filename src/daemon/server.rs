@@ -94,7 +94,7 @@ tokio::task_local! {
 /// Requests that may be dropped midway when their client hangs up: those that only read (a
 /// speculative edit, a write, a reload or a raw request may leave state behind).
 fn cancellable(op: &Op) -> bool {
-    !op.changes_server_view() && !op.writes_files() && !matches!(op, Op::Reload(_) | Op::Request(_))
+    op.cancellable()
 }
 
 /// Run the daemon for `ws` until idle, stopped or replaced.
