@@ -62,6 +62,26 @@
 //!   its `initializationOptions`; the same pull quirks). The ESM and expressions of an
 //!   `.mdx` file: definitions, references, hover, symbols (headings too), rename, and
 //!   TypeScript's diagnostics (`mdx.checkMdx` in the project's tsconfig turns on its checks).
+//! - `buf` (npm `@bufbuild/buf` 1.75.0, its binary in the platform package npm picks; run as
+//!   `buf lsp serve`; Protocol Buffers): the `.proto` files of the root's `buf.yaml` module
+//!   (without one, of the root). Definitions, references, rename across the files an
+//!   `import` joins, hover (a declaration's leading comment), symbols (full names);
+//!   diagnostics pushed (the compiler's). It refuses the pull it does not declare.
+//! - `badness` 0.28.0 (PyPI, a binary wheel; LaTeX, run as `badness lsp`): labels and
+//!   commands across the files an `\input` joins: definitions, references, rename, hover
+//!   (what a label names), symbols (sections and their labels); diagnostics by pull, for
+//!   open documents only (quirk `open-to-pull`): unclosed and mismatched environments, its
+//!   lint rules.
+//! - `arity` 0.27.0 (PyPI, a binary wheel; R, run as `arity lsp`): with no R installed it
+//!   indexes no packages (a `$/progress` that ends at once). Definitions and references across
+//!   the workspace's `.R` files, symbols, rename across them; diagnostics by pull for open
+//!   documents (`open-to-pull`: syntax, its lint rules). Hover answers nothing on the
+//!   project's own code.
+//! - `fatou` 0.24.0 (PyPI, a binary wheel; Julia, run as `fatou lsp`): with no Julia
+//!   installed it indexes no environment (a `$/progress`). Definitions, references, hover,
+//!   symbols, rename within a file; diagnostics by pull for open documents (`open-to-pull`:
+//!   syntax, its lint rules). It does not follow `include("…")`: names a file takes from
+//!   another it reports as undefined.
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 
@@ -82,6 +102,14 @@ pub const JUST_LSP_VERSION: &str = "0.10.0";
 pub const TYPESPEC_VERSION: &str = "1.17.0";
 
 pub const MDX_LS_VERSION: &str = "0.6.4";
+
+pub const BUF_VERSION: &str = "1.75.0";
+
+pub const BADNESS_VERSION: &str = "0.28.0";
+
+pub const ARITY_VERSION: &str = "0.27.0";
+
+pub const FATOU_VERSION: &str = "0.24.0";
 
 pub(super) const TABLE: &[Builtin] = &[
     Builtin {
@@ -200,6 +228,46 @@ pub(super) const TABLE: &[Builtin] = &[
             open_to_pull: true,
             ..Quirks::NONE
         },
+        ..BASE
+    },
+    Builtin {
+        name: "buf",
+        command: "buf",
+        args: &["lsp", "serve"],
+        file_types: &["proto"],
+        version: Some(BUF_VERSION),
+        provision: Provision::Npm,
+        package: Some("@bufbuild/buf"),
+        ..BASE
+    },
+    Builtin {
+        name: "badness",
+        command: "badness",
+        args: &["lsp"],
+        file_types: &["tex", "ltx", "sty", "cls"],
+        version: Some(BADNESS_VERSION),
+        provision: Provision::Pip,
+        quirks: Quirks::OPEN_TO_PULL,
+        ..BASE
+    },
+    Builtin {
+        name: "arity",
+        command: "arity",
+        args: &["lsp"],
+        file_types: &["R", "r"],
+        version: Some(ARITY_VERSION),
+        provision: Provision::Pip,
+        quirks: Quirks::OPEN_TO_PULL,
+        ..BASE
+    },
+    Builtin {
+        name: "fatou",
+        command: "fatou",
+        args: &["lsp"],
+        file_types: &["jl"],
+        version: Some(FATOU_VERSION),
+        provision: Provision::Pip,
+        quirks: Quirks::OPEN_TO_PULL,
         ..BASE
     },
 ];
