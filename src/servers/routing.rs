@@ -37,6 +37,8 @@ pub const ROUTE_ORDER: &[&str] = &[
     "badness",
     "arity",
     "fatou",
+    "cucumber-language-server",
+    "herb-language-server",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's
