@@ -74,6 +74,9 @@ pub struct Quirks {
     /// Runs programs its own venv brings by their name on PATH (cmake-language-server runs
     /// `cmake`): lanser puts the `bin` of the interpreter it runs under first on its PATH.
     pub venv_path: bool,
+    /// Resolves the workspace paths it finds against its working directory, not the root
+    /// `initialize` names (cucumber-language-server's globs): lanser runs it in the root.
+    pub root_cwd: bool,
 }
 
 /// One quirk, as lanser.toml names it.
@@ -86,6 +89,7 @@ pub enum Quirk {
     Codepoints,
     OpenChanged,
     VenvPath,
+    RootCwd,
 }
 
 impl Quirks {
@@ -97,6 +101,7 @@ impl Quirks {
         codepoints: false,
         open_changed: false,
         venv_path: false,
+        root_cwd: false,
     };
     /// Pyright's, and basedpyright's.
     pub const PYRIGHT: Quirks = Quirks {
@@ -106,6 +111,7 @@ impl Quirks {
         codepoints: false,
         open_changed: false,
         venv_path: false,
+        root_cwd: false,
     };
     /// vscode-langservers-extracted's servers'.
     pub const OPEN_TO_PULL: Quirks = Quirks {
@@ -128,6 +134,11 @@ impl Quirks {
         venv_path: true,
         ..Quirks::NONE
     };
+    /// cucumber-language-server's.
+    pub const ROOT_CWD: Quirks = Quirks {
+        root_cwd: true,
+        ..Quirks::NONE
+    };
 
     /// The quirks a list names.
     pub fn of(list: &[Quirk]) -> Quirks {
@@ -138,6 +149,7 @@ impl Quirks {
             codepoints: list.contains(&Quirk::Codepoints),
             open_changed: list.contains(&Quirk::OpenChanged),
             venv_path: list.contains(&Quirk::VenvPath),
+            root_cwd: list.contains(&Quirk::RootCwd),
         }
     }
 
@@ -215,6 +227,12 @@ pub fn language_id(path: &str) -> &'static str {
         "just" => "just",
         "tsp" => "typespec",
         "mdx" => "mdx",
+        "proto" => "proto",
+        "tex" | "ltx" | "sty" | "cls" => "latex",
+        "R" | "r" => "r",
+        "jl" => "julia",
+        "feature" => "cucumber",
+        "erb" | "herb" | "rhtml" => "erb",
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ if name == "CMakeLists.txt" => "cmake",
         _ if matches!(name, "justfile" | "Justfile" | ".justfile") => "just",

@@ -218,7 +218,10 @@ impl Session {
         }
         let mut child = cmd
             .args(args)
-            .current_dir(&config.cwd)
+            .current_dir(match config.quirks.root_cwd {
+                true => &config.root,
+                false => &config.cwd,
+            })
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

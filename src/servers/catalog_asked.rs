@@ -62,6 +62,44 @@
 //!   its `initializationOptions`; the same pull quirks). The ESM and expressions of an
 //!   `.mdx` file: definitions, references, hover, symbols (headings too), rename, and
 //!   TypeScript's diagnostics (`mdx.checkMdx` in the project's tsconfig turns on its checks).
+//! - `buf` (npm `@bufbuild/buf` 1.75.0, its binary in the platform package npm picks; run as
+//!   `buf lsp serve`; Protocol Buffers): the `.proto` files of the root's `buf.yaml` module
+//!   (without one, of the root). Definitions, references, rename across the files an
+//!   `import` joins, hover (a declaration's leading comment), symbols (full names);
+//!   diagnostics pushed (the compiler's). It refuses the pull it does not declare.
+//! - `badness` 0.28.0 (PyPI, a binary wheel; LaTeX, run as `badness lsp`): labels and
+//!   commands across the files an `\input` joins: definitions, references, rename, hover
+//!   (what a label names), symbols (sections and their labels); diagnostics by pull, for
+//!   open documents only (quirk `open-to-pull`): unclosed and mismatched environments, its
+//!   lint rules.
+//! - `arity` 0.27.0 (PyPI, a binary wheel; R, run as `arity lsp`): with no R installed it
+//!   indexes no packages (a `$/progress` that ends at once). Definitions and references across
+//!   the workspace's `.R` files, symbols, rename across them; diagnostics by pull for open
+//!   documents (`open-to-pull`: syntax, its lint rules). Hover answers nothing on the
+//!   project's own code.
+//! - `fatou` 0.24.0 (PyPI, a binary wheel; Julia, run as `fatou lsp`): with no Julia
+//!   installed it indexes no environment (a `$/progress`). Definitions, references, hover,
+//!   symbols, rename within a file; diagnostics by pull for open documents (`open-to-pull`:
+//!   syntax, its lint rules). It does not follow `include("…")`: names a file takes from
+//!   another it reports as undefined.
+//! - `cucumber-language-server` (npm `@cucumber/language-server` 1.7.0; Gherkin): its bin
+//!   loads the tree-sitter grammars of the step definitions from its *own* nested
+//!   `node_modules/@cucumber/language-service`, which npm hoists away: installed beside
+//!   `@cucumber/language-service` 1.6.0, which its `^1.7.0` does not take, npm nests 1.7.0
+//!   where the bin looks (without it every step is reported undefined). It indexes the
+//!   feature files and the step definitions (`features/**/*.{js,ts,py,rb,…}`, its defaults)
+//!   3 s after it starts, then logs "Built N suggestions for auto complete"
+//!   ([`Ready::LogLine`]); before that it publishes every step as undefined. Definitions
+//!   (a step → its step definition), symbols (the feature and its scenarios), diagnostics
+//!   pushed (undefined steps); no references, hover or rename. It globs the workspace
+//!   relative to its working directory (quirk `root-cwd`: lanser runs it in the root), and
+//!   takes a `workspace/didChangeConfiguration`'s whole `settings` for its `cucumber` section:
+//!   that reindex fails (logged) and the one it schedules itself, asking for its section
+//!   (none: its defaults), succeeds.
+//! - `herb-language-server` (npm `@herb-tools/language-server` 0.10.4; HTML+ERB templates,
+//!   `*.html.erb`, `*.herb`, `*.rhtml`): the Herb parser's and linter's diagnostics, pushed,
+//!   and their fixes as code actions (each edit rewrites the whole document); hover declared
+//!   and empty, no definitions, references, symbols or rename.
 
 use super::defs::{Builtin, Provision, Quirks, Ready, BASE};
 
@@ -82,6 +120,18 @@ pub const JUST_LSP_VERSION: &str = "0.10.0";
 pub const TYPESPEC_VERSION: &str = "1.17.0";
 
 pub const MDX_LS_VERSION: &str = "0.6.4";
+
+pub const BUF_VERSION: &str = "1.75.0";
+
+pub const BADNESS_VERSION: &str = "0.28.0";
+
+pub const ARITY_VERSION: &str = "0.27.0";
+
+pub const FATOU_VERSION: &str = "0.24.0";
+
+pub const CUCUMBER_LS_VERSION: &str = "1.7.0";
+
+pub const HERB_LS_VERSION: &str = "0.10.4";
 
 pub(super) const TABLE: &[Builtin] = &[
     Builtin {
@@ -200,6 +250,71 @@ pub(super) const TABLE: &[Builtin] = &[
             open_to_pull: true,
             ..Quirks::NONE
         },
+        ..BASE
+    },
+    Builtin {
+        name: "buf",
+        command: "buf",
+        args: &["lsp", "serve"],
+        file_types: &["proto"],
+        version: Some(BUF_VERSION),
+        provision: Provision::Npm,
+        package: Some("@bufbuild/buf"),
+        ..BASE
+    },
+    Builtin {
+        name: "badness",
+        command: "badness",
+        args: &["lsp"],
+        file_types: &["tex", "ltx", "sty", "cls"],
+        version: Some(BADNESS_VERSION),
+        provision: Provision::Pip,
+        quirks: Quirks::OPEN_TO_PULL,
+        ..BASE
+    },
+    Builtin {
+        name: "arity",
+        command: "arity",
+        args: &["lsp"],
+        file_types: &["R", "r"],
+        version: Some(ARITY_VERSION),
+        provision: Provision::Pip,
+        quirks: Quirks::OPEN_TO_PULL,
+        ..BASE
+    },
+    Builtin {
+        name: "fatou",
+        command: "fatou",
+        args: &["lsp"],
+        file_types: &["jl"],
+        version: Some(FATOU_VERSION),
+        provision: Provision::Pip,
+        quirks: Quirks::OPEN_TO_PULL,
+        ..BASE
+    },
+    Builtin {
+        name: "cucumber-language-server",
+        command: "cucumber-language-server",
+        args: &["--stdio"],
+        file_types: &["feature"],
+        version: Some(CUCUMBER_LS_VERSION),
+        provision: Provision::Npm,
+        package: Some("@cucumber/language-server"),
+        // Not taken by its `^1.7.0`: npm nests 1.7.0 where its bin loads the grammars from.
+        with: &["@cucumber/language-service@1.6.0"],
+        ready: Ready::LogLine,
+        ready_log: Some("suggestions for auto complete"),
+        quirks: Quirks::ROOT_CWD,
+        ..BASE
+    },
+    Builtin {
+        name: "herb-language-server",
+        command: "herb-language-server",
+        args: &["--stdio"],
+        file_types: &["erb", "herb", "rhtml"],
+        version: Some(HERB_LS_VERSION),
+        provision: Provision::Npm,
+        package: Some("@herb-tools/language-server"),
         ..BASE
     },
 ];

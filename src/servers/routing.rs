@@ -33,6 +33,12 @@ pub const ROUTE_ORDER: &[&str] = &[
     "just-lsp",
     "tsp-server",
     "mdx-language-server",
+    "buf",
+    "badness",
+    "arity",
+    "fatou",
+    "cucumber-language-server",
+    "herb-language-server",
 ];
 
 /// The server for a file at `path` among `servers` (by name), `default` being the default's

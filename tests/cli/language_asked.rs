@@ -3,7 +3,7 @@
 //! from the fixture's text.
 
 use crate::language_jvm::starts;
-use crate::language_more::{at, diag_lines, facts, rename, sel, server, session, with};
+use crate::language_more::{at, diag_lines, facts, refused, rename, sel, server, session, with};
 use crate::support::*;
 
 /// (path, 0-based line, column) of the first whole-word `ident` on the first line of `rel`
@@ -370,4 +370,121 @@ fn mdx_through_mdx_language_server() {
     let preview = facts(&b[5], "mdx rename");
     assert_eq!(preview["editCount"], uses as u64, "{preview}");
     assert_eq!(preview["files"], serde_json::json!([post]), "{preview}");
+}
+
+/// Gherkin through cucumber-language-server: a step's definition in the JavaScript step
+/// definitions, symbols (the feature and its scenarios), the undefined step of another
+/// feature, and references and hover refused (not declared), in one batch.
+#[test]
+fn gherkin_through_cucumber_language_server() {
+    let ws = fixture("gherkin");
+    let w = ws.as_path();
+    let (cart, checkout) = ("features/cart.feature", "features/checkout.feature");
+    let steps = "features/step_definitions/cart_steps.js";
+    let step = sel(w, cart, "When I add 3 apples", "add");
+    let lines = vec![
+        at("def", &step),
+        with("diag", serde_json::json!({"targets": [checkout]})),
+        with("symbols", serde_json::json!({"file": cart})),
+        at("refs", &step),
+        at("hover", &step),
+    ];
+    let b = session(w, &lines);
+    assert!(b.iter().all(|x| server(x) == "Cucumber Language Server"));
+    // The expression `'I add {int} apples'` of the `When(…)` that matches the step.
+    let line = line_with(w, steps, "'I add {int} apples'");
+    let col = read(w, steps)
+        .split('\n')
+        .nth(line as usize - 1)
+        .unwrap()
+        .find('\'');
+    assert_eq!(
+        starts(&facts(&b[0], "gherkin def")["definitions"]),
+        [(steps.to_string(), line - 1, col.unwrap() as u32)]
+    );
+    // checkout.feature's one step with no definition: a warning on its line.
+    let text = read(w, checkout);
+    let steps_text = read(w, steps);
+    let undefined: Vec<(u64, String)> = text
+        .split('\n')
+        .enumerate()
+        .filter(|(_, l)| {
+            let l = l.trim();
+            let words = ["Given ", "When ", "Then "];
+            words.iter().any(|k| l.starts_with(k))
+                && !steps_text.contains(&format!("'{}'", l.split_once(' ').unwrap().1))
+        })
+        .map(|(i, _)| (i as u64, "warning".to_string()))
+        .collect();
+    assert_eq!(undefined.len(), 1, "{undefined:?}");
+    assert_eq!(diag_lines(&b[1]), undefined);
+    let diag = facts(&b[1], "gherkin diag").to_string();
+    assert!(diag.contains("Undefined step"), "{diag}");
+    // The feature and each scenario, named as the file writes them.
+    let names = facts(&b[2], "gherkin symbols").to_string();
+    for l in read(w, cart).lines().map(str::trim) {
+        if l.starts_with("Feature:") || l.starts_with("Scenario:") {
+            assert!(names.contains(&format!("\"{l}\"")), "{l} in {names}");
+        }
+    }
+    refused(&b[3], "textDocument/references", "referencesProvider");
+    refused(&b[4], "textDocument/hover", "hoverProvider");
+}
+
+/// HTML+ERB through herb-language-server: the Herb parser's and linter's diagnostics, a
+/// linter fix previewed as a code action, and definitions and symbols refused (not
+/// declared), in one batch.
+#[test]
+fn erb_through_herb_language_server() {
+    let ws = fixture("erb");
+    let w = ws.as_path();
+    let (index, broken) = (
+        "app/views/items/index.html.erb",
+        "app/views/items/broken.html.erb",
+    );
+    let upper = sel(w, index, "<LI>", "LI");
+    let lines = vec![
+        with("diag", serde_json::json!({"targets": [index, broken]})),
+        format!(
+            r#"{{"cmd":"code-actions","selector":"{upper}","args":{{"apply":"0","dry-run":true}}}}"#
+        ),
+        at("def", &sel(w, index, "item.name", "item")),
+        with("symbols", serde_json::json!({"file": index})),
+    ];
+    let b = session(w, &lines);
+    assert!(b.iter().all(|x| server(x) == "Herb Language Server"));
+    let d = facts(&b[0], "erb diag")["diagnostics"].as_array().unwrap();
+    let has = |path: &str, line: u32, code: &str| {
+        d.iter()
+            .any(|x| x["path"] == path && x["range"][0] == line - 1 && x["code"] == code)
+    };
+    // The `<div>` never closed (the parser), the `<img>` without `alt` and the upper-case
+    // tag (the linter).
+    let div = line_with(w, broken, "<div>");
+    assert!(has(broken, div, "MISSING_CLOSING_TAG_ERROR"), "{d:?}");
+    assert!(
+        has(index, line_with(w, index, "<img"), "html-img-require-alt"),
+        "{d:?}"
+    );
+    let li = line_with(w, index, "<LI>");
+    assert!(has(index, li, "html-tag-name-lowercase"), "{d:?}");
+    // The first fix lowers the tag names of that line, and nothing is written.
+    let line = read(w, index)
+        .lines()
+        .nth(li as usize - 1)
+        .unwrap()
+        .to_string();
+    let diff = b[1]["edits"]["diff"].as_str().unwrap_or_default();
+    assert!(diff.contains(&format!("-{line}")), "{diff}");
+    assert!(
+        diff.contains(&format!("+{}", line.replace("LI>", "li>"))),
+        "{diff}"
+    );
+    assert!(read(w, index).contains("<LI>"));
+    refused(&b[2], "textDocument/definition", "definitionProvider");
+    refused(
+        &b[3],
+        "textDocument/documentSymbol",
+        "documentSymbolProvider",
+    );
 }

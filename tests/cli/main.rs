@@ -19,6 +19,7 @@ mod impact;
 mod importers;
 mod language_apply;
 mod language_asked;
+mod language_binaries;
 mod language_check;
 mod language_jvm;
 mod language_more;
