@@ -190,11 +190,11 @@ pub fn expects_index(root: &Path, markers: &[String]) -> bool {
 }
 
 /// The LSP `languageId` of a file, by its extension.
-pub fn language_id(path: &str) -> &'static str {
+pub fn language_id(path: &str) -> String {
     let p = Path::new(path);
     let ext = p.extension().and_then(|e| e.to_str()).unwrap_or_default();
     let name = p.file_name().and_then(|e| e.to_str()).unwrap_or_default();
-    match ext {
+    let id = match ext {
         "ts" | "mts" | "cts" => "typescript",
         "tsx" => "typescriptreact",
         "js" | "mjs" | "cjs" => "javascript",
@@ -236,8 +236,58 @@ pub fn language_id(path: &str) -> &'static str {
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ if name == "CMakeLists.txt" => "cmake",
         _ if matches!(name, "justfile" | "Justfile" | ".justfile") => "just",
-        _ => "python",
-    }
+        "py" | "pyi" | "pyw" => "python",
+        // An executable script with no extension reaches a server only as Python (a `#!` line
+        // naming python routes it to Pyright).
+        "" => "python",
+        // A server the user configured for another file type gets the identifier the LSP
+        // specification lists for it, never "python".
+        other => return spec_language_id(other),
+    };
+    id.to_string()
+}
+
+/// The `languageId` the LSP specification lists for a file extension lanser has no server of
+/// its own for; the extension itself (lower case) for one it does not list.
+fn spec_language_id(ext: &str) -> String {
+    let known = [
+        (&["rb", "rake", "gemspec"][..], "ruby"),
+        (&["kt", "kts"], "kotlin"),
+        (&["cs", "csx"], "csharp"),
+        (&["swift"], "swift"),
+        (&["lua"], "lua"),
+        (&["pl", "pm", "t"], "perl"),
+        (&["scala", "sc"], "scala"),
+        (&["ex", "exs"], "elixir"),
+        (&["erl", "hrl"], "erlang"),
+        (&["hs", "lhs"], "haskell"),
+        (&["ml", "mli"], "ocaml"),
+        (&["dart"], "dart"),
+        (&["clj", "cljs", "cljc", "edn"], "clojure"),
+        (&["fs", "fsi", "fsx"], "fsharp"),
+        (&["md", "markdown"], "markdown"),
+        (&["xml", "xsd", "xsl", "svg"], "xml"),
+        (&["ini", "cfg"], "ini"),
+        (&["bat", "cmd"], "bat"),
+        (&["ps1", "psm1"], "powershell"),
+        (&["groovy", "gradle"], "groovy"),
+        (&["m", "mm"], "objective-c"),
+        (&["coffee"], "coffeescript"),
+        (&["zig"], "zig"),
+        (&["tf", "tfvars"], "terraform"),
+        (&["sol"], "solidity"),
+        (&["elm"], "elm"),
+        (&["gleam"], "gleam"),
+        (&["nim"], "nim"),
+        (&["rst"], "restructuredtext"),
+        (&["diff", "patch"], "diff"),
+        (&["mk", "mak"], "makefile"),
+    ];
+    let lower = ext.to_ascii_lowercase();
+    known
+        .iter()
+        .find(|(exts, _)| exts.contains(&lower.as_str()))
+        .map_or(lower.clone(), |(_, id)| id.to_string())
 }
 
 #[cfg(test)]
@@ -270,5 +320,12 @@ mod tests {
         assert_eq!(language_id("file:///w/CMakeLists.txt"), "cmake");
         assert_eq!(language_id("src/main.f90"), "fortran");
         assert_eq!(language_id("src/App.svelte"), "svelte");
+        // No server of lanser's own: what the LSP specification lists, never "python".
+        assert_eq!(language_id("lib/a.rb"), "ruby");
+        assert_eq!(language_id("Main.kt"), "kotlin");
+        assert_eq!(language_id("notes.MD"), "markdown");
+        assert_eq!(language_id("conf/site.nginx"), "nginx");
+        assert_eq!(language_id("bin/tool"), "python");
+        assert_eq!(language_id("pkg/stub.pyi"), "python");
     }
 }

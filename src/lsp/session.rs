@@ -544,7 +544,7 @@ impl Session {
                 drop(st);
                 let language = match &self.config.language_id {
                     Some(id) => id.clone(),
-                    None => crate::languages::language_id(uri).to_string(),
+                    None => crate::languages::language_id(uri),
                 };
                 self.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
                     text_document: TextDocumentItem {
