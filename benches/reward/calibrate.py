@@ -85,8 +85,8 @@ def rows(projects: list[str]) -> list[tuple[dict, bool, str]]:
     labels = bench.load("heldout/labels.json")
     scores = bench.load("heldout/scores.json")
     out = []
-    for pid in sorted(scores):
-        s = scores[pid].get("v3") or {}
+    for pid in (r["id"] for r in bench.manifest()):  # LANSER_REWARD_SAMPLE's patches
+        s = (scores.get(pid) or {}).get("v3") or {}
         if pid.split("/")[0] in projects and pid in labels and s.get("ok") and s["reward"]["inputs"]["tests"]:
             out.append((s["reward"], labels[pid]["good"], pid))
     return out

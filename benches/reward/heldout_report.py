@@ -107,24 +107,34 @@ def calibration_rows(rows, labels, scores, coef, lines, result):
                              f"{sum(g for _, g in inb) / len(inb):.2f} |")
 
 
+def static_z(pr: dict) -> float:
+    c = pr["components"]
+    return round(c["diagnostics"] + c["remaining"] + c["structural"], 9)
+
+
 def static_rows(rows, labels, scores, lines, result):
-    """Patches where no selected visible test failed, split by whether a static term
-    (diagnostics, remaining, structural) moved r down: how many were bad by the hidden tests."""
-    lines += ["| no selected test failing, static terms | n | bad (hidden) | of them, no selected test ran |",
-              "|---|---|---|---|"]
-    for title, test in (("pulled r down (< 0)", lambda z: z < 0), ("zero", lambda z: z == 0),
-                        ("raised r (> 0)", lambda z: z > 0)):
-        members = []
-        for r in rows:
-            pr = scores[r["id"]]["v3"]["reward"]
-            c, t = pr["components"], pr["inputs"]["tests"] or {}
-            z = round(c["diagnostics"] + c["remaining"] + c["structural"], 9)
-            if not t.get("failing") and not t.get("timedOut") and test(z):
-                members.append((r, not t.get("passed")))
-        bad = [m for m in members if not labels[m[0]["id"]]["good"]]
-        result["static"][title] = {"n": len(members), "bad": len(bad)}
-        lines.append(f"| {title} | {len(members)} | {len(bad)} | "
-                     f"{sum(1 for _, none in bad if none)} of {sum(1 for _, none in members if none)} |")
+    """Where the visible tests cannot see: the patches after which the whole visible suite
+    passes, and those for which pr-v3 selected no visible test. How many are bad by the hidden
+    tests, how often the static terms Z (diagnostics + remaining + structural) moved r, and
+    whether r, Z or the error count still rank them (AUC, 95 % CI)."""
+    lines += ["| subset | n | bad (hidden) | Z < 0: n, bad | Z > 0: n, bad | AUC r | AUC Z | AUC Δ errors |",
+              "|---|---|---|---|---|---|---|---|"]
+    subsets = (("visible suite passes after", lambda lab, pr: lab["visible"]["failingAfter"] == 0),
+               ("no selected visible test ran", lambda lab, pr: not (pr["inputs"]["tests"] or {}).get("ran")))
+    for title, test in subsets:
+        members = [r for r in rows if test(labels[r["id"]], scores[r["id"]]["v3"]["reward"])]
+        prs = [(scores[r["id"]]["v3"]["reward"], labels[r["id"]]["good"]) for r in members]
+        bad = sum(not g for _, g in prs)
+        neg = [g for pr, g in prs if static_z(pr) < 0]
+        pos = [g for pr, g in prs if static_z(pr) > 0]
+        cells = []
+        for f in (lambda pr: pr["r"], static_z, errors_delta):
+            auc, lo, hi = stats.auc_ci([(f(pr), g) for pr, g in prs], seed=42)
+            cells.append("–" if auc != auc else f"{auc:.2f} ({lo:.2f}–{hi:.2f})")
+        result["static"][title] = {"n": len(prs), "bad": bad, "zNeg": [len(neg), neg.count(False)],
+                                   "zPos": [len(pos), pos.count(False)], "auc": cells}
+        lines.append(f"| {title} | {len(prs)} | {bad} | {len(neg)}, {neg.count(False)} | "
+                     f"{len(pos)}, {pos.count(False)} | " + " | ".join(cells) + " |")
 
 
 def cost_rows(rows, scores, lines, result):
@@ -169,7 +179,7 @@ def report():
     family_rows(rows, labels, scores, lines)
     lines += ["", "## Calibration: p", "", f"Coefficients (calibrate.py, fitted on the tuning five): {coef}."]
     calibration_rows(rows, labels, scores, coef, lines, result)
-    lines += ["", "## Static terms where no selected test fails", "", static_rows.__doc__.replace("\n    ", " "), ""]
+    lines += ["", "## Where the visible tests cannot see", "", static_rows.__doc__.replace("\n    ", " "), ""]
     static_rows(rows, labels, scores, lines, result)
     lines += ["", "## Cost per patch", ""]
     cost_rows(rows, scores, lines, result)
