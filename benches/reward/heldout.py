@@ -1,7 +1,7 @@
 """The reward benchmark's held-out mode (issue 42): does pr-v3 predict a good patch when the
 label comes from tests lanser never sees?
 
-    python3 benches/reward/heldout.py all      # split, label, score, oneshot, report
+    python3 benches/reward/heldout.py all      # split, label, score, oneshot, calibrate, report
     python3 benches/reward/heldout.py split    # ... or one step at a time
 
 It reuses bench.py's projects, patches and sample (`bench.py fetch generate` first;
@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import bench  # noqa: E402
+import calibrate  # noqa: E402
 import heldout_report  # noqa: E402
 
 OUT = bench.CACHE / "heldout"
@@ -333,7 +334,7 @@ def oneshot(per_project: int = 2):
 
 def main():
     steps = {"split": split, "label": label, "score": score, "oneshot": oneshot,
-             "report": heldout_report.report}
+             "calibrate": calibrate.main, "report": heldout_report.report}
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
     OUT.mkdir(parents=True, exist_ok=True)
     for name, f in steps.items():
