@@ -98,3 +98,40 @@ def test_the_generator_gives_the_same_bytes_twice(tmp_path, monkeypatch):
         for key in ("base", "patch"):
             if r[key]:
                 subprocess.run(["git", "apply", str(tmp_path / "one" / r[key])], cwd=work, check=True)
+
+
+def test_the_held_out_split_is_seeded_and_strips_what_it_hides():
+    import heldout
+
+    assert heldout.unit_of("t/test_a.py::TestX::test_y[1]", "definition") == "t/test_a.py::TestX"
+    assert heldout.unit_of("t/test_a.py::test_f[2-3]", "definition") == "t/test_a.py::test_f"
+    assert heldout.unit_of("t/test_a.py::TestX::test_y", "file") == "t/test_a.py"
+    units = [f"u{k}" for k in range(9)]
+    hidden = heldout.split_units("demo", units)
+    assert len(hidden) == 4 and hidden == heldout.split_units("demo", list(reversed(units)))
+    assert hidden != heldout.split_units("other", units)
+    text = ("import x\n\n\nclass Base:\n    pass\n\n\n@mark\nclass TestA(Base):\n    def test_a(self):\n"
+            "        pass\n\n\ndef test_b():\n    helper()\n\n\ndef helper():\n    pass\n")
+    # helper is needed by a visible function: it stays visible; Base only by a hidden class.
+    kept = heldout.keep_needed({"t.py": text}, {"t.py::Base", "t.py::helper", "t.py::TestA"})
+    assert kept == {"t.py::Base", "t.py::TestA"}
+    assert heldout.keep_needed({"t.py": text}, {"t.py::Base"}) == set()
+    stripped = heldout.strip_units(text, {"TestA"})
+    assert "TestA" not in stripped and "@mark" not in stripped and "def test_b" in stripped
+    assert mutate.compiles(stripped)
+
+
+def test_the_calibration_fit_recovers_a_known_logistic():
+    import calibrate
+
+    xs, ys = [], []
+    for k in range(400):
+        t = (k % 20) / 4 - 2.5
+        p = calibrate.sigmoid(0.5 + 1.5 * t)
+        xs.append([1.0, t, 0.0])
+        ys.append((k * 7919 % 1000) / 1000 < p)
+    c0, c1, _ = calibrate.fit(xs, ys, l2=1e-6)
+    assert abs(c0 - 0.5) < 0.5 and abs(c1 - 1.5) < 0.6, (c0, c1)
+    assert calibrate.brier([(1.0, True), (0.0, False)]) == 0.0
+    reward = {"components": {"tests": 1.0, "diagnostics": 10.0, "remaining": 0.0, "structural": 0.0}}
+    assert calibrate.features(reward) == [1.0, 1.0, 3.0]

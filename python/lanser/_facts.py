@@ -1436,6 +1436,10 @@ class Reward3(BaseModel):
     components: Components3
     explanation: str
     inputs: Inputs3
+    p: float | None = Field(
+        None,
+        description="The probability that the step is a good patch (its project's tests lanser did not run\npass after it): a logistic map of the test term and the static terms\n([`probability`]); only when the selected tests ran (`--tests impacted`).",
+    )
     r: float
     version: str
     weights: Weights3

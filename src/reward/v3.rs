@@ -169,6 +169,11 @@ pub struct Components {
 pub struct Reward {
     pub version: String,
     pub r: f64,
+    /// The probability that the step is a good patch (its project's tests lanser did not run
+    /// pass after it): a logistic map of the test term and the static terms
+    /// ([`probability`]); only when the selected tests ran (`--tests impacted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<f64>,
     pub components: Components,
     pub weights: Weights,
     pub inputs: Inputs,
@@ -176,6 +181,26 @@ pub struct Reward {
 }
 
 const CAP: u64 = 3;
+
+/// `p`'s logistic coefficients: intercept, T (`components.tests`), and Z (`components`'
+/// diagnostics + remaining + structural, clipped to ±[`CALIBRATION_CLIP`]). Fitted by
+/// benches/reward/calibrate.py (maximum likelihood, L2 0.1 on the two slopes) on the reward
+/// benchmark's held-out mode (benches/reward/heldout.py, LANSER_REWARD_SAMPLE=3, lanser
+/// fba000e) over the five tuning projects only — more-itertools, toolz, cachetools, idna,
+/// boltons: 185 patches, 120 good — each patch's pr-v3 terms measured on the workspace holding
+/// the visible tests, its label from the hidden ones. Held-out Brier and reliability:
+/// docs/reward.md#calibration-p.
+pub const CALIBRATION: [f64; 3] = [1.1927, 0.0254, 0.6379];
+/// The clip of Z before the map, so a pile of diagnostics cannot drive p to 0 or 1 alone.
+pub const CALIBRATION_CLIP: f64 = 3.0;
+
+/// p = σ(c0 + c1·T + c2·clip(Z, −3, 3)), from the weighted components.
+pub fn probability(c: &Components) -> f64 {
+    let z = (c.diagnostics + c.remaining + c.structural).clamp(-CALIBRATION_CLIP, CALIBRATION_CLIP);
+    let [c0, c1, c2] = CALIBRATION;
+    let t = c0 + c1 * c.tests + c2 * z;
+    round(1.0 / (1.0 + (-t).exp()))
+}
 
 pub fn compute(w: Weights, i: Inputs) -> Reward {
     let failing = i.tests.as_ref().map_or(0, Tests::failing_now);
@@ -210,9 +235,11 @@ pub fn compute(w: Weights, i: Inputs) -> Reward {
         ambiguity_penalty: round(ambiguity),
     };
     let r = round(diagnostics + remaining + structural + tests + safety - ambiguity);
+    let p = i.tests.as_ref().map(|_| probability(&components));
     Reward {
         version: VERSION.into(),
         r,
+        p,
         components,
         weights: w,
         explanation: explain(&i),

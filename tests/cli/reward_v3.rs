@@ -104,6 +104,9 @@ fn pytest_kinds_are_selected_breakages_and_partial_fixes_score_below_neutral() {
     assert_eq!(pp["inputs"]["tests"]["fixed"], 1, "{pp}");
     assert!(pe["r"].as_f64().unwrap() > neutral, "{pe}");
     assert_eq!(pe["inputs"]["tests"]["fixed"], 2, "{pe}");
+    // p, the calibrated probability of a good patch, sits beside r and orders them as r does.
+    let p = |pr: &Value| pr["p"].as_f64().unwrap_or_else(|| panic!("no p: {pr}"));
+    assert!(0.0 < p(&pp) && p(&pp) < p(&pe) && p(&pe) < 1.0, "{pp} {pe}");
     // `tests --run` on the definition reports its failing tests as failing.
     let shout_line = read(&w.ws, text)
         .lines()

@@ -111,3 +111,27 @@ fn weights_parse_by_name_over_the_defaults() {
         assert!(Weights::parse(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn p_is_the_calibrated_map_of_the_terms_and_only_with_tests() {
+    let w = Weights::default();
+    assert_eq!(compute(w, step(2, None)).p, None);
+    let pass = tests(vec![change("t::a", "passed", "passed")]);
+    let fail = tests(vec![change("t::a", "passed", "failed")]);
+    let none = tests(vec![]);
+    let p = |t, gain| compute(w, step(gain, t)).p.unwrap();
+    let (passing, failing, silent) = (p(pass.clone(), 0), p(fail, 0), p(none, 0));
+    for q in [passing, failing, silent] {
+        assert!((0.0..=1.0).contains(&q), "{q}");
+    }
+    // The formula, on T = +1 and Z = 0 (calibrate.py's twin computes the same number).
+    let [c0, c1, _] = CALIBRATION;
+    assert_eq!(passing, round(1.0 / (1.0 + (-(c0 + c1)).exp())));
+    // Z is clipped: ten diagnostics removed move p as far as three.
+    assert_eq!(p(pass.clone(), 10), p(pass, 3));
+    // A failing selected test is less likely good than a passing one (the fit's sign).
+    assert!(
+        failing < passing && failing < silent,
+        "{failing} {passing} {silent}"
+    );
+}
