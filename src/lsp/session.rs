@@ -139,6 +139,9 @@ pub(super) struct State {
     pub(super) view_changes: u64,
     /// Diagnostics pulled per view.
     pub(super) diag_memo: super::view::DiagMemo,
+    /// Why the server's project import failed or ended with problems, as it last said
+    /// (jdtls's `language/status`): its answers on the project are then not whole.
+    pub(super) import_problem: Option<String>,
 }
 
 pub(super) struct Shared {
@@ -352,6 +355,11 @@ impl Session {
     /// The server's capabilities as it sent them, verbatim.
     pub fn raw_capabilities(&self) -> &Value {
         &self.raw_capabilities
+    }
+
+    /// Why the server's project import failed or ended with problems, when it said so.
+    pub fn import_problem(&self) -> Option<String> {
+        self.shared.lock().import_problem.clone()
     }
 
     /// The server's capabilities, as the protocol's type.
