@@ -56,7 +56,15 @@ pub(super) fn initialize_params(config: &SessionConfig) -> Value {
         params["capabilities"]["experimental"] = json!({"serverStatusNotification": true});
     }
     if !config.init_options.is_null() {
-        params["initializationOptions"] = config.init_options.clone();
+        let mut options = config.init_options.clone();
+        // A server that reads its settings from `initializationOptions.settings` (jdtls: its
+        // project import starts before any didChangeConfiguration) gets the served settings
+        // there too, over the built-in's.
+        if let (Some(built_in), true) = (options.get("settings"), config.settings.is_object()) {
+            options["settings"] =
+                crate::config::deep_merge(built_in.clone(), config.settings.clone());
+        }
+        params["initializationOptions"] = options;
     }
     params
 }

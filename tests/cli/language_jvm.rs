@@ -85,6 +85,93 @@ fn java_through_jdtls_on_a_plain_source_tree() {
     );
 }
 
+/// A Maven local repository made of Debian's packaged Maven plugins
+/// (`scripts/maven_debian_repo.sh`, made once under the target directory): the
+/// `settings.xml` naming it, offline.
+fn debian_maven_settings() -> std::path::PathBuf {
+    let dest = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("maven-debian");
+    let o = std::process::Command::new("bash")
+        .arg(repo().join("scripts/maven_debian_repo.sh"))
+        .arg(&dest)
+        .output()
+        .expect("bash runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::path::PathBuf::from(stdout(&o).trim())
+}
+
+/// Java through jdtls on a Maven layout (`pom.xml`, `src/main/java`, `src/test/java`, no
+/// dependencies) with no network: m2e imports it from a local repository of Debian's
+/// packaged Maven plugins, which the workspace's `lanser.toml` names through jdtls's
+/// `java.configuration.maven.userSettings`. Definitions, references (into the test source
+/// folder), hover, diagnostics of a test source and symbols, each a whole answer.
+#[test]
+fn java_through_jdtls_on_a_maven_layout_offline() {
+    let settings = debian_maven_settings();
+    // A copy at a fixed path (m2e writes `.project`, `.classpath` and `target/` into the
+    // project; the fixed root keeps jdtls's workspace warm between runs).
+    let ws = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("java-maven");
+    let _ = std::fs::remove_dir_all(&ws);
+    copy_tree(&fixture("java/maven"), &ws);
+    let toml = format!(
+        "[servers.jdtls.settings.java.configuration.maven]\nuserSettings = {:?}\n",
+        settings.to_string_lossy()
+    );
+    std::fs::write(ws.join("lanser.toml"), toml).unwrap();
+    let w = ws.as_path();
+    let pkg = "src/main/java/org/example/geometry";
+    let (shapes, main) = (format!("{pkg}/Shapes.java"), format!("{pkg}/Main.java"));
+    let check = "src/test/java/org/example/geometry/ShapesCheck.java";
+    let call = sel(w, &main, "int small = Shapes.area(", "area");
+    let decl = sel(w, &shapes, "public static int area(", "area");
+    let lines = vec![
+        at("def", &call),
+        at("refs", &decl),
+        at("hover", &call),
+        with("diag", serde_json::json!({"targets": [check]})),
+        with("symbols", serde_json::json!({"file": shapes})),
+    ];
+    let b = session(w, &lines);
+    for x in &b {
+        assert!(server(x).starts_with("JDT Language Server"), "{x}");
+        assert_eq!(x["meta"]["complete"], true, "{x}");
+        assert!(x["meta"].get("incomplete").is_none(), "{x}");
+    }
+    let at_decl = |rel: &str, needle: &str| {
+        let line = line_with(w, rel, needle);
+        let r = ident_range(w, rel, line, "area");
+        (rel.to_string(), r[0], r[1])
+    };
+    let declared = at_decl(&shapes, "public static int area(");
+    assert_eq!(
+        starts(&facts(&b[0], "maven def")["definitions"]),
+        std::slice::from_ref(&declared)
+    );
+    let mut want = vec![
+        declared,
+        at_decl(&main, "int small = Shapes.area("),
+        at_decl(check, "String s = Shapes.area("),
+    ];
+    want.sort();
+    assert_eq!(starts(&facts(&b[1], "maven refs")["references"]), want);
+    let hover = facts(&b[2], "maven hover").to_string();
+    assert!(
+        hover.contains("Shapes.area(int width, int height)"),
+        "{hover}"
+    );
+    assert!(
+        hover.contains("The area of a width-by-height rectangle."),
+        "{hover}"
+    );
+    let mismatch = line_with(w, check, "String s = Shapes.area(") as u64 - 1;
+    assert_eq!(diag_lines(&b[3]), [(mismatch, "error".to_string())]);
+    let diag = facts(&b[3], "maven diag").to_string();
+    assert!(diag.contains("cannot convert from int to String"), "{diag}");
+    let names = facts(&b[4], "maven symbols").to_string();
+    for n in ["\"Shapes\"", "\"area(int, int)\""] {
+        assert!(names.contains(n), "{n} in {names}");
+    }
+}
+
 /// Vim script through vim-language-server: definitions, references (the calls), symbols,
 /// diagnostics (vimlparser's) and a rename preview, in one batch.
 #[test]
