@@ -172,6 +172,45 @@ fn java_through_jdtls_on_a_maven_layout_offline() {
     }
 }
 
+/// The same Maven layout with a local repository that lacks the build plugins (offline, as
+/// on a machine that never built a Maven project): jdtls's import fails, and its answer
+/// says so instead of passing for a whole one.
+#[test]
+fn java_maven_import_that_fails_offline_marks_the_answers() {
+    let ws = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("java-maven-bare");
+    let _ = std::fs::remove_dir_all(&ws);
+    copy_tree(&fixture("java/maven"), &ws);
+    let empty = ws.join(".m2-empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let settings = ws.join(".m2-settings.xml");
+    let xml = format!(
+        "<settings><localRepository>{}</localRepository><offline>true</offline></settings>\n",
+        empty.to_string_lossy()
+    );
+    std::fs::write(&settings, xml).unwrap();
+    let toml = format!(
+        "[servers.jdtls.settings.java.configuration.maven]\nuserSettings = {:?}\n",
+        settings.to_string_lossy()
+    );
+    std::fs::write(ws.join("lanser.toml"), toml).unwrap();
+    let w = ws.as_path();
+    let main = "src/main/java/org/example/geometry/Main.java";
+    let b = session(
+        w,
+        &[at("def", &sel(w, main, "int small = Shapes.area(", "area"))],
+    );
+    assert_eq!(b[0]["status"], "ok", "{}", b[0]);
+    assert_eq!(b[0]["meta"]["complete"], false, "{}", b[0]["meta"]);
+    // "failed: Failed to import projects" on a fresh import; an import of a project jdtls's
+    // workspace already holds may report only its `ProjectStatus` `WARNING`.
+    let why = b[0]["meta"]["incomplete"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("the server's project import"),
+        "{}",
+        b[0]["meta"]
+    );
+}
+
 /// Vim script through vim-language-server: definitions, references (the calls), symbols,
 /// diagnostics (vimlparser's) and a rename preview, in one batch.
 #[test]
