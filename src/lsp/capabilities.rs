@@ -69,6 +69,23 @@ pub(super) fn initialize_params(config: &SessionConfig) -> Value {
     params
 }
 
+/// Why the server will not import the project at `root` as its build describes it, when its
+/// own settings say so: jdtls with `java.import.gradle.enabled` false (lanser's default: no
+/// Gradle distribution can be had offline) on a Gradle build answers the project's files as
+/// non-project files, without saying so in any status (`ProjectStatus` `OK`).
+pub(super) fn build_not_imported(params: &Value, root: &std::path::Path) -> Option<String> {
+    let gradle = &params["initializationOptions"]["settings"]["java"]["import"]["gradle"];
+    let has = |name: &str| root.join(name).is_file();
+    (gradle["enabled"] == false
+        && (has("build.gradle") || has("build.gradle.kts"))
+        && !has("pom.xml"))
+    .then(|| {
+        "the server's Gradle import is off (java.import.gradle.enabled: false), so this \
+             Gradle project's files are answered as non-project files, syntax errors only"
+            .to_string()
+    })
+}
+
 /// The server's capabilities as the protocol's type. A member that does not fit its type
 /// (a server's own reading of the spec) is left out, not the whole answer: the rest still
 /// gates what it offers. The raw answer stays the record of what the server said.

@@ -142,6 +142,8 @@ pub(super) struct State {
     /// Why the server's project import failed or ended with problems, as it last said
     /// (jdtls's `language/status`): its answers on the project are then not whole.
     pub(super) import_problem: Option<String>,
+    /// Why the server will not import the project's build ([`super::capabilities::build_not_imported`]).
+    pub(super) build_not_imported: Option<String>,
 }
 
 pub(super) struct Shared {
@@ -295,6 +297,8 @@ impl Session {
             encoding: Encoding::Utf16,
         };
         let params = super::capabilities::initialize_params(&session.config);
+        session.shared.lock().build_not_imported =
+            super::capabilities::build_not_imported(&params, &session.config.root);
         // Sent as built: the client capabilities are kept verbatim, not through lsp-types'
         // structs (which would drop what a server reads beyond them).
         let mut result = session.request_raw(Initialize::METHOD, params).await?;
@@ -359,7 +363,10 @@ impl Session {
 
     /// Why the server's project import failed or ended with problems, when it said so.
     pub fn import_problem(&self) -> Option<String> {
-        self.shared.lock().import_problem.clone()
+        let st = self.shared.lock();
+        st.import_problem
+            .clone()
+            .or_else(|| st.build_not_imported.clone())
     }
 
     /// The server's capabilities, as the protocol's type.

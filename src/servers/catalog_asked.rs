@@ -18,7 +18,8 @@
 //!   repository only: `~/.m2`, or the one a `java.configuration.maven.userSettings` file
 //!   names, e.g. Debian's packaged plugins, `scripts/maven_debian_repo.sh`). Without them a
 //!   Maven project's import fails (`language/status` `Error`), its files are answered as
-//!   non-project files, and the answers carry `meta.incomplete`. Buildship
+//!   non-project files, and the answers carry `meta.incomplete`; so do those on a Gradle
+//!   project while the Gradle import is off. Buildship
 //!   still asks for Gradle's release list when it starts; offline that fails and is logged,
 //!   nothing depends on it. Kotlin: the package carries a Kotlin search participant for Java
 //!   code that calls Kotlin, not a Kotlin server: `.kt` files are not served.

@@ -211,6 +211,24 @@ fn java_maven_import_that_fails_offline_marks_the_answers() {
     );
 }
 
+/// A Gradle layout: jdtls's Gradle import is off (no Gradle distribution offline), so it
+/// answers the files as non-project files and says so in no status; lanser knows it from the
+/// settings it starts jdtls with and the build file, and marks the answer.
+#[test]
+fn java_gradle_layout_without_import_marks_the_answers() {
+    let ws = fixture("java/gradle");
+    let w = ws.as_path();
+    let main = "src/main/java/org/example/geometry/Main.java";
+    let b = session(
+        w,
+        &[at("def", &sel(w, main, "int small = Shapes.area(", "area"))],
+    );
+    assert_eq!(b[0]["status"], "ok", "{}", b[0]);
+    assert_eq!(b[0]["meta"]["complete"], false, "{}", b[0]["meta"]);
+    let why = b[0]["meta"]["incomplete"].as_str().unwrap_or_default();
+    assert!(why.contains("Gradle import is off"), "{}", b[0]["meta"]);
+}
+
 /// Vim script through vim-language-server: definitions, references (the calls), symbols,
 /// diagnostics (vimlparser's) and a rename preview, in one batch.
 #[test]
