@@ -28,6 +28,11 @@ the first textDocument/* request, misbehaves according to MODE:
   silent    publish nothing, begin no progress, answer every textDocument/* request null: a
             server that never says it is ready (lanser must mark its answers)
 
+  importfail  say, as jdtls does when a Maven project's build plugins are not in the local
+              repository, that the project import failed (`language/status` `Error` "Failed to
+              import projects", then `ProjectStatus` `WARNING`), then that it is loaded, and
+              answer every textDocument/* request null
+
 and one cooperative mode, for the path Pyright does not take:
 
   willrename  advertise workspace.fileOperations.willRename/didRename, say the project is
@@ -133,6 +138,12 @@ while True:
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "capabilities": caps,
             "serverInfo": {"name": "fake-lsp", "version": "0.0.1"}}})
+    elif method == "initialized" and MODE == "importfail":
+        for kind, text in (("Error", "Failed to import projects"), ("ProjectStatus", "WARNING")):
+            send({"jsonrpc": "2.0", "method": "language/status",
+                  "params": {"type": kind, "message": text}})
+        send({"jsonrpc": "2.0", "method": "window/logMessage",
+              "params": {"type": 3, "message": "Found 1 source file"}})
     elif method == "initialized" and MODE in ("willrename", "diagfail"):
         send({"jsonrpc": "2.0", "method": "window/logMessage",
               "params": {"type": 3, "message": "Found 1 source file"}})

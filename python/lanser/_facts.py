@@ -335,6 +335,10 @@ class Meta(BaseModel):
     )
     exit_code: conint(ge=0, le=255)
     hashing: Hashing
+    incomplete: str | None = Field(
+        None,
+        description="Why `complete` is false when the server said its project import failed or ended with\nproblems (jdtls's `language/status`, e.g. a Maven build whose plugins are not in the\nlocal repository): its answers on the project's files may then be missing or partial.\nAbsent otherwise.",
+    )
     readiness: str | None = Field(
         None,
         description='`"unknown"` when the server declares no "loaded" signal and gave no sign of having\nloaded what was asked within the bound (docs/languages.md#readiness): lanser could not\nknow it was ready, so an empty answer may mean "not loaded yet" rather than "nothing\nthere" (`complete` is then false). Absent otherwise.',

@@ -144,6 +144,12 @@ pub struct Meta {
     /// there" (`complete` is then false). Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readiness: Option<String>,
+    /// Why `complete` is false when the server said its project import failed or ended with
+    /// problems (jdtls's `language/status`, e.g. a Maven build whose plugins are not in the
+    /// local repository): its answers on the project's files may then be missing or partial.
+    /// Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Value>,
     /// The `docVersion` of every workspace file the bundle names, keyed by its
@@ -196,6 +202,7 @@ impl Meta {
             truncated: false,
             cursor: None,
             readiness: None,
+            incomplete: None,
             timing: None,
             doc_versions: BTreeMap::new(),
         }

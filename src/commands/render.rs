@@ -231,6 +231,8 @@ pub fn render(bundle: &Bundle, ws: &Workspace) -> String {
     }
     if bundle.meta.readiness.is_some() {
         out.push_str("(readiness unknown: the server gave no sign of having loaded the file; an empty answer may mean it was still loading)\n");
+    } else if let Some(why) = &bundle.meta.incomplete {
+        writeln!(out, "(incomplete: {why})").unwrap_or(());
     } else if !bundle.meta.complete {
         let failed = facts.get("failed").and_then(serde_json::Value::as_array);
         match failed.map_or(0, Vec::len) {

@@ -56,9 +56,34 @@ pub(super) fn initialize_params(config: &SessionConfig) -> Value {
         params["capabilities"]["experimental"] = json!({"serverStatusNotification": true});
     }
     if !config.init_options.is_null() {
-        params["initializationOptions"] = config.init_options.clone();
+        let mut options = config.init_options.clone();
+        // A server that reads its settings from `initializationOptions.settings` (jdtls: its
+        // project import starts before any didChangeConfiguration) gets the served settings
+        // there too, over the built-in's.
+        if let (Some(built_in), true) = (options.get("settings"), config.settings.is_object()) {
+            options["settings"] =
+                crate::config::deep_merge(built_in.clone(), config.settings.clone());
+        }
+        params["initializationOptions"] = options;
     }
     params
+}
+
+/// Why the server will not import the project at `root` as its build describes it, when its
+/// own settings say so: jdtls with `java.import.gradle.enabled` false (lanser's default: no
+/// Gradle distribution can be had offline) on a Gradle build answers the project's files as
+/// non-project files, without saying so in any status (`ProjectStatus` `OK`).
+pub(super) fn build_not_imported(params: &Value, root: &std::path::Path) -> Option<String> {
+    let gradle = &params["initializationOptions"]["settings"]["java"]["import"]["gradle"];
+    let has = |name: &str| root.join(name).is_file();
+    (gradle["enabled"] == false
+        && (has("build.gradle") || has("build.gradle.kts"))
+        && !has("pom.xml"))
+    .then(|| {
+        "the server's Gradle import is off (java.import.gradle.enabled: false), so this \
+             Gradle project's files are answered as non-project files, syntax errors only"
+            .to_string()
+    })
 }
 
 /// The server's capabilities as the protocol's type. A member that does not fit its type

@@ -211,6 +211,18 @@ impl Handler {
                 }
             }
             ServerNotification::PublishDiagnostics(p) => self.on_publish(p),
+            ServerNotification::LanguageStatus(s) => {
+                // A failure's own reason ("Failed to import projects") is kept over the
+                // `WARNING` that may follow it; an import that ends `OK` clears both.
+                let mut st = self.shared.lock();
+                match s.import_problem() {
+                    Some(None) => st.import_problem = None,
+                    Some(Some(why)) if s.kind == "Error" || st.import_problem.is_none() => {
+                        st.import_problem = Some(why)
+                    }
+                    _ => {}
+                }
+            }
             ServerNotification::ShowMessage(_) | ServerNotification::Other(_) => {}
         }
     }

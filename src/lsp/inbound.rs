@@ -61,6 +61,8 @@ pub enum ServerNotification {
     PublishDiagnostics(PublishDiagnosticsParams),
     /// rust-analyzer's `experimental/serverStatus`.
     ServerStatus(ServerStatusParams),
+    /// jdtls's `language/status`.
+    LanguageStatus(LanguageStatusParams),
     /// Anything else (telemetry, `$/logTrace`, other servers' extensions): not read.
     Other(String),
 }
@@ -82,6 +84,35 @@ pub struct ServerStatusParams {
     pub quiescent: bool,
     #[serde(default)]
     pub message: Option<String>,
+}
+
+/// jdtls's status notification, `language/status`: `Starting` with a percentage while it
+/// starts, `Error` with the reason when its project import failed ("Failed to import
+/// projects"), `ProjectStatus` `OK` or `WARNING` after an import, `ServiceReady` at the end.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct LanguageStatusParams {
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    #[serde(default)]
+    pub message: String,
+}
+
+impl LanguageStatusParams {
+    pub const METHOD: &'static str = "language/status";
+
+    /// What this status says of the project import: `Some(Some(reason))` that it failed or
+    /// ended with problems, `Some(None)` that it succeeded, `None` nothing.
+    pub fn import_problem(&self) -> Option<Option<String>> {
+        match (self.kind.as_str(), self.message.as_str()) {
+            ("Error", m) => Some(Some(format!("the server's project import failed: {m}"))),
+            ("ProjectStatus", "OK") => Some(None),
+            ("ProjectStatus", m) => Some(Some(format!(
+                "the server's project import ended with problems ({m}); the build file's \
+                 diagnostics say which"
+            ))),
+            _ => None,
+        }
+    }
 }
 
 /// `workspace/configuration` params, read for their sections only: a server's `scopeUri`
@@ -175,6 +206,7 @@ impl ServerNotification {
                 ServerNotification::PublishDiagnostics(params(m, p)?)
             }
             m if note::<ServerStatus>(m) => ServerNotification::ServerStatus(params(m, p)?),
+            LanguageStatusParams::METHOD => ServerNotification::LanguageStatus(params(method, p)?),
             other => ServerNotification::Other(other.to_string()),
         })
     }

@@ -139,6 +139,11 @@ pub(super) struct State {
     pub(super) view_changes: u64,
     /// Diagnostics pulled per view.
     pub(super) diag_memo: super::view::DiagMemo,
+    /// Why the server's project import failed or ended with problems, as it last said
+    /// (jdtls's `language/status`): its answers on the project are then not whole.
+    pub(super) import_problem: Option<String>,
+    /// Why the server will not import the project's build ([`super::capabilities::build_not_imported`]).
+    pub(super) build_not_imported: Option<String>,
 }
 
 pub(super) struct Shared {
@@ -292,6 +297,8 @@ impl Session {
             encoding: Encoding::Utf16,
         };
         let params = super::capabilities::initialize_params(&session.config);
+        session.shared.lock().build_not_imported =
+            super::capabilities::build_not_imported(&params, &session.config.root);
         // Sent as built: the client capabilities are kept verbatim, not through lsp-types'
         // structs (which would drop what a server reads beyond them).
         let mut result = session.request_raw(Initialize::METHOD, params).await?;
@@ -352,6 +359,14 @@ impl Session {
     /// The server's capabilities as it sent them, verbatim.
     pub fn raw_capabilities(&self) -> &Value {
         &self.raw_capabilities
+    }
+
+    /// Why the server's project import failed or ended with problems, when it said so.
+    pub fn import_problem(&self) -> Option<String> {
+        let st = self.shared.lock();
+        st.import_problem
+            .clone()
+            .or_else(|| st.build_not_imported.clone())
     }
 
     /// The server's capabilities, as the protocol's type.

@@ -146,3 +146,26 @@ async fn a_malformed_frame_fails_the_request_it_could_answer_and_the_session_goe
     assert!(!session.is_closed());
     session.shutdown().await;
 }
+
+/// The served settings go into `initializationOptions.settings` over the built-in's, where
+/// the built-in has that member (jdtls), and a Gradle root with jdtls's Gradle import off is
+/// known not to be imported.
+#[test]
+fn settings_join_the_initialization_options_and_gradle_off_is_known() {
+    let mut c = config();
+    c.init_options = json!({"settings": {"java": {"import": {"gradle": {"enabled": false}}}}});
+    c.settings = json!({"java": {"configuration": {"maven": {"userSettings": "/s.xml"}}}});
+    let params = super::capabilities::initialize_params(&c);
+    let java = &params["initializationOptions"]["settings"]["java"];
+    assert_eq!(java["import"]["gradle"]["enabled"], false);
+    assert_eq!(java["configuration"]["maven"]["userSettings"], "/s.xml");
+    let root = tempfile::tempdir().unwrap();
+    let not = |p: &Value| super::capabilities::build_not_imported(p, root.path());
+    assert_eq!(not(&params), None);
+    std::fs::write(root.path().join("build.gradle"), "").unwrap();
+    assert!(not(&params).is_some_and(|w| w.contains("Gradle import is off")));
+    c.settings = json!({"java": {"import": {"gradle": {"enabled": true}}}});
+    assert_eq!(not(&super::capabilities::initialize_params(&c)), None);
+    std::fs::write(root.path().join("pom.xml"), "").unwrap();
+    assert_eq!(not(&params), None);
+}

@@ -197,8 +197,10 @@ impl Orchestrator {
         let next =
             paged.and_then(|key| paginate(&mut facts, key, self.opts.cursor, self.opts.page_size));
         let unsure = std::mem::take(&mut self.unsure);
-        let mut meta = Meta::new(complete && !unsure);
+        let import_problem = self.session.as_ref().and_then(|s| s.import_problem());
+        let mut meta = Meta::new(complete && !unsure && import_problem.is_none());
         meta.readiness = unsure.then(|| "unknown".to_string());
+        meta.incomplete = import_problem;
         meta.truncated = next.is_some();
         meta.cursor = next.map(|n| n.to_string());
         Bundle {

@@ -12,10 +12,14 @@
 //!   A plain source tree is an "invisible project" whose source folders jdtls infers from
 //!   where the `.java` files are (files of the default package at the root: the root).
 //!   Definitions, references, hover, symbols, rename across files; diagnostics pushed (no
-//!   document version) after its build. Settings (`initializationOptions.settings`): Gradle
-//!   import off (Buildship would download a Gradle distribution) and Maven offline (m2e
-//!   resolves the build plugins from the local repository `~/.m2` only; without them a
-//!   Maven project's import fails and its files are answered as non-project files). Buildship
+//!   document version) after its build. Settings (`initializationOptions.settings`, with the
+//!   user's `settings` merged over them): Gradle import off (Buildship would download a
+//!   Gradle distribution) and Maven offline (m2e resolves the build plugins from the local
+//!   repository only: `~/.m2`, or the one a `java.configuration.maven.userSettings` file
+//!   names, e.g. Debian's packaged plugins, `scripts/maven_debian_repo.sh`). Without them a
+//!   Maven project's import fails (`language/status` `Error`), its files are answered as
+//!   non-project files, and the answers carry `meta.incomplete`; so do those on a Gradle
+//!   project while the Gradle import is off. Buildship
 //!   still asks for Gradle's release list when it starts; offline that fails and is logged,
 //!   nothing depends on it. Kotlin: the package carries a Kotlin search participant for Java
 //!   code that calls Kotlin, not a Kotlin server: `.kt` files are not served.

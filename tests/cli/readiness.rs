@@ -104,6 +104,38 @@ fn an_answer_from_a_server_that_gave_no_sign_of_readiness_is_marked() {
     assert!(text.contains("(readiness unknown:"), "{text}");
 }
 
+/// A server that says its project import failed (jdtls's `language/status` `Error`, as on a
+/// Maven project whose build plugins are not in the local repository) answers, but not as a
+/// whole answer: `meta.complete` is false and `meta.incomplete` gives its reason.
+#[test]
+fn an_answer_after_a_failed_project_import_is_marked_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let fake = repo().join("tests/fake_lsp.py");
+    let toml = format!(
+        "[servers.failing]\ncommand = \"python3\"\nargs = [{:?}, \"importfail\"]\n\
+         file_types = [\"vim\"]\nready = \"project-log\"\n",
+        fake.to_string_lossy()
+    );
+    std::fs::write(ws.join("lanser.toml"), toml).unwrap();
+    std::fs::write(ws.join("plugin.vim"), PLUGIN).unwrap();
+    let w = ws.to_str().unwrap();
+    let call = line_with(ws, "plugin.vim", "echo s:Greet(");
+    let sel = format!("plugin.vim@L{call}:Greet");
+    let b = json(&["def", &sel, "--workspace", w, "--json"]);
+    assert_eq!(b["status"], "ok", "{b}");
+    assert_eq!(b["facts"]["definitions"], serde_json::json!([]));
+    assert_eq!(b["meta"]["complete"], false, "{}", b["meta"]);
+    let why = b["meta"]["incomplete"].as_str().unwrap_or_default();
+    assert!(why.contains("Failed to import projects"), "{}", b["meta"]);
+    assert!(b["meta"].get("readiness").is_none(), "{}", b["meta"]);
+    let text = stdout(&run(&["def", &sel, "--workspace", w]));
+    assert!(
+        text.contains("(incomplete: the server's project import failed: Failed to import"),
+        "{text}"
+    );
+}
+
 /// A batch's bundles, one per line.
 fn batch_bundles(ws: &Path, lines: &[String]) -> Vec<Value> {
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
