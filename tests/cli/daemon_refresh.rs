@@ -1,5 +1,5 @@
 //! Issue 43: the warm daemon refreshes the base view in the background after every change —
-//! its own write or one made outside it — so the next `check --patch` or verified write pays
+//! one made outside it, or its own write — so the next `check --patch` or verified write pays
 //! only for the changed view (src/daemon/server/refresh.rs). The refresh is a head start and
 //! never an answer: after an outside edit has been refreshed, the next check's and diag's
 //! bytes are a fresh process's.
@@ -82,6 +82,25 @@ fn after_an_outside_edit_the_refreshed_daemon_answers_a_fresh_processs_bytes() {
     let fresh = w.run(&["diag", "--json", "--no-daemon"]);
     assert_eq!(stdout(&diag), stdout(&fresh));
     assert!(stdout(&diag).contains("rounding"), "{}", stdout(&diag));
+    // Its own write is refreshed too (lanser updates the index as it writes, so no event
+    // names it): the callers are pulled again, and the next check is a fresh process's.
+    let pulled = w.status()["refresh"]["pulled"].as_u64().unwrap();
+    let body = dir.path().join("body.py");
+    std::fs::write(&body, "return x * factor\n").unwrap();
+    w.ok(&[
+        "edit",
+        "pkg/impl.py@L4:scale_by",
+        "--replace-body",
+        "--text",
+        body.to_str().unwrap(),
+        "--apply",
+        "--allow-dirty",
+        "--json",
+    ]);
+    refreshed(&w, pulled + 1);
+    let daemon = w.ok(&["check", "--patch", patch, "--json"]);
+    let fresh = w.ok(&["check", "--patch", patch, "--json", "--no-daemon"]);
+    assert_eq!(stdout(&daemon), stdout(&fresh));
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The base, ready before the agent asks: while no request runs, the daemon applies the
-//! file-system events it has received (its own writes and outside ones alike), tells its
-//! server, and pulls the diagnostics of the files a next `check --patch` or verified write
+//! file-system events it has received (outside writes; its own writes update the index and
+//! the server as they are made, [`crate::workspace::Workspace::wrote`]), tells its server,
+//! and pulls the diagnostics of the files a next `check --patch` or verified write
 //! would pull in the view before its change — the changed Python files, the documents the
 //! session has open (the files earlier checks touched) and the importers of both — so that
 //! check finds them already computed by the server and memoized under the current view
@@ -31,6 +32,8 @@ pub(super) struct Refresh {
     on: bool,
     queue: RefCell<VecDeque<String>>,
     pulled: Cell<u64>,
+    /// A pull is in flight.
+    busy: Cell<bool>,
     rounds: Cell<u64>,
     last_ms: Cell<Option<u64>>,
     started: Cell<Option<Instant>>,
@@ -44,6 +47,7 @@ impl Refresh {
             on: std::env::var(REFRESH_ENV).map_or(true, |v| v != "off" && v != "0"),
             queue: RefCell::default(),
             pulled: Cell::new(0),
+            busy: Cell::new(false),
             rounds: Cell::new(0),
             last_ms: Cell::new(None),
             started: Cell::new(None),
@@ -55,7 +59,7 @@ impl Refresh {
     pub(super) fn status(&self) -> serde_json::Value {
         serde_json::json!({
             "on": self.on,
-            "pending": self.queue.borrow().len(),
+            "pending": self.queue.borrow().len() + usize::from(self.busy.get()),
             "pulled": self.pulled.get(),
             "rounds": self.rounds.get(),
             "lastRoundMs": self.last_ms.get(),
@@ -100,6 +104,8 @@ pub(super) async fn run(d: std::rc::Rc<Daemon>) {
     if !d.refresh.on {
         return;
     }
+    // Keep what lanser writes from now on.
+    d.ws.take_written();
     loop {
         // After a request, wait for every event written before now (its own write's); on a
         // tick, take the events received.
@@ -133,6 +139,9 @@ impl Daemon {
             let synced = self.absorb(engine, &changes);
             self.queue_after(engine, &synced);
         }
+        // lanser's own writes: the index and the server were brought up to date by the write.
+        let written = self.ws.take_written().sources();
+        self.queue_after(engine, &written);
         while self.active.get() == 0 {
             let Some(rel) = self.refresh.pop() else {
                 self.refresh.done();
@@ -147,9 +156,11 @@ impl Daemon {
             }
             let uri = path_to_uri(&self.ws.root.join(&rel));
             // A failure (a file gone meanwhile, a timeout) is the next request's to meet.
+            self.refresh.busy.set(true);
             if session.pull_diagnostics(&uri).await.is_ok() {
                 self.refresh.pulled.set(self.refresh.pulled.get() + 1);
             }
+            self.refresh.busy.set(false);
         }
     }
 
