@@ -9,8 +9,10 @@ warm daemon: in `fast` lanser re-checks only what a change can alter (docs/editi
 same edits go to both, in the same order, each with its own text (no memo hit). Per edit:
 the wall time of the CLI call and the bundle's `meta.timing.totalMs`, whether it was written
 (never refused: the agent's own earlier edits do not dirty the guard), and whether the fast and
-the full bundles' diagnostics (`facts.speculativeDiagnostics`, before/after) are equal. Between
-rounds, the pinned pyright CLI checks the package once, in the same period.
+the full bundles' diagnostics (`facts.speculativeDiagnostics`, before/after) are equal. Before
+each write, both daemons' background refresh of the base view (docs/daemon.md) is let finish, as
+an agent's own time between edits would (the wait is recorded, not counted). Between rounds, the
+pinned pyright CLI checks the package once, in the same period.
 
 Routes (`--route`, repeatable): `cli` (one `lanser edit ... --apply` process per edit, answered by
 the warm daemon) and `mcp` (one `lanser mcp` session per copy, the `edit` tool with `apply: true`,
@@ -151,6 +153,24 @@ def lanser(bin_: str, ws: Path, args: list[str], env: dict, stdin: str | None = 
     return b, wall, out.returncode
 
 
+def settle(bin_: str, ws: Path, env: dict, limit: float = 120.0) -> float:
+    """Wait (up to `limit` s) until the copy's daemon has no base-view refresh left to pull, as an
+    agent's own time between two edits would; the seconds waited."""
+    t = time.perf_counter()
+    time.sleep(0.3)
+    while time.perf_counter() - t < limit:
+        out = subprocess.run([bin_, "daemon", "status", "--json", "--workspace", str(ws)],
+                             capture_output=True, text=True, env=env)
+        try:
+            r = json.loads(out.stdout).get("refresh") or {}
+        except json.JSONDecodeError:
+            break
+        if not r.get("pending"):
+            break
+        time.sleep(0.2)
+    return time.perf_counter() - t
+
+
 def pyright_cli(pkg: Path, cwd: Path) -> float:
     home = Path(os.environ.get("LANSER_HOME") or Path.home() / ".cache" / "lanser")
     [exe] = sorted(home.glob("pyright/*/node_modules/.bin/pyright"))[-1:]
@@ -159,6 +179,8 @@ def pyright_cli(pkg: Path, cwd: Path) -> float:
     return time.perf_counter() - t
 
 
+# Edits between two runs of the pyright CLI (`--cli-every`).
+CLI_EVERY = 10
 MODES = {"--replace-body": "replace_body", "--replace": "replace", "--insert-after": "insert_after"}
 
 
@@ -279,6 +301,11 @@ async def run_route(spec, root, n, seed, bin_, work, route) -> tuple[list[dict],
                                "qualname": qual, "text": text})
             bundles = {}
             for k in copies:
+                # Each edit is measured with the other daemon's refresh done (one agent, one daemon).
+                row.setdefault("settle", {})
+                for other in copies:
+                    row["settle"][other] = round(row["settle"].get(other, 0)
+                                                 + settle(bin_, copies[other], envs[other]), 2)
                 b, wall, rc = await drivers[k].edit(i, sel, mode, text)
                 bundles[k] = b
                 facts = b.get("facts") or {}
@@ -292,7 +319,7 @@ async def run_route(spec, root, n, seed, bin_, work, route) -> tuple[list[dict],
             row["checked"] = ff.get("checked")
             rows.append(row)
             print(json.dumps(row), flush=True)
-            if i % 10 == 9:
+            if i % CLI_EVERY == CLI_EVERY - 1:
                 cli.append(pyright_cli(package_dir(copies["fast"], spec), copies["fast"]))
     for k, c in copies.items():
         subprocess.run([bin_, "daemon", "stop", "--workspace", str(c)], capture_output=True, env=envs[k])
@@ -396,8 +423,11 @@ def main():
     ap.add_argument("--route", action="append", choices=["cli", "mcp"])
     ap.add_argument("--agent-lsp", action="store_true")
     ap.add_argument("--json-out")
+    ap.add_argument("--cli-every", type=int, default=10)
     ap.add_argument("--lanser", default=str(REPO / "target" / "release" / "lanser"))
     args = ap.parse_args()
+    global CLI_EVERY
+    CLI_EVERY = args.cli_every
     rows, peer = [], []
     for spec in args.project:
         with tempfile.TemporaryDirectory() as d:
