@@ -617,6 +617,7 @@ impl Daemon {
             synced = self.absorb(engine, &changes);
             self.queue_after(engine, &synced);
         }
+        let synced = self.refresh.with_absorbed(synced);
         let orch = engine.orch.as_mut().expect("created above");
         orch.set_options(Options {
             tap: None,

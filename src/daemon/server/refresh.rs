@@ -37,6 +37,8 @@ pub(super) struct Refresh {
     rounds: Cell<u64>,
     last_ms: Cell<Option<u64>>,
     started: Cell<Option<Instant>>,
+    /// What the refresh told the server since the last request (that request's `synced`).
+    absorbed: RefCell<Changes>,
     /// Rung when a connection ends: its write's events are applied at once.
     woken: tokio::sync::Notify,
 }
@@ -51,6 +53,7 @@ impl Refresh {
             rounds: Cell::new(0),
             last_ms: Cell::new(None),
             started: Cell::new(None),
+            absorbed: RefCell::default(),
             woken: tokio::sync::Notify::new(),
         }
     }
@@ -64,6 +67,23 @@ impl Refresh {
             "rounds": self.rounds.get(),
             "lastRoundMs": self.last_ms.get(),
         })
+    }
+
+    /// `synced` and what the refresh told the server since the last call: what a request's
+    /// `meta.timing.daemon.synced` names (everything synced since the answer before).
+    pub(super) fn with_absorbed(&self, synced: Changes) -> Changes {
+        let mut all = self.absorbed.take();
+        if all.is_empty() {
+            return synced;
+        }
+        all.created.extend(synced.created);
+        all.changed.extend(synced.changed);
+        all.deleted.extend(synced.deleted);
+        for l in [&mut all.created, &mut all.changed, &mut all.deleted] {
+            l.sort();
+            l.dedup();
+        }
+        all
     }
 
     /// A connection ended.
@@ -138,6 +158,10 @@ impl Daemon {
         if !changes.is_empty() {
             let synced = self.absorb(engine, &changes);
             self.queue_after(engine, &synced);
+            let mut a = self.refresh.absorbed.borrow_mut();
+            a.created.extend(synced.created);
+            a.changed.extend(synced.changed);
+            a.deleted.extend(synced.deleted);
         }
         // lanser's own writes: the index and the server were brought up to date by the write.
         let written = self.ws.take_written().sources();
