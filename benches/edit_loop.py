@@ -162,10 +162,11 @@ def settle(bin_: str, ws: Path, env: dict, limit: float = 120.0) -> float:
         out = subprocess.run([bin_, "daemon", "status", "--json", "--workspace", str(ws)],
                              capture_output=True, text=True, env=env)
         try:
-            r = json.loads(out.stdout).get("refresh") or {}
+            r = json.loads(out.stdout).get("refresh")
         except json.JSONDecodeError:
             break
-        if not r.get("pending"):
+        # A daemon busy with a long pull may not answer `status` in time ({"running": false}).
+        if r is not None and not r.get("pending"):
             break
         time.sleep(0.2)
     return time.perf_counter() - t
