@@ -9,8 +9,17 @@ warm daemon: in `fast` lanser re-checks only what a change can alter (docs/editi
 same edits go to both, in the same order, each with its own text (no memo hit). Per edit:
 the wall time of the CLI call and the bundle's `meta.timing.totalMs`, whether it was written
 (never refused: the agent's own earlier edits do not dirty the guard), and whether the fast and
-the full bundles' diagnostics (`facts.speculativeDiagnostics`, before/after) are equal. Between
-rounds, the pinned pyright CLI checks the package once, in the same period.
+the full bundles' diagnostics (`facts.speculativeDiagnostics`, before/after) are equal. Before
+each write, both daemons' background refresh of the base view (docs/daemon.md) is let finish, as
+an agent's own time between edits would (the wait is recorded, not counted). Between rounds, the
+pinned pyright CLI checks the package once, in the same period.
+
+Routes (`--route`, repeatable): `cli` (one `lanser edit ... --apply` process per edit, answered by
+the warm daemon) and `mcp` (one `lanser mcp` session per copy, the `edit` tool with `apply: true`,
+whose write goes to the same kind of warm daemon); each route on fresh copies. With `--agent-lsp`,
+agent-lsp 0.23.5's `replace_symbol_body` (pip-installed by name, as benches/peers.py does) writes
+the body, comment and docstring edits' bodies at the same functions, on a copy of its own, over
+lanser's pinned Pyright; its answers carry no diagnostics.
 
 Edit kinds, round-robin over functions picked by the seed:
   body       a statement added to a function's body (its surface unchanged)
@@ -19,11 +28,15 @@ Edit kinds, round-robin over functions picked by the seed:
   signature  a required keyword-only parameter added (breaks the callers)
   helper     a new sibling function inserted after one
 
-    python benches/edit_loop.py --project httpx==0.28.1 --edits 30 [--lanser target/release/lanser]
-Prints a JSON line per edit and a table per project and kind (median / p90 seconds).
+    python benches/edit_loop.py --project httpx==0.28.1 --edits 30 [--route cli --route mcp]
+        [--agent-lsp] [--lanser target/release/lanser] [--json-out rows.jsonl]
+Prints a JSON line per edit and a table per project, route and kind (median / p90 seconds). The
+`mcp` route and `--agent-lsp` need the `mcp` package (the pinned test venv has it).
 """
 import argparse
 import ast
+import asyncio
+import sys
 import json
 import os
 import random
@@ -140,6 +153,25 @@ def lanser(bin_: str, ws: Path, args: list[str], env: dict, stdin: str | None = 
     return b, wall, out.returncode
 
 
+def settle(bin_: str, ws: Path, env: dict, limit: float = 120.0) -> float:
+    """Wait (up to `limit` s) until the copy's daemon has no base-view refresh left to pull, as an
+    agent's own time between two edits would; the seconds waited."""
+    t = time.perf_counter()
+    time.sleep(0.3)
+    while time.perf_counter() - t < limit:
+        out = subprocess.run([bin_, "daemon", "status", "--json", "--workspace", str(ws)],
+                             capture_output=True, text=True, env=env)
+        try:
+            r = json.loads(out.stdout).get("refresh")
+        except json.JSONDecodeError:
+            break
+        # A daemon busy with a long pull may not answer `status` in time ({"running": false}).
+        if r is not None and not r.get("pending"):
+            break
+        time.sleep(0.2)
+    return time.perf_counter() - t
+
+
 def pyright_cli(pkg: Path, cwd: Path) -> float:
     home = Path(os.environ.get("LANSER_HOME") or Path.home() / ".cache" / "lanser")
     [exe] = sorted(home.glob("pyright/*/node_modules/.bin/pyright"))[-1:]
@@ -148,67 +180,213 @@ def pyright_cli(pkg: Path, cwd: Path) -> float:
     return time.perf_counter() - t
 
 
-def run_project(spec: str, n: int, seed: int, bin_: str, work: Path) -> list[dict]:
-    root = sdist(spec, work / "dl")
-    copies = {"fast": work / "fast", "full": work / "full"}
+# Edits between two runs of the pyright CLI (`--cli-every`).
+CLI_EVERY = 10
+MODES = {"--replace-body": "replace_body", "--replace": "replace", "--insert-after": "insert_after"}
+
+
+class Cli:
+    """Each edit a `lanser edit ... --apply` process, answered by the copy's warm daemon."""
+
+    def __init__(self, bin_, ws, env, work):
+        self.bin, self.ws, self.env, self.work = bin_, ws, env, work
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        return False
+
+    async def edit(self, i, sel, mode, text):
+        # The text as a file, as an agent's tool writes it: `--text -` (stdin) is answered in the
+        # CLI's own process, a file goes to the warm daemon.
+        text_file = self.work / f"edit-{i}.py"
+        text_file.write_text(text)
+        b, wall, rc = lanser(self.bin, self.ws, ["edit", sel, mode, "--text", str(text_file), "--apply",
+                                                 "--json", "--timing"], self.env)
+        return b, wall, rc
+
+
+class Mcp:
+    """One `lanser mcp` session over the copy; each edit its `edit` tool with `apply: true`."""
+
+    def __init__(self, bin_, ws, env, work):
+        self.bin, self.ws, self.env = bin_, ws, env
+
+    async def __aenter__(self):
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+        params = StdioServerParameters(command=self.bin, args=["mcp", "--workspace", str(self.ws)],
+                                       env=self.env)
+        self._client = stdio_client(params)
+        r, w = await self._client.__aenter__()
+        self._session = ClientSession(r, w)
+        self.s = await self._session.__aenter__()
+        await self.s.initialize()
+        return self
+
+    async def __aexit__(self, *exc):
+        await self._session.__aexit__(None, None, None)
+        await self._client.__aexit__(None, None, None)
+        return False
+
+    async def edit(self, i, sel, mode, text):
+        t = time.perf_counter()
+        res = await self.s.call_tool("edit", {"selector": sel, "mode": MODES[mode], "text": text,
+                                              "apply": True}, read_timeout_seconds=900)
+        wall = time.perf_counter() - t
+        b = res.structured_content or {}
+        if not b:
+            b = {"status": "error", "error": {"message": " ".join(
+                c.text for c in res.content if getattr(c, "type", "") == "text")[-300:]}}
+        return b, wall, 1 if res.is_error else 0
+
+
+def pick(rng, files, copy, used, kind, i):
+    """(file, qualname, fn, is_method, (mode, text)) of edit `i`, on the copy's current text."""
+    for _ in range(200):
+        f = rng.choice(files)
+        rel = f.relative_to(copy)
+        src = f.read_text()
+        fns = list(functions(ast.parse(src)))
+        if not fns:
+            continue
+        qual, fn, is_method = rng.choice(fns)
+        if (rel, qual) in used or qual.split(".")[-1].startswith("__") or "_lanser" in qual:
+            continue
+        edit = make_edit(kind, i, src, qual, fn, is_method)
+        if edit:
+            used.add((rel, qual))
+            return f, qual, edit
+    raise SystemExit(f"no function to edit ({kind}, {i})")
+
+
+def warm_args(pkg: Path, copy: Path) -> list[str]:
+    """A whole `diag` on a small project; on a large one the package's `__init__.py` (the server
+    loads the project either way)."""
+    if sum(1 for _ in copy.rglob("*.py")) < 400:
+        return ["diag", "--json"]
+    return ["diag", str((pkg / "__init__.py").relative_to(copy)), "--json"]
+
+
+async def run_route(spec, root, n, seed, bin_, work, route) -> tuple[list[dict], list[dict]]:
+    """The edit loop on fresh fast and full copies through `route`; the rows and the body edits
+    made (for agent-lsp)."""
+    copies = {"fast": work / route / "fast", "full": work / route / "full"}
     for c in copies.values():
         git_copy(root, c)
     envs = {"fast": dict(os.environ, LANSER_DAEMON_IDLE="900"),
             "full": dict(os.environ, LANSER_DAEMON_IDLE="900", LANSER_CHECK_FULL="1")}
-    envs["fast"].pop("LANSER_NO_DAEMON", None)
-    envs["full"].pop("LANSER_NO_DAEMON", None)
+    for e in envs.values():
+        e.pop("LANSER_NO_DAEMON", None)
     pkg = package_dir(copies["fast"], spec)
     rng = random.Random(seed)
     files = sorted(p for p in pkg.rglob("*.py") if "test" not in p.name)
-    rows, cli = [], []
+    rows, cli, bodies = [], [], []
     # Warm both daemons (and Pyright's first analysis) before the first edit.
     for k, c in copies.items():
-        lanser(bin_, c, ["diag", "--json"], envs[k])
+        lanser(bin_, c, warm_args(package_dir(c, spec), c), envs[k])
+    kind_of = Cli if route == "cli" else Mcp
     used = set()
-    for i in range(n):
-        kind = KINDS[i % len(KINDS)]
-        for _ in range(200):
-            f = rng.choice(files)
-            rel = f.relative_to(copies["fast"])
-            src = f.read_text()
-            fns = list(functions(ast.parse(src)))
-            if not fns:
-                continue
-            qual, fn, is_method = rng.choice(fns)
-            if (rel, qual) in used or qual.split(".")[-1].startswith("__") or "_lanser" in qual:
-                continue
-            edit = make_edit(kind, i, src, qual, fn, is_method)
-            if edit:
-                break
-        used.add((rel, qual))
-        mode, text = edit
-        sel = f"py://{module_of(copies['fast'], f)}#{qual}"
-        row = {"project": spec, "i": i, "kind": kind, "selector": sel}
-        bundles = {}
-        # The text as a file, as an agent's tool writes it: `--text -` (stdin) is answered in the
-        # CLI's own process, a file goes to the warm daemon.
-        text_file = work / f"edit-{i}.py"
-        text_file.write_text(text)
-        for k, c in copies.items():
-            b, wall, rc = lanser(bin_, c, ["edit", sel, mode, "--text", str(text_file), "--apply", "--json",
-                                           "--timing"], envs[k])
-            bundles[k] = b
-            row[k] = {"wall": round(wall, 3), "totalMs": b.get("meta", {}).get("timing", {}).get("totalMs"),
-                      "status": b.get("status"), "exit": rc,
-                      "error": (b.get("error") or {}).get("message")}
-        ff, fu = (bundles[k].get("facts") or {} for k in ("fast", "full"))
-        row["agree"] = all(ff.get(x) == fu.get(x) for x in ("speculativeDiagnostics", "before", "after"))
-        row["checked"] = ff.get("checked")
-        rows.append(row)
-        print(json.dumps(row), flush=True)
-        if i % 10 == 9:
-            cli.append(pyright_cli(package_dir(copies["fast"], spec), copies["fast"]))
+    async with kind_of(bin_, copies["fast"], envs["fast"], work) as fast, \
+            kind_of(bin_, copies["full"], envs["full"], work) as full:
+        drivers = {"fast": fast, "full": full}
+        for i in range(n):
+            kind = KINDS[i % len(KINDS)]
+            f, qual, (mode, text) = pick(rng, files, copies["fast"], used, kind, i)
+            sel = f"py://{module_of(copies['fast'], f)}#{qual}"
+            row = {"project": spec, "route": route, "i": i, "kind": kind, "selector": sel,
+                   "load": round(os.getloadavg()[0], 1)}
+            if mode == "--replace-body":
+                bodies.append({"i": i, "kind": kind, "path": str(f.relative_to(copies["fast"])),
+                               "qualname": qual, "text": text})
+            bundles = {}
+            for k in copies:
+                # Each edit is measured with the other daemon's refresh done (one agent, one daemon).
+                row.setdefault("settle", {})
+                for other in copies:
+                    row["settle"][other] = round(row["settle"].get(other, 0)
+                                                 + settle(bin_, copies[other], envs[other]), 2)
+                b, wall, rc = await drivers[k].edit(i, sel, mode, text)
+                bundles[k] = b
+                facts = b.get("facts") or {}
+                row[k] = {"wall": round(wall, 3),
+                          "totalMs": (b.get("meta") or {}).get("timing", {}).get("totalMs")
+                          if isinstance((b.get("meta") or {}).get("timing"), dict) else None,
+                          "status": b.get("status"), "exit": rc, "applied": facts.get("applied"),
+                          "error": (b.get("error") or {}).get("message")}
+            ff, fu = (bundles[k].get("facts") or {} for k in ("fast", "full"))
+            row["agree"] = all(ff.get(x) == fu.get(x) for x in ("speculativeDiagnostics", "before", "after"))
+            row["checked"] = ff.get("checked")
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            if i % CLI_EVERY == CLI_EVERY - 1:
+                cli.append(pyright_cli(package_dir(copies["fast"], spec), copies["fast"]))
     for k, c in copies.items():
         subprocess.run([bin_, "daemon", "stop", "--workspace", str(c)], capture_output=True, env=envs[k])
     cli = cli or [pyright_cli(package_dir(copies["fast"], spec), copies["fast"])]
     for r in rows:
         r["pyrightCli"] = statistics.median(cli)
+    return rows, bodies
+
+
+def body_indent(src: str, qual: str) -> str:
+    """The indentation of the body of `qual` in `src`."""
+    node = next(fn for q, fn, _ in functions(ast.parse(src)) if q == qual)
+    first = node.body[0]
+    line = src.split("\n")[first.lineno - 1]
+    return line[:len(line) - len(line.lstrip())]
+
+
+async def agent_lsp(spec, root, bodies, work) -> list[dict]:
+    """agent-lsp's `replace_symbol_body` with the same bodies at the same functions, on a copy of
+    its own: the wall time of each call, and whether the module still parses after it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import peers
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+    ws = work / "agent-lsp"
+    git_copy(root, ws)
+    server = peers.AgentLsp(peers.agent_lsp_binary(), ws)
+    rows = []
+    try:
+        async with stdio_client(server.params()) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                await server.prepare(s)
+                for b in bodies:
+                    path = ws / b["path"]
+                    ind = body_indent(path.read_text(), b["qualname"])
+                    body = "".join(ind + line + "\n" if line else "\n" for line in b["text"].splitlines())
+                    t = time.perf_counter()
+                    res = await s.call_tool("replace_symbol_body", {
+                        "file_path": str(path), "symbol_path": b["qualname"], "new_body": body},
+                        read_timeout_seconds=900)
+                    wall = time.perf_counter() - t
+                    try:
+                        ast.parse(path.read_text())
+                        parses = True
+                    except SyntaxError:
+                        parses = False
+                    row = {"project": spec, "route": "agent-lsp", "i": b["i"], "kind": b["kind"],
+                           "wall": round(wall, 3), "error": res.is_error, "parses": parses,
+                           "load": round(os.getloadavg()[0], 1)}
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+    finally:
+        server.close()
     return rows
+
+
+async def run_project(spec: str, n: int, seed: int, bin_: str, work: Path, routes, with_agent_lsp):
+    root = sdist(spec, work / "dl")
+    rows, peer = [], []
+    for route in routes:
+        got, bodies = await run_route(spec, root, n, seed, bin_, work, route)
+        rows += got
+    if with_agent_lsp:
+        peer = await agent_lsp(spec, root, bodies, work)
+    return rows, peer
 
 
 def p90(xs):
@@ -216,21 +394,26 @@ def p90(xs):
     return xs[min(len(xs) - 1, int(round(0.9 * (len(xs) - 1))))]
 
 
-def table(rows: list[dict]):
-    print("| project | kind | edits | fast median / p90 | full median / p90 | pyright CLI | fast ÷ CLI | agree | refused |")
-    print("|---|---|---|---|---|---|---|---|---|")
+def table(rows: list[dict], peer: list[dict]):
+    print("| project | route | kind | edits | fast median / p90 | full median / p90 | pyright CLI | fast ÷ CLI "
+          "| agent-lsp median / p90 | agree | written |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for spec in dict.fromkeys(r["project"] for r in rows):
-        for kind in KINDS:
-            rs = [r for r in rows if r["project"] == spec and r["kind"] == kind]
-            if not rs:
-                continue
-            fast = [r["fast"]["wall"] for r in rs]
-            full = [r["full"]["wall"] for r in rs]
-            cli = rs[0]["pyrightCli"]
-            refused = sum(r["fast"]["exit"] == 71 for r in rs)
-            print(f"| {spec} | {kind} | {len(rs)} | {statistics.median(fast):.2f} / {p90(fast):.2f} s | "
-                  f"{statistics.median(full):.2f} / {p90(full):.2f} s | {cli:.1f} s | "
-                  f"{statistics.median(fast) / cli:.2f} | {sum(r['agree'] for r in rs)}/{len(rs)} | {refused} |")
+        for route in dict.fromkeys(r["route"] for r in rows if r["project"] == spec):
+            for kind in KINDS:
+                rs = [r for r in rows if r["project"] == spec and r["route"] == route and r["kind"] == kind]
+                if not rs:
+                    continue
+                fast = [r["fast"]["wall"] for r in rs]
+                full = [r["full"]["wall"] for r in rs]
+                cli = rs[0]["pyrightCli"]
+                written = sum(bool(r["fast"]["applied"]) and bool(r["full"]["applied"]) for r in rs)
+                pl = [r["wall"] for r in peer if r["project"] == spec and r["kind"] == kind]
+                al = f"{statistics.median(pl):.2f} / {p90(pl):.2f} s" if pl else "—"
+                print(f"| {spec} | {route} | {kind} | {len(rs)} | {statistics.median(fast):.2f} / {p90(fast):.2f} s | "
+                      f"{statistics.median(full):.2f} / {p90(full):.2f} s | {cli:.1f} s | "
+                      f"{statistics.median(fast) / cli:.2f} | {al} | {sum(r['agree'] for r in rs)}/{len(rs)} | "
+                      f"{written}/{len(rs)} |")
 
 
 def main():
@@ -238,13 +421,24 @@ def main():
     ap.add_argument("--project", action="append", required=True)
     ap.add_argument("--edits", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--route", action="append", choices=["cli", "mcp"])
+    ap.add_argument("--agent-lsp", action="store_true")
+    ap.add_argument("--json-out")
+    ap.add_argument("--cli-every", type=int, default=10)
     ap.add_argument("--lanser", default=str(REPO / "target" / "release" / "lanser"))
     args = ap.parse_args()
-    rows = []
+    global CLI_EVERY
+    CLI_EVERY = args.cli_every
+    rows, peer = [], []
     for spec in args.project:
         with tempfile.TemporaryDirectory() as d:
-            rows += run_project(spec, args.edits, args.seed, args.lanser, Path(d))
-    table(rows)
+            got, p = asyncio.run(run_project(spec, args.edits, args.seed, args.lanser, Path(d),
+                                             args.route or ["cli"], args.agent_lsp))
+            rows += got
+            peer += p
+    if args.json_out:
+        Path(args.json_out).write_text("".join(json.dumps(r) + "\n" for r in rows + peer))
+    table(rows, peer)
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ pub fn answer(
     // back before anything reads the files.
     crate::edits::apply::recover_and_report(&ws.root).ok()?;
     install_on_first_need(&ws, opts);
-    match run_remote(&ws, opts) {
+    match run_remote(&ws, opts, request.op.writes_files()) {
         Ok(reply) => Some(print_reply(reply, cli.global.json, &ws)),
         Err(e) => {
             eprintln!(
@@ -88,7 +88,22 @@ pub(super) fn install_on_first_need(ws: &Workspace, opts: &Options) {
     }
 }
 
-fn run_remote(ws: &Workspace, opts: &Options) -> Result<FromDaemon, DaemonError> {
+/// How long the CLI waits for the daemon's answer. A read gives up after its bound (a cold
+/// start pays for the server and the project load, bounded by --timeout) and is answered
+/// in-process. A write is waited for as long as the daemon lives: the daemon never drops a
+/// write midway, so a CLI that gave up and wrote in-process would race the daemon's own
+/// write — and report "nothing was applied" for a file the daemon then wrote.
+fn answer_wait(timeout: Duration, writes: bool) -> Duration {
+    match writes {
+        true => WRITE_WAIT,
+        false => timeout * 3 + Duration::from_secs(30),
+    }
+}
+
+/// [`answer_wait`] for a write: a week, for "until the daemon answers or dies".
+const WRITE_WAIT: Duration = Duration::from_secs(7 * 24 * 3600);
+
+fn run_remote(ws: &Workspace, opts: &Options, writes: bool) -> Result<FromDaemon, DaemonError> {
     let argv = std::env::args_os()
         .map(|a| a.into_string().map_err(|_| DaemonError::NotUtf8))
         .collect::<Result<Vec<_>, _>>()?;
@@ -99,8 +114,7 @@ fn run_remote(ws: &Workspace, opts: &Options) -> Result<FromDaemon, DaemonError>
         cwd: opts.cwd.clone(),
         argv,
     };
-    // A cold start pays for the server and the project load, bounded by --timeout.
-    let wait = opts.timeout * 3 + Duration::from_secs(30);
+    let wait = answer_wait(opts.timeout, writes);
     for _ in 0..2 {
         ensure_started(&ws.root, &paths, None)?;
         match exchange(&paths, &msg, wait)? {
@@ -250,5 +264,18 @@ pub(super) fn wait_gone(paths: &Paths) {
     let started = Instant::now();
     while paths.live_pid().is_some() && started.elapsed() < STOP_WAIT {
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_is_waited_for_and_a_read_is_bounded() {
+        let t = Duration::from_secs(60);
+        assert_eq!(answer_wait(t, false), Duration::from_secs(210));
+        // A Django check can outlast any read's bound; the write must not be raced.
+        assert!(answer_wait(t, true) >= Duration::from_secs(24 * 3600));
     }
 }

@@ -9,7 +9,8 @@
 //!   request line is sent as it is read (up to `--jobs` in flight) and the bundles written in
 //!   input order; lines the daemon does not answer (writes) and every line after the daemon
 //!   is lost are answered in-process.
-//! - `server`: the daemon process (`lanser daemon serve`, started on demand).
+//! - `server`: the daemon process (`lanser daemon serve`, started on demand); its `refresh`
+//!   pulls the base view's diagnostics in the background after every change.
 //! - `fresh`: bringing the server's view in line with disk before every answer.
 //! - `transport`: the platform's way in — a Unix socket, or a Windows named pipe.
 //!

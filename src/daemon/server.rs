@@ -13,6 +13,7 @@
 //! timeout, on `stop`, or when a client of another build or environment asks (that client
 //! then starts a fresh one).
 
+mod refresh;
 mod stream;
 
 use super::fresh;
@@ -84,6 +85,8 @@ struct Daemon {
     /// Batch request lines are parsed with the CLI's definitions, built once.
     parser: RefCell<LineParser>,
     stop: Notify,
+    /// The background refresh of the base view ([`refresh`]), woken after each request.
+    refresh: refresh::Refresh,
 }
 
 tokio::task_local! {
@@ -117,6 +120,7 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
         engine: Mutex::new(Engine::default()),
         parser: RefCell::new(LineParser::default()),
         stop: Notify::new(),
+        refresh: refresh::Refresh::from_env(),
     });
     eprintln!(
         "lanser daemon {} serving {} (pid {}, idle timeout {:?})",
@@ -131,6 +135,7 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
     let local = tokio::task::LocalSet::new();
     local
         .run_until(async {
+            tokio::task::spawn_local(refresh::run(daemon.clone()));
             loop {
                 tokio::select! {
                     conn = listener.accept() => {
@@ -141,6 +146,7 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
                                 let _ = d.connection(read, write).await;
                                 d.active.set(d.active.get() - 1);
                                 d.last.set(Instant::now());
+                                d.refresh.wake();
                             });
                         }
                     }
@@ -159,6 +165,8 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
             }
         })
         .await;
+    // The tasks left (the refresh, a connection) are dropped with their locks.
+    drop(local);
     listener.close(&daemon.paths);
     if daemon.paths.live_pid() == Some(std::process::id()) {
         let _ = std::fs::remove_file(&daemon.paths.pid);
@@ -607,7 +615,9 @@ impl Daemon {
             engine.memo.clear();
         } else {
             synced = self.absorb(engine, &changes);
+            self.queue_after(engine, &synced);
         }
+        let synced = self.refresh.with_absorbed(synced);
         let orch = engine.orch.as_mut().expect("created above");
         orch.set_options(Options {
             tap: None,
@@ -654,6 +664,7 @@ impl Daemon {
                 v["generation"] = json!(self.ws.index().generation());
                 v
             }),
+            "refresh": self.refresh.status(),
             "rssKiB": super::rss_kib(std::process::id()),
             "serverName": server.as_ref().map(|s| s.name.clone()),
             "serverVersion": server.and_then(|s| s.version),

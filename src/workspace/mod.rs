@@ -46,6 +46,8 @@ pub struct Workspace {
     roots: Arc<Mutex<Option<Vec<PathBuf>>>>,
     /// The file types the index tracks besides the sources ([`Workspace::track`]).
     types: Arc<Mutex<walk::Types>>,
+    /// What lanser wrote since the last [`Workspace::take_written`], once asked to keep it.
+    written: Arc<Mutex<Option<index::Changes>>>,
 }
 
 impl std::fmt::Debug for Workspace {
@@ -106,6 +108,7 @@ impl Workspace {
             index: Arc::default(),
             roots: Arc::default(),
             types: Arc::default(),
+            written: Arc::default(),
         }
     }
 
@@ -141,7 +144,24 @@ impl Workspace {
         };
         drop(g);
         self.forget_roots();
+        if let Some(kept) = self
+            .written
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_mut()
+        {
+            kept.created.extend(changes.created.iter().cloned());
+            kept.changed.extend(changes.changed.iter().cloned());
+            kept.deleted.extend(changes.deleted.iter().cloned());
+        }
         changes
+    }
+
+    /// What lanser wrote (through [`Workspace::wrote`]) since the last call; the first call
+    /// starts keeping it (the daemon's background refresh asks).
+    pub fn take_written(&self) -> index::Changes {
+        let mut g = self.written.lock().unwrap_or_else(|p| p.into_inner());
+        g.replace(index::Changes::default()).unwrap_or_default()
     }
 
     /// The import roots, in Pyright's lookup order ([`pyconfig::import_roots`]).

@@ -9,6 +9,7 @@ mod check_scope;
 mod contract;
 mod daemon;
 mod daemon_batch;
+mod daemon_refresh;
 mod diag_memo;
 mod edit;
 mod facts;
