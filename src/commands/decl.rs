@@ -4,7 +4,7 @@
 //! A server that does not declare `declarationProvider` gets `E/UNSUPPORTED_CAP` without the
 //! request being sent.
 
-use super::positional::{ask, Wait};
+use super::positional::{goto, Wait};
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{Location, Provenance};
@@ -13,7 +13,6 @@ use crate::error::Result;
 use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::GotoDeclaration;
-use lsp_types::GotoDefinitionParams;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -46,20 +45,10 @@ impl Operation for Decl {
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
         // A declaration may be in another file: wait for the project, as `refs` does.
-        let asked = ask::<GotoDeclaration>(
-            o,
-            &self.selector,
-            Feature::Declaration,
-            Wait::ForProject,
-            |at| GotoDefinitionParams {
-                text_document_position_params: at,
-                work_done_progress_params: Default::default(),
-                partial_result_params: Default::default(),
-            },
-        )
-        .await?;
-        let declarations = o.normalizer().goto(&asked.answer);
-        Ok(asked.outcome(DeclFacts {
+        let found =
+            goto::<GotoDeclaration>(o, &self.selector, Feature::Declaration, Wait::ForProject)
+                .await?;
+        Ok(found.map(|declarations| DeclFacts {
             declarations,
             provenance: Provenance::Lsp,
         }))

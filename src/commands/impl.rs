@@ -2,7 +2,7 @@
 //! implemented — subclass overrides, protocol members. Cross-file, so it waits for the
 //! project to load.
 
-use super::positional::{ask, Wait};
+use super::positional::{goto, Wait};
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{ImplFacts, Provenance};
@@ -11,7 +11,6 @@ use crate::error::Result;
 use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::GotoImplementation;
-use lsp_types::GotoDefinitionParams;
 
 /// Where the symbol at SELECTOR is implemented (textDocument/implementation)
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
@@ -30,20 +29,14 @@ impl Operation for Impl {
         Some(&self.selector)
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
-        let asked = ask::<GotoImplementation>(
+        let found = goto::<GotoImplementation>(
             o,
             &self.selector,
             Feature::Implementation,
             Wait::ForProject,
-            |at| GotoDefinitionParams {
-                text_document_position_params: at,
-                work_done_progress_params: Default::default(),
-                partial_result_params: Default::default(),
-            },
         )
         .await?;
-        let implementations = o.normalizer().goto(&asked.answer);
-        Ok(asked.outcome(ImplFacts {
+        Ok(found.map(|implementations| ImplFacts {
             implementations,
             provenance: Provenance::Lsp,
         }))

@@ -6,13 +6,14 @@
 //! its facts are read from the answer.
 
 use super::gate::require;
+use crate::bundle::facts::Location;
 use crate::bundle::Resolution;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::relocate::Target;
 use lsp_types::request::Request;
-use lsp_types::TextDocumentPositionParams;
+use lsp_types::{GotoDefinitionParams, GotoDefinitionResponse, TextDocumentPositionParams};
 
 /// Whether the answer waits for the server's project load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,4 +67,25 @@ pub async fn ask<R: Request>(
         resolution,
         complete,
     })
+}
+
+/// Ask a request of definition's shape (implementation, declaration: a position in, locations
+/// out) at the position `selector` names: the locations the server answers, normalized.
+pub async fn goto<R>(
+    o: &mut Orchestrator,
+    selector: &str,
+    feature: Feature,
+    wait: Wait,
+) -> Result<Outcome<Vec<Location>>>
+where
+    R: Request<Params = GotoDefinitionParams, Result = Option<GotoDefinitionResponse>>,
+{
+    let asked = ask::<R>(o, selector, feature, wait, |at| GotoDefinitionParams {
+        text_document_position_params: at,
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    })
+    .await?;
+    let locations = o.normalizer().goto(&asked.answer);
+    Ok(asked.outcome(locations))
 }
