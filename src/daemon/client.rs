@@ -14,6 +14,7 @@ use crate::bundle::Bundle;
 use crate::cli::Cli;
 use crate::commands::Op;
 use crate::commands::Request;
+use crate::error::{ErrorCode, LanserError};
 use crate::exit::ExitStatus;
 use crate::orchestrator::Options;
 use crate::workspace::Workspace;
@@ -61,8 +62,23 @@ pub fn answer(
     // back before anything reads the files.
     crate::edits::apply::recover_and_report(&ws.root).ok()?;
     install_on_first_need(&ws, opts);
-    match run_remote(&ws, opts, request.op.writes_files()) {
+    let writes = request.op.writes_files();
+    match run_remote(&ws, opts, writes) {
         Ok(reply) => Some(print_reply(reply, cli.global.json, &ws)),
+        // A write the daemon still holds must not be run a second time here: it may yet
+        // write, and this process would race it.
+        Err(e) if writes && Paths::for_root(&ws.root).live_pid().is_some() => {
+            Some(Err(LanserError::new(
+                ErrorCode::LsTimeout,
+                format!(
+                    "the daemon has not answered this write within {} s and is still running; \
+                     it may still write (see `lanser daemon status`); this process wrote \
+                     nothing ({})",
+                    answer_wait(opts.timeout, true).as_secs(),
+                    crate::error::chain(&e)
+                ),
+            )))
+        }
         Err(e) => {
             eprintln!(
                 "lanser: daemon unavailable ({}); answering in-process",
@@ -90,18 +106,16 @@ pub(super) fn install_on_first_need(ws: &Workspace, opts: &Options) {
 
 /// How long the CLI waits for the daemon's answer. A read gives up after its bound (a cold
 /// start pays for the server and the project load, bounded by --timeout) and is answered
-/// in-process. A write is waited for as long as the daemon lives: the daemon never drops a
-/// write midway, so a CLI that gave up and wrote in-process would race the daemon's own
-/// write — and report "nothing was applied" for a file the daemon then wrote.
+/// in-process. A write gets a longer bound (a Django check took 337 s): the daemon never drops
+/// a write midway, so a CLI that gave up and wrote in-process would race the daemon's own
+/// write. A write not answered within its bound while the daemon lives is an error
+/// ([`answer`]), never run again here.
 fn answer_wait(timeout: Duration, writes: bool) -> Duration {
     match writes {
-        true => WRITE_WAIT,
+        true => timeout * 10 + Duration::from_secs(600),
         false => timeout * 3 + Duration::from_secs(30),
     }
 }
-
-/// [`answer_wait`] for a write: a week, for "until the daemon answers or dies".
-const WRITE_WAIT: Duration = Duration::from_secs(7 * 24 * 3600);
 
 fn run_remote(ws: &Workspace, opts: &Options, writes: bool) -> Result<FromDaemon, DaemonError> {
     let argv = std::env::args_os()
@@ -275,7 +289,7 @@ mod tests {
     fn a_write_is_waited_for_and_a_read_is_bounded() {
         let t = Duration::from_secs(60);
         assert_eq!(answer_wait(t, false), Duration::from_secs(210));
-        // A Django check can outlast any read's bound; the write must not be raced.
-        assert!(answer_wait(t, true) >= Duration::from_secs(24 * 3600));
+        // A Django check (337 s) can outlast a read's bound; a write's holds it.
+        assert_eq!(answer_wait(t, true), Duration::from_secs(1200));
     }
 }
