@@ -236,6 +236,7 @@ pub fn language_id(path: &str) -> String {
         _ if matches!(name, "Dockerfile" | "Containerfile") => "dockerfile",
         _ if name == "CMakeLists.txt" => "cmake",
         _ if matches!(name, "justfile" | "Justfile" | ".justfile") => "just",
+        _ if matches!(name, "Makefile" | "makefile" | "GNUmakefile") => "makefile",
         "py" | "pyi" | "pyw" => "python",
         // An executable script with no extension reaches a server only as Python (a `#!` line
         // naming python routes it to Pyright).
@@ -326,6 +327,7 @@ mod tests {
         assert_eq!(language_id("notes.MD"), "markdown");
         assert_eq!(language_id("conf/site.nginx"), "nginx");
         assert_eq!(language_id("bin/tool"), "python");
+        assert_eq!(language_id("src/Makefile"), "makefile");
         assert_eq!(language_id("pkg/stub.pyi"), "python");
     }
 }
