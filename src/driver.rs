@@ -16,12 +16,17 @@ use crate::replay;
 use crate::schema;
 use crate::tools;
 use crate::trace;
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches};
 
 /// Run the command line: the status to exit with, or the error that ended the run (which
 /// [`output::report`] prints).
 pub fn run() -> Result<ExitStatus, LanserError> {
-    let cli = match cli::Cli::try_parse() {
+    // Parsed once: the matches also give a traced run its request line.
+    cli::note_parse("command-line");
+    let parsed = cli::Cli::command()
+        .try_get_matches()
+        .and_then(|m| cli::Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let (cli, matches) = match parsed {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -33,10 +38,10 @@ pub fn run() -> Result<ExitStatus, LanserError> {
         .enable_all()
         .build()
         .map_err(|e| LanserError::internal("cannot start the tokio runtime").with_source(e))?;
-    runtime.block_on(run_cli(cli))
+    runtime.block_on(run_cli(cli, matches))
 }
 
-async fn run_cli(cli: cli::Cli) -> Result<ExitStatus, LanserError> {
+async fn run_cli(cli: cli::Cli, matches: clap::ArgMatches) -> Result<ExitStatus, LanserError> {
     match &cli.command {
         cli::Command::Batch { servers, .. } => {
             // Through the workspace's warm daemon unless opted out, traced, or asked for
@@ -97,7 +102,8 @@ async fn run_cli(cli: cli::Cli) -> Result<ExitStatus, LanserError> {
     }
     let bundle = orch.execute(&request).await;
     if let Some(r) = &recorder {
-        r.op(1, &batch::own_request_line(), false, &bundle);
+        let line = batch::request_line(&matches).unwrap_or_default();
+        r.op(1, &line, false, &bundle);
     }
     let text = if cli.global.json {
         format!("{}\n", bundle.to_jcs())

@@ -26,7 +26,7 @@ impl Default for LineParser {
 }
 
 /// A batch line that asks for no request: the `cmd` it named (empty if none) and why.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 #[error("{why}")]
 pub struct BadLine {
     pub cmd: String,
@@ -120,6 +120,7 @@ impl LineParser {
         argv.extend(flags);
         argv.push("--".into());
         argv.extend(positionals.into_iter().flat_map(|(_, v)| v));
+        crate::cli::note_parse("line");
         let matches = self
             .cli
             .try_get_matches_from_mut(argv)
@@ -193,14 +194,4 @@ pub fn request_line(matches: &ArgMatches) -> Option<String> {
     }
     line.insert("args".into(), Value::Object(args));
     Some(Value::Object(line).to_string())
-}
-
-/// The request line of this process's own command (`lanser def SEL` → `{"cmd":"def",…}`).
-pub fn own_request_line() -> String {
-    use clap::CommandFactory;
-    Cli::command()
-        .try_get_matches_from(std::env::args_os())
-        .ok()
-        .and_then(|m| request_line(&m))
-        .unwrap_or_default()
 }

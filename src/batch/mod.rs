@@ -31,7 +31,7 @@ mod line;
 pub mod pool;
 
 pub use io::{py_modules, Output, Source};
-pub use line::{own_request_line, request_line, BadLine, LineParser};
+pub use line::{request_line, BadLine, LineParser};
 
 use crate::batch::pool::{Pool, Worker};
 use crate::bundle::{Bundle, RequestEcho};

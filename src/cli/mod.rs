@@ -15,6 +15,27 @@ pub use sub::{
     TraceCmd,
 };
 
+/// Set to a file's path: every parse of words by lanser's command-line definitions (a command
+/// line, a request line of a batch or an MCP call, a trace's command line) appends a line
+/// `<pid> <what>` to it — how a test sees that a request is parsed once, whatever its route.
+pub const PARSE_LOG_ENV: &str = "LANSER_PARSE_LOG";
+
+/// Note one parse of `what` (see [`PARSE_LOG_ENV`]).
+pub fn note_parse(what: &str) {
+    let Some(path) = std::env::var_os(PARSE_LOG_ENV) else {
+        return;
+    };
+    use std::io::Write;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path);
+    if let Ok(mut f) = file {
+        // One write of one short line: lines of processes appending at once stay whole.
+        let _ = f.write_all(format!("{} {what}\n", std::process::id()).as_bytes());
+    }
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "lanser",
@@ -31,7 +52,10 @@ pub struct Cli {
     pub command: Command,
 }
 
-#[derive(Debug, Args)]
+/// The options every command takes. It crosses the daemon's socket as a value (with the
+/// request), so the daemon never parses a command line.
+#[derive(Debug, Clone, Args, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Global {
     /// Workspace root (default: nearest ancestor with pyrightconfig.json, pyproject.toml,
     /// setup.py, setup.cfg or .git, else the current directory)

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::orchestrator::{capability_summary, Orchestrator, Outcome};
 
 /// The server's capabilities (starts it)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Capabilities {}
 

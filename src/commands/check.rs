@@ -17,7 +17,7 @@ use crate::selector::resolve::Document;
 use std::io::Read;
 
 /// Diagnostics a unified diff would add or remove, measured in memory (disk untouched)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Check {
     /// The patch file (`-` for stdin)

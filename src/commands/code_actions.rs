@@ -22,12 +22,11 @@ use lsp_types::{
 use serde_json::{json, Value};
 
 /// List code actions at SELECTOR, or preview/apply one with --apply INDEX|TITLE
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct CodeActions {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
     pub selector: String,
     /// Only actions of this kind (quickfix, source.organizeImports, …)
     #[arg(long)]

@@ -21,12 +21,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Completion items at SELECTOR (textDocument/completion), e.g. after `user.`
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Complete {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
     pub selector: String,
     /// Resolve each item (completionItem/resolve) for its detail and documentation
     #[arg(long)]

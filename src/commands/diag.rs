@@ -12,7 +12,7 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Diagnostics for files or globs (default: every Python file of the workspace)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Diag {
     /// Files or globs (workspace-relative)

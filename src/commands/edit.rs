@@ -21,12 +21,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Edit the definition at SELECTOR (one mode flag): a preview (diff, plan, diagnostics delta) unless --apply
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Edit {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
     pub selector: String,
     /// Replace its body: everything after the header's `:` (docstring included) or between `{` and `}`
     #[arg(long, conflicts_with_all = ["replace", "insert_before", "insert_after", "delete"])]

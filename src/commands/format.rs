@@ -28,7 +28,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Format FILE with the server's formatter: a preview (diff + plan) unless --apply
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Format {
     /// The file (workspace-relative or absolute)

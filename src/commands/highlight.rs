@@ -17,12 +17,11 @@ use lsp_types::{DocumentHighlightKind, DocumentHighlightParams};
 use serde_json::Value;
 
 /// Every occurrence of the symbol at SELECTOR in its file, read or write
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Highlight {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
     pub selector: String,
 }
 

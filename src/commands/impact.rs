@@ -22,11 +22,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// What a change can affect: the definitions it touches, their callers and references
 /// (transitively), and the tests that reach them
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Impact {
     /// The changed symbol (path@L42:C7, py://…, …); or give --patch
-    #[serde(skip)]
     pub selector: Option<String>,
     /// A unified diff: its changed lines seed the analysis (`-` for stdin)
     #[arg(long, value_name = "FILE", conflicts_with = "selector")]

@@ -13,12 +13,11 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::request::GotoImplementation;
 
 /// Where the symbol at SELECTOR is implemented (textDocument/implementation)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Impl {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
     pub selector: String,
 }
 

@@ -13,12 +13,11 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use crate::relocate::durable;
 
 /// Resolve SELECTOR to a range without asking the server
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Locate {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
     pub selector: String,
     /// Show the lines the range covers
     #[arg(long)]

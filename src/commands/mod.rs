@@ -84,8 +84,9 @@ pub trait Operation:
         None
     }
     /// The other flags, by long name, for `request.args` (in the hash domain): every field
-    /// the struct serializes — a new flag is in the hash domain unless its field says
-    /// `#[serde(skip)]` (the selector, which travels beside the args, is).
+    /// the struct serializes but those [`NOT_ARGS`] names (the selector, which travels beside
+    /// the args, and `--dry-run`, which only turns `apply` off) — a new flag is in the hash
+    /// domain unless it is added there.
     fn args(&self) -> Map<String, Value> {
         args_of(self)
     }
@@ -241,6 +242,37 @@ macro_rules! operations {
             }
         }
 
+        /// The whole request as a value (`{"cmd", "op"}`, every field of the operation): what
+        /// crosses the daemon's socket, read back by [`Op::from_wire`] without a parse.
+        impl serde::Serialize for Op {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                let mut st = s.serialize_struct("Op", 2)?;
+                st.serialize_field("cmd", self.name())?;
+                match self { $(Op::$variant(a) => st.serialize_field("op", a)?,)* }
+                st.end()
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for Op {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Op, D::Error> {
+                use serde::de::Error;
+                #[derive(serde::Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct Wire {
+                    cmd: String,
+                    op: Value,
+                }
+                let w = Wire::deserialize(d)?;
+                $(if w.cmd == <$ty as Operation>::NAME {
+                    return <$ty as serde::Deserialize>::deserialize(w.op)
+                        .map(Op::$variant)
+                        .map_err(D::Error::custom);
+                })*
+                Err(D::Error::custom(format!("unknown operation {:?}", w.cmd)))
+            }
+        }
+
         /// `(request.cmd, schema of its facts)` for every operation, by name.
         pub fn facts_schemas() -> Vec<(&'static str, Maker)> {
             let mut all: Vec<(&'static str, Maker)> = vec![
@@ -310,7 +342,8 @@ operations! {
 /// One request: an operation with its arguments — what the command line, a batch line, the
 /// daemon and a trace all turn into before anything runs. Equal requests ask the same (the
 /// batch memo's key).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
 pub struct Request {
     pub op: Op,
 }
@@ -346,10 +379,18 @@ pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome<Value>> 
     req.op.run(o).await
 }
 
-/// An operation's serialized fields as `request.args`.
+/// The fields an operation serializes that are not `request.args`: the selector travels
+/// beside them, and `--dry-run` only turns `apply` off (which `apply` says). An operation's
+/// serialization keeps them, so that it is its whole request (the daemon's wire form).
+pub const NOT_ARGS: &[&str] = &["selector", "dry-run"];
+
+/// An operation's serialized fields as `request.args`: all but [`NOT_ARGS`].
 pub(crate) fn args_of<T: serde::Serialize + ?Sized>(op: &T) -> Map<String, Value> {
     match serde_json::to_value(op) {
-        Ok(Value::Object(m)) => m,
+        Ok(Value::Object(mut m)) => {
+            m.retain(|k, _| !NOT_ARGS.contains(&k.as_str()));
+            m
+        }
         _ => Map::new(),
     }
 }
@@ -362,12 +403,11 @@ pub(crate) fn negated<S: serde::Serializer>(
     s.serialize_bool(!flag)
 }
 
-/// A value recorded only as whether it was given.
-pub(crate) fn is_some<T, S: serde::Serializer>(
-    v: &Option<T>,
-    s: S,
-) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_bool(v.is_some())
+/// The flag [`negated`] recorded, read back.
+pub(crate) fn unnegated<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<bool, D::Error> {
+    <bool as serde::Deserialize>::deserialize(d).map(|b| !b)
 }
 
 #[cfg(test)]
@@ -384,6 +424,12 @@ mod registry_tests {
             .collect();
         let named: BTreeSet<String> = facts_schemas().iter().map(|(n, _)| n.to_string()).collect();
         assert_eq!(subcommands, named);
+    }
+
+    /// `r` serialized as the daemon's socket carries it and read back.
+    fn over_the_wire(r: &Request) -> Request {
+        let text = serde_json::to_string(r).unwrap();
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"))
     }
 
     /// Every flag of every operation is in the hash domain (it changes `request.args` or the
@@ -423,6 +469,11 @@ mod registry_tests {
                 );
             }
             let before = Request::parse(&base).unwrap_or_else(|e| panic!("{base:?}: {e}"));
+            assert_eq!(
+                over_the_wire(&before),
+                before,
+                "{base:?} changed on the wire"
+            );
             for a in &args {
                 if a.is_required_set() {
                     continue;
@@ -440,6 +491,11 @@ mod registry_tests {
                     words.push(value.unwrap_or_else(|| "7".into()));
                 }
                 let after = Request::parse(&words).unwrap_or_else(|e| panic!("{words:?}: {e}"));
+                assert_eq!(
+                    over_the_wire(&after),
+                    after,
+                    "{words:?} changed on the wire"
+                );
                 let differs =
                     after.op.args() != before.op.args() || after.selector() != before.selector();
                 assert!(
@@ -464,6 +520,18 @@ mod registry_tests {
             (r.selector(), &r.op.args()["file"]),
             (None, &Value::from("a.py"))
         );
+        // The payload crosses the wire whole, and is in `request.args` only as given or not.
+        let r = Request::parse([
+            "request",
+            "workspace/symbol",
+            "--payload",
+            r#"{"query":"x"}"#,
+        ]);
+        let r = r.unwrap();
+        assert_eq!(r.op.args()["payload"], true);
+        assert!(!r.op.args().contains_key("target"));
+        assert!(serde_json::to_string(&r).unwrap().contains(r#"\"query\""#));
+        assert_eq!(over_the_wire(&r), r);
         let pick = |extra: &[&str]| {
             let mut w = vec!["code-actions", "a.py@L1:x", "--apply", "0"];
             w.extend(extra);

@@ -18,14 +18,14 @@ use lsp_types::{DidSaveTextDocumentParams, FileChangeType, WorkspaceEdit};
 use std::path::PathBuf;
 
 /// The safety envelope's flags, shared by every mutating command.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct MutationFlags {
     /// Preview only (the default for rename; with code-actions --apply, preview that action)
     #[arg(long)]
-    // Not a key of its own: it only turns `apply` off, which the command's `apply` says
-    // (rename and rename-file refuse --apply with --dry-run; code-actions folds it in).
-    #[serde(skip)]
+    // Not in `request.args` (`super::NOT_ARGS`): it only turns `apply` off, which the
+    // command's `apply` says (rename and rename-file refuse --apply with --dry-run;
+    // code-actions folds it in).
     pub dry_run: bool,
     /// How to write: lanser's journaled transaction (direct) or `git apply --3way` (git)
     #[arg(long, default_value = "direct", value_parser = ["direct", "git"])]

@@ -15,16 +15,19 @@ use lsp_types::request::References;
 use lsp_types::{ReferenceContext, ReferenceParams};
 
 /// Every reference to the symbol at SELECTOR
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Refs {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
     pub selector: String,
     /// Leave the declaration itself out
     #[arg(long)]
-    #[serde(rename = "include-declaration", serialize_with = "super::negated")]
+    #[serde(
+        rename = "include-declaration",
+        serialize_with = "super::negated",
+        deserialize_with = "super::unnegated"
+    )]
     pub exclude_declaration: bool,
 }
 

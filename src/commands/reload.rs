@@ -16,7 +16,7 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use lsp_types::notification::{DidChangeConfiguration, Notification};
 
 /// Re-read lanser.toml and reconfigure running sessions (none in the one-shot CLI)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Reload {}
 

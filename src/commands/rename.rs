@@ -16,12 +16,11 @@ use lsp_types::request::Rename as RenameRequest;
 use lsp_types::RenameParams;
 
 /// Rename the symbol at SELECTOR: a preview (diff + WorkspaceEdit) unless --apply
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Rename {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
     pub selector: String,
     /// The new identifier
     pub new_name: String,

@@ -26,7 +26,7 @@ use lsp_types::{FileRename, RenameFilesParams};
 
 /// Move a module file or package directory and rewrite every import of it: a preview
 /// (diff + WorkspaceEdit) unless --apply
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct RenameFile {
     /// The module file (`src/pkg/mod.py`) or package directory to move

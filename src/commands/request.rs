@@ -33,7 +33,7 @@ use lsp_types::{DocumentSymbolResponse, GotoDefinitionResponse, WorkspaceSymbolR
 use serde_json::{json, Map, Value};
 
 /// Send a raw LSP request; params from --payload, a selector, or a file path
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct RawRequest {
     /// The LSP method, e.g. textDocument/documentSymbol
@@ -41,13 +41,13 @@ pub struct RawRequest {
     /// A selector (TextDocumentPositionParams) or a file path without `@`
     /// (TextDocumentIdentifier)
     #[arg(conflicts_with = "payload")]
-    #[serde(skip)] // the request's `selector`, or `file` (below)
+    // Not in `request.args`: the request's `selector`, or `file` (`args` below).
     pub target: Option<String>,
     /// The params as JSON, sent verbatim
     #[arg(long, value_name = "JSON")]
-    // Whether there is one: the params sent, with workspace URIs made relative, are
-    // `facts.params`; the payload itself would put this machine's paths into the hash domain.
-    #[serde(serialize_with = "super::is_some")]
+    // In `request.args`, only whether there is one: the params sent, with workspace URIs made
+    // relative, are `facts.params`; the payload itself would put this machine's paths into
+    // the hash domain (`args` below).
     pub payload: Option<String>,
 }
 
@@ -71,9 +71,12 @@ impl Operation for RawRequest {
     fn selector(&self) -> Option<&str> {
         self.target.as_deref().filter(|t| t.contains('@'))
     }
-    /// The derived flags, plus the `file` a target without `@` names.
+    /// The derived flags, plus the `file` a target without `@` names; of the payload, only
+    /// whether there is one.
     fn args(&self) -> Map<String, Value> {
         let mut m = super::args_of(self);
+        m.remove("target");
+        m.insert("payload".into(), self.payload.is_some().into());
         m.insert("file".into(), self.file().into());
         m
     }

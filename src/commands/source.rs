@@ -15,12 +15,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The code of the definition at SELECTOR: decorators, signature, docstring and body
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Source {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
     pub selector: String,
     /// Only its decorators and header (through the `:` or `{` that opens the body)
     #[arg(long)]

@@ -11,7 +11,7 @@ use crate::orchestrator::{Orchestrator, Outcome};
 use crate::servers;
 
 /// Configured servers, their resolved commands and versions (starts nothing)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Status {}
 

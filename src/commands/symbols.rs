@@ -15,7 +15,7 @@ use lsp_types::request::{DocumentSymbolRequest, WorkspaceSymbolRequest};
 use lsp_types::{DocumentSymbolParams, WorkspaceSymbolParams};
 
 /// A file's outline, or workspace symbols with --query
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Symbols {
     /// The file to outline (workspace-relative or absolute)

@@ -18,11 +18,10 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// The tests that reach a definition or a patch; --run runs them on an overlay
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Tests {
     /// The definition (path@L42:C7, py://…, …); or give --patch
-    #[serde(skip)]
     pub selector: Option<String>,
     /// A unified diff: the tests for its change (`-` for stdin)
     #[arg(long, value_name = "FILE", conflicts_with = "selector")]

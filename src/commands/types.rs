@@ -25,12 +25,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Base classes and subclasses of the type at SELECTOR (both unless one flag is given)
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Types {
     /// The target: path@L42:C7, path@L42:name#N, path@R(l,c->l,c), py://…, sym://…,
     /// ast://…, anchor://… or a JSON PositionSpec
-    #[serde(skip)]
     pub selector: String,
     /// Only the types it derives from
     #[arg(long, conflicts_with = "subtypes")]

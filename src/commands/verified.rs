@@ -23,7 +23,7 @@ use serde_json::json;
 
 /// The flags of a verified write (`apply --patch`, `edit`), flattened into each: whether to
 /// write, and whether to refuse a change that adds an error.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct VerifiedFlags {
     /// Write the change (transactionally, inside the safety envelope)

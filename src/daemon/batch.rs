@@ -40,7 +40,7 @@ struct Remote {
     build: String,
     env: String,
     cwd: PathBuf,
-    argv: Vec<String>,
+    global: Box<crate::cli::Global>,
     /// How long one answer may take (it may queue behind the others in flight).
     wait: Duration,
 }
@@ -63,9 +63,12 @@ enum Pending {
     Local,
 }
 
+/// A request line, parsed once: the request, or why it asks for none.
+type Parsed = std::result::Result<crate::commands::Request, crate::batch::BadLine>;
+
 struct Slot {
     line: usize,
-    text: String,
+    parsed: Parsed,
     pending: Pending,
     /// A line answered here that writes: nothing after it is read before it is answered.
     holds: bool,
@@ -89,9 +92,6 @@ pub async fn run(cli: &Cli) -> Option<Result<ExitStatus>> {
     let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd).ok()?;
     let config = crate::config::Config::load(&ws.root).ok()?;
     config.select(opts.server.as_deref()).ok()?;
-    let argv = std::env::args_os()
-        .map(|a| a.into_string().ok())
-        .collect::<Option<Vec<_>>>()?;
     crate::edits::apply::recover_and_report(&ws.root).ok()?;
     client::install_on_first_need(&ws, &opts);
     let paths = Paths::for_root(&ws.root);
@@ -108,10 +108,12 @@ pub async fn run(cli: &Cli) -> Option<Result<ExitStatus>> {
         build: super::build_id(),
         env: super::env_fingerprint(),
         cwd: opts.cwd.clone(),
-        argv,
+        global: Box::new(cli.global.clone()),
         wait: opts.timeout * 3 + Duration::from_secs(30),
     };
-    let stream = match Stream::open(&remote).await {
+    // The daemon reads a batch's input file ahead (its `py://` modules parsed early).
+    let ahead = (input != "-").then(|| opts.cwd.join(input));
+    let stream = match Stream::open(&remote, ahead).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!(
@@ -171,12 +173,16 @@ struct Stream {
 impl Stream {
     /// Open a stream for the batch; a daemon of another build is replaced once, as for a
     /// command line.
-    async fn open(remote: &Remote) -> std::result::Result<Stream, DaemonError> {
+    async fn open(
+        remote: &Remote,
+        input: Option<PathBuf>,
+    ) -> std::result::Result<Stream, DaemonError> {
         let header = ToDaemon::Batch {
             build: remote.build.clone(),
             env: remote.env.clone(),
             cwd: remote.cwd.clone(),
-            argv: remote.argv.clone(),
+            global: remote.global.clone(),
+            input,
         };
         let mut header = serde_json::to_string(&header).map_err(protocol)?;
         header.push('\n');
@@ -211,12 +217,12 @@ impl Stream {
         Err(protocol("the daemon was replaced twice"))
     }
 
-    /// Send line `line_no`; its answer arrives on the receiver.
-    async fn send(&mut self, line_no: usize, line: &str) -> oneshot::Receiver<Reply> {
+    /// Send line `line_no`, parsed; its answer arrives on the receiver.
+    async fn send(&mut self, line_no: usize, parsed: &Parsed) -> oneshot::Receiver<Reply> {
         let (tx, rx) = oneshot::channel();
         let msg = StreamLine {
             line_no,
-            line: line.to_string(),
+            parsed: parsed.clone(),
         };
         let mut text = serde_json::to_string(&msg).unwrap_or_default();
         text.push('\n');
@@ -293,7 +299,7 @@ impl Batch {
             }) = window.front()
             {
                 let slot = window.pop_front().expect("a front slot");
-                self.answer_here(slot.line, &slot.text).await?;
+                self.answer_here(slot.line, &slot.parsed).await?;
                 continue;
             }
             let read = !eof && window.len() < jobs && !window.back().is_some_and(|s| s.holds);
@@ -327,7 +333,7 @@ impl Batch {
                             })?;
                             self.emit(slot.line, &jcs, &bundle)?;
                         }
-                        Reply::Declined => self.answer_here(slot.line, &slot.text).await?,
+                        Reply::Declined => self.answer_here(slot.line, &slot.parsed).await?,
                         Reply::Lost(e) => {
                             if self.stream.take().is_some() {
                                 eprintln!(
@@ -335,7 +341,7 @@ impl Batch {
                                     crate::error::chain(&e)
                                 );
                             }
-                            self.answer_here(slot.line, &slot.text).await?;
+                            self.answer_here(slot.line, &slot.parsed).await?;
                         }
                     }
                 }
@@ -345,32 +351,36 @@ impl Batch {
 
     /// Send line `line` to the daemon, or leave it to this process.
     async fn dispatch(&mut self, line: usize, text: String) -> Slot {
-        // A line that is not a request is answered by the daemon too (its error bundle).
-        let (here, holds) = match self.parser.parse(&text) {
+        // Parsed here, once; a line that is not a request is answered by the daemon too (its
+        // error bundle).
+        let parsed = self.parser.parse(&text);
+        let (here, holds) = match &parsed {
             Ok(r) if !client::routable_line(&r.op) => (true, r.op.changes_server_view()),
             _ => (false, false),
         };
         let pending = match self.stream.as_mut() {
-            Some(stream) if !here => Pending::Remote(stream.send(line, &text).await),
+            Some(stream) if !here => Pending::Remote(stream.send(line, &parsed).await),
             _ => Pending::Local,
         };
         Slot {
             line,
-            text,
+            parsed,
             pending,
             holds,
         }
     }
 
     /// Answer line `line` in this process, exactly as the in-process batch does.
-    async fn answer_here(&mut self, line: usize, text: &str) -> Result<()> {
+    async fn answer_here(&mut self, line: usize, parsed: &Parsed) -> Result<()> {
         if self.orch.is_none() {
             self.orch = Some(Orchestrator::new(self.opts.clone())?);
         }
         let orch = self.orch.as_mut().expect("made above");
-        let bundle = match self.parser.parse(text) {
-            Ok(request) => orch.execute(&request).await,
-            Err(crate::batch::BadLine { cmd, why }) => line_error(orch, line, cmd, &why).await,
+        let bundle = match parsed {
+            Ok(request) => orch.execute(request).await,
+            Err(crate::batch::BadLine { cmd, why }) => {
+                line_error(orch, line, cmd.clone(), why).await
+            }
         };
         self.emit(line, &bundle.to_jcs(), &bundle)
     }
@@ -391,15 +401,15 @@ async fn wait_for(front: Option<&mut Pending>) -> Reply {
     }
 }
 
-/// One request line answered by the workspace's daemon at `root` (started when needed), as
-/// `lanser batch` with the command line `argv` (whose global options apply) would write it:
-/// `Ok(Some(jcs))`, or `Ok(None)` when the daemon declined the line (this process answers
-/// it). Another client of the same daemon (`lanser mcp`) uses this.
-pub fn answer_line(
+/// One request, parsed by the caller, answered by the workspace's daemon at `root` (started
+/// when needed) as `lanser batch` under the options `global` would write it as a line:
+/// `Ok(Some(jcs))`, or `Ok(None)` when the daemon declined it (this process answers it).
+/// Another client of the same daemon (`lanser mcp`) uses this.
+pub fn answer_request(
     root: &std::path::Path,
     cwd: &std::path::Path,
-    argv: Vec<String>,
-    line: String,
+    global: crate::cli::Global,
+    request: crate::commands::Request,
     wait: Duration,
     held: Option<&client::Held>,
 ) -> std::result::Result<Option<String>, DaemonError> {
@@ -411,16 +421,16 @@ pub fn answer_line(
         build: super::build_id(),
         env: super::env_fingerprint(),
         cwd: cwd.to_path_buf(),
-        argv,
+        global: Box::new(global),
         wait,
     };
-    let msg = ToDaemon::Line {
+    let msg = ToDaemon::Ask {
         build: remote.build.clone(),
         env: remote.env.clone(),
         cwd: remote.cwd.clone(),
-        argv: remote.argv.clone(),
-        line_no: 1,
-        line,
+        global: remote.global.clone(),
+        request,
+        as_line: true,
     };
     let mut reply = client::exchange_held(&remote.paths, &msg, remote.wait, held);
     if let Ok(FromDaemon::Mismatch { .. }) = reply {

@@ -63,21 +63,12 @@ pub fn answer(
     crate::edits::apply::recover_and_report(&ws.root).ok()?;
     install_on_first_need(&ws, opts);
     let writes = request.op.writes_files();
-    match run_remote(&ws, opts, writes) {
+    match run_remote(&ws, opts, &cli.global, request) {
         Ok(reply) => Some(print_reply(reply, cli.global.json, &ws)),
         // A write the daemon still holds must not be run a second time here: it may yet
         // write, and this process would race it.
         Err(e) if writes && Paths::for_root(&ws.root).live_pid().is_some() => {
-            Some(Err(LanserError::new(
-                ErrorCode::LsTimeout,
-                format!(
-                    "the daemon has not answered this write within {} s and is still running; \
-                     it may still write (see `lanser daemon status`); this process wrote \
-                     nothing ({})",
-                    answer_wait(opts.timeout, true).as_secs(),
-                    crate::error::chain(&e)
-                ),
-            )))
+            Some(Err(unanswered_write(opts.timeout.as_secs_f64(), &e)))
         }
         Err(e) => {
             eprintln!(
@@ -104,31 +95,50 @@ pub(super) fn install_on_first_need(ws: &Workspace, opts: &Options) {
     }
 }
 
+/// The error for a write the daemon has not answered within its bound while it still runs:
+/// it may yet write, so the write is never run a second time in the asking process.
+pub(crate) fn unanswered_write(timeout_secs: f64, e: &DaemonError) -> LanserError {
+    let timeout = Duration::from_secs_f64(timeout_secs.clamp(0.0, 86_400.0));
+    LanserError::new(
+        ErrorCode::LsTimeout,
+        format!(
+            "the daemon has not answered this write within {} s and is still running; it may \
+             still write (see `lanser daemon status`); this process wrote nothing ({})",
+            answer_wait(timeout, true).as_secs(),
+            crate::error::chain(e)
+        ),
+    )
+}
+
 /// How long the CLI waits for the daemon's answer. A read gives up after its bound (a cold
 /// start pays for the server and the project load, bounded by --timeout) and is answered
 /// in-process. A write gets a longer bound (a Django check took 337 s): the daemon never drops
 /// a write midway, so a CLI that gave up and wrote in-process would race the daemon's own
 /// write. A write not answered within its bound while the daemon lives is an error
 /// ([`answer`]), never run again here.
-fn answer_wait(timeout: Duration, writes: bool) -> Duration {
+pub(crate) fn answer_wait(timeout: Duration, writes: bool) -> Duration {
     match writes {
         true => timeout * 10 + Duration::from_secs(600),
         false => timeout * 3 + Duration::from_secs(30),
     }
 }
 
-fn run_remote(ws: &Workspace, opts: &Options, writes: bool) -> Result<FromDaemon, DaemonError> {
-    let argv = std::env::args_os()
-        .map(|a| a.into_string().map_err(|_| DaemonError::NotUtf8))
-        .collect::<Result<Vec<_>, _>>()?;
+fn run_remote(
+    ws: &Workspace,
+    opts: &Options,
+    global: &crate::cli::Global,
+    request: &Request,
+) -> Result<FromDaemon, DaemonError> {
     let paths = Paths::for_root(&ws.root);
-    let msg = ToDaemon::Run {
+    let msg = ToDaemon::Ask {
         build: super::build_id(),
         env: super::env_fingerprint(),
         cwd: opts.cwd.clone(),
-        argv,
+        global: Box::new(global.clone()),
+        request: request.clone(),
+        as_line: false,
     };
-    let wait = answer_wait(opts.timeout, writes);
+    let wait = answer_wait(opts.timeout, request.op.writes_files());
     for _ in 0..2 {
         ensure_started(&ws.root, &paths, None)?;
         match exchange(&paths, &msg, wait)? {

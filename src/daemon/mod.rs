@@ -17,7 +17,8 @@
 //! Layout: `$LANSER_HOME/daemon/<hash of root>/` (mode 0700) holds `sock` (0600; on Windows
 //! a file naming the daemon's pipe), `pid`, `start.lock` and `log`. The daemon answers
 //! exactly what `--no-daemon` prints: it runs the same
-//! [`crate::orchestrator::Orchestrator::execute`] on the same parsed command line.
+//! [`crate::orchestrator::Orchestrator::execute`] on the same request, which the client parsed
+//! and sends as a value ([`ToDaemon::Ask`]): a request is parsed once, where it entered.
 //!
 //! [`Orchestrator`]: crate::orchestrator::Orchestrator
 
@@ -29,6 +30,7 @@ pub mod transport;
 
 pub use crate::cli::Action;
 use crate::cli::Global;
+use crate::commands::Request;
 use crate::error::{ErrorCode, LanserError};
 use crate::exit::ExitStatus;
 use crate::orchestrator::Options;
@@ -63,8 +65,6 @@ pub enum DaemonError {
     StartTimeout(Duration, PathBuf),
     #[error("daemon sent an unreadable answer: {0}")]
     Protocol(String),
-    #[error("the command line is not valid UTF-8")]
-    NotUtf8,
 }
 
 impl DaemonError {
@@ -164,47 +164,54 @@ pub fn disabled(global: &Global) -> bool {
 }
 
 /// Client → daemon: the first message of a connection (the only one, except after
-/// [`ToDaemon::Batch`]).
+/// [`ToDaemon::Batch`]). A request crosses as the value the client parsed, never as words: it
+/// is parsed once, where it entered lanser.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum ToDaemon {
-    /// Answer this command line as `lanser` would in `cwd`.
-    Run {
+    /// Answer `request` under the options `global`, run in `cwd`: as `lanser` answers it on
+    /// its command line, or (`as_line`) as `lanser batch` answers it as one of its lines.
+    Ask {
         build: String,
         env: String,
         cwd: PathBuf,
-        argv: Vec<String>,
+        global: Box<Global>,
+        request: Request,
+        as_line: bool,
     },
-    /// Answer request line `line_no` (1-based) of the batch command line `argv` (whose global
-    /// options apply to it), as `lanser batch` would write it.
-    Line {
-        build: String,
-        env: String,
-        cwd: PathBuf,
-        argv: Vec<String>,
-        line_no: usize,
-        line: String,
-    },
-    /// Open a batch stream for the batch command line `argv`: answered [`FromDaemon::Ready`],
-    /// then each [`StreamLine`] the client writes is answered, in order, with one message —
-    /// as [`ToDaemon::Line`] answers it, without a connection and a command-line parse per line.
+    /// Open a batch stream under the options `global` (`input`: the batch's input file, read
+    /// ahead by the daemon; none for stdin): answered [`FromDaemon::Ready`], then each
+    /// [`StreamLine`] the client writes (parsed there, once) is answered, in order, with one
+    /// message — as [`ToDaemon::Ask`] answers a line, without a connection per line.
     Batch {
         build: String,
         env: String,
         cwd: PathBuf,
-        argv: Vec<String>,
+        global: Box<Global>,
+        input: Option<PathBuf>,
     },
     Status,
     Stop,
 }
 
-/// One request line of a batch stream (after [`ToDaemon::Batch`]).
+/// The options a request runs under in the daemon: `global`'s, run in `cwd` (a relative
+/// `--prev-bundle` is the client's).
+pub fn options_in(cwd: &Path, global: &Global) -> crate::error::Result<Options> {
+    let mut global = global.clone();
+    global.prev_bundle = global.prev_bundle.map(|p| cwd.join(p));
+    let mut opts = global.options()?;
+    opts.cwd = cwd.to_path_buf();
+    Ok(opts)
+}
+
+/// One request line of a batch stream (after [`ToDaemon::Batch`]), as the client parsed it:
+/// the request, or why the line asks for none (answered with the batch's error bundle).
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StreamLine {
     /// 1-based, as in the input.
     pub line_no: usize,
-    pub line: String,
+    pub parsed: std::result::Result<Request, crate::batch::BadLine>,
 }
 
 /// Daemon → client: one message per connection, or one per line of a batch stream after its

@@ -1,14 +1,14 @@
 //! The daemon process: listens on the workspace's socket (or pipe), keeps one
-//! [`Orchestrator`] (and so one warm server) alive, and answers each connection's command
-//! line with the bundle the in-process CLI would print — for a command line (`Run`), or for one request line of a
-//! `lanser batch` (`Line`: parsed with the batch's [`LineParser`] under the batch command
-//! line's global options, answered as the in-process batch writes it).
+//! [`Orchestrator`] (and so one warm server) alive, and answers each connection's request
+//! with the bundle the in-process CLI would print. A request arrives as the value its client
+//! parsed — `Ask`: the typed request and global options, answered as a command line or as a
+//! batch line; `Batch`: a stream of a batch's parsed lines — so nothing is parsed here.
 //!
 //! Requests are serialized on the orchestrator (a server session answers one at a time); an
 //! identical request arriving while another runs waits and is then answered from the memo —
-//! bundles keyed by the command line (for a batch line: the global options and the parsed
-//! request), the working directory, `--prev-bundle`'s D and the workspace's content digest,
-//! dropped whenever the digest changes. A server that crashed is restarted with backoff and
+//! bundles keyed by the typed request and what it ran under (the global options, the working
+//! directory, `--prev-bundle`'s D) and the index generation, dropped whenever the workspace
+//! changes. A server that crashed is restarted with backoff and
 //! the request retried once. The daemon exits after its idle
 //! timeout, on `stop`, or when a client of another build or environment asks (that client
 //! then starts a fresh one).
@@ -19,7 +19,6 @@ mod stream;
 use super::fresh;
 use super::transport::{self, Listener, ServerRead, ServerWrite};
 use super::{FromDaemon, Paths, ToDaemon};
-use crate::batch::LineParser;
 use crate::commands::Execute;
 use crate::commands::{Op, Request};
 use crate::error::{ErrorCode, LanserError};
@@ -28,11 +27,10 @@ use crate::workspace::index::Changes;
 use crate::workspace::watch::Watch;
 use crate::workspace::Workspace;
 use serde_json::json;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use stream::{parse_argv, BatchArgs};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, Notify};
 
@@ -42,18 +40,34 @@ const TRIES: u32 = 4;
 /// How long a starting daemon waits for another one's start lock.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
 
-/// The orchestrator and what is known about the files it has seen.
-/// What a memo entry of the daemon answers (with the index generation it was answered at).
+/// What a memo entry of the daemon answers (with the index generation it was answered at):
+/// the request as it arrived, typed, under what it ran with.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Asked {
-    /// A command line, the directory it ran in and the D_{t-1} it read (`--prev-bundle`).
-    Command {
-        argv: Vec<String>,
-        cwd: PathBuf,
-        prev_d: Option<u64>,
-    },
-    /// A line of a batch: its batch's options (`BatchArgs::key`) and the line's request.
-    Line { batch: String, request: Request },
+struct Asked {
+    scope: Scope,
+    request: Request,
+    /// Answered as a batch line (an early failure on the warm session) or as a command line.
+    as_line: bool,
+}
+
+/// What a request runs under besides itself: the options (as their canonical JSON: the
+/// typed value, whose numbers are not `Eq`), the directory it ran in and the D_{t-1} it read
+/// (`--prev-bundle`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Scope {
+    global: String,
+    cwd: PathBuf,
+    prev_d: Option<u64>,
+}
+
+impl Scope {
+    fn new(global: &crate::cli::Global, cwd: &std::path::Path, opts: &Options) -> Scope {
+        Scope {
+            global: serde_jcs::to_string(global).unwrap_or_default(),
+            cwd: cwd.to_path_buf(),
+            prev_d: opts.prev_d,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -82,8 +96,6 @@ struct Daemon {
     active: Cell<usize>,
     requests: Cell<u64>,
     engine: Mutex<Engine>,
-    /// Batch request lines are parsed with the CLI's definitions, built once.
-    parser: RefCell<LineParser>,
     stop: Notify,
     /// The background refresh of the base view ([`refresh`]), woken after each request.
     refresh: refresh::Refresh,
@@ -118,7 +130,6 @@ pub async fn serve(ws: Workspace, paths: Paths, idle: Duration) -> Result<(), su
         active: Cell::new(0),
         requests: Cell::new(0),
         engine: Mutex::new(Engine::default()),
-        parser: RefCell::new(LineParser::default()),
         stop: Notify::new(),
         refresh: refresh::Refresh::from_env(),
     });
@@ -267,7 +278,8 @@ impl Daemon {
             build,
             env,
             cwd,
-            argv,
+            global,
+            input,
         }) = msg
         {
             // Not a request itself: each line of the stream is counted as it is answered.
@@ -277,7 +289,7 @@ impl Daemon {
                 write.write_all(text.as_bytes()).await?;
                 return write.shutdown().await;
             }
-            return self.batch_stream(reader, write, cwd, argv).await;
+            return self.batch_stream(reader, write, cwd, &global, input).await;
         }
         // A client sends one line and waits: the end of its stream before the answer means it
         // gave up (a cancelled MCP call, a CLI interrupted), and a read-only request still
@@ -311,29 +323,18 @@ impl Daemon {
             ToDaemon::Status => FromDaemon::Status {
                 info: self.status().await,
             },
-            ToDaemon::Run {
+            ToDaemon::Ask {
                 build,
                 env,
                 cwd,
-                argv,
+                global,
+                request,
+                as_line,
             } => {
                 if let Some(m) = self.mismatch(&build, &env) {
                     return m;
                 }
-                reply(self.run(cwd, argv).await)
-            }
-            ToDaemon::Line {
-                build,
-                env,
-                cwd,
-                argv,
-                line_no,
-                line,
-            } => {
-                if let Some(m) = self.mismatch(&build, &env) {
-                    return m;
-                }
-                reply(self.line(cwd, argv, line_no, &line).await)
+                reply(self.ask(cwd, &global, request, as_line).await)
             }
             ToDaemon::Batch { .. } => FromDaemon::Failed {
                 exit: 1,
@@ -364,31 +365,34 @@ impl Daemon {
         None
     }
 
-    /// Parse the command line as the CLI did, then answer it on the warm orchestrator.
-    async fn run(&self, cwd: PathBuf, argv: Vec<String>) -> Result<String, LanserError> {
-        let (cli, opts) = parse_argv(&cwd, &argv)?;
-        let request = cli
-            .command
-            .request()
-            .ok_or_else(|| LanserError::usage("not a request the daemon answers"))?;
-        let asked = Asked::Command {
-            prev_d: opts.prev_d,
-            argv,
-            cwd,
-        };
-        self.answer(opts, &request, &asked, true).await
-    }
-
-    /// Line `line_no` of `lanser batch` (`argv`), on a connection of its own.
-    async fn line(
+    /// Answer a request the client parsed on the warm orchestrator, as a command line or
+    /// (`as_line`) as a batch line is answered. Nothing is parsed here.
+    async fn ask(
         &self,
         cwd: PathBuf,
-        argv: Vec<String>,
-        line_no: usize,
-        text: &str,
+        global: &crate::cli::Global,
+        request: Request,
+        as_line: bool,
     ) -> Result<String, LanserError> {
-        let args = BatchArgs::parse(&cwd, &argv)?;
-        self.batch_line(&args, line_no, text).await
+        let routable = match as_line {
+            true => {
+                crate::daemon::client::routable_line(&request.op)
+                    || crate::daemon::client::routable(&request.op)
+            }
+            false => crate::daemon::client::routable(&request.op),
+        };
+        if !routable {
+            return Err(LanserError::usage("not a request the daemon answers"));
+        }
+        let opts = super::options_in(&cwd, global)?;
+        let asked = Asked {
+            scope: Scope::new(global, &cwd, &opts),
+            request,
+            as_line,
+        };
+        // A batch line's failure before the server is answered on the warm orchestrator, as
+        // the in-process batch answers it on its session.
+        self.answer(opts, &asked.request, &asked, !as_line).await
     }
 
     /// Answer `request` on the warm orchestrator: freshness, memo, a crashed server restarted

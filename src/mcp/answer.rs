@@ -1,20 +1,23 @@
 //! Answering one tool call as `lanser batch` answers a request line, so the bundle is the one
-//! the CLI prints: through the workspace's warm daemon (shared with every CLI call on the
-//! workspace) when the line may go there, else in this process — writes (`apply`), a patch
-//! given as text (`check --patch -`), and every line once the daemon cannot be used. Then the
-//! compact text a model reads, paged.
+//! the CLI prints. The call's line is parsed here, once, and its options set over the server's
+//! own (typed); the parsed request goes to the workspace's warm daemon (shared with every CLI
+//! call on the workspace), writes included, else is answered in this process — a patch given
+//! as text (`check --patch -`), a line that is not a request, and every call once the daemon
+//! cannot be used (but never a write the daemon still holds). Then the compact text a model
+//! reads, paged.
 
 use super::tools::Call;
 use crate::batch::{line_error, LineParser};
 use crate::bundle::{Bundle, Status};
-use crate::cli::Cli;
+use crate::cli::Global;
 use crate::commands::Execute;
+use crate::commands::Request;
 use crate::daemon::client::{routable, routable_line, Held};
-use crate::error::{LanserError, Result};
+use crate::daemon::{DaemonError, Paths};
+use crate::error::Result;
 use crate::inputs::{InputRec, Inputs};
 use crate::orchestrator::Orchestrator;
 use crate::workspace::Workspace;
-use clap::Parser;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,9 +38,9 @@ impl Drop for Hangup {
 pub struct Answerer {
     pub ws: Workspace,
     cwd: PathBuf,
-    /// The `lanser mcp` command line without its subcommand: the global options every call
-    /// runs under unless the call sets its own.
-    base: Vec<String>,
+    /// The global options `lanser mcp` was started with: every call runs under them, with
+    /// what the call sets over them.
+    base: Global,
     use_daemon: bool,
     /// Built once: building clap's command tree costs more than answering a warm request.
     parser: std::sync::Mutex<LineParser>,
@@ -47,7 +50,7 @@ pub struct Answerer {
 }
 
 impl Answerer {
-    pub fn new(ws: Workspace, cwd: PathBuf, base: Vec<String>, use_daemon: bool) -> Answerer {
+    pub fn new(ws: Workspace, cwd: PathBuf, base: Global, use_daemon: bool) -> Answerer {
         Answerer {
             ws,
             cwd,
@@ -58,87 +61,86 @@ impl Answerer {
         }
     }
 
-    /// The `lanser batch` command line a call runs under.
-    fn argv(&self, call: &Call) -> Vec<String> {
-        let mut argv = vec!["lanser".to_string()];
-        let set: Vec<&str> = call.globals.iter().step_by(2).map(String::as_str).collect();
-        let mut skip = false;
-        for a in &self.base {
-            if std::mem::take(&mut skip) {
-                continue;
-            }
-            let name = a.split('=').next().unwrap_or(a);
-            if set.contains(&name) {
-                skip = !a.contains('=');
-                continue;
-            }
-            argv.push(a.clone());
-        }
-        argv.extend(call.globals.iter().cloned());
-        argv.extend(["batch", "--in", "-", "--out", "-"].map(String::from));
-        argv
-    }
-
-    /// The bundle for `call`, as one line of JCS.
+    /// The bundle for `call`, as one line of JCS. The call's line is parsed here, once; the
+    /// daemon is sent the parsed request.
     pub async fn answer(&self, call: &Call) -> Result<String> {
-        let line = call.line.to_string();
-        let argv = self.argv(call);
+        let global = call.globals.over(&self.base)?;
         let request = self
             .parser
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .parse(&line);
-        let remote = self.use_daemon
-            && call.stdin_patch.is_none()
+            .parse(&call.line.to_string());
+        let remote = match &request {
             // A write goes to the daemon too (as a CLI write does): its warm session checks the
             // change, and no second server runs in this process; concurrent writes are ordered
             // by the workspace lock, as two processes' are.
-            && request
-                .as_ref()
-                .is_ok_and(|r| routable_line(&r.op) || (r.op.writes_files() && routable(&r.op)));
-        if remote {
-            let timeout = call_timeout(&argv);
-            let (root, cwd, argv2, line2) = (
-                self.ws.root.clone(),
-                self.cwd.clone(),
-                argv.clone(),
-                line.clone(),
-            );
-            // Dropped before the answer (a cancelled call), this hangs up on the daemon, which
-            // then drops the request and cancels it at the server.
-            let hangup = Hangup(Arc::new(Held::default()));
-            let held = hangup.0.clone();
-            let asked = tokio::task::spawn_blocking(move || {
-                crate::daemon::batch::answer_line(&root, &cwd, argv2, line2, timeout, Some(&held))
-            })
-            .await;
-            drop(hangup);
-            if let Ok(Ok(Some(jcs))) = asked {
-                return Ok(jcs);
+            Ok(r) if self.use_daemon && call.stdin_patch.is_none() => {
+                (routable_line(&r.op) || (r.op.writes_files() && routable(&r.op))).then_some(r)
+            }
+            _ => None,
+        };
+        if let Some(request) = remote {
+            let writes = request.op.writes_files();
+            match self.ask_daemon(&global, request).await {
+                Ok(Some(jcs)) => return Ok(jcs),
+                // A write the daemon still holds is never run a second time here: it may yet
+                // write, and this process would race it.
+                Err(e) if writes && Paths::for_root(&self.ws.root).live_pid().is_some() => {
+                    return Err(crate::daemon::client::unanswered_write(global.timeout, &e));
+                }
+                _ => {}
             }
         }
-        self.answer_here(call, &argv, request).await
+        self.answer_here(call, &global, request).await
+    }
+
+    /// `request` answered by the workspace's daemon as a batch line under `global`; `Ok(None)`
+    /// when it declined.
+    async fn ask_daemon(
+        &self,
+        global: &Global,
+        request: &Request,
+    ) -> std::result::Result<Option<String>, DaemonError> {
+        let wait = crate::daemon::client::answer_wait(
+            Duration::from_secs_f64(global.timeout.clamp(1.0, 86_400.0)),
+            request.op.writes_files(),
+        );
+        let (root, cwd, global, request) = (
+            self.ws.root.clone(),
+            self.cwd.clone(),
+            global.clone(),
+            request.clone(),
+        );
+        // Dropped before the answer (a cancelled call), this hangs up on the daemon, which
+        // then drops the request and cancels it at the server.
+        let hangup = Hangup(Arc::new(Held::default()));
+        let held = hangup.0.clone();
+        let asked = tokio::task::spawn_blocking(move || {
+            crate::daemon::batch::answer_request(&root, &cwd, global, request, wait, Some(&held))
+        })
+        .await;
+        drop(hangup);
+        asked.unwrap_or_else(|e| Err(DaemonError::Protocol(e.to_string())))
     }
 
     async fn answer_here(
         &self,
         call: &Call,
-        argv: &[String],
-        request: std::result::Result<crate::commands::Request, crate::batch::BadLine>,
+        global: &Global,
+        request: std::result::Result<Request, crate::batch::BadLine>,
     ) -> Result<String> {
-        let cli = Cli::try_parse_from(argv).map_err(|e| LanserError::usage(e.to_string()))?;
         let own = !call.globals.is_empty() || call.stdin_patch.is_some();
         let mut guard = self.local.lock().await;
         let mut fresh = None;
         let orch = match own {
             false => {
                 if guard.is_none() {
-                    *guard = Some(Orchestrator::new(cli.global.options()?)?);
+                    *guard = Some(Orchestrator::new(global.options()?)?);
                 }
                 guard.as_mut().expect("made above")
             }
             true => {
-                let mut opts = cli.global.options()?;
+                let mut opts = global.options()?;
                 if let Some(patch) = &call.stdin_patch {
                     opts.inputs = Inputs::recorded(&[InputRec {
                         arg: "--patch".into(),
@@ -169,23 +171,6 @@ impl Answerer {
             o.close().await;
         }
     }
-}
-
-/// How long a call may wait for the daemon: the request timeout (the last `--timeout` of the
-/// command line, else 60 s), thrice, plus the time a cold start takes.
-fn call_timeout(argv: &[String]) -> Duration {
-    let mut secs = 60.0;
-    for (i, a) in argv.iter().enumerate() {
-        let v = match a.strip_prefix("--timeout") {
-            Some("") => argv.get(i + 1).map(String::as_str),
-            Some(rest) => rest.strip_prefix('='),
-            None => None,
-        };
-        if let Some(s) = v.and_then(|v| v.parse::<f64>().ok()) {
-            secs = s;
-        }
-    }
-    Duration::from_secs_f64(secs.clamp(1.0, 86_400.0)) * 3 + Duration::from_secs(30)
 }
 
 /// The most lines a text answer shows of anything that is not a paged list.

@@ -181,7 +181,7 @@ mod tests {
         assert_eq!(got[1].line, json!({"cmd": "status"}));
         // Not JSON: left as text, so the line is answered as the error bundle it is.
         assert_eq!(got[2].line, json!("nope"));
-        assert!(got.iter().all(|c| c.globals == ["--timeout", "9"]));
+        assert!(got.iter().all(|c| c.globals.timeout == Some(9)));
         assert_eq!(got.iter().map(|c| c.number).collect::<Vec<_>>(), [1, 2, 3]);
         assert!(calls(json!({"requests": []})).is_err());
     }

@@ -369,8 +369,14 @@ pub async fn serve(global: &crate::cli::Global, args: &crate::cli::McpArgs) -> R
     let ws = Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;
     // A failed recovery is met again, and reported, by the call that needs the files.
     let _ = crate::edits::apply::recover_and_report(&ws.root);
-    let base = global_args(std::env::args().skip(1).collect());
-    let answerer = Answerer::new(ws, opts.cwd.clone(), base, !crate::daemon::disabled(global));
+    // The options every call runs under unless it sets its own: the server's, parsed once
+    // with its command line (`mcp`'s own options are not among them).
+    let answerer = Answerer::new(
+        ws,
+        opts.cwd.clone(),
+        global.clone(),
+        !crate::daemon::disabled(global),
+    );
     let server = Server::new(answerer);
     match bind {
         Some(bind) => http::serve(server.clone(), bind).await?,
@@ -385,28 +391,6 @@ pub async fn serve(global: &crate::cli::Global, args: &crate::cli::McpArgs) -> R
     }
     server.answerer.close().await;
     Ok(())
-}
-
-/// The command line without its subcommand and `mcp`'s own options: the global options
-/// every call runs under.
-fn global_args(mut args: Vec<String>) -> Vec<String> {
-    let Some(at) = args.iter().position(|a| a == "mcp") else {
-        return args;
-    };
-    let rest = args.split_off(at + 1);
-    args.pop();
-    let mut skip = false;
-    for a in rest {
-        if std::mem::take(&mut skip) {
-            continue;
-        }
-        match a.as_str() {
-            "--http" | "--token" => skip = true,
-            _ if a.starts_with("--http=") || a.starts_with("--token=") => {}
-            _ => args.push(a),
-        }
-    }
-    args
 }
 
 #[cfg(test)]

@@ -203,7 +203,11 @@ fn generated_tools_take_the_operations_arguments() {
         call.line,
         json!({"cmd": "prepare-rename", "selector": "a.py@L1:x"})
     );
-    assert_eq!(call.globals, ["--timeout", "9"]);
+    assert_eq!(call.globals.timeout, Some(9));
+    assert_eq!(call.globals.over(&base_global()).unwrap().timeout, 9.0);
+    let bad = prep.call(json!({"selector": "a.py@L1:x", "index_io": "utf-9"}), &root);
+    let err = bad.unwrap().globals.over(&base_global()).unwrap_err();
+    assert!(err.one_line().contains("index_io"), "{}", err.one_line());
     assert!(
         prep.call(json!({}), &root).is_err(),
         "a position is required"
@@ -219,17 +223,51 @@ fn generated_tools_take_the_operations_arguments() {
     );
 }
 
+/// The options `lanser --timeout 5 --workspace /w mcp --verbose` runs its calls under.
+fn base_global() -> crate::cli::Global {
+    use clap::Parser;
+    let words = [
+        "lanser",
+        "--timeout",
+        "5",
+        "--workspace",
+        "/w",
+        "mcp",
+        "--verbose",
+    ];
+    crate::cli::Cli::try_parse_from(words).unwrap().global
+}
+
 #[test]
-fn calls_run_under_the_global_flags_without_mcp_and_its_own_options() {
-    let args = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+fn calls_run_under_the_servers_global_options_with_their_own_set_over_them() {
+    let base = base_global();
+    let none = super::tools::Globals::default();
+    assert!(none.is_empty());
+    let same = none.over(&base).unwrap();
     assert_eq!(
-        super::global_args(args(
-            "--timeout 5 mcp --workspace /w --http :0 --token t --verbose --token=u --http=:1"
-        )),
-        args("--timeout 5 --workspace /w --verbose")
+        serde_json::to_value(&same).unwrap(),
+        serde_json::to_value(&base).unwrap()
+    );
+    assert!(same.verbose && same.timeout == 5.0);
+    let set = super::tools::Globals {
+        timeout: Some(9),
+        pick: Some("best".into()),
+        tests: true,
+        reward: Some("pr-v3".into()),
+        ..Default::default()
+    };
+    let g = set.over(&base).unwrap();
+    assert_eq!(
+        (g.timeout, g.pick.as_deref(), g.tests.as_deref()),
+        (9.0, Some("best"), Some("impacted"))
     );
     assert_eq!(
-        super::global_args(args("mcp --workspace /w")),
-        args("--workspace /w")
+        (g.reward.as_str(), g.workspace.as_deref()),
+        ("pr-v3", Some(std::path::Path::new("/w")))
     );
+    let bad = super::tools::Globals {
+        pick: Some("worst".into()),
+        ..Default::default()
+    };
+    assert!(bad.over(&base).is_err());
 }

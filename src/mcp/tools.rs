@@ -1,7 +1,7 @@
 //! The MCP tool table: one tool per lanser action, its description for a model, its
 //! annotations, its arguments (typed: the same struct deserializes a call and generates the
 //! tool's input schema), and how a call becomes a `lanser batch` request line plus the global
-//! options it runs under.
+//! options it sets (typed: applied to the server's own, never parsed as words).
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -15,8 +15,8 @@ pub use super::args::*;
 pub struct Call {
     /// The `lanser batch` request line.
     pub line: Value,
-    /// Global options (`--timeout 30`, ...) for the batch command line it runs under.
-    pub globals: Vec<String>,
+    /// The global options it sets over those `lanser mcp` was started with.
+    pub globals: Globals,
     /// `check_patch`: the diff, read as `--patch -` reads stdin.
     pub stdin_patch: Option<String>,
     /// Its 1-based line number in a batch (1 for a single call): a line that is not a
@@ -24,6 +24,61 @@ pub struct Call {
     pub number: usize,
     pub offset: usize,
     pub limit: usize,
+}
+
+/// The global options a call sets (each `None`/`false` leaves the server's own).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Globals {
+    pub timeout: Option<u64>,
+    pub index_io: Option<String>,
+    pub pick: Option<String>,
+    pub tau: Option<f64>,
+    pub reward: Option<String>,
+    /// `--tests impacted`.
+    pub tests: bool,
+    pub test_budget: Option<f64>,
+}
+
+impl Globals {
+    /// Whether the call sets none.
+    pub fn is_empty(&self) -> bool {
+        *self == Globals::default()
+    }
+
+    /// `base` with these set, checked as the command line checks them.
+    pub fn over(&self, base: &crate::cli::Global) -> crate::error::Result<crate::cli::Global> {
+        use crate::error::LanserError;
+        let mut g = base.clone();
+        if let Some(t) = self.timeout {
+            g.timeout = t as f64;
+        }
+        if let Some(unit) = &self.index_io {
+            g.index_io = crate::text::Encoding::parse(unit).ok_or_else(|| {
+                LanserError::usage(format!(
+                    "index_io: unknown unit {unit:?}: use utf-8, utf-16 or codepoint"
+                ))
+            })?;
+        }
+        if let Some(p) = &self.pick {
+            if p != "best" {
+                return Err(LanserError::usage(format!("pick: {p:?} is not `best`")));
+            }
+            g.pick = Some(p.clone());
+        }
+        if let Some(t) = self.tau {
+            g.tau = t;
+        }
+        if let Some(r) = &self.reward {
+            g.reward = r.clone();
+        }
+        if self.tests {
+            g.tests = Some("impacted".into());
+        }
+        if let Some(b) = self.test_budget {
+            g.test_budget = b;
+        }
+        Ok(g)
+    }
 }
 
 /// What the client sees of a tool.
@@ -122,19 +177,13 @@ pub(crate) fn call(cmd: &str, selector: Option<Value>, args: Value, common: &Com
     if !args.is_empty() {
         line.insert("args".into(), Value::Object(args));
     }
-    let mut globals = Vec::new();
-    if let Some(t) = common.timeout {
-        globals.extend(["--timeout".to_string(), t.to_string()]);
-    }
-    if let Some(i) = &common.index_io {
-        globals.extend(["--index-io".to_string(), i.clone()]);
-    }
-    if let Some(p) = &common.pick {
-        globals.extend(["--pick".to_string(), p.clone()]);
-    }
-    if let Some(t) = common.tau {
-        globals.extend(["--tau".to_string(), t.to_string()]);
-    }
+    let globals = Globals {
+        timeout: common.timeout,
+        index_io: common.index_io.clone(),
+        pick: common.pick.clone(),
+        tau: common.tau,
+        ..Globals::default()
+    };
     Call {
         line: Value::Object(line),
         globals,
@@ -304,17 +353,9 @@ fn check_patch(a: Value, _: &Path) -> Result<Call, String> {
         json!({"patch": patch_file(&a.patch)?}),
         &a.common,
     );
-    if let Some(r) = a.reward {
-        c.globals.extend(["--reward".to_string(), r]);
-    }
-    if a.tests {
-        c.globals
-            .extend(["--tests".to_string(), "impacted".to_string()]);
-    }
-    if let Some(b) = a.test_budget {
-        c.globals
-            .extend(["--test-budget".to_string(), b.to_string()]);
-    }
+    c.globals.reward = a.reward;
+    c.globals.tests = a.tests;
+    c.globals.test_budget = a.test_budget;
     Ok(c)
 }
 

@@ -70,6 +70,7 @@ pub async fn replay(trace: &Trace, workspace: Option<&Path>) -> Result<Replay> {
 async fn replay_in(trace: &Trace, root: &Path) -> Result<Replay> {
     let h = &trace.header;
     let argv = std::iter::once("lanser".to_string()).chain(h.argv.iter().cloned());
+    crate::cli::note_parse("trace");
     let cli = Cli::try_parse_from(argv).map_err(|e| {
         LanserError::new(
             ErrorCode::ReplayMismatch,

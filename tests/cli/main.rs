@@ -36,6 +36,7 @@ mod node;
 mod outline_langs;
 mod outlines;
 mod own_edits;
+mod parse_once;
 mod readiness;
 mod readops;
 mod relocation;

@@ -1,8 +1,8 @@
-//! The daemon's side of `lanser batch`: request lines parsed under the batch command line's
-//! global options and answered as the in-process batch writes them — one line per connection
-//! ([`ToDaemon::Line`](super::ToDaemon::Line), as `lanser mcp` sends them), or a whole batch on
-//! one connection ([`ToDaemon::Batch`](super::ToDaemon::Batch)): the command line is parsed
-//! once, and each line costs its answer, not a connection and a command-line parse.
+//! The daemon's side of a `lanser batch` stream ([`ToDaemon::Batch`](super::ToDaemon::Batch)):
+//! the batch's options arrive once and each request line as its client parsed it (a value,
+//! parsed once, there), answered as the in-process batch writes it — each line costs its
+//! answer, not a connection. (A single request, from the CLI or a `lanser mcp` tool call,
+//! arrives on a connection of its own: [`ToDaemon::Ask`](super::ToDaemon::Ask).)
 //!
 //! Every line of a stream is answered as a line on its own connection is: the freshness sync,
 //! the memo, the crash retry. When the client hangs up, the line being answered is dropped if
@@ -11,65 +11,31 @@
 //! lines name are parsed on the other core while the first lines are answered.
 
 use super::{reply, Daemon, FromDaemon, GONE};
-use crate::cli::{Cli, Command};
+use crate::cli::Global;
 use crate::daemon::transport::{ServerRead, ServerWrite};
 use crate::daemon::StreamLine;
 use crate::error::{LanserError, Result};
 use crate::orchestrator::Options;
-use clap::Parser;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-/// A batch command line, parsed once for all its lines.
+/// What a batch's lines run under, read once for all of them.
 pub(super) struct BatchArgs {
-    cli: Cli,
     opts: Options,
-    cwd: PathBuf,
-    /// What every line's memo key starts with: the global options (not --in/--out/--jobs),
-    /// the working directory and --prev-bundle's D.
-    key: String,
+    /// What every line's memo key holds besides the line's request: the global options (not
+    /// --in/--out/--jobs), the working directory and --prev-bundle's D.
+    scope: super::Scope,
 }
 
 impl BatchArgs {
-    pub(super) fn parse(cwd: &Path, argv: &[String]) -> Result<BatchArgs> {
-        let (cli, opts) = parse_argv(cwd, argv)?;
-        if !matches!(cli.command, Command::Batch { .. }) {
-            return Err(LanserError::usage("a request line outside a batch"));
-        }
-        let key = format!(
-            "line\0{:?}\0{}\0{:?}",
-            cli.global,
-            cwd.display(),
-            opts.prev_d
-        );
-        Ok(BatchArgs {
-            cli,
-            opts,
-            cwd: cwd.to_path_buf(),
-            key,
-        })
+    pub(super) fn new(cwd: &Path, global: &Global) -> Result<BatchArgs> {
+        let opts = crate::daemon::options_in(cwd, global)?;
+        let scope = super::Scope::new(global, cwd, &opts);
+        Ok(BatchArgs { opts, scope })
     }
-
-    /// The batch's input file, when it is one (not stdin).
-    fn input(&self) -> Option<PathBuf> {
-        match &self.cli.command {
-            Command::Batch { input, .. } if input != "-" => Some(self.cwd.join(input)),
-            _ => None,
-        }
-    }
-}
-
-/// The CLI's parse of `argv` run in `cwd`, and its options.
-pub(super) fn parse_argv(cwd: &Path, argv: &[String]) -> Result<(Cli, Options)> {
-    let mut cli = Cli::try_parse_from(argv)
-        .map_err(|e| LanserError::usage(e.to_string().lines().next().unwrap_or("").to_string()))?;
-    cli.global.prev_bundle = cli.global.prev_bundle.map(|p| cwd.join(p));
-    let mut opts = cli.global.options()?;
-    opts.cwd = cwd.to_path_buf();
-    Ok((cli, opts))
 }
 
 async fn send(write: &mut ServerWrite, msg: &FromDaemon) -> std::io::Result<()> {
@@ -79,15 +45,14 @@ async fn send(write: &mut ServerWrite, msg: &FromDaemon) -> std::io::Result<()> 
 }
 
 impl Daemon {
-    /// Line `line_no` of the batch `args`: parsed as the in-process batch parses it, and
-    /// answered like a command line.
+    /// Line `line_no` of the batch `args`, as its client parsed it, answered as the
+    /// in-process batch answers it.
     pub(super) async fn batch_line(
         &self,
         args: &BatchArgs,
         line_no: usize,
-        text: &str,
+        parsed: std::result::Result<crate::commands::Request, crate::batch::BadLine>,
     ) -> Result<String> {
-        let parsed = self.parser.borrow_mut().parse(text);
         let request = match parsed {
             Ok(r) if crate::daemon::client::routable_line(&r.op) => r,
             Ok(_) => return Err(LanserError::usage("not a request the daemon answers")),
@@ -100,9 +65,10 @@ impl Daemon {
                 return Ok(b.to_jcs());
             }
         };
-        let asked = super::Asked::Line {
-            batch: args.key.clone(),
+        let asked = super::Asked {
+            scope: args.scope.clone(),
             request: request.clone(),
+            as_line: true,
         };
         // A failure before the server is answered on the warm orchestrator, as the in-process
         // batch answers it on its session.
@@ -117,9 +83,10 @@ impl Daemon {
         mut reader: BufReader<ServerRead>,
         mut write: ServerWrite,
         cwd: PathBuf,
-        argv: Vec<String>,
+        global: &Global,
+        input: Option<PathBuf>,
     ) -> std::io::Result<()> {
-        let args = match BatchArgs::parse(&cwd, &argv) {
+        let args = match BatchArgs::new(&cwd, global) {
             Ok(a) => a,
             Err(e) => {
                 send(&mut write, &reply(Err(e))).await?;
@@ -148,7 +115,7 @@ impl Daemon {
             let _ = hung_up.send(true);
         });
         let stop = Arc::new(AtomicBool::new(false));
-        if let Some(input) = args.input() {
+        if let Some(input) = input {
             self.read_ahead(&args.opts, &input, stop.clone()).await;
         }
         let mut outcome = Ok(());
@@ -160,7 +127,7 @@ impl Daemon {
             self.requests.set(self.requests.get() + 1);
             let answer = match msg {
                 Ok(l) => {
-                    let answer = self.batch_line(&args, l.line_no, &l.line);
+                    let answer = self.batch_line(&args, l.line_no, l.parsed);
                     reply(GONE.scope(gone.clone(), answer).await)
                 }
                 Err(e) => FromDaemon::Failed {
