@@ -302,8 +302,7 @@ pub fn resolve_paths(
     };
     let Some(found) = candidates.iter().find(|c| c.symlink_metadata().is_ok()) else {
         return Err(LanserError::not_found(format!(
-            "{src} does not exist in workspace {}",
-            ws.root.display()
+            "{src} does not exist in the workspace"
         )));
     };
     let base = if p.is_absolute() || *found == ws.root.join(p) {

@@ -185,10 +185,11 @@ impl Workspace {
         } else {
             vec![self.root.join(p), cwd.join(p)]
         };
+        // The messages name no absolute root: an error bundle is the same in every copy of
+        // the workspace (and its trace replays in a scratch copy).
         let Some(found) = candidates.iter().find(|c| c.exists()) else {
             return Err(LanserError::not_found(format!(
-                "file {path} does not exist in workspace {}",
-                self.root.display()
+                "file {path} does not exist in the workspace"
             )));
         };
         let canon = uri::canonical(found).map_err(|e| {
@@ -202,8 +203,7 @@ impl Workspace {
                 Ok((canon, rel))
             }
             None => Err(LanserError::not_found(format!(
-                "{path} is outside the workspace {}",
-                self.root.display()
+                "{path} is outside the workspace"
             ))),
         }
     }

@@ -92,9 +92,14 @@ fn a_copied_workspace_gives_the_same_bundle() {
                 "--json",
             ]);
             assert!(o.status.success(), "{}", stderr(&o));
-            o.stdout
+            // An error bundle too: its message names no absolute root.
+            let err = run(&["def", "src/nope.py@L1:C1", "--workspace", &ws, "--json"]);
+            assert_eq!(err.status.code(), Some(3), "{}", stderr(&err));
+            (o.stdout, err.stdout)
         })
         .collect();
+    assert_eq!(outs[0].1, outs[1].1, "the error bundle differs between copies");
+    let outs: Vec<_> = outs.into_iter().map(|(ok, _)| ok).collect();
     assert_eq!(outs[0], outs[1]);
     let b: serde_json::Value = serde_json::from_slice(&outs[0]).unwrap();
     assert!(b["facts"]["count"].as_u64().unwrap() >= 7);
