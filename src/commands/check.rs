@@ -213,14 +213,17 @@ pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Re
         // pr-v3's selected tests run while the server re-checks (their overlay is apart).
         let pending = match (target.opts().tests, v2.is_none()) {
             (Some(budget), true) if target.opts().reward.is_v3() => {
-                Some(crate::measure::tests_term::start_v3(target, &part, budget).await?)
+                Some(crate::measure::tests_term::start_v3(&mut target.cx(), &part, budget).await?)
             }
             _ => None,
         };
-        let one = speculate::speculate(target, &part, Scope::Reach).await?;
+        let one = speculate::speculate(&mut target.cx(), &part, Scope::Reach).await?;
         // pr-v2's terms are read on one server's view: the first group's.
         if v2.is_none() && target.opts().reward.is_v2() {
-            v2 = Some(crate::measure::structural::measure_v2(target, &one, &part, pending).await?);
+            v2 = Some(
+                crate::measure::structural::measure_v2(&mut target.cx(), &one, &part, pending)
+                    .await?,
+            );
         }
         spec = Some(match spec {
             None => one,

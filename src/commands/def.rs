@@ -71,7 +71,7 @@ pub async fn run(
         // without pull diagnostics (an error answer) is then asked directly.
         complete = o.wait_ready().await?;
         let file = [target.doc.rel.clone()];
-        match crate::measure::speculate::pull(o, &file).await {
+        match crate::measure::speculate::pull(&mut o.cx(), &file).await {
             // A server that hangs or dies here would do the same on the real request.
             Err(e) if matches!(e.code, ErrorCode::LsTimeout | ErrorCode::LsCrash) => return Err(e),
             _ => {}

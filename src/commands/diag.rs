@@ -165,7 +165,7 @@ async fn check(
     // timeout ends the request as before.
     let (mut diagnostics, mut failed) = (Vec::new(), Vec::new());
     for rel in files {
-        match crate::measure::speculate::pull(o, std::slice::from_ref(rel)).await {
+        match crate::measure::speculate::pull(&mut o.cx(), std::slice::from_ref(rel)).await {
             Ok(map) => diagnostics.extend(map.into_values().flatten()),
             Err(e) if e.code == ErrorCode::Internal => failed.push(DiagFailure {
                 path: rel.clone(),

@@ -155,7 +155,7 @@ async fn process_reward(
         m.d_prev = Some(prev);
         if let (None, Some(res), true) = (m.d_now, &bundle.resolution, ok) {
             let file = [res.resolved.path.clone()];
-            if let Ok(map) = crate::measure::speculate::pull(o, &file).await {
+            if let Ok(map) = crate::measure::speculate::pull(&mut o.cx(), &file).await {
                 m.d_now = Some(crate::measure::speculate::count(&map));
             }
         }

@@ -113,7 +113,7 @@ pub async fn select_for(
             let text = super::check::read_patch(o, p)?;
             let fps = patch::parse(&text)?;
             super::check::refuse_unserved(o, fps.iter().map(|f| f.path.as_str()))?;
-            let seeds = seeds_of_patch(o, &fps)?;
+            let seeds = seeds_of_patch(o.ground(), &fps)?;
             let mut lines = selection::Lines::new();
             for fp in &fps {
                 let (_, rel) = o.ws().resolve_user_path(&fp.path, &o.opts().cwd)?;
@@ -134,7 +134,7 @@ pub async fn select_for(
     let complete = o.wait_ready().await?;
     let edits = patch_lines.is_some().then_some(&changes[..]);
     let lines = selection::seed_lines(&seeds.0, &seeds.1, patch_lines);
-    let chosen = selection::select(o, seeds.0, seeds.1, depth, lines, edits).await?;
+    let chosen = selection::select(&mut o.cx(), seeds.0, seeds.1, depth, lines, edits).await?;
     Ok(Found {
         chosen,
         resolution,

@@ -166,11 +166,17 @@ pub async fn speculate(
     let Some(changes) = changes else {
         return Ok((measured, None));
     };
-    let spec = speculate::speculate(o, &changes, crate::measure::scope::Scope::Importers).await?;
+    let spec = speculate::speculate(
+        &mut o.cx(),
+        &changes,
+        crate::measure::scope::Scope::Importers,
+    )
+    .await?;
     measured.d_prev = Some(speculate::count(&spec.before));
     measured.d_now = Some(speculate::count(&spec.after));
     if o.opts().reward.is_v2() {
-        measured.v2 = crate::measure::structural::measure_v2(o, &spec, &changes, None).await?;
+        measured.v2 =
+            crate::measure::structural::measure_v2(&mut o.cx(), &spec, &changes, None).await?;
     }
     Ok((measured, Some(speculate::delta(&spec))))
 }

@@ -195,7 +195,7 @@ async fn run_tests(
     } else {
         let plan = testrun::Plan {
             budget: Duration::from_secs(budget),
-            ..impact::pytest::plan(o, changes, ids.to_vec())
+            ..impact::pytest::plan(o.ground(), changes, ids.to_vec())
         };
         let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))
             .await

@@ -12,15 +12,15 @@
 use crate::error::Result;
 use crate::git::{modified, text_at};
 use crate::measure::speculate::{self, breaks_at_run_time, with_text, DiagMap, Speculation};
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Cx;
 use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
 use std::collections::BTreeMap;
 
 /// The measured files' diagnostics at HEAD.
-pub async fn at_head(o: &mut Orchestrator, spec: &Speculation) -> Result<DiagMap> {
-    let root = o.ws().root.clone();
-    let Ok(list) = o
+pub async fn at_head(cx: &mut Cx<'_>, spec: &Speculation) -> Result<DiagMap> {
+    let root = cx.ws().root.clone();
+    let Ok(list) = cx
         .opts()
         .inputs
         .read_to_string("git:modified", ".", || modified(&root))
@@ -29,7 +29,7 @@ pub async fn at_head(o: &mut Orchestrator, spec: &Speculation) -> Result<DiagMap
     };
     let mut swaps: Vec<(Document, Document)> = Vec::new();
     for rel in list.lines().filter(|l| !l.is_empty()) {
-        let Ok(head) = o
+        let Ok(head) = cx
             .opts()
             .inputs
             .read_to_string("git:HEAD", rel, || text_at(&root, "HEAD", rel))
@@ -44,17 +44,17 @@ pub async fn at_head(o: &mut Orchestrator, spec: &Speculation) -> Result<DiagMap
     if swaps.is_empty() {
         return Ok(spec.before.clone());
     }
-    let show = |o: &Orchestrator, head: bool| {
-        if let Some(session) = o.session() {
+    let show = |cx: &Cx<'_>, head: bool| {
+        if let Some(session) = cx.started() {
             for (disk, at_head) in &swaps {
                 let doc = if head { at_head } else { disk };
                 session.sync_document(&path_to_uri(&disk.abs), doc);
             }
         }
     };
-    show(o, true);
-    let pulled = speculate::pull(o, &spec.files).await;
-    show(o, false);
+    show(cx, true);
+    let pulled = speculate::pull(cx, &spec.files).await;
+    show(cx, false);
     pulled
 }
 

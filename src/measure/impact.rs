@@ -21,7 +21,7 @@ pub mod tests_of;
 use crate::edits::patch::FilePatch;
 use crate::error::Result;
 use crate::lsp::typed;
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::{Cx, Ground};
 use crate::relocate::outline::{self, Def, DefKind};
 use crate::selector::resolve::Document;
 use crate::workspace::{path_to_uri, uri_to_path};
@@ -108,13 +108,13 @@ pub fn changed_lines(fp: &FilePatch) -> BTreeSet<usize> {
 
 /// The seeds of a patch: the definitions around its changed lines, per file.
 pub fn seeds_of_patch(
-    o: &Orchestrator,
+    g: &Ground,
     files: &[FilePatch],
 ) -> Result<(Vec<Item>, BTreeMap<String, Parsed>)> {
     let mut seeds = BTreeSet::new();
     let mut parsed = BTreeMap::new();
     for fp in files {
-        let (abs, rel) = o.ws().resolve_user_path(&fp.path, &o.opts().cwd)?;
+        let (abs, rel) = g.ws().resolve_user_path(&fp.path, &g.opts().cwd)?;
         let p = parse(Document::load(abs, rel.clone())?);
         for line in changed_lines(fp) {
             let Some((start, end)) = p.doc.index.line_span(line - 1) else {
@@ -159,7 +159,7 @@ pub fn seeds_of_changes(changes: &[(Document, String)]) -> (Vec<Item>, BTreeMap<
 
 /// Breadth-first from the seeds to `depth` levels, then the impacted tests.
 pub async fn analyse(
-    o: &mut Orchestrator,
+    cx: &mut Cx<'_>,
     seeds: Vec<Item>,
     mut files: BTreeMap<String, Parsed>,
     depth: u32,
@@ -178,13 +178,13 @@ pub async fn analyse(
         }
         // An overridden method is reached where its override is: calls through the base
         // class dispatch to it.
-        let mut next: Vec<(Item, u32)> = overridden(o, &mut files, &item)
+        let mut next: Vec<(Item, u32)> = overridden(cx, &mut files, &item)
             .await?
             .into_iter()
             .map(|i| (i, d))
             .collect();
         next.extend(
-            callers(o, &mut files, &item)
+            callers(cx, &mut files, &item)
                 .await?
                 .into_iter()
                 .map(|i| (i, d + 1)),
@@ -201,7 +201,7 @@ pub async fn analyse(
             queue.push_front_or_back(item, level, d);
         }
     }
-    let tests = tests_of::select(o, &mut files, &reached, rules)?;
+    let tests = tests_of::select(cx.ground(), &mut files, &reached, rules)?;
     Ok(Analysis {
         seeds,
         reached,
@@ -228,14 +228,14 @@ impl Frontier for VecDeque<(Item, u32)> {
 /// The methods of the base classes that `item` (a method) overrides, found through the
 /// server's definitions of the names in its class's `class C(Base, …):` header.
 async fn overridden(
-    o: &mut Orchestrator,
+    cx: &mut Cx<'_>,
     files: &mut BTreeMap<String, Parsed>,
     item: &Item,
 ) -> Result<Vec<Item>> {
     let Some((method, class_qual)) = item.qual.split_last() else {
         return Ok(vec![]);
     };
-    let Some(p) = load(o, files, &item.path) else {
+    let Some(p) = load(cx.ground(), files, &item.path) else {
         return Ok(vec![]);
     };
     let Some(class) = p
@@ -265,7 +265,7 @@ async fn overridden(
     let uri = path_to_uri(&doc.abs);
     let mut out = Vec::new();
     for offset in bases {
-        let session = o.ensure_session().await?;
+        let session = cx.session().await?;
         session.sync_document(&uri, &doc);
         let enc = session.encoding;
         let answer = session
@@ -276,10 +276,10 @@ async fn overridden(
             })
             .await?;
         for (u, start) in starts(answer) {
-            let Some(rel) = uri_to_path(u.as_str()).and_then(|abs| o.ws().relative(&abs)) else {
+            let Some(rel) = uri_to_path(u.as_str()).and_then(|abs| cx.ws().relative(&abs)) else {
                 continue;
             };
-            let Some(bp) = load(o, files, &rel) else {
+            let Some(bp) = load(cx.ground(), files, &rel) else {
                 continue;
             };
             let (line, col) = (start.line as usize, start.character as usize);
@@ -297,12 +297,12 @@ async fn overridden(
 
 /// Load a workspace file into `files` once.
 pub fn load<'f>(
-    o: &Orchestrator,
+    g: &Ground,
     files: &'f mut BTreeMap<String, Parsed>,
     rel: &str,
 ) -> Option<&'f Parsed> {
     if !files.contains_key(rel) {
-        let doc = Document::load(o.ws().root.join(rel), rel.to_string()).ok()?;
+        let doc = Document::load(g.ws().root.join(rel), rel.to_string()).ok()?;
         files.insert(rel.to_string(), parse(doc));
     }
     files.get(rel)
@@ -310,19 +310,19 @@ pub fn load<'f>(
 
 /// The items one step up from `item`.
 async fn callers(
-    o: &mut Orchestrator,
+    cx: &mut Cx<'_>,
     files: &mut BTreeMap<String, Parsed>,
     item: &Item,
 ) -> Result<Vec<Item>> {
     if item.qual.is_empty() {
         // A module's top level: the files that import it.
-        let importers = crate::python::importers(o.ws(), std::slice::from_ref(&item.path));
+        let importers = crate::python::importers(cx.ws(), std::slice::from_ref(&item.path));
         return Ok(importers
             .into_iter()
             .map(|path| Item { path, qual: vec![] })
             .collect());
     }
-    let Some(p) = load(o, files, &item.path) else {
+    let Some(p) = load(cx.ground(), files, &item.path) else {
         return Ok(vec![]);
     };
     let Some(def) = p.defs.iter().find(|d| d.qual == item.qual) else {
@@ -331,7 +331,7 @@ async fn callers(
     let (kind, own) = (def.kind, def.node);
     let doc = p.doc.clone();
     let uri = path_to_uri(&doc.abs);
-    let session = o.ensure_session().await?;
+    let session = cx.session().await?;
     session.sync_document(&uri, &doc);
     let at = typed::at(&doc, def.name.0, session.encoding)?;
     let mut places: Vec<(String, Position)> = Vec::new();
@@ -373,10 +373,10 @@ async fn callers(
     let enc = session.encoding;
     let mut out = BTreeSet::new();
     for (u, pos) in places {
-        let Some(rel) = uri_to_path(&u).and_then(|abs| o.ws().relative(&abs)) else {
+        let Some(rel) = uri_to_path(&u).and_then(|abs| cx.ws().relative(&abs)) else {
             continue; // outside the workspace
         };
-        let Some(p) = load(o, files, &rel) else {
+        let Some(p) = load(cx.ground(), files, &rel) else {
             continue;
         };
         let (line, col) = (pos.line as usize, pos.character as usize);

@@ -5,7 +5,9 @@
 //!
 //! Operations (`check`, `impact`, `tests`, the mutations' previews) and the process reward
 //! read these; nothing here is an operation or knows about bundles beyond the reward's
-//! measured terms.
+//! measured terms. Nothing here takes the engine: a measurement that asks a server gets a
+//! [`crate::orchestrator::Cx`] (the workspace, the options and one server, started on first
+//! need), one that only reads files gets the [`crate::orchestrator::Ground`].
 
 pub mod baseline;
 pub mod impact;

@@ -8,7 +8,7 @@
 use super::scope::Scope;
 use crate::bundle::facts::{Checked, Diagnostic, FileDelta, Severity};
 use crate::error::Result;
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Cx;
 use crate::reward::v2::Tally;
 use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
@@ -19,12 +19,12 @@ use std::collections::BTreeMap;
 pub type DiagMap = BTreeMap<String, Vec<Diagnostic>>;
 
 /// Pull the diagnostics of `files` as the server sees them now.
-pub async fn pull(o: &mut Orchestrator, files: &[String]) -> Result<DiagMap> {
+pub async fn pull(cx: &mut Cx<'_>, files: &[String]) -> Result<DiagMap> {
     let mut out = DiagMap::new();
     for rel in files {
-        let abs = o.ws().root.join(rel);
+        let abs = cx.ws().root.join(rel);
         let uri = path_to_uri(&abs);
-        let session = o.ensure_session().await?;
+        let session = cx.session().await?;
         // A server that only publishes checks the documents it has open.
         if !session.pulls() && !session.is_open(&uri) {
             session.sync_document(&uri, &crate::document::Document::load(abs, rel.clone())?);
@@ -35,7 +35,7 @@ pub async fn pull(o: &mut Orchestrator, files: &[String]) -> Result<DiagMap> {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        out.insert(rel.clone(), o.normalizer().diagnostics(&uri, &items));
+        out.insert(rel.clone(), cx.normalizer().diagnostics(&uri, &items));
     }
     Ok(out)
 }
@@ -128,12 +128,12 @@ pub fn merge(mut a: Speculation, b: Speculation) -> Speculation {
 /// diagnostics for them and their importers (after the change, those `scope` re-checks), and
 /// restore the originals.
 pub async fn speculate(
-    o: &mut Orchestrator,
+    cx: &mut Cx<'_>,
     changes: &[(Document, String)],
     scope: Scope,
 ) -> Result<Speculation> {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
-    let checked = super::scope::files(o.ws(), changes, scope);
+    let checked = super::scope::files(cx.ws(), changes, scope);
     // Every importer is pulled before (the restored view's pulls are memoized, so a warm
     // session pays for them once); after, only those the change can alter, the others'
     // diagnostics being the same.
@@ -146,14 +146,14 @@ pub async fn speculate(
     files.sort();
     files.dedup();
     {
-        let session = o.ensure_session().await?;
+        let session = cx.session().await?;
         for (doc, _) in changes {
             session.sync_document(&path_to_uri(&doc.abs), doc);
         }
     }
-    let before = pull(o, &files).await?;
-    let swap = |o: &Orchestrator, to_new: bool| {
-        if let Some(session) = o.session() {
+    let before = pull(cx, &files).await?;
+    let swap = |cx: &Cx<'_>, to_new: bool| {
+        if let Some(session) = cx.started() {
             for (doc, new) in changes {
                 let shown = if to_new {
                     with_text(doc, new)
@@ -164,9 +164,9 @@ pub async fn speculate(
             }
         }
     };
-    swap(o, true);
-    let after = pull(o, &rechecked).await;
-    swap(o, false);
+    swap(cx, true);
+    let after = pull(cx, &rechecked).await;
+    swap(cx, false);
     let mut after = after?;
     for s in &checked.skipped {
         if let Some(same) = before.get(&s.path) {

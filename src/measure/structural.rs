@@ -13,7 +13,7 @@
 use crate::error::Result;
 use crate::lsp::typed;
 use crate::measure::speculate::{self, with_text, Speculation};
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Cx;
 use crate::relocate::outline::{self, Def, DefKind};
 use crate::reward::v2::{self, Structural};
 use crate::selector::resolve::Document;
@@ -93,12 +93,12 @@ pub fn breaking(before: &str, after: &str) -> bool {
 }
 
 /// A location the server sent, as (workspace-relative path, byte offset of its end).
-fn place(o: &Orchestrator, loc: &Location) -> Option<(String, usize, usize)> {
+fn place(cx: &Cx<'_>, loc: &Location) -> Option<(String, usize, usize)> {
     let abs = uri_to_path(loc.uri.as_str())?;
-    let rel = o.ws().relative(&abs)?;
+    let rel = cx.ws().relative(&abs)?;
     let text = std::fs::read_to_string(&abs).ok()?;
     let index = crate::text::LineIndex::new(&text);
-    let enc = o.session()?.encoding;
+    let enc = cx.started()?.encoding;
     let at = |p: Position| index.offset_clamped(&text, p.line as usize, p.character as usize, enc);
     let (start, end) = (at(loc.range.start), at(loc.range.end));
     let call = text[end..].trim_start().starts_with('(');
@@ -108,11 +108,11 @@ fn place(o: &Orchestrator, loc: &Location) -> Option<(String, usize, usize)> {
 /// References to the definition named at `offset` in `doc` (declaration excluded):
 /// `(path, start, 1 if it is called there)`.
 async fn references(
-    o: &mut Orchestrator,
+    cx: &mut Cx<'_>,
     doc: &Document,
     offset: usize,
 ) -> Result<Vec<(String, usize, usize)>> {
-    let session = o.ensure_session().await?;
+    let session = cx.session().await?;
     let refs = session
         .request::<References>(ReferenceParams {
             text_document_position: typed::at(doc, offset, session.encoding)?,
@@ -123,7 +123,7 @@ async fn references(
             partial_result_params: Default::default(),
         })
         .await?;
-    Ok(refs.iter().flatten().filter_map(|l| place(o, l)).collect())
+    Ok(refs.iter().flatten().filter_map(|l| place(cx, l)).collect())
 }
 
 /// The return type in a hover's signature (`def f(x) -> int` → `int`).
@@ -136,8 +136,8 @@ fn return_type(hover: &Value) -> Option<String> {
     Some(ret.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
-async fn hover_at(o: &mut Orchestrator, doc: &Document, offset: usize) -> Result<Option<String>> {
-    let session = o.ensure_session().await?;
+async fn hover_at(cx: &mut Cx<'_>, doc: &Document, offset: usize) -> Result<Option<String>> {
+    let session = cx.session().await?;
     session.sync_document(&path_to_uri(&doc.abs), doc);
     let hover = session
         .request::<HoverRequest>(HoverParams {
@@ -153,31 +153,31 @@ async fn hover_at(o: &mut Orchestrator, doc: &Document, offset: usize) -> Result
 /// pr-v3's test term is read from `pending` when [`super::tests_term::start_v3`] started it
 /// (its run goes on while the server answers), else selected and run here.
 pub async fn measure_v2(
-    o: &mut Orchestrator,
+    cx: &mut Cx<'_>,
     spec: &Speculation,
     changes: &[(Document, String)],
     pending: Option<super::tests_term::PendingV3>,
 ) -> Result<v2::Measured> {
     let (mut tests, mut tests3) = (None, None);
-    let pending = match (o.opts().tests, pending) {
-        (Some(_), Some(p)) if o.opts().reward.is_v3() => Some(p),
-        (Some(budget), _) if o.opts().reward.is_v3() => {
-            Some(super::tests_term::start_v3(o, changes, budget).await?)
+    let pending = match (cx.opts().tests, pending) {
+        (Some(_), Some(p)) if cx.opts().reward.is_v3() => Some(p),
+        (Some(budget), _) if cx.opts().reward.is_v3() => {
+            Some(super::tests_term::start_v3(cx, changes, budget).await?)
         }
         (Some(budget), _) => {
-            tests = Some(super::tests_term::run(o, changes, budget).await?);
+            tests = Some(super::tests_term::run(cx, changes, budget).await?);
             None
         }
         (None, _) => None,
     };
-    let baseline = super::baseline::at_head(o, spec).await?;
+    let baseline = super::baseline::at_head(cx, spec).await?;
     // The structural terms read Python outlines: measured when every change is Python.
     let structural = match changes.iter().all(|(d, _)| is_python(&d.rel)) {
-        true => Some(measure(o, changes).await?),
+        true => Some(measure(cx, changes).await?),
         false => None,
     };
     if let Some(p) = pending {
-        tests3 = Some(super::tests_term::finish_v3(o, p).await?);
+        tests3 = Some(super::tests_term::finish_v3(cx, p).await?);
     }
     Ok(v2::Measured {
         before: Some(speculate::tally(&spec.before)),
@@ -191,7 +191,7 @@ pub async fn measure_v2(
 
 /// Measure the structural facts of `changes` (each document with its new text). The server
 /// must show the original texts when this is called, and does again when it returns.
-pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Result<Structural> {
+pub async fn measure(cx: &mut Cx<'_>, changes: &[(Document, String)]) -> Result<Structural> {
     let touched: BTreeSet<&str> = changes.iter().map(|(d, _)| d.rel.as_str()).collect();
     let elsewhere = |refs: &[(String, usize, usize)]| {
         refs.iter()
@@ -203,7 +203,7 @@ pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Re
     for (i, (doc, new)) in changes.iter().enumerate() {
         let (before, after) = (defs(&doc.text), defs(new));
         {
-            let session = o.ensure_session().await?;
+            let session = cx.session().await?;
             session.sync_document(&path_to_uri(&doc.abs), doc);
         }
         for (k, d) in before.iter().enumerate().filter(|(_, d)| public(d)) {
@@ -212,11 +212,11 @@ pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Re
             let now = after.iter().filter(|a| a.qual == d.qual).nth(nth);
             match now {
                 None => {
-                    let refs = references(o, doc, d.name.0).await?;
+                    let refs = references(cx, doc, d.name.0).await?;
                     s.removed_referenced += u64::from(elsewhere(&refs) > 0);
                 }
                 Some(a) if d.kind == DefKind::Function && breaking(&d.shape, &a.shape) => {
-                    let refs = references(o, doc, d.name.0).await?;
+                    let refs = references(cx, doc, d.name.0).await?;
                     let calls: Vec<_> = refs.into_iter().filter(|r| r.2 == 1).collect();
                     s.stale_call_sites += elsewhere(&calls);
                 }
@@ -232,26 +232,26 @@ pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Re
             }
         }
     }
-    s.return_changed = returns_changed(o, &edited).await?;
+    s.return_changed = returns_changed(cx, &edited).await?;
     Ok(s)
 }
 
 /// Pairs (before, after) of edited functions whose inferred return type changed while they
 /// are referenced.
-async fn returns_changed(o: &mut Orchestrator, edited: &[(usize, Document, usize)]) -> Result<u64> {
+async fn returns_changed(cx: &mut Cx<'_>, edited: &[(usize, Document, usize)]) -> Result<u64> {
     let mut n = 0;
     for pair in edited.chunks(2) {
         let [(_, before, b_at), (_, after, a_at)] = pair else {
             continue;
         };
-        let was = hover_at(o, before, *b_at).await?;
-        let now = hover_at(o, after, *a_at).await?;
+        let was = hover_at(cx, before, *b_at).await?;
+        let now = hover_at(cx, after, *a_at).await?;
         // Back to the original text before asking for references.
-        o.ensure_session()
+        cx.session()
             .await?
             .sync_document(&path_to_uri(&before.abs), before);
         if was.is_some() && now.is_some() && was != now {
-            n += u64::from(!references(o, before, *b_at).await?.is_empty());
+            n += u64::from(!references(cx, before, *b_at).await?.is_empty());
         }
     }
     Ok(n)

@@ -5,7 +5,7 @@
 
 use super::impact;
 use crate::error::{LanserError, Result};
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::{Cx, Ground};
 use crate::reward::v2::{TestOutcome, Tests};
 use crate::reward::v3;
 use crate::selector::resolve::Document;
@@ -18,13 +18,13 @@ use std::time::Duration;
 const INPUT: &str = "tests:impacted";
 
 pub async fn run(
-    o: &mut Orchestrator,
+    cx: &mut Cx<'_>,
     changes: &[(Document, String)],
     budget: Duration,
 ) -> Result<Tests> {
     let (seeds, files) = impact::seeds_of_changes(changes);
     let found = impact::analyse(
-        o,
+        cx,
         seeds,
         files,
         impact::DEFAULT_DEPTH,
@@ -33,9 +33,9 @@ pub async fn run(
     .await?;
     let ids: Vec<String> = found.tests.keys().cloned().collect();
     let key = ids.join(" ");
-    let ran = served_or_run(o, INPUT, &key, || Plan {
-        root: o.ws().root.clone(),
-        files: o.ws().python_files(),
+    let ran = served_or_run(cx.ground(), INPUT, &key, || Plan {
+        root: cx.ws().root.clone(),
+        files: cx.ws().python_files(),
         data: vec![],
         changes: changes
             .iter()
@@ -43,12 +43,12 @@ pub async fn run(
             .collect(),
         tests: ids,
         budget,
-        python: crate::env::find_python(o.ws()).unwrap_or_else(|| PathBuf::from("python3")),
-        import_roots: o
+        python: crate::env::find_python(cx.ws()).unwrap_or_else(|| PathBuf::from("python3")),
+        import_roots: cx
             .ws()
             .import_roots()
             .iter()
-            .filter_map(|r| o.ws().relative(r))
+            .filter_map(|r| cx.ws().relative(r))
             .chain([".".to_string()])
             .collect(),
         project_addopts: false,
@@ -92,7 +92,7 @@ pub struct PendingV3 {
 /// the change (from the coverage run of the workspace as it is, else run then on an overlay
 /// without the change; kept per workspace state in the process).
 pub async fn start_v3(
-    o: &mut Orchestrator,
+    cx: &mut Cx<'_>,
     changes: &[(Document, String)],
     budget: Duration,
 ) -> Result<PendingV3> {
@@ -103,7 +103,7 @@ pub async fn start_v3(
         .iter()
         .map(|(d, t)| (d.rel.clone(), t.clone()))
         .collect();
-    let chosen = impact::selection::select(o, seeds, files, depth, lines, Some(&edits)).await?;
+    let chosen = impact::selection::select(cx, seeds, files, depth, lines, Some(&edits)).await?;
     let ids: Vec<String> = chosen.analysis.tests.keys().cloned().collect();
     let mut selection = match (chosen.selection.tests.as_str(), chosen.selection.coverage) {
         ("pytest", true) => "pytest+coverage",
@@ -126,9 +126,9 @@ pub async fn start_v3(
     if chosen.selection.after_change.is_some() {
         selection.push_str("+collect");
     }
-    let after = start(o, "tests:selected", &ids.join(" "), || Plan {
+    let after = start(cx.ground(), "tests:selected", &ids.join(" "), || Plan {
         budget,
-        ..impact::pytest::plan(o, edits, ids.clone())
+        ..impact::pytest::plan(cx.ground(), edits, ids.clone())
     });
     let before = chosen.before.unwrap_or_default();
     Ok(PendingV3 {
@@ -141,9 +141,9 @@ pub async fn start_v3(
 }
 
 /// The test term of a run [`start_v3`] started.
-pub async fn finish_v3(o: &mut Orchestrator, p: PendingV3) -> Result<v3::Tests> {
+pub async fn finish_v3(cx: &mut Cx<'_>, p: PendingV3) -> Result<v3::Tests> {
     let (ids, budget) = (&p.ids, p.budget);
-    let after = finish(o, "tests:selected", &ids.join(" "), p.after).await?;
+    let after = finish(cx.ground(), "tests:selected", &ids.join(" "), p.after).await?;
     // The selected tests' outcomes before the change that no measurement knows: run then, on
     // an overlay without the change (kept per workspace state in the process).
     let mut before = p.before;
@@ -153,7 +153,7 @@ pub async fn finish_v3(o: &mut Orchestrator, p: PendingV3) -> Result<v3::Tests> 
         .cloned()
         .collect();
     if !unknown.is_empty() {
-        let key = (impact::pytest::state_digest(o), unknown.join(" "));
+        let key = (impact::pytest::state_digest(cx.ground()), unknown.join(" "));
         let cached = BEFORE
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -161,7 +161,7 @@ pub async fn finish_v3(o: &mut Orchestrator, p: PendingV3) -> Result<v3::Tests> 
             .cloned();
         let run = match cached {
             Some(r) => r,
-            None => recorded_run(o, "tests:before", vec![], &unknown, budget).await?,
+            None => recorded_run(cx.ground(), "tests:before", vec![], &unknown, budget).await?,
         };
         if !run.timed_out {
             BEFORE
@@ -190,16 +190,16 @@ static BEFORE: BeforeRuns = Mutex::new(BTreeMap::new());
 /// Run `ids` with `edits` over the workspace (the project's addopts kept), read through the
 /// inputs under `input`: a trace records the run, a replay serves it.
 async fn recorded_run(
-    o: &Orchestrator,
+    g: &Ground,
     input: &str,
     edits: Vec<(String, String)>,
     ids: &[String],
     budget: Duration,
 ) -> Result<testrun::Run> {
     let key = ids.join(" ");
-    served_or_run(o, input, &key, || Plan {
+    served_or_run(g, input, &key, || Plan {
         budget,
-        ..impact::pytest::plan(o, edits, ids.to_vec())
+        ..impact::pytest::plan(g, edits, ids.to_vec())
     })
     .await
 }
@@ -207,13 +207,13 @@ async fn recorded_run(
 /// The run of the plan `plan` makes, read through the inputs under (`input`, `key`): a trace
 /// records it, a replay serves it without running anything.
 async fn served_or_run(
-    o: &Orchestrator,
+    g: &Ground,
     input: &str,
     key: &str,
     plan: impl FnOnce() -> Plan,
 ) -> Result<testrun::Run> {
-    let started = start(o, input, key, plan);
-    finish(o, input, key, started).await
+    let started = start(g, input, key, plan);
+    finish(g, input, key, started).await
 }
 
 /// A run served from the trace, or under way in its own thread.
@@ -223,8 +223,8 @@ enum Started {
 }
 
 /// Start the run of `plan` unless the trace serves (`input`, `key`).
-fn start(o: &Orchestrator, input: &str, key: &str, plan: impl FnOnce() -> Plan) -> Started {
-    if o.opts().inputs.serves(input, key) {
+fn start(g: &Ground, input: &str, key: &str, plan: impl FnOnce() -> Plan) -> Started {
+    if g.opts().inputs.serves(input, key) {
         return Started::Served;
     }
     let plan = plan();
@@ -232,14 +232,9 @@ fn start(o: &Orchestrator, input: &str, key: &str, plan: impl FnOnce() -> Plan) 
 }
 
 /// The run [`start`] started (or the trace's), read through the inputs: a trace records it.
-async fn finish(
-    o: &Orchestrator,
-    input: &str,
-    key: &str,
-    started: Started,
-) -> Result<testrun::Run> {
+async fn finish(g: &Ground, input: &str, key: &str, started: Started) -> Result<testrun::Run> {
     let text = match started {
-        Started::Served => o.opts().inputs.read_to_string(input, key, || {
+        Started::Served => g.opts().inputs.read_to_string(input, key, || {
             Err(std::io::Error::other("served from the trace"))
         }),
         Started::Running(handle) => {
@@ -250,7 +245,7 @@ async fn finish(
                     LanserError::usage("--tests impacted: cannot run the tests").with_source(e)
                 })?;
             let bytes = serde_json::to_vec(&ran).expect("runs serialize");
-            o.opts().inputs.read_to_string(input, key, || Ok(bytes))
+            g.opts().inputs.read_to_string(input, key, || Ok(bytes))
         }
     };
     let text = text.map_err(|e| {

@@ -9,19 +9,7 @@ use crate::env;
 impl Orchestrator {
     /// The interpreter's facts, once the probe started with the orchestrator has answered.
     pub(super) async fn python(&mut self) -> Python {
-        if self.python.is_none() {
-            // Awaited through the handle, not taken first: a request cancelled while this
-            // waits (MCP `notifications/cancelled`) leaves the probe for the next one.
-            let probed = match self.python_probe.as_mut() {
-                Some(h) => h.await.ok(),
-                None => None,
-            };
-            self.python_probe = None;
-            self.python = Some(probed.unwrap_or_else(|| {
-                env::probe_python(&self.ws, env::find_python(&self.ws).as_deref())
-            }));
-        }
-        self.python.clone().expect("probed above")
+        self.server.python(&self.ground.ws).await
     }
 
     pub async fn environment(&mut self) -> Environment {
@@ -42,13 +30,18 @@ impl Orchestrator {
     ///
     /// [`reconfigure`]: Self::reconfigure
     pub(super) fn config_digest(&mut self, python: &Python) -> String {
-        let layers = self.config.file_digests();
-        let key = format!("{}|{:?}|{layers:?}", self.settings, python.exe);
-        match &self.config_digest {
+        let layers = self.ground.config.file_digests();
+        let key = format!("{}|{:?}|{layers:?}", self.server.settings, python.exe);
+        match &self.ground.config_digest {
             Some((k, digest)) if *k == key => digest.clone(),
             _ => {
-                let digest = env::config_digest_with(&self.ws, &self.settings, python, &layers);
-                self.config_digest = Some((key, digest.clone()));
+                let digest = env::config_digest_with(
+                    &self.ground.ws,
+                    &self.server.settings,
+                    python,
+                    &layers,
+                );
+                self.ground.config_digest = Some((key, digest.clone()));
                 digest
             }
         }
@@ -56,7 +49,7 @@ impl Orchestrator {
 
     /// The interpreter's facts, when the probe has answered.
     pub fn probed_python(&self) -> Option<&Python> {
-        self.python.as_ref()
+        self.server.python.as_ref()
     }
 }
 

@@ -13,26 +13,27 @@ use crate::bundle::{
 };
 
 use crate::config::{deep_merge, Config, ServerDef};
-use crate::document::{DocCache, Document};
+use crate::document::Document;
 use crate::env;
 use crate::error::{LanserError, Result};
 pub use crate::lsp::capabilities::capability_summary;
-use crate::lsp::session::{Connect, Session, SessionConfig};
+use crate::lsp::session::{Connect, Session};
 pub use crate::outcome::Outcome;
 use crate::relocate::Target;
 use crate::relocate::{self, Evidence};
 use crate::selector::{self, PositionSpec};
-use crate::servers;
 use crate::servers::ServerSpec;
 use crate::text::Encoding;
 use crate::workspace::{path_to_uri, Workspace};
 mod environment;
 mod options;
+mod parts;
 mod ready;
 pub use options::{Options, DEFAULT_PAGE_SIZE};
+pub use parts::{Cx, Ground, Server};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The resolution of a selector that relocation rejected (ambiguous, or below τ): the source
 /// of its error, so the error bundle still shows what was found and how it scored.
@@ -52,69 +53,47 @@ impl std::fmt::Display for Rejected {
 
 impl std::error::Error for Rejected {}
 
+/// The engine a driver holds (the CLI, batch, the daemon, MCP, replay): what lanser knows
+/// without a server ([`Ground`]), the one server it started ([`Server`]), and the warm
+/// orchestrators of the other servers requests were routed to. A measurement is handed a
+/// [`Cx`] (the ground and one server), never the engine.
 pub struct Orchestrator {
-    ws: Workspace,
-    opts: Options,
-    session: Option<Session>,
-    server: Option<ServerSpec>,
-    python: Option<Python>,
-    python_probe: Option<tokio::task::JoinHandle<Python>>,
-    /// Served to workspace/configuration: lanser's defaults under the server's own settings.
-    settings: Value,
-    /// Every lanser.toml layer, merged (see `config`).
-    config: Config,
-    /// The server this orchestrator runs.
-    server_def: ServerDef,
-    /// Time spent starting the server, for `meta.timing`.
-    start_ms: Option<f64>,
-    /// An in-process server to talk to instead of spawning one (trace replay).
-    connect: Option<Connect>,
-    /// Parsed Python files, reused by every structural selector of this session.
-    parses: std::sync::Arc<relocate::ParseCache>,
-    /// Files read to resolve selectors and normalize locations, reused while their bytes are
-    /// the same (shared with forks).
-    docs: Arc<DocCache>,
-    /// `environment.configDigest`, read once per configuration: the key (settings,
-    /// interpreter, lanser.toml digests) and the digest. `reload` reads the files again.
-    config_digest: Option<(String, String)>,
+    ground: Ground,
+    server: Server,
     /// By server: the orchestrators of the other servers requests were routed to by their
     /// file's type (`commands::route`), each started on first need and kept warm.
     routed: std::collections::BTreeMap<String, Orchestrator>,
-    /// Set while a request runs when a [`crate::config::Ready::Settle`] server gave no sign of
-    /// having loaded what was asked: the bundle says `meta.readiness: "unknown"`
-    /// ([`Orchestrator::assemble`]).
-    unsure: bool,
 }
 
 impl Orchestrator {
     /// The workspace it answers for.
     pub fn ws(&self) -> &Workspace {
-        &self.ws
+        &self.ground.ws
     }
 
     /// How it runs.
     pub fn opts(&self) -> &Options {
-        &self.opts
+        &self.ground.opts
     }
 
     /// How it runs, to change between requests (a test's `--verbose`, a routed copy's server).
     pub fn opts_mut(&mut self) -> &mut Options {
-        &mut self.opts
+        &mut self.ground.opts
     }
 
     /// The server session, once started.
     pub fn session(&self) -> Option<&Session> {
-        self.session.as_ref()
+        self.server.session.as_ref()
     }
 
     /// The merged lanser.toml layers.
     pub fn config(&self) -> &Config {
-        &self.config
+        &self.ground.config
     }
 
     /// The server this orchestrator runs.
     pub fn server_def(&self) -> &ServerDef {
-        &self.server_def
+        &self.server.def
     }
 
     /// Find the workspace; nothing is spawned yet but the interpreter probe.
@@ -141,34 +120,41 @@ impl Orchestrator {
             env::probe_python(&probe_ws, probe_exe.as_deref())
         }));
         Ok(Orchestrator {
-            ws,
-            opts,
-            session: None,
-            server: None,
-            python: None,
-            python_probe,
-            settings,
-            config,
-            server_def,
-            start_ms: None,
-            connect: None,
-            parses: Arc::default(),
-            docs: Arc::default(),
-            config_digest: None,
+            ground: Ground {
+                ws,
+                opts,
+                config,
+                parses: Arc::default(),
+                docs: Arc::default(),
+                config_digest: None,
+            },
+            server: Server {
+                def: server_def,
+                spec: None,
+                session: None,
+                python: None,
+                python_probe,
+                settings,
+                start_ms: None,
+                connect: None,
+                unsure: false,
+            },
             routed: Default::default(),
-            unsure: false,
         })
     }
 
     /// Every running session: this orchestrator's and those of the servers it routed to.
     pub fn sessions(&self) -> Vec<&Session> {
-        let routed = self.routed.values().filter_map(|o| o.session.as_ref());
-        self.session.iter().chain(routed).collect()
+        let routed = self
+            .routed
+            .values()
+            .filter_map(|o| o.server.session.as_ref());
+        self.server.session.iter().chain(routed).collect()
     }
 
     /// Time spent starting the server, for `meta.timing`.
     pub fn start_ms(&self) -> Option<f64> {
-        self.start_ms
+        self.server.start_ms
     }
 
     /// The envelope of a bundle: environment, capabilities, the outcome's facts (taken from
@@ -181,6 +167,7 @@ impl Orchestrator {
     ) -> Bundle {
         let environment = self.environment().await;
         let capabilities = self
+            .server
             .session
             .as_ref()
             .map(|s| json!(capability_summary(s.capabilities())))
@@ -194,10 +181,20 @@ impl Orchestrator {
             ),
             None => (Value::Null, None, true, Edits::default()),
         };
-        let next =
-            paged.and_then(|key| paginate(&mut facts, key, self.opts.cursor, self.opts.page_size));
-        let unsure = std::mem::take(&mut self.unsure);
-        let import_problem = self.session.as_ref().and_then(|s| s.import_problem());
+        let next = paged.and_then(|key| {
+            paginate(
+                &mut facts,
+                key,
+                self.ground.opts.cursor,
+                self.ground.opts.page_size,
+            )
+        });
+        let unsure = std::mem::take(&mut self.server.unsure);
+        let import_problem = self
+            .server
+            .session
+            .as_ref()
+            .and_then(|s| s.import_problem());
         let mut meta = Meta::new(complete && !unsure && import_problem.is_none());
         meta.readiness = unsure.then(|| "unknown".to_string());
         meta.incomplete = import_problem;
@@ -223,28 +220,28 @@ impl Orchestrator {
     /// Take re-read configuration (`reload`): the settings served to the server, the merged
     /// lanser.toml and the server's definition; the next bundle's `configDigest` is read again.
     pub fn reconfigure(&mut self, settings: Value, config: Config, def: ServerDef) {
-        self.settings = settings;
-        self.config = config;
-        self.server_def = def;
-        self.config_digest = None;
+        self.server.settings = settings;
+        self.ground.config = config;
+        self.server.def = def;
+        self.ground.config_digest = None;
     }
 
     /// The settings served to workspace/configuration.
     pub fn settings(&self) -> &Value {
-        &self.settings
+        &self.server.settings
     }
 
     /// Answer over `ws` (a clone sharing its file index) instead of the workspace it found.
     pub fn use_workspace(&mut self, ws: Workspace) {
-        self.ws = ws;
+        self.ground.ws = ws;
     }
 
     /// Run under `opts` from the next request on; a running session takes its timeout.
     pub fn set_options(&mut self, opts: Options) {
-        if let Some(session) = self.session.as_mut() {
+        if let Some(session) = self.server.session.as_mut() {
             session.set_request_timeout(opts.timeout);
         }
-        self.opts = opts;
+        self.ground.opts = opts;
     }
 
     /// The orchestrator that answers for server `name`: this one itself, made that server's,
@@ -253,32 +250,33 @@ impl Orchestrator {
     pub fn for_server(&mut self, name: &str) -> Result<Option<&mut Orchestrator>> {
         let pinned = Options {
             server: Some(name.to_string()),
-            ..self.opts.clone()
+            ..self.ground.opts.clone()
         };
-        if self.session.is_none() && self.routed.is_empty() && self.server_spec().is_none() {
+        if self.server.session.is_none() && self.routed.is_empty() && self.server_spec().is_none() {
             let mut own = Orchestrator::new(pinned)?;
-            own.ws = self.ws.clone();
+            own.ground.ws = self.ground.ws.clone();
             // Still routed: a later request for another file type goes to its own server.
-            own.opts.server = None;
+            own.ground.opts.server = None;
             *self = own;
             return Ok(None);
         }
         if !self.routed.contains_key(name) {
             let mut other = Orchestrator::new(pinned.clone())?;
-            other.ws = self.ws.clone();
+            other.ground.ws = self.ground.ws.clone();
             self.routed.insert(name.to_string(), other);
         }
         let other = self.routed.get_mut(name).expect("inserted above");
-        other.opts = pinned;
+        other.ground.opts = pinned;
         Ok(Some(other))
     }
 
     /// The running (or resolved) server's name and version.
     /// `None` while no session runs: a bundle names only a server that answered it.
     pub fn server_id(&self) -> Option<ServerId> {
-        self.session.as_ref()?;
-        let package = self.server.as_ref().and_then(|s| s.package.clone());
+        self.server.session.as_ref()?;
+        let package = self.server.spec.as_ref().and_then(|s| s.package.clone());
         let (info_name, info_version) = self
+            .server
             .session
             .as_ref()
             .map(Session::server_info)
@@ -286,11 +284,11 @@ impl Orchestrator {
         let name = info_name
             .or_else(|| package.as_ref().map(|p| p.0.clone()))
             .or_else(|| {
-                let configured = self.server.as_ref()?.source.is_command();
-                configured.then(|| self.server_def.name.clone())
+                let configured = self.server.spec.as_ref()?.source.is_command();
+                configured.then(|| self.server.def.name.clone())
             })
             .or_else(|| {
-                let cmd = self.server.as_ref()?.command.last()?.clone();
+                let cmd = self.server.spec.as_ref()?.command.last()?.clone();
                 Some(cmd.rsplit('/').next().unwrap_or(&cmd).to_string())
             })?;
         let version = package.map(|p| p.1).or(info_version);
@@ -299,79 +297,33 @@ impl Orchestrator {
 
     /// The server's position encoding; the LSP default before a session exists.
     pub fn encoding(&self) -> Encoding {
-        self.session
-            .as_ref()
-            .map(|s| s.encoding)
-            .unwrap_or(Encoding::Utf16)
+        self.server.encoding()
     }
 
     /// Start the server if it is not running.
     pub async fn ensure_session(&mut self) -> Result<&Session> {
-        if self.session.is_none() {
-            let started = Instant::now();
-            let spec = match &self.server {
-                Some(s) => s.clone(),
-                None => {
-                    let (root, cmd, install, def) = (
-                        self.ws.root.clone(),
-                        self.opts.server_cmd.clone(),
-                        self.opts.install,
-                        self.server_def.clone(),
-                    );
-                    let s = tokio::task::spawn_blocking(move || {
-                        servers::resolve(&root, cmd.as_deref(), &def, install)
-                    })
-                    .await
-                    .map_err(|e| {
-                        LanserError::internal("finding the server failed").with_source(e)
-                    })??;
-                    self.server = Some(s.clone());
-                    s
-                }
-            };
-            // A launcher script found on PATH (a pyenv shim) would be run by the server on
-            // every search-path query: it is given the interpreter the launcher runs.
-            if env::launched(&self.settings) {
-                let python = self.python().await;
-                env::point_at(&mut self.settings, &self.ws, &python);
-            }
-            let def = &self.server_def;
-            let config = SessionConfig {
-                command: spec.command.clone(),
-                cwd: self.opts.cwd.clone(),
-                root: self.ws.root.clone(),
-                root_uri: self.ws.root_uri(),
-                settings: self.settings.clone(),
-                request_timeout: self.opts.timeout,
-                tap: self.opts.tap.clone(),
-                ready: def.ready,
-                ready_log: def.ready_log.clone(),
-                language_id: def.language_id.clone(),
-                expect_index: crate::languages::expects_index(&self.ws.root, &def.index_markers),
-                // Pyright speaks utf-16 only; others get utf-8 where they offer it.
-                encodings: def.quirks.encodings(),
-                quirks: def.quirks,
-                file_types: def.file_types.clone(),
-                init_options: def.init_options.clone(),
-            };
-            self.session = Some(match &self.connect {
-                Some(connect) => Session::over(config, connect()).await?,
-                None => Session::start(config).await?,
-            });
-            self.start_ms = Some(ms(started.elapsed()));
-        }
-        Ok(self.session.as_ref().expect("started above"))
+        self.server.ensure(&self.ground).await
+    }
+
+    /// The workspace, options and one server a measurement runs on (not the engine).
+    pub fn cx(&mut self) -> Cx<'_> {
+        Cx::new(&self.ground, &mut self.server)
+    }
+
+    /// What lanser knows without a server: the workspace, options, configuration and parses.
+    pub fn ground(&self) -> &Ground {
+        &self.ground
     }
 
     /// The parsed Python files of this orchestrator, reused across requests.
     pub fn parse_cache(&self) -> &relocate::ParseCache {
-        &self.parses
+        &self.ground.parses
     }
 
     /// Start parsing the files of `modules` in the background (see
     /// [`relocate::ParseCache::prefetch`]) until `stop` is set.
     pub fn prefetch_parses(&self, modules: Vec<String>, stop: Arc<std::sync::atomic::AtomicBool>) {
-        self.parses.prefetch(&self.ws, modules, stop);
+        self.ground.parses.prefetch(&self.ground.ws, modules, stop);
     }
 
     /// Resolve a selector string against the files on disk (any form; docs/relocation.md).
@@ -380,13 +332,13 @@ impl Orchestrator {
     pub fn resolve(&self, selector: &str) -> Result<(PositionSpec, Target)> {
         let spec = selector::parse(selector)?;
         let cx = relocate::Context {
-            ws: &self.ws,
-            io: self.opts.index_io,
-            cwd: &self.opts.cwd,
-            config: self.opts.relocate,
-            store: relocate::snapshot::Store::through(&self.opts.inputs),
-            cache: &self.parses,
-            docs: &self.docs,
+            ws: &self.ground.ws,
+            io: self.ground.opts.index_io,
+            cwd: &self.ground.opts.cwd,
+            config: self.ground.opts.relocate,
+            store: relocate::snapshot::Store::through(&self.ground.opts.inputs),
+            cache: &self.ground.parses,
+            docs: &self.ground.docs,
         };
         match relocate::relocate(&cx, &spec) {
             Ok(target) => Ok((spec, target)),
@@ -484,49 +436,43 @@ impl Orchestrator {
         let uri = path_to_uri(&target.doc.abs);
         session.sync_document(&uri, &target.doc);
         self.wait_opened(Some(&uri)).await?;
-        let session = self.session.as_ref().expect("started");
+        let session = self.server.session.as_ref().expect("started");
         let at = skip_definition_keyword(&target.doc.text, target.start);
         crate::lsp::typed::at(&target.doc, at, session.encoding)
     }
 
     pub fn normalizer(&self) -> Normalizer<'_> {
-        Normalizer::new(
-            &self.ws,
-            self.encoding(),
-            self.opts.index_io,
-            self.opts.verbose,
-        )
-        .with_cache(&self.docs)
+        self.ground.normalizer(self.encoding())
     }
 
     /// Talk to an in-process server instead of spawning one, with the server identity and
     /// interpreter of a recorded run (trace replay): nothing is provisioned or probed.
     pub fn replay_over(&mut self, server: ServerSpec, python: Python, connect: Connect) {
-        if let Some(probe) = self.python_probe.take() {
+        if let Some(probe) = self.server.python_probe.take() {
             probe.abort();
         }
         // The recorded interpreter stands in for whatever this machine has (configDigest).
         if let (Some(exe), Some(Value::Object(section))) =
-            (&python.exe, self.settings.get_mut("python"))
+            (&python.exe, self.server.settings.get_mut("python"))
         {
             section.insert("pythonPath".into(), json!(exe));
         }
-        self.server = Some(server);
-        self.python = Some(python);
-        self.connect = Some(connect);
+        self.server.spec = Some(server);
+        self.server.python = Some(python);
+        self.server.connect = Some(connect);
     }
 
     /// The server spec in use, once resolved.
     pub fn server_spec(&self) -> Option<&ServerSpec> {
-        self.server.as_ref()
+        self.server.spec.as_ref()
     }
 
     /// Another orchestrator over the same workspace, options and (already started) session,
     /// for requests in flight side by side (batch `--jobs`). Only `self` may `close`.
     pub async fn fork(&mut self) -> Orchestrator {
         let mut fork = self.sibling().await;
-        fork.session = self.session.clone();
-        fork.start_ms = self.start_ms;
+        fork.server.session = self.server.session.clone();
+        fork.server.start_ms = self.server.start_ms;
         fork
     }
 
@@ -536,41 +482,45 @@ impl Orchestrator {
     pub async fn sibling(&mut self) -> Orchestrator {
         self.environment().await;
         Orchestrator {
-            ws: self.ws.clone(),
-            opts: self.opts.clone(),
-            session: None,
-            server: self.server.clone(),
-            python: self.python.clone(),
-            python_probe: None,
-            settings: self.settings.clone(),
-            config: self.config.clone(),
-            server_def: self.server_def.clone(),
-            start_ms: None,
-            connect: self.connect.clone(),
-            // Parses are shared (by content): forks and siblings keep one copy of each tree.
-            parses: self.parses.clone(),
-            docs: self.docs.clone(),
-            config_digest: self.config_digest.clone(),
+            ground: Ground {
+                ws: self.ground.ws.clone(),
+                opts: self.ground.opts.clone(),
+                config: self.ground.config.clone(),
+                // Parses are shared (by content): forks and siblings keep one copy of each tree.
+                parses: self.ground.parses.clone(),
+                docs: self.ground.docs.clone(),
+                config_digest: self.ground.config_digest.clone(),
+            },
+            server: Server {
+                def: self.server.def.clone(),
+                spec: self.server.spec.clone(),
+                session: None,
+                python: self.server.python.clone(),
+                python_probe: None,
+                settings: self.server.settings.clone(),
+                start_ms: None,
+                connect: self.server.connect.clone(),
+                unsure: false,
+            },
             routed: Default::default(),
-            unsure: false,
         }
     }
 
     /// Take `from`'s configuration (settings, lanser.toml, server definition) after a
     /// `reload`; a session of this orchestrator's own is told the new settings.
     pub fn adopt_config(&mut self, from: &Orchestrator, own_session: bool) {
-        self.settings = from.settings.clone();
-        self.config = from.config.clone();
-        self.server_def = from.server_def.clone();
-        self.config_digest = from.config_digest.clone();
-        if let (true, Some(s)) = (own_session, &self.session) {
-            s.update_settings(self.settings.clone());
+        self.server.settings = from.server.settings.clone();
+        self.ground.config = from.ground.config.clone();
+        self.server.def = from.server.def.clone();
+        self.ground.config_digest = from.ground.config_digest.clone();
+        if let (true, Some(s)) = (own_session, &self.server.session) {
+            s.update_settings(self.server.settings.clone());
         }
     }
 
     /// Whether this orchestrator talks to an in-process server replaying a trace.
     pub fn replays(&self) -> bool {
-        self.connect.is_some()
+        self.server.connect.is_some()
     }
 
     /// An error bundle for a request that never became one (a malformed batch line).
@@ -590,7 +540,7 @@ impl Orchestrator {
         for (_, other) in std::mem::take(&mut self.routed) {
             Box::pin(other.close()).await;
         }
-        if let Some(s) = self.session.take() {
+        if let Some(s) = self.server.session.take() {
             s.shutdown().await;
         }
     }
@@ -599,7 +549,7 @@ impl Orchestrator {
     /// the exit rather than freed tree by tree (on a large batch that costs more than its
     /// last hundred lines; the operating system takes the memory back at once).
     pub async fn close_at_exit(mut self) {
-        std::mem::forget(std::mem::take(&mut self.parses));
+        std::mem::forget(std::mem::take(&mut self.ground.parses));
         self.close().await
     }
 }

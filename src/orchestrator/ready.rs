@@ -13,7 +13,7 @@ impl Orchestrator {
     /// having loaded the document. Pyright answers single-file requests at once, and its
     /// commands wait where they need the whole project.
     pub async fn wait_opened(&mut self, uri: Option<&str>) -> Result<()> {
-        match self.server_def.ready {
+        match self.server.def.ready {
             Ready::Progress | Ready::ServerStatus | Ready::LogLine => {
                 self.wait_ready().await?;
             }
@@ -27,34 +27,34 @@ impl Orchestrator {
 
     /// Wait (bounded by the timeout) until the server has loaded the project.
     pub async fn wait_ready(&mut self) -> Result<bool> {
-        if self.server_def.ready == Ready::Settle {
+        if self.server.def.ready == Ready::Settle {
             return self.wait_settled(None).await;
         }
-        let timeout = self.opts.timeout;
+        let timeout = self.ground.opts.timeout;
         self.ensure_session().await?.wait_ready(timeout).await
     }
 
     /// A [`Ready::Settle`] server's first sign of having loaded `uri` (or anything), bounded by
     /// [`crate::languages::SETTLE_BOUND`]; without it the bundle is marked (`unsure`).
     async fn wait_settled(&mut self, uri: Option<&str>) -> Result<bool> {
-        let bound = self.opts.timeout.min(crate::languages::SETTLE_BOUND);
+        let bound = self.ground.opts.timeout.min(crate::languages::SETTLE_BOUND);
         let settled = self
             .ensure_session()
             .await?
             .wait_settled(uri, bound)
             .await?;
-        self.unsure |= !settled;
+        self.server.unsure |= !settled;
         Ok(settled)
     }
 
     /// Whether a request on this orchestrator was answered without knowing the server was
     /// ready (cleared): for a command that merges another server's answer into its own.
     pub fn take_unsure(&mut self) -> bool {
-        std::mem::take(&mut self.unsure)
+        std::mem::take(&mut self.server.unsure)
     }
 
     /// Mark the request being answered as given without knowing the server was ready.
     pub fn mark_unsure(&mut self, unsure: bool) {
-        self.unsure |= unsure;
+        self.server.unsure |= unsure;
     }
 }

@@ -133,7 +133,8 @@ fn a_request_is_parsed_once_whether_it_comes_from_the_cli_mcp_or_a_batch() {
     let lines = [
         json!({"cmd": "def", "selector": SEL}),
         json!({"cmd": "hover", "selector": SEL}),
-        json!({"cmd": "refs", "selector": CONVERT}),
+        // `convert` is `to_units` since the MCP write above.
+        json!({"cmd": "refs", "selector": "src/shapes/units.py@L13:to_units"}),
     ];
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(&input, text).unwrap();

@@ -9,7 +9,7 @@
 use super::{pytest, Analysis};
 use crate::bundle::facts::AfterChange;
 use crate::error::Result;
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Ground;
 use crate::testrun::Outcome;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,7 +27,7 @@ pub struct Added {
 /// to `analysis` the tests that collection unblocks and the modules a changed file still
 /// breaks. `None` when every module imports as it is.
 pub async fn after_change(
-    o: &Orchestrator,
+    g: &Ground,
     base: &pytest::Catalog,
     edits: &[(String, String)],
     analysis: &mut Analysis,
@@ -35,7 +35,7 @@ pub async fn after_change(
     if base.broken.is_empty() || edits.is_empty() {
         return Ok(None);
     }
-    let after = pytest::catalog_with(o, edits).await?;
+    let after = pytest::catalog_with(g, edits).await?;
     let failed: BTreeSet<&str> = base.broken.iter().map(|b| b.id.as_str()).collect();
     let changed: BTreeSet<&str> = edits.iter().map(|(rel, _)| rel.as_str()).collect();
     let still: BTreeSet<&str> = after.broken.iter().map(|b| b.id.as_str()).collect();
@@ -53,7 +53,7 @@ pub async fn after_change(
     let mut facts = AfterChange::default();
     let mut before = BTreeMap::new();
     let mut fresh = BTreeSet::new();
-    for (id, item, _) in pytest::items(o, &mut analysis.files, &unblocked) {
+    for (id, item, _) in pytest::items(g, &mut analysis.files, &unblocked) {
         let module = id.split("::").next().unwrap_or(&id);
         if let Some(c) = failed.iter().find(|c| under(module, c)) {
             if !facts.unblocked.iter().any(|u| u == c) {

@@ -18,7 +18,7 @@ use super::pytest::{plan, state_digest};
 use super::selection::{Lines, Scopes};
 use crate::bundle::facts::Widened;
 use crate::error::{LanserError, Result};
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Ground;
 use crate::testrun::{self, Coverage, Outcome};
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
@@ -73,12 +73,12 @@ fn disk_path(root: &std::path::Path, python: &std::path::Path) -> PathBuf {
 /// test executed a line), and every test's outcome before; `Err` with the reason where there
 /// is no coverage.
 pub async fn touching(
-    o: &Orchestrator,
+    g: &Ground,
     ids: &[String],
     lines: &Lines,
     scopes: Option<&Scopes>,
 ) -> Result<std::result::Result<Hit, String>> {
-    let digest = state_digest(o);
+    let digest = state_digest(g);
     let sha = |v: Vec<u8>| crate::digest::sha256_hex(&v);
     let mut key = format!(
         "{digest} {}",
@@ -88,17 +88,17 @@ pub async fn touching(
         key.push_str(" widen ");
         key.push_str(&sha(serde_json::to_vec(s).expect("scopes serialize")));
     }
-    let text = if o.opts().inputs.serves(INPUT, &key) {
-        o.opts().inputs.read_to_string(INPUT, &key, || {
+    let text = if g.opts().inputs.serves(INPUT, &key) {
+        g.opts().inputs.read_to_string(INPUT, &key, || {
             Err(std::io::Error::other("served from the trace"))
         })
     } else {
-        let answer = match ensure(o, ids, &digest).await? {
+        let answer = match ensure(g, ids, &digest).await? {
             Ok(data) => Ok(hit(&data, lines, scopes)),
             Err(why) => Err(why),
         };
         let bytes = serde_json::to_vec(&answer).expect("hits serialize");
-        o.opts().inputs.read_to_string(INPUT, &key, || Ok(bytes))
+        g.opts().inputs.read_to_string(INPUT, &key, || Ok(bytes))
     };
     let text = text
         .map_err(|e| LanserError::internal("coverage: no recorded measurement").with_source(e))?;
@@ -180,13 +180,13 @@ fn file_digests(ws: &Workspace) -> BTreeMap<String, String> {
 
 /// The coverage of the workspace as it is: cached, refreshed, or measured now.
 pub async fn ensure(
-    o: &Orchestrator,
+    g: &Ground,
     ids: &[String],
     digest: &str,
 ) -> Result<std::result::Result<Arc<Data>, String>> {
-    let root = o.ws().root.clone();
-    let base = plan(o, vec![], vec![]);
-    let files = file_digests(o.ws());
+    let root = g.ws().root.clone();
+    let base = plan(g, vec![], vec![]);
+    let files = file_digests(g.ws());
     let (ids, digest) = (ids.to_vec(), digest.to_string());
     let work = move || measure(root, base, files, ids, digest);
     tokio::task::spawn_blocking(work)

@@ -8,7 +8,7 @@
 
 use super::{enclosing, load, Item, Parsed};
 use crate::error::{LanserError, Result};
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Ground;
 use crate::testrun::{self, Broken, Collected, Collection, Mode, Plan};
 use crate::workspace::Workspace;
 use std::collections::BTreeMap;
@@ -84,8 +84,8 @@ fn cache() -> Arc<Cache> {
 
 /// The digest of the workspace's state as pytest sees it: every Python file and pytest
 /// configuration file, path and content.
-pub fn state_digest(o: &Orchestrator) -> String {
-    state_digest_in(o.ws())
+pub fn state_digest(g: &Ground) -> String {
+    state_digest_in(g.ws())
 }
 
 /// [`state_digest`] of a workspace.
@@ -107,8 +107,8 @@ pub fn state_digest_in(ws: &Workspace) -> String {
 }
 
 /// A plan over the workspace: its files with `changes` over them, in its interpreter.
-pub fn plan(o: &Orchestrator, changes: Vec<(String, String)>, tests: Vec<String>) -> Plan {
-    plan_in(o.ws(), changes, tests)
+pub fn plan(g: &Ground, changes: Vec<(String, String)>, tests: Vec<String>) -> Plan {
+    plan_in(g.ws(), changes, tests)
 }
 
 /// Largest data file the overlay copies, and most bytes of data files in all.
@@ -169,21 +169,21 @@ pub fn plan_in(ws: &Workspace, changes: Vec<(String, String)>, tests: Vec<String
 }
 
 /// pytest's collection of the workspace as it is on disk (cached per state; recorded).
-pub async fn catalog(o: &Orchestrator) -> Result<Arc<Catalog>> {
-    catalog_with(o, &[]).await
+pub async fn catalog(g: &Ground) -> Result<Arc<Catalog>> {
+    catalog_with(g, &[]).await
 }
 
 /// pytest's collection of the workspace with `edits` (relative path, new text) over it, in
 /// an overlay: the workspace as it is when there are none. Cached per state and edits (in the
 /// process, and on disk by content: [`super::by_content`]), and recorded (`tests:collected` keyed by the state's digest; with edits,
 /// `tests:collected-after` keyed by the digest of both).
-pub async fn catalog_with(o: &Orchestrator, edits: &[(String, String)]) -> Result<Arc<Catalog>> {
+pub async fn catalog_with(g: &Ground, edits: &[(String, String)]) -> Result<Arc<Catalog>> {
     let (input, digest) = match edits {
-        [] => (INPUT, state_digest(o)),
-        _ => (INPUT_AFTER, edits_digest(&state_digest(o), edits)),
+        [] => (INPUT, state_digest(g)),
+        _ => (INPUT_AFTER, edits_digest(&state_digest(g), edits)),
     };
-    let key = (o.ws().root.clone(), digest.clone());
-    let served = o.opts().inputs.serves(input, &digest);
+    let key = (g.ws().root.clone(), digest.clone());
+    let served = g.opts().inputs.serves(input, &digest);
     let cache = cache();
     if !served {
         if let Some(c) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
@@ -191,11 +191,11 @@ pub async fn catalog_with(o: &Orchestrator, edits: &[(String, String)]) -> Resul
         }
     }
     let text = if served {
-        o.opts().inputs.read_to_string(input, &digest, || {
+        g.opts().inputs.read_to_string(input, &digest, || {
             Err(std::io::Error::other("served from the trace"))
         })
     } else {
-        let p = plan(o, edits.to_vec(), vec![]);
+        let p = plan(g, edits.to_vec(), vec![]);
         // Another copy of this state (or another process) may have collected it already.
         let python = p.python.clone();
         let known = super::by_content::read::<Catalog>(input, &digest, &python);
@@ -215,7 +215,7 @@ pub async fn catalog_with(o: &Orchestrator, edits: &[(String, String)]) -> Resul
             }
         };
         let bytes = serde_json::to_vec(&catalog).expect("catalogs serialize");
-        o.opts().inputs.read_to_string(input, &digest, || Ok(bytes))
+        g.opts().inputs.read_to_string(input, &digest, || Ok(bytes))
     };
     let text =
         text.map_err(|e| LanserError::internal("collection: no recorded catalog").with_source(e))?;
@@ -245,13 +245,13 @@ fn edits_digest(state: &str, edits: &[(String, String)]) -> String {
 /// defines them, else the definition around the line pytest reports (an inherited test's
 /// base method), a doctest's by its dotted name; `true` for a doctest.
 pub fn items(
-    o: &Orchestrator,
+    g: &Ground,
     files: &mut BTreeMap<String, Parsed>,
     collected: &[Collected],
 ) -> Vec<(String, Item, bool)> {
     let mut out = Vec::new();
     for c in collected {
-        let Some(p) = load(o, files, &c.path) else {
+        let Some(p) = load(g, files, &c.path) else {
             continue;
         };
         let by_id: Vec<String> =

@@ -9,7 +9,7 @@ use super::tests_of::Rules;
 use super::{analyse, coverage, pytest, Analysis, Item, Parsed};
 use crate::bundle::facts::TestSelection;
 use crate::error::Result;
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Cx;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Changed lines per workspace-relative file (1-based, old side).
@@ -130,7 +130,7 @@ pub fn lines_of_changes(changes: &[(crate::selector::resolve::Document, String)]
 /// where test modules fail to import as the workspace is, pytest's collection after the change
 /// adds its tests ([`super::broken`]).
 pub async fn select(
-    o: &mut Orchestrator,
+    cx: &mut Cx<'_>,
     seeds: Vec<Item>,
     mut files: BTreeMap<String, Parsed>,
     depth: u32,
@@ -138,24 +138,24 @@ pub async fn select(
     edits: Option<&[(String, String)]>,
 ) -> Result<Selected> {
     let scopes = edits.is_some().then(|| scopes(&lines, &files));
-    let catalog = pytest::catalog(o).await?;
+    let catalog = pytest::catalog(cx.ground()).await?;
     let mut notes: Vec<String> = catalog.note.iter().cloned().collect();
     let items = match &catalog.collected {
-        Some(c) => pytest::items(o, &mut files, c),
+        Some(c) => pytest::items(cx.ground(), &mut files, c),
         None => vec![],
     };
     let rules = match &catalog.collected {
         Some(_) => Rules::Collected(&items),
         None => Rules::Naming,
     };
-    let mut analysis = analyse(o, seeds, files, depth, rules).await?;
+    let mut analysis = analyse(cx, seeds, files, depth, rules).await?;
     let mut coverage_only = BTreeSet::new();
     let mut before = None;
     let mut used = false;
     let mut widened = vec![];
     if let Some(collected) = &catalog.collected {
         let ids: Vec<String> = collected.iter().map(|c| c.id.clone()).collect();
-        match coverage::touching(o, &ids, &lines, scopes.as_ref()).await? {
+        match coverage::touching(cx.ground(), &ids, &lines, scopes.as_ref()).await? {
             Ok(hit) => {
                 used = true;
                 for id in hit.tests {
@@ -175,7 +175,9 @@ pub async fn select(
     }
     let mut after_change = None;
     if let Some(edits) = edits {
-        if let Some(added) = super::broken::after_change(o, &catalog, edits, &mut analysis).await? {
+        if let Some(added) =
+            super::broken::after_change(cx.ground(), &catalog, edits, &mut analysis).await?
+        {
             coverage_only.extend(added.fresh);
             let mut known = before.unwrap_or_default();
             known.extend(added.before);

@@ -10,7 +10,7 @@
 
 use super::{load, Item, Parsed};
 use crate::error::Result;
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Ground;
 use crate::relocate::outline::{Def, DefKind};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -69,12 +69,12 @@ fn fixture(d: &Def, text: &str) -> Option<bool> {
 
 /// The files a fixture defined in `path` serves: its own file, or everything under a
 /// conftest's directory.
-fn scope_files(o: &Orchestrator, path: &str, rules: Rules<'_>) -> Vec<String> {
+fn scope_files(g: &Ground, path: &str, rules: Rules<'_>) -> Vec<String> {
     if file_name(path) != "conftest.py" {
         return vec![path.to_string()];
     }
     let dir = path.strip_suffix("conftest.py").unwrap_or("");
-    o.ws()
+    g.ws()
         .python_files()
         .into_iter()
         .filter(|f| f.starts_with(dir) && (is_test_support(f) || rules.is_test_code(f)))
@@ -177,7 +177,7 @@ impl Found<'_> {
 
 /// The impacted tests among (and requested by) the reached items.
 pub fn select(
-    o: &Orchestrator,
+    g: &Ground,
     files: &mut BTreeMap<String, Parsed>,
     reached: &BTreeMap<Item, u32>,
     rules: Rules<'_>,
@@ -197,7 +197,7 @@ pub fn select(
         if !is_test_support(&item.path) {
             continue;
         }
-        let Some(p) = load(o, files, &item.path) else {
+        let Some(p) = load(g, files, &item.path) else {
             continue;
         };
         if item.qual.is_empty() {
@@ -220,13 +220,13 @@ pub fn select(
             }
         }
     }
-    follow_fixtures(o, files, fixtures, &mut found);
+    follow_fixtures(g, files, fixtures, &mut found);
     Ok(out)
 }
 
 /// Tests (and fixtures, transitively) requesting the reached fixtures.
 fn follow_fixtures(
-    o: &Orchestrator,
+    g: &Ground,
     files: &mut BTreeMap<String, Parsed>,
     mut work: Vec<(String, String, u32)>,
     found: &mut Found<'_>,
@@ -236,14 +236,14 @@ fn follow_fixtures(
         if !seen.insert((name.clone(), home.clone())) {
             continue;
         }
-        let autouse = load(o, files, &home)
+        let autouse = load(g, files, &home)
             .and_then(|p| {
                 let d = p.defs.iter().find(|d| d.qual.join(".") == name)?;
                 fixture(d, &p.doc.text)
             })
             .unwrap_or(false);
-        for f in scope_files(o, &home, found.rules) {
-            let Some(p) = load(o, files, &f) else {
+        for f in scope_files(g, &home, found.rules) {
+            let Some(p) = load(g, files, &f) else {
                 continue;
             };
             for d in &p.defs {
