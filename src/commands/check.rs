@@ -26,6 +26,26 @@ pub struct Check {
 }
 
 impl Operation for Check {
+    /// A patch's files are sorted by `measure` (an unserved one is listed as unchecked).
+    fn refuses_unserved(&self) -> bool {
+        false
+    }
+    /// The first file its patch changes (read only to route: from the trace's record or the
+    /// disk, never stdin).
+    fn files(&self, opts: &crate::orchestrator::Options) -> Vec<String> {
+        if self.patch == "-" {
+            return Vec::new();
+        }
+        let text = opts
+            .inputs
+            .peek("--patch", &self.patch)
+            .or_else(|| std::fs::read_to_string(opts.cwd.join(&self.patch)).ok());
+        let files = text.and_then(|t| crate::edits::patch::parse(&t).ok());
+        files
+            .and_then(|f| f.into_iter().next())
+            .map(|f| vec![f.path])
+            .unwrap_or_default()
+    }
     fn reads_stdin(&self) -> bool {
         self.patch == "-"
     }

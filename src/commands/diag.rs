@@ -20,6 +20,12 @@ pub struct Diag {
 }
 
 impl Operation for Diag {
+    fn files(&self, _: &crate::orchestrator::Options) -> Vec<String> {
+        self.targets.clone()
+    }
+    fn whole_workspace(&self) -> bool {
+        self.targets.is_empty()
+    }
     fn every_session(&self) -> bool {
         true
     }

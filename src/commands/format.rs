@@ -70,6 +70,9 @@ pub struct FormatFacts {
 impl Facts for FormatFacts {}
 
 impl Operation for Format {
+    fn files(&self, _: &crate::orchestrator::Options) -> Vec<String> {
+        vec![self.file.clone()]
+    }
     const NAME: &'static str = "format";
     type Facts = FormatFacts;
     fn changes_server_view(&self) -> bool {

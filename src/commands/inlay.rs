@@ -62,6 +62,9 @@ impl Facts for InlayFacts {
 }
 
 impl Operation for Inlay {
+    fn files(&self, _: &crate::orchestrator::Options) -> Vec<String> {
+        vec![self.file.clone()]
+    }
     const NAME: &'static str = "inlay";
     type Facts = InlayFacts;
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {

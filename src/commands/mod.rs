@@ -142,6 +142,18 @@ pub trait Operation:
     fn reads_file_set(&self) -> bool {
         false
     }
+    /// The files it names besides its selector's path, in order: the request goes to the
+    /// server of the first (of the selector's path, when it has one), and one no server serves
+    /// is refused ([`Operation::refuses_unserved`]). Read under `opts` (a `check` patch's
+    /// first file, from the trace's record or the disk).
+    fn files(&self, _opts: &crate::orchestrator::Options) -> Vec<String> {
+        Vec::new()
+    }
+    /// Whether it asks about the whole workspace (a `diag` naming no file): it goes to the one
+    /// server that takes every source, when there is one.
+    fn whole_workspace(&self) -> bool {
+        false
+    }
     /// Whether a file of a type no server serves is refused before it runs (`E/UNSUPPORTED`).
     /// Writes that only measure (`apply`, `edit`, `rename-file`) sort a change's files
     /// themselves, and a raw request goes where it is sent.
@@ -225,6 +237,14 @@ macro_rules! operations {
             /// See [`Operation::reads_file_set`].
             pub fn reads_file_set(&self) -> bool {
                 match self { $(Op::$variant(a) => a.reads_file_set(),)* }
+            }
+            /// See [`Operation::files`].
+            pub fn files(&self, opts: &crate::orchestrator::Options) -> Vec<String> {
+                match self { $(Op::$variant(a) => a.files(opts),)* }
+            }
+            /// See [`Operation::whole_workspace`].
+            pub fn whole_workspace(&self) -> bool {
+                match self { $(Op::$variant(a) => a.whole_workspace(),)* }
             }
             /// See [`Operation::refuses_unserved`].
             pub fn refuses_unserved(&self) -> bool {

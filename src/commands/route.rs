@@ -13,7 +13,7 @@
 //! A request about a file no configured server serves is refused here, before anything starts
 //! ([`unserved`], `E/UNSUPPORTED`): no server is handed a file to read as its own language.
 
-use super::{Op, Request};
+use super::Request;
 use crate::config::Config;
 use crate::error::Result;
 use crate::orchestrator::{Options, Orchestrator};
@@ -28,7 +28,7 @@ pub fn server_for(o: &Orchestrator, req: &Request) -> Option<String> {
     }
     let name = match file_of(req, o.opts()) {
         Some(path) => o.config().route(&path).to_string(),
-        None if whole_workspace(req) => only_server(o.config(), &o.ws().index().sources())?,
+        None if req.op.whole_workspace() => only_server(o.config(), &o.ws().index().sources())?,
         None => return None,
     };
     (name != o.server_def().name).then_some(name)
@@ -49,26 +49,16 @@ pub fn unserved(o: &Orchestrator, req: &Request) -> Option<crate::error::LanserE
     if opts.server.is_some() && forced.is_none() {
         return None; // an unknown server: its own error
     }
-    let mut files: Vec<&str> = Vec::new();
+    let mut files: Vec<String> = Vec::new();
     let path = req.selector().and_then(|s| selector::parse(s).ok());
     if let Some(p) = path.as_ref().and_then(|s| s.path()) {
-        files.push(p);
+        files.push(p.to_string());
     }
-    match &req.op {
-        Op::Diag(d) => files.extend(
-            d.targets
-                .iter()
-                .map(String::as_str)
-                .filter(|t| !t.contains(['*', '?', '['])),
-        ),
-        Op::Symbols(s) => files.extend(s.file.as_deref()),
-        Op::Format(f) => files.push(&f.file),
-        Op::Inlay(i) => files.push(&i.file),
-        _ => {}
-    }
+    let named = req.op.files(opts).into_iter();
+    files.extend(named.filter(|t| !t.contains(['*', '?', '['])));
     // A path that does not resolve (missing, outside the workspace) is the command's own
     // error to report.
-    let unserved = |f: &&str| {
+    let unserved = |f: &String| {
         let (abs, rel) = o.ws().resolve_user_path(f, &opts.cwd).ok()?;
         (!crate::servers::unserved::served(o.config().routes(), forced, &rel, &abs)).then_some(rel)
     };
@@ -104,11 +94,6 @@ fn forced(opts: &Options) -> bool {
     opts.server.is_some() || own_command(opts)
 }
 
-/// A workspace-wide `diag`: every source file, each checked by its own server.
-fn whole_workspace(req: &Request) -> bool {
-    matches!(&req.op, Op::Diag(d) if d.targets.is_empty())
-}
-
 /// The one server that takes every source of a workspace that has any (a TypeScript-only
 /// repository's workspace-wide `diag` goes to its server as a whole).
 fn only_server(config: &Config, sources: &[String]) -> Option<String> {
@@ -126,19 +111,7 @@ fn file_of(req: &Request, opts: &Options) -> Option<String> {
     if let Some(sel) = req.selector() {
         return selector::parse(sel).ok()?.path().map(str::to_string);
     }
-    match &req.op {
-        Op::Diag(d) => d.targets.first().cloned(),
-        Op::Symbols(s) => s.file.clone(),
-        Op::Check(c) if c.patch != "-" => {
-            let text = opts
-                .inputs
-                .peek("--patch", &c.patch)
-                .or_else(|| std::fs::read_to_string(opts.cwd.join(&c.patch)).ok())?;
-            let files = crate::edits::patch::parse(&text).ok()?;
-            files.into_iter().next().map(|f| f.path)
-        }
-        _ => None,
-    }
+    req.op.files(opts).into_iter().next()
 }
 
 /// For a traced process that answers one request, and its replay: pick its server before
@@ -146,7 +119,7 @@ fn file_of(req: &Request, opts: &Options) -> Option<String> {
 /// on it.
 pub fn pin(opts: &mut Options, req: &Request) -> Result<()> {
     let path = file_of(req, opts);
-    if forced(opts) || (path.is_none() && !whole_workspace(req)) {
+    if forced(opts) || (path.is_none() && !req.op.whole_workspace()) {
         return Ok(());
     }
     let ws = crate::workspace::Workspace::discover(opts.workspace.as_deref(), &opts.cwd)?;

@@ -26,6 +26,9 @@ pub struct Symbols {
 }
 
 impl Operation for Symbols {
+    fn files(&self, _: &crate::orchestrator::Options) -> Vec<String> {
+        self.file.iter().cloned().collect()
+    }
     const NAME: &'static str = "symbols";
     type Facts = SymbolsFacts;
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {

@@ -98,7 +98,10 @@ fn a_copied_workspace_gives_the_same_bundle() {
             (o.stdout, err.stdout)
         })
         .collect();
-    assert_eq!(outs[0].1, outs[1].1, "the error bundle differs between copies");
+    assert_eq!(
+        outs[0].1, outs[1].1,
+        "the error bundle differs between copies"
+    );
     let outs: Vec<_> = outs.into_iter().map(|(ok, _)| ok).collect();
     assert_eq!(outs[0], outs[1]);
     let b: serde_json::Value = serde_json::from_slice(&outs[0]).unwrap();

@@ -257,6 +257,17 @@ fn a_mixed_repository_is_answered_per_file_type_without_flags() {
         )]
     );
 
+    // A file given as an argument, not a selector, routes too: `format` and `inlay` of a
+    // TypeScript file go to its server, not to the default (which has neither).
+    for cmd in ["format", "inlay"] {
+        let b = json(&[cmd, "web/app.ts", "--workspace", &ws, "--json"]);
+        assert_eq!(b["status"], "ok", "{cmd}: {}", b["error"]);
+        assert_eq!(
+            b["environment"]["server"]["name"], "typescript-language-server",
+            "{cmd}"
+        );
+    }
+
     // A workspace-wide diag checks each file on its own server.
     let o = lanser()
         .args(["diag", "--workspace", &ws, "--json"])
