@@ -318,6 +318,55 @@ fn status_shows_versions_memory_and_documents_and_the_socket_is_private() {
     assert_eq!(w.status()["running"], false);
 }
 
+/// A request holding the daemon (a server that takes 10 s to answer a definition) does not
+/// hold its status: it says running and busy, not `running: false` after the client's wait.
+#[test]
+fn status_answers_busy_while_a_request_holds_the_daemon() {
+    let w = Warm::new("srcpkg");
+    let slow = format!(
+        "python3 {} slow",
+        repo().join("tests/fake_lsp.py").display()
+    );
+    let mut held = w
+        .cmd(&[
+            "def",
+            "src/shapes/units.py@L13:convert",
+            "--server-cmd",
+            &slow,
+        ])
+        .args(["--timeout", "60"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Asked until the held request ends: some answer must come while it runs.
+    let mut seen = Vec::new();
+    while held.try_wait().unwrap().is_none() {
+        let s = w.status();
+        let done = held.try_wait().unwrap().is_some();
+        // Not counted before the held request's CLI has started the daemon.
+        if !done && (s["running"] == true || !seen.is_empty()) {
+            seen.push((s["running"].clone(), s["busy"].clone()));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(held.wait().unwrap().success());
+    assert!(
+        seen.contains(&(true.into(), true.into())),
+        "no status said busy while the request ran: {seen:?}"
+    );
+    assert!(
+        seen.iter().all(|(running, _)| running == true),
+        "once up, the daemon was said not running: {seen:?}"
+    );
+    let idle = w.status();
+    assert_eq!(
+        (&idle["running"], &idle["busy"]),
+        (&true.into(), &false.into())
+    );
+    assert!(idle["memoEntries"].is_u64());
+}
+
 #[test]
 fn concurrent_clients_get_one_daemon_and_the_same_bytes() {
     let w = Warm::new("demo");
