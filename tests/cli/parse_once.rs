@@ -36,6 +36,28 @@ fn since(log: &Path, before: &BTreeMap<u64, Vec<String>>) -> BTreeMap<u64, Vec<S
         .collect()
 }
 
+/// The parses made since `before`, none of them by the daemon (`daemon`), by pid.
+fn none_by_daemon(
+    log: &Path,
+    before: &BTreeMap<u64, Vec<String>>,
+    daemon: u64,
+) -> BTreeMap<u64, Vec<String>> {
+    let new = since(log, before);
+    assert!(
+        !new.contains_key(&daemon),
+        "the daemon parsed {:?}",
+        new[&daemon]
+    );
+    new
+}
+
+/// One process's command line, then one parse per request line (`n` lines).
+fn one_per_line(n: usize) -> Vec<String> {
+    let mut want = vec!["command-line".to_string()];
+    want.extend((0..n).map(|_| "line".to_string()));
+    want
+}
+
 /// How many requests the daemon has answered.
 fn requests(w: &Warm) -> u64 {
     w.status()["requests"].as_u64().unwrap()
@@ -73,12 +95,7 @@ fn a_request_is_parsed_once_whether_it_comes_from_the_cli_mcp_or_a_batch() {
         asks.len() as u64,
         "the daemon answered each"
     );
-    let new = since(&log, &before);
-    assert!(
-        !new.contains_key(&daemon),
-        "the daemon parsed {:?}",
-        new.get(&daemon)
-    );
+    let new = none_by_daemon(&log, &before, daemon);
     assert_eq!(new.len(), asks.len(), "one process per call: {new:?}");
     assert!(new.values().all(|p| p == &["command-line"]), "{new:?}");
 
@@ -114,17 +131,9 @@ fn a_request_is_parsed_once_whether_it_comes_from_the_cli_mcp_or_a_batch() {
         "the daemon answered each"
     );
     assert!(read(&w.ws, "src/shapes/units.py").contains("def to_units("));
-    let new = since(&log, &before);
-    assert!(
-        !new.contains_key(&daemon),
-        "the daemon parsed {:?}",
-        new.get(&daemon)
-    );
+    let new = none_by_daemon(&log, &before, daemon);
     assert_eq!(new.len(), 1, "only the MCP server parses: {new:?}");
-    let server = new.into_values().next().unwrap();
-    let mut want = vec!["command-line".to_string()];
-    want.extend(calls.iter().map(|_| "line".to_string()));
-    assert_eq!(server, want, "its command line, then one parse per call");
+    assert_eq!(new.into_values().next().unwrap(), one_per_line(calls.len()));
 
     // A batch through the daemon: its command line and each line in the batch's process,
     // once; the daemon is sent the parsed lines.
@@ -152,14 +161,7 @@ fn a_request_is_parsed_once_whether_it_comes_from_the_cli_mcp_or_a_batch() {
         lines.len() as u64,
         "the daemon answered each"
     );
-    let new = since(&log, &before);
-    assert!(
-        !new.contains_key(&daemon),
-        "the daemon parsed {:?}",
-        new.get(&daemon)
-    );
+    let new = none_by_daemon(&log, &before, daemon);
     assert_eq!(new.len(), 1, "only the batch's process parses: {new:?}");
-    let mut want = vec!["command-line".to_string()];
-    want.extend(lines.iter().map(|_| "line".to_string()));
-    assert_eq!(new.into_values().next().unwrap(), want);
+    assert_eq!(new.into_values().next().unwrap(), one_per_line(lines.len()));
 }
