@@ -8,7 +8,7 @@
 use super::gate::require;
 use crate::bundle::facts::Location;
 use crate::bundle::Resolution;
-use crate::error::Result;
+use crate::error::{ErrorCode, Result};
 use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
 use crate::relocate::Target;
@@ -24,6 +24,12 @@ pub enum Wait {
     /// The answer can come from other files (references, implementations, declarations):
     /// asked once the project is loaded, and marked incomplete when it never loads.
     ForProject,
+    /// As [`Wait::ForProject`], and the target's file checked first (its diagnostics pulled):
+    /// Pyright answers a module's type definition (`import asyncio` → its stub) only once the
+    /// file is checked, and before that answers nothing, without error. Pulling first makes
+    /// the answer independent of timing and of what was asked before (daemon, batch); a
+    /// server without pull diagnostics (an error answer) is then asked directly.
+    Checked,
 }
 
 /// The server's answer at a position, with what the bundle records beside it.
@@ -58,6 +64,17 @@ pub async fn ask<R: Request>(
     let complete = match wait {
         Wait::No => true,
         Wait::ForProject => o.wait_ready().await?,
+        Wait::Checked => {
+            let complete = o.wait_ready().await?;
+            let file = [target.doc.rel.clone()];
+            match crate::measure::speculate::pull(&mut o.cx(), &file).await {
+                // A server that hangs or dies here would do the same on the real request.
+                Err(e) if matches!(e.code, ErrorCode::LsTimeout | ErrorCode::LsCrash) => {
+                    return Err(e)
+                }
+                _ => complete,
+            }
+        }
     };
     let answer = o.ensure_session().await?.request::<R>(params(at)).await?;
     let resolution = o.resolution(&spec, &target);
@@ -69,8 +86,9 @@ pub async fn ask<R: Request>(
     })
 }
 
-/// Ask a request of definition's shape (implementation, declaration: a position in, locations
-/// out) at the position `selector` names: the locations the server answers, normalized.
+/// Ask a request of definition's shape (definition, type definition, implementation,
+/// declaration: a position in, locations out) at the position `selector` names: the locations
+/// the server answers, normalized.
 pub async fn goto<R>(
     o: &mut Orchestrator,
     selector: &str,

@@ -1,13 +1,15 @@
 //! `lanser type-def SEL`: where the type of the symbol at the selector is defined (asked
-//! once the project is loaded and the file checked: see [`super::def::run`]).
+//! once the project is loaded and the file checked: [`Wait::Checked`]).
 
-use super::def::{run, Goto};
+use super::positional::{goto, Wait};
 use super::render::Page;
 use super::Operation;
 use crate::bundle::facts::{Provenance, TypeDefFacts};
 use crate::bundle::Bundle;
 use crate::error::Result;
+use crate::lsp::capabilities::Feature;
 use crate::orchestrator::{Orchestrator, Outcome};
+use lsp_types::request::GotoTypeDefinition;
 
 /// Where the type of the symbol at SELECTOR is defined
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
@@ -25,7 +27,8 @@ impl Operation for TypeDef {
         Some(&self.selector)
     }
     async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
-        let out = run(o, &self.selector, Goto::TypeDefinition).await?;
+        let feature = Feature::TypeDefinition;
+        let out = goto::<GotoTypeDefinition>(o, &self.selector, feature, Wait::Checked).await?;
         Ok(out.map(|type_definitions| TypeDefFacts {
             type_definitions,
             provenance: Provenance::Lsp,
