@@ -11,7 +11,7 @@ use crate::bundle::facts::Provenance;
 use crate::bundle::Bundle;
 use crate::edits::patch;
 use crate::error::Result;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::selector::resolve::Document;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -72,7 +72,7 @@ impl Operation for ApplyPatch {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.verified.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let text = super::check::read_patch(o, &self.patch)?;
         let mut changes = Vec::new();
         for fp in &patch::parse(&text)? {

@@ -17,7 +17,7 @@ use crate::bundle::normalize::{sort_by_location, Normalizer};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::{
     CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare,
 };
@@ -47,7 +47,7 @@ impl Operation for Calls {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let both = !self.incoming && !self.outgoing;
         let dirs = Directions {
             incoming: self.incoming || both,
@@ -120,11 +120,7 @@ fn call_fact(
     }
 }
 
-pub async fn run(
-    o: &mut Orchestrator,
-    selector: &str,
-    dirs: Directions,
-) -> Result<Outcome<CallsFacts>> {
+pub async fn run(o: &mut Ctx<'_>, selector: &str, dirs: Directions) -> Result<Outcome<CallsFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<CallHierarchyPrepare>(o, Feature::CallHierarchy)?;

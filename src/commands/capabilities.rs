@@ -7,7 +7,7 @@ use super::Operation;
 use crate::bundle::facts::{CapabilitiesFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
-use crate::orchestrator::{capability_summary, Orchestrator, Outcome};
+use crate::orchestrator::{capability_summary, Ctx, Outcome};
 
 /// The server's capabilities (starts it)
 #[derive(Debug, Clone, PartialEq, Eq, Hash, clap::Args, serde::Serialize, serde::Deserialize)]
@@ -17,7 +17,7 @@ pub struct Capabilities {}
 impl Operation for Capabilities {
     const NAME: &'static str = "capabilities";
     type Facts = CapabilitiesFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         capabilities(o).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -26,7 +26,7 @@ impl Operation for Capabilities {
 }
 
 /// `lanser capabilities`: start the server and report what it declared.
-pub async fn capabilities(o: &mut Orchestrator) -> Result<Outcome<CapabilitiesFacts>> {
+pub async fn capabilities(o: &mut Ctx<'_>) -> Result<Outcome<CapabilitiesFacts>> {
     let session = o.ensure_session().await?;
     let summary = capability_summary(session.capabilities());
     let caps = session.raw_capabilities().clone();

@@ -13,7 +13,7 @@ use crate::bundle::facts::{Facts, Provenance};
 use crate::bundle::Bundle;
 use crate::document::Document;
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::python::modules;
 use crate::relocate::grammars::Grammar;
 use crate::relocate::{snapshot, structural};
@@ -119,7 +119,7 @@ impl Operation for Changes {
     fn memoizable(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let (base, pairs, missing, unchecked) = match &self.since_bundle {
             Some(path) => since_bundle(o, path)?,
             None => since_rev(o, self.since.as_deref().unwrap_or("HEAD"))?,
@@ -189,14 +189,14 @@ fn outlined(rel: &str) -> bool {
 }
 
 /// The file on disk now, when the workspace reads it.
-fn current(o: &Orchestrator, rel: &str) -> Result<Option<Document>> {
+fn current(o: &Ctx<'_>, rel: &str) -> Result<Option<Document>> {
     match o.ws().snapshot_file(rel) {
         Some(abs) => Document::load(abs, rel.to_string()).map(Some),
         None => Ok(None),
     }
 }
 
-fn since_rev(o: &Orchestrator, rev: &str) -> Result<Based> {
+fn since_rev(o: &Ctx<'_>, rev: &str) -> Result<Based> {
     let root = o.ws().root.clone();
     let inputs = &o.opts().inputs;
     let list = inputs
@@ -244,7 +244,7 @@ fn since_rev(o: &Orchestrator, rev: &str) -> Result<Based> {
     Ok((base, pairs, vec![], unchecked))
 }
 
-fn since_bundle(o: &Orchestrator, path: &str) -> Result<Based> {
+fn since_bundle(o: &Ctx<'_>, path: &str) -> Result<Based> {
     let abs = o.opts().cwd.join(path);
     let text = o
         .opts()
@@ -307,10 +307,7 @@ fn since_bundle(o: &Orchestrator, path: &str) -> Result<Based> {
 }
 
 /// Parse both sides of every pair and compare their definitions.
-fn compare(
-    o: &Orchestrator,
-    pairs: Vec<Pair>,
-) -> Result<(Vec<FileChange>, Vec<symdiff::SymbolChange>)> {
+fn compare(o: &Ctx<'_>, pairs: Vec<Pair>) -> Result<(Vec<FileChange>, Vec<symdiff::SymbolChange>)> {
     let roots = o.ws().import_roots();
     let mut files = Vec::new();
     let (mut before, mut after) = (Vec::new(), Vec::new());

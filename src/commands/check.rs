@@ -11,7 +11,7 @@ use crate::edits::patch;
 use crate::error::{LanserError, Result};
 use crate::measure::scope::Scope;
 use crate::measure::speculate;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::reward::Measured;
 use crate::selector::resolve::Document;
 use std::io::Read;
@@ -61,7 +61,7 @@ impl Operation for Check {
     fn memoizable(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, &self.patch).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -70,12 +70,12 @@ impl Operation for Check {
 }
 
 /// The patch text: from the file (or stdin), or at replay from the trace.
-pub(crate) fn read_patch(o: &Orchestrator, path: &str) -> Result<String> {
+pub(crate) fn read_patch(o: &Ctx<'_>, path: &str) -> Result<String> {
     read_input(o, "patch", path)
 }
 
 /// The text file of flag `--{what}` (`-` for stdin), read live or, at replay, from the trace.
-pub(crate) fn read_input(o: &Orchestrator, what: &str, path: &str) -> Result<String> {
+pub(crate) fn read_input(o: &Ctx<'_>, what: &str, path: &str) -> Result<String> {
     let abs = o.opts().cwd.join(path);
     let flag = format!("--{what}");
     let text = o.opts().inputs.read_to_string(&flag, path, || {
@@ -95,7 +95,7 @@ pub(crate) fn read_input(o: &Orchestrator, what: &str, path: &str) -> Result<Str
     })
 }
 
-pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome<CheckFacts>> {
+pub async fn run(o: &mut Ctx<'_>, patch_path: &str) -> Result<Outcome<CheckFacts>> {
     let text = read_patch(o, patch_path)?;
     let files = patch::parse(&text)?;
     refuse_unserved(o, files.iter().map(|f| f.path.as_str()))?;
@@ -138,7 +138,7 @@ pub async fn run(o: &mut Orchestrator, patch_path: &str) -> Result<Outcome<Check
 /// nothing could measure it. One that changes some served file is measured on those, the
 /// others listed as unchecked.
 pub(crate) fn refuse_unserved<'a>(
-    o: &Orchestrator,
+    o: &Ctx<'_>,
     paths: impl IntoIterator<Item = &'a str>,
 ) -> Result<()> {
     let forced = match super::route::forced_def(o) {
@@ -179,7 +179,7 @@ pub struct Measurement {
 /// The speculative diagnostics of `changes` (a document and its new text), each file on its
 /// own server (a change over TypeScript and Python files is measured by both; the own
 /// server's first). `check --patch`, `apply --patch` and `edit` measure through this.
-pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Result<Measurement> {
+pub async fn measure(o: &mut Ctx<'_>, changes: &[(Document, String)]) -> Result<Measurement> {
     let forced = super::route::forced_def(o);
     let (rels, unserved): (Vec<String>, Vec<String>) =
         changes.iter().map(|(d, _)| d.rel.clone()).partition(|rel| {
@@ -214,13 +214,14 @@ pub async fn measure(o: &mut Orchestrator, changes: &[(Document, String)]) -> Re
             .filter(|(d, _)| group.contains(&d.rel))
             .cloned()
             .collect();
-        let target = match server {
-            None => &mut *o,
-            Some(name) => match o.for_server(&name)? {
+        let mut target = match server {
+            None => o.reborrow(),
+            Some(name) => match o.route(&name)? {
                 Some(other) => other,
-                None => &mut *o,
+                None => o.reborrow(),
             },
         };
+        let target = &mut target;
         // A server that only publishes loads its project on the first opened document (as
         // in `diag`): open them before waiting for the load.
         let session = target.ensure_session().await?;

@@ -12,7 +12,7 @@ use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::capabilities::Feature;
 use crate::lsp::session::Session;
 use crate::lsp::typed;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::workspace::path_to_uri;
 use lsp_types::request::{CodeActionRequest, CodeActionResolveRequest, ExecuteCommand};
 use lsp_types::{
@@ -60,7 +60,7 @@ impl Operation for CodeActions {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.apply.is_some())
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let m = self.mutation.args(self.apply.is_some());
         run(
             o,
@@ -147,7 +147,7 @@ fn title(a: &CodeActionOrCommand) -> &str {
 /// The code actions the server offers over range `r` of `uri` (with the diagnostics there),
 /// plus Pyright's organize-imports command as an action.
 async fn offered(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     params: &TextDocumentPositionParams,
     r: [u32; 4],
     uri: &str,
@@ -289,7 +289,7 @@ async fn edit_of(
 }
 
 pub async fn run(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     selector: &str,
     kind: Option<&str>,
     pick: Option<&str>,

@@ -11,7 +11,7 @@ use crate::bundle::facts::{Facts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::{Completion, ResolveCompletionItem};
 use lsp_types::{
     CompletionContext, CompletionItem, CompletionParams, CompletionResponse, CompletionTextEdit,
@@ -77,7 +77,7 @@ impl Operation for Complete {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector, self.resolve).await
     }
     /// One item a line: `label(detail)  kind  — detail`.
@@ -167,11 +167,7 @@ fn fact(i: &CompletionItem) -> CompletionFact {
     }
 }
 
-pub async fn run(
-    o: &mut Orchestrator,
-    selector: &str,
-    resolve: bool,
-) -> Result<Outcome<CompleteFacts>> {
+pub async fn run(o: &mut Ctx<'_>, selector: &str, resolve: bool) -> Result<Outcome<CompleteFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     require::<Completion>(o, Feature::Completion)?;

@@ -11,7 +11,7 @@ use crate::bundle::facts::{Location, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::GotoDeclaration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -42,7 +42,7 @@ impl Operation for Decl {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         // A declaration may be in another file: wait for the project, as `refs` does.
         let found =
             goto::<GotoDeclaration>(o, &self.selector, Feature::Declaration, Wait::ForProject)

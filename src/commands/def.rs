@@ -8,7 +8,7 @@ use crate::bundle::facts::{DefFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::GotoDefinition;
 
 /// Where the symbol at SELECTOR is defined
@@ -26,7 +26,7 @@ impl Operation for Def {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let out = goto::<GotoDefinition>(o, &self.selector, Feature::Definition, Wait::No).await?;
         Ok(out.map(|definitions| DefFacts {
             definitions,

@@ -8,7 +8,7 @@ use super::Operation;
 use crate::bundle::facts::{DiagCounts, DiagFacts, DiagFailure, Diagnostic, Provenance, Severity};
 use crate::bundle::Bundle;
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Diagnostics for files or globs (default: every Python file of the workspace)
@@ -34,7 +34,7 @@ impl Operation for Diag {
     }
     const NAME: &'static str = "diag";
     type Facts = DiagFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, &self.targets).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -49,7 +49,7 @@ fn is_glob(s: &str) -> bool {
 /// The workspace-relative files the targets name, sorted and deduplicated: the sources to
 /// check, and the files no server serves (a glob's matches among every file of the workspace;
 /// with no target, its code files), to list as unchecked.
-fn files(o: &Orchestrator, targets: &[String]) -> Result<(Vec<String>, Vec<String>)> {
+fn files(o: &Ctx<'_>, targets: &[String]) -> Result<(Vec<String>, Vec<String>)> {
     let all = || o.ws().index().sources();
     let forced = super::route::forced_def(o);
     let root = o.ws().root.clone();
@@ -94,7 +94,7 @@ fn files(o: &Orchestrator, targets: &[String]) -> Result<(Vec<String>, Vec<Strin
 
 /// The sources the targets name; a glob that matches neither a source nor one of `unserved`
 /// is an error.
-fn files_named(o: &Orchestrator, targets: &[String], unserved: &[String]) -> Result<Vec<String>> {
+fn files_named(o: &Ctx<'_>, targets: &[String], unserved: &[String]) -> Result<Vec<String>> {
     let all = || o.ws().index().sources();
     if targets.is_empty() {
         return Ok(all());
@@ -123,11 +123,7 @@ fn files_named(o: &Orchestrator, targets: &[String], unserved: &[String]) -> Res
 /// The files each server checks (`None`: this orchestrator's own server), and those left
 /// unchecked because a traced run (or its replay) has only its own server. With no target, a
 /// file no server takes is left out; a named one goes to the own server.
-pub(crate) fn by_server(
-    o: &Orchestrator,
-    files: Vec<String>,
-    named: bool,
-) -> (Groups, Vec<String>) {
+pub(crate) fn by_server(o: &Ctx<'_>, files: Vec<String>, named: bool) -> (Groups, Vec<String>) {
     let forced = o.opts().server.is_some() || o.opts().server_cmd.is_some();
     let one_server = o.opts().tap.is_some() || o.replays();
     let (mut out, mut unchecked) = (Groups::new(), Vec::new());
@@ -150,7 +146,7 @@ pub(crate) type Groups = BTreeMap<Option<String>, Vec<String>>;
 
 /// Diagnostics of `files` from `o`'s server: (diagnostics, files it refused, loaded).
 async fn check(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     files: &[String],
 ) -> Result<(Vec<Diagnostic>, Vec<DiagFailure>, bool)> {
     // A server that only publishes checks open documents, and tsserver loads its project
@@ -183,7 +179,7 @@ async fn check(
     Ok((diagnostics, failed, ready))
 }
 
-pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome<DiagFacts>> {
+pub async fn run(o: &mut Ctx<'_>, targets: &[String]) -> Result<Outcome<DiagFacts>> {
     let (files, unserved) = files(o, targets)?;
     let (groups, unchecked) = by_server(o, files, !targets.is_empty());
     let mut files: Vec<String> = groups.values().flatten().cloned().collect();
@@ -200,8 +196,8 @@ pub async fn run(o: &mut Orchestrator, targets: &[String]) -> Result<Outcome<Dia
     for (server, group) in groups {
         let answer = match server {
             None => check(o, &group).await?,
-            Some(name) => match o.for_server(&name)? {
-                Some(other) => check(other, &group).await?,
+            Some(name) => match o.route(&name)? {
+                Some(mut other) => check(&mut other, &group).await?,
                 None => check(o, &group).await?,
             },
         };

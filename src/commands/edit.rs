@@ -14,7 +14,7 @@ use crate::bundle::normalize::Loc;
 use crate::bundle::Bundle;
 use crate::edits::shape::{self, Mode};
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::References;
 use lsp_types::{ReferenceContext, ReferenceParams};
 use schemars::JsonSchema;
@@ -115,7 +115,7 @@ impl Operation for Edit {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.verified.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, self).await
     }
     fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
@@ -130,7 +130,7 @@ impl Operation for Edit {
     }
 }
 
-async fn run(o: &mut Orchestrator, a: &Edit) -> Result<Outcome<EditFacts>> {
+async fn run(o: &mut Ctx<'_>, a: &Edit) -> Result<Outcome<EditFacts>> {
     let mode = a.mode()?;
     let given = match (mode, &a.text) {
         (Mode::Delete, _) => String::new(),
@@ -185,7 +185,7 @@ async fn run(o: &mut Orchestrator, a: &Edit) -> Result<Outcome<EditFacts>> {
 }
 
 /// The server's references to the definition's name outside the definition itself.
-async fn remaining_references(o: &mut Orchestrator, found: &Found) -> Result<Vec<Loc>> {
+async fn remaining_references(o: &mut Ctx<'_>, found: &Found) -> Result<Vec<Loc>> {
     let at = crate::relocate::Target {
         doc: found.doc.clone(),
         start: found.def.name.0,

@@ -2,13 +2,14 @@
 //! facts back erased to JSON by [`Outcome::erase`], the one place facts are serialized),
 //! assemble the envelope ([`Orchestrator::assemble`]), score the step (pr-v1), record the
 //! document versions and seal. The engine ([`crate::orchestrator`]) never calls a command; this is
-//! where the two meet.
+//! where the two meet, and the only place in `commands/` that holds the engine: an operation
+//! is handed a [`Ctx`], the pieces of it an operation may use.
 
 use super::{Outcome, Request};
 use crate::bundle::Bundle;
 use crate::bundle::RequestEcho;
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::orchestrator::{ms, Orchestrator, Rejected};
+use crate::orchestrator::{ms, Ctx, Orchestrator, Rejected};
 use crate::reward::Measured;
 use crate::selector;
 use serde_json::{json, Value};
@@ -30,11 +31,11 @@ impl Execute for Orchestrator {
 /// Run one request; failures become error bundles, never panics. A request for a file of
 /// another server's type is answered by that server ([`super::route`]).
 pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
-    if let Some(refused) = super::route::unserved(o, req) {
+    if let Some(refused) = super::route::unserved(&Ctx::new(o), req) {
         return failed(o, req, refused).await;
     }
-    if let Some(name) = super::route::server_for(o, req) {
-        if let Some(refused) = super::route::one_server_only(o, &name) {
+    if let Some(name) = super::route::server_for(&Ctx::new(o), req) {
+        if let Some(refused) = super::route::one_server_only(&Ctx::new(o), &name) {
             return failed(o, req, refused).await;
         }
         match o.for_server(&name) {
@@ -46,7 +47,7 @@ pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
     let started = Instant::now();
     let outcome = match req.selector().map(selector::parse) {
         Some(Err(e)) => Err(e),
-        _ => super::run(o, req).await,
+        _ => super::run(&mut Ctx::new(o), req).await,
     };
     #[cfg(debug_assertions)]
     edit_while_running(o);

@@ -17,7 +17,7 @@ use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
 use crate::lsp::typed;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::workspace::path_to_uri;
 use lsp_types::request::{Formatting, RangeFormatting};
 use lsp_types::{
@@ -81,7 +81,7 @@ impl Operation for Format {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let options = FormattingOptions {
             tab_size: self.tab_size,
             insert_spaces: !self.tabs,
@@ -101,7 +101,7 @@ impl Operation for Format {
 }
 
 pub async fn run(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     file: &str,
     range: Option<&str>,
     options: FormattingOptions,

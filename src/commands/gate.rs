@@ -4,12 +4,12 @@
 
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Ctx;
 use lsp_types::request::Request;
 
 /// Fail with `E/UNSUPPORTED_CAP` unless the running server declares `feature`, which
 /// request `R` needs.
-pub fn require<R: Request>(o: &Orchestrator, feature: Feature) -> Result<()> {
+pub fn require<R: Request>(o: &Ctx<'_>, feature: Feature) -> Result<()> {
     let declared = o.session().as_ref().is_some_and(|s| s.supports(feature));
     if declared {
         return Ok(());

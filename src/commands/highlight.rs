@@ -10,7 +10,7 @@ use crate::bundle::normalize::typed::range;
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::workspace::path_to_uri;
 use lsp_types::request::DocumentHighlightRequest;
 use lsp_types::{DocumentHighlightKind, DocumentHighlightParams};
@@ -31,7 +31,7 @@ impl Operation for Highlight {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let asked = ask::<DocumentHighlightRequest>(
             o,
             &self.selector,
@@ -75,7 +75,7 @@ fn highlight_kind(k: Option<u64>) -> (&'static str, HighlightKind) {
 
 /// Highlights of the document at `uri` from a raw `request`'s answer (JSON): see
 /// `highlighted`.
-pub fn highlights(o: &Orchestrator, uri: &str, raw: &Value) -> Vec<facts::Highlight> {
+pub fn highlights(o: &Ctx<'_>, uri: &str, raw: &Value) -> Vec<facts::Highlight> {
     let found = raw.as_array().into_iter().flatten().filter_map(|h| {
         let r = h.get("range")?;
         let n4 = |p: &str| r.pointer(p).and_then(Value::as_u64).unwrap_or(0) as u32;
@@ -93,7 +93,7 @@ pub fn highlights(o: &Orchestrator, uri: &str, raw: &Value) -> Vec<facts::Highli
 /// Highlights of the document at `uri` from their server ranges and kind numbers, sorted by
 /// range (then kind, by name): `{path, range, kind, selector}`.
 fn highlighted(
-    o: &Orchestrator,
+    o: &Ctx<'_>,
     uri: &str,
     found: impl Iterator<Item = ([u32; 4], Option<u64>)>,
 ) -> Vec<facts::Highlight> {

@@ -7,7 +7,7 @@ use crate::bundle::facts::{HoverFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::HoverRequest;
 use lsp_types::HoverParams;
 
@@ -26,7 +26,7 @@ impl Operation for Hover {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -37,7 +37,7 @@ impl Operation for Hover {
     }
 }
 
-pub async fn run(o: &mut Orchestrator, selector: &str) -> Result<Outcome<HoverFacts>> {
+pub async fn run(o: &mut Ctx<'_>, selector: &str) -> Result<Outcome<HoverFacts>> {
     let asked = ask::<HoverRequest>(o, selector, Feature::Hover, Wait::No, |at| HoverParams {
         text_document_position_params: at,
         work_done_progress_params: Default::default(),

@@ -16,7 +16,7 @@ use crate::error::{LanserError, Result};
 use crate::measure::impact::{
     changed_lines, enclosing, kind_of, parse, seeds_of_patch, selection, Analysis, Item,
 };
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::workspace::path_to_uri;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -51,7 +51,7 @@ impl Operation for Impact {
     fn memoizable(&self) -> bool {
         self.patch.is_none()
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(
             o,
             self.selector.as_deref(),
@@ -66,7 +66,7 @@ impl Operation for Impact {
 }
 
 pub async fn run(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     selector: Option<&str>,
     patch_path: Option<&str>,
     depth: u32,
@@ -90,7 +90,7 @@ pub struct Found {
 
 /// Seeds from a selector or a patch, then the shared selection.
 pub async fn select_for(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     selector: Option<&str>,
     patch_path: Option<&str>,
     depth: u32,
@@ -144,7 +144,7 @@ pub async fn select_for(
 }
 
 /// An item as a location fact (its name's range; a module's first line).
-pub fn item_fact(o: &Orchestrator, impact: &Analysis, item: &Item) -> ImpactItem {
+pub fn item_fact(o: &Ctx<'_>, impact: &Analysis, item: &Item) -> ImpactItem {
     let p = impact.files.get(&item.path);
     let def = p.and_then(|p| p.defs.iter().find(|d| d.qual == item.qual));
     let enc = o.encoding();
@@ -176,7 +176,7 @@ pub fn item_fact(o: &Orchestrator, impact: &Analysis, item: &Item) -> ImpactItem
     }
 }
 
-fn facts(o: &Orchestrator, chosen: &selection::Selected, depth: u32) -> ImpactFacts {
+fn facts(o: &Ctx<'_>, chosen: &selection::Selected, depth: u32) -> ImpactFacts {
     let impact = &chosen.analysis;
     let rules = chosen.rules();
     let seeds: Vec<ImpactItem> = impact

@@ -9,7 +9,7 @@ use crate::bundle::facts::{ImplFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::GotoImplementation;
 
 /// Where the symbol at SELECTOR is implemented (textDocument/implementation)
@@ -27,7 +27,7 @@ impl Operation for Impl {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let found = goto::<GotoImplementation>(
             o,
             &self.selector,

@@ -13,7 +13,7 @@ use crate::document::Document;
 use crate::error::{LanserError, Result};
 use crate::lsp::capabilities::Feature;
 use crate::lsp::typed;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::workspace::path_to_uri;
 use lsp_types::request::InlayHintRequest;
 use lsp_types::{InlayHint, InlayHintKind, InlayHintLabel, InlayHintParams, Position, Range};
@@ -67,7 +67,7 @@ impl Operation for Inlay {
     }
     const NAME: &'static str = "inlay";
     type Facts = InlayFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, &self.file, self.range.as_deref()).await
     }
     /// `path:line:col  label` a hint.
@@ -110,7 +110,7 @@ impl FileRange {
 /// FILE and `--range` (`l,c->l,c` or `R(l,c->l,c)`: read as the selector `FILE@R(…)`), the
 /// document opened in the server.
 pub(super) async fn file_range(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     file: &str,
     range: Option<&str>,
 ) -> Result<FileRange> {
@@ -168,11 +168,7 @@ fn kind(k: Option<InlayHintKind>) -> Option<String> {
     }
 }
 
-pub async fn run(
-    o: &mut Orchestrator,
-    file: &str,
-    range: Option<&str>,
-) -> Result<Outcome<InlayFacts>> {
+pub async fn run(o: &mut Ctx<'_>, file: &str, range: Option<&str>) -> Result<Outcome<InlayFacts>> {
     let at = file_range(o, file, range).await?;
     require::<InlayHintRequest>(o, Feature::InlayHint)?;
     let uri = path_to_uri(&at.doc.abs);

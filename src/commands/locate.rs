@@ -9,7 +9,7 @@ use super::Operation;
 use crate::bundle::facts::{DurableSelectors, LocateFacts, LocateTarget, PreviewLine, Provenance};
 use crate::bundle::Bundle;
 use crate::error::Result;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::relocate::durable;
 
 /// Resolve SELECTOR to a range without asking the server
@@ -36,7 +36,7 @@ impl Operation for Locate {
     fn uses_server(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector, self.preview)
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -44,7 +44,7 @@ impl Operation for Locate {
     }
 }
 
-pub fn run(o: &mut Orchestrator, selector: &str, preview: bool) -> Result<Outcome<LocateFacts>> {
+pub fn run(o: &mut Ctx<'_>, selector: &str, preview: bool) -> Result<Outcome<LocateFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let resolution = o.resolution(&spec, &target);
     let doc = &target.doc;

@@ -10,7 +10,9 @@
 //! (to offer it as an MCP tool) one entry in `mcp/tools.rs`.
 //!
 //! The orchestrator supplies everything shared and never calls an operation; `execute` is
-//! where the two meet.
+//! where the two meet. An operation runs on a [`crate::orchestrator::Ctx`]: the workspace,
+//! options and configuration, the server answering it, selector resolution, and for those that
+//! fan out the context of another server — never the engine itself.
 
 // The operations, one file each, named after the operation (`request.cmd`, `-` as `_`).
 pub mod apply;
@@ -60,7 +62,7 @@ pub mod verified;
 
 use crate::bundle::Bundle;
 use crate::error::Result;
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Ctx;
 pub use crate::outcome::Outcome;
 pub use execute::{execute, Execute};
 pub use mutate::MutationArgs;
@@ -161,7 +163,7 @@ pub trait Operation:
         self.uses_server()
     }
     /// Answer it, with its own facts type (erased to JSON only when the bundle is assembled).
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>>;
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>>;
     /// Append the human rendering of a successful bundle it produced (`facts` is the
     /// bundle's, read back as its type).
     fn render(_facts: &Self::Facts, _bundle: &Bundle, _page: &mut Page) {
@@ -257,7 +259,7 @@ macro_rules! operations {
                 }
             }
             /// Answer it, its facts erased to JSON for the bundle ([`Outcome::erase`]).
-            pub async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Value>> {
+            pub async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Value>> {
                 match self { $(Op::$variant(a) => a.run(o).await.map(Outcome::erase),)* }
             }
         }
@@ -395,7 +397,7 @@ impl Request {
 }
 
 /// Run `req`'s operation.
-pub async fn run(o: &mut Orchestrator, req: &Request) -> Result<Outcome<Value>> {
+pub async fn run(o: &mut Ctx<'_>, req: &Request) -> Result<Outcome<Value>> {
     req.op.run(o).await
 }
 

@@ -8,7 +8,7 @@ use crate::edits::apply::{self, Mode};
 use crate::edits::{owned, FileChange, Plan};
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::measure::speculate;
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Ctx;
 use crate::reward::Measured;
 use crate::safety::{self, Jail};
 use crate::selector::resolve::Document;
@@ -77,7 +77,7 @@ pub struct MutationArgs {
 }
 
 /// A server WorkspaceEdit as a checked plan (jail and filters already applied).
-pub fn plan(o: &Orchestrator, m: &MutationArgs, edit: WorkspaceEdit) -> Result<Plan> {
+pub fn plan(o: &Ctx<'_>, m: &MutationArgs, edit: WorkspaceEdit) -> Result<Plan> {
     let jail = Jail::new(o.ws(), &m.allow, &m.deny)?;
     Plan::from_workspace_edit(&jail, edit, o.encoding())
 }
@@ -93,7 +93,7 @@ pub fn edits_of(plan: &Plan) -> Edits {
 /// The safety checks of a prospective apply of `plan`, without writing: readiness, ambiguity,
 /// the uncommitted-changes guard (the jail and filters already passed when the plan was built).
 pub fn check_safety(
-    o: &Orchestrator,
+    o: &Ctx<'_>,
     m: &MutationArgs,
     plan: &Plan,
     complete: bool,
@@ -120,7 +120,7 @@ pub fn check_safety(
 /// The uncommitted-changes guard: no file the plan touches may hold changes lanser did not
 /// make ([`owned`]). Read through the run's inputs: a trace records its verdict, so a replay
 /// (over a scratch copy that is no git worktree) is served the recorded one.
-fn own_changes_only(o: &Orchestrator, plan: &Plan) -> Result<()> {
+fn own_changes_only(o: &Ctx<'_>, plan: &Plan) -> Result<()> {
     let root = o.ws().root.clone();
     let mut refused = None;
     let verdict = o.opts().inputs.read_to_string("git:clean", ".", || {
@@ -142,7 +142,7 @@ fn own_changes_only(o: &Orchestrator, plan: &Plan) -> Result<()> {
 /// Speculative diagnostics for a plan's text edits (in memory only) and the step's reward
 /// measurements; `None` for the delta when the plan also creates, renames or deletes files.
 pub async fn speculate(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     m: &MutationArgs,
     plan: &Plan,
     complete: bool,
@@ -183,7 +183,7 @@ pub async fn speculate(
 
 /// Apply `plan` if asked, after every safety check; returns whether it was written.
 pub fn maybe_apply(
-    o: &Orchestrator,
+    o: &Ctx<'_>,
     m: &MutationArgs,
     plan: &Plan,
     complete: bool,
@@ -208,7 +208,7 @@ pub fn maybe_apply(
 
 /// Bring the server in line with what was written: didChange + didSave for edited files,
 /// didChangeWatchedFiles for created, renamed and deleted ones.
-fn notify_server(o: &Orchestrator, plan: &Plan) {
+fn notify_server(o: &Ctx<'_>, plan: &Plan) {
     let Some(session) = o.session() else {
         return;
     };

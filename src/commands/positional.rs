@@ -10,7 +10,7 @@ use crate::bundle::facts::Location;
 use crate::bundle::Resolution;
 use crate::error::{ErrorCode, Result};
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::relocate::Target;
 use lsp_types::request::Request;
 use lsp_types::{GotoDefinitionParams, GotoDefinitionResponse, TextDocumentPositionParams};
@@ -52,7 +52,7 @@ impl<T> Answered<T> {
 /// Ask request `R` at the position `selector` names. `params` builds the request's
 /// parameters from the position's.
 pub async fn ask<R: Request>(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     selector: &str,
     feature: Feature,
     wait: Wait,
@@ -90,7 +90,7 @@ pub async fn ask<R: Request>(
 /// declaration: a position in, locations out) at the position `selector` names: the locations
 /// the server answers, normalized.
 pub async fn goto<R>(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     selector: &str,
     feature: Feature,
     wait: Wait,

@@ -7,7 +7,7 @@ use super::Operation;
 use crate::bundle::facts::{PrepareRenameFacts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::PrepareRenameRequest;
 use lsp_types::{PrepareRenameResponse, TextDocumentPositionParams};
 
@@ -26,7 +26,7 @@ impl Operation for PrepareRename {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         prepare(o, &self.selector).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -38,7 +38,7 @@ impl Operation for PrepareRename {
 
 /// prepareRename at the selector: the range that would be renamed, or NOT_FOUND.
 pub(super) async fn prepare_range(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     params: TextDocumentPositionParams,
     selector: &str,
 ) -> Result<[u32; 4]> {
@@ -58,7 +58,7 @@ pub(super) async fn prepare_range(
     }
 }
 
-pub async fn prepare(o: &mut Orchestrator, selector: &str) -> Result<Outcome<PrepareRenameFacts>> {
+pub async fn prepare(o: &mut Ctx<'_>, selector: &str) -> Result<Outcome<PrepareRenameFacts>> {
     let (spec, target) = o.resolve(selector)?;
     let params = o.position_params(&target).await?;
     // Before the project is loaded Pyright refuses prepareRename on valid symbols.

@@ -10,7 +10,7 @@ use crate::bundle::facts::{Provenance, RefsFacts};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::References;
 use lsp_types::{ReferenceContext, ReferenceParams};
 
@@ -37,7 +37,7 @@ impl Operation for Refs {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector, !self.exclude_declaration).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -47,7 +47,7 @@ impl Operation for Refs {
 }
 
 pub async fn run(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     selector: &str,
     include_declaration: bool,
 ) -> Result<Outcome<RefsFacts>> {

@@ -12,7 +12,7 @@ use crate::bundle::Bundle;
 use crate::config::{deep_merge, Config};
 use crate::env;
 use crate::error::Result;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::notification::{DidChangeConfiguration, Notification};
 
 /// Re-read lanser.toml and reconfigure running sessions (none in the one-shot CLI)
@@ -29,7 +29,7 @@ impl Operation for Reload {
     }
     const NAME: &'static str = "reload";
     type Facts = ReloadFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         reload(o)
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -38,7 +38,7 @@ impl Operation for Reload {
 }
 
 /// `lanser reload`: re-read lanser.toml; reconfigure a running session.
-pub fn reload(o: &mut Orchestrator) -> Result<Outcome<ReloadFacts>> {
+pub fn reload(o: &mut Ctx<'_>) -> Result<Outcome<ReloadFacts>> {
     let config = Config::load(&o.ws().root)?;
     let def = config.select(Some(&o.server_def().name))?.clone();
     let python = env::find_python(o.ws());

@@ -11,7 +11,7 @@ use crate::bundle::Bundle;
 use crate::edits::check_name;
 use crate::error::{LanserError, Result};
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::Rename as RenameRequest;
 use lsp_types::RenameParams;
 
@@ -44,7 +44,7 @@ impl Operation for Rename {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         rename(
             o,
             &self.selector,
@@ -60,7 +60,7 @@ impl Operation for Rename {
 }
 
 pub async fn rename(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     selector: &str,
     new_name: &str,
     m: &MutationArgs,

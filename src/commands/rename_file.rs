@@ -17,7 +17,7 @@ use crate::bundle::Edits;
 use crate::edits::rename_file;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::safety::Jail;
 use crate::workspace::path_to_uri;
 use lsp_types::notification::DidRenameFiles;
@@ -56,7 +56,7 @@ impl Operation for RenameFile {
     fn writes_files(&self) -> bool {
         self.mutation.writes(self.apply)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, &self.src, &self.dst, &self.mutation.args(self.apply)).await
     }
     fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
@@ -66,7 +66,7 @@ impl Operation for RenameFile {
 }
 
 pub async fn run(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     src: &str,
     dst: &str,
     m: &MutationArgs,

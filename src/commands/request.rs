@@ -26,7 +26,7 @@ use crate::bundle::facts::{Provenance, RequestFacts};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::lsp::typed;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::selector::resolve::Document;
 use crate::workspace::{path_to_uri, uri_to_path, Place, Workspace};
 use lsp_types::{DocumentSymbolResponse, GotoDefinitionResponse, WorkspaceSymbolResponse};
@@ -80,7 +80,7 @@ impl Operation for RawRequest {
         m.insert("file".into(), self.file().into());
         m
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let source = match (&self.payload, self.selector(), self.file()) {
             (Some(p), ..) => Source::Payload(p),
             (None, Some(s), _) => Source::Selector(s),
@@ -138,7 +138,7 @@ pub fn relativize(ws: &Workspace, v: &Value) -> Value {
 }
 
 pub async fn run(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     method: &str,
     source: Source<'_>,
 ) -> Result<Outcome<RequestFacts>> {
@@ -204,7 +204,7 @@ pub async fn run(
 /// Add the normalized view of `raw` for the methods lanser has a command for: the answer read
 /// as the protocol types its command reads (so the view is that command's facts), and none
 /// where it is not one.
-fn view(o: &Orchestrator, method: &str, doc: Option<&Document>, raw: &Value, f: &mut RequestFacts) {
+fn view(o: &Ctx<'_>, method: &str, doc: Option<&Document>, raw: &Value, f: &mut RequestFacts) {
     fn read_as<T: serde::de::DeserializeOwned>(raw: &Value) -> Option<T> {
         serde_json::from_value(raw.clone()).ok()
     }

@@ -4,7 +4,8 @@
 //! repository without flags.
 //!
 //! An orchestrator that has started nothing yet becomes that server's; one that has keeps
-//! a warm orchestrator per other server ([`Orchestrator::for_server`]) (the daemon and batch
+//! a warm orchestrator per other server (`Orchestrator::for_server`; an operation that fans
+//! out asks [`crate::orchestrator::Ctx::route`]) (the daemon and batch
 //! thereby hold one session per (workspace, server); a `--jobs` batch runs such lines on its
 //! own orchestrator, not on forks). A workspace-wide `diag` goes to the one server that takes
 //! every source when there is one, else each server checks its own files (`commands::diag`);
@@ -16,13 +17,13 @@
 use super::Request;
 use crate::config::Config;
 use crate::error::Result;
-use crate::orchestrator::{Options, Orchestrator};
+use crate::orchestrator::{Ctx, Options};
 use crate::selector;
 use std::collections::BTreeSet;
 
 /// The server `req` goes to, when it is not `o`'s own (also in a traced run or a replay,
 /// which answer it with [`one_server_only`]).
-pub fn server_for(o: &Orchestrator, req: &Request) -> Option<String> {
+pub fn server_for(o: &Ctx<'_>, req: &Request) -> Option<String> {
     if forced(o.opts()) {
         return None;
     }
@@ -40,7 +41,7 @@ pub fn server_for(o: &Orchestrator, req: &Request) -> Option<String> {
 /// `--server-cmd` is the user's own program, whose types lanser does not know: not refused.
 /// Writes that only measure (`apply`, `edit`, `rename-file`) and raw requests are not refused
 /// here (a patch's files are sorted in `check::measure`).
-pub fn unserved(o: &Orchestrator, req: &Request) -> Option<crate::error::LanserError> {
+pub fn unserved(o: &Ctx<'_>, req: &Request) -> Option<crate::error::LanserError> {
     let opts = o.opts();
     if !req.op.refuses_unserved() {
         return None;
@@ -79,7 +80,7 @@ pub fn own_command(opts: &Options) -> bool {
 
 /// The server `--server` names (`Some(None)`: routed by file type), or `None` with the user's
 /// own program ([`own_command`]), for which no file is refused as unserved.
-pub fn forced_def(o: &Orchestrator) -> Option<Option<&crate::servers::ServerDef>> {
+pub fn forced_def<'c>(o: &'c Ctx<'_>) -> Option<Option<&'c crate::servers::ServerDef>> {
     if own_command(o.opts()) {
         return None;
     }
@@ -136,7 +137,7 @@ pub fn pin(opts: &mut Options, req: &Request) -> Result<()> {
 
 /// A traced run records one server, and its replay has only that one: a request that would go
 /// to another is refused the same way in both.
-pub fn one_server_only(o: &Orchestrator, name: &str) -> Option<crate::error::LanserError> {
+pub fn one_server_only(o: &Ctx<'_>, name: &str) -> Option<crate::error::LanserError> {
     (o.opts().tap.is_some() || o.replays()).then(|| {
         crate::error::LanserError::usage(format!(
             "a trace records one server ({}); this request goes to {name}: trace it in a run of its own",

@@ -14,7 +14,7 @@ use crate::bundle::normalize::typed::range;
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::workspace::path_to_uri;
 use lsp_types::request::SelectionRangeRequest;
 use lsp_types::SelectionRangeParams;
@@ -48,7 +48,7 @@ impl Operation for SelectionRange {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let asked = ask::<SelectionRangeRequest>(
             o,
             &self.selector,

@@ -11,7 +11,7 @@ use crate::bundle::facts::{
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::SignatureHelpRequest;
 use lsp_types::{
     Documentation, ParameterLabel, SignatureHelpContext, SignatureHelpParams,
@@ -33,7 +33,7 @@ impl Operation for Signature {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let asked = ask::<SignatureHelpRequest>(
             o,
             &self.selector,

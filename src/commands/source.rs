@@ -8,7 +8,7 @@ use super::Operation;
 use crate::bundle::facts::{Facts, Provenance};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::python::modules;
 use crate::relocate::{durable, structural};
 use schemars::JsonSchema;
@@ -61,7 +61,7 @@ impl Operation for Source {
     fn uses_server(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, &self.selector, self.signature)
     }
     /// The code itself, each line numbered as in the file.
@@ -89,7 +89,7 @@ pub struct Found {
 }
 
 /// Resolve `selector` and find the definition holding it (E/NOT_FOUND when none does).
-pub fn definition(o: &mut Orchestrator, selector: &str) -> Result<Found> {
+pub fn definition(o: &mut Ctx<'_>, selector: &str) -> Result<Found> {
     let (spec, target) = o.resolve(selector)?;
     let resolution = o.resolution(&spec, &target);
     let doc = target.doc;
@@ -130,7 +130,7 @@ pub fn definition(o: &mut Orchestrator, selector: &str) -> Result<Found> {
     })
 }
 
-pub fn run(o: &mut Orchestrator, selector: &str, signature: bool) -> Result<Outcome<SourceFacts>> {
+pub fn run(o: &mut Ctx<'_>, selector: &str, signature: bool) -> Result<Outcome<SourceFacts>> {
     let Found {
         resolution,
         doc,

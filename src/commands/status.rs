@@ -7,7 +7,7 @@ use crate::bundle::facts::{ConfigFile, Provenance, ServerStatus, SessionInfo, St
 use crate::bundle::Bundle;
 use crate::config::{Config, ServerDef};
 use crate::error::Result;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::servers;
 
 /// Configured servers, their resolved commands and versions (starts nothing)
@@ -26,7 +26,7 @@ impl Operation for Status {
     fn uses_server(&self) -> bool {
         false
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         status(o)
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -43,7 +43,7 @@ fn shown(path: &str) -> String {
     }
 }
 
-fn server_status(o: &Orchestrator, def: &ServerDef) -> ServerStatus {
+fn server_status(o: &Ctx<'_>, def: &ServerDef) -> ServerStatus {
     let configured: Vec<String> = std::iter::once(def.command.clone())
         .chain(def.args.iter().cloned())
         .collect();
@@ -90,7 +90,7 @@ pub(super) fn config_files(config: &Config) -> Vec<ConfigFile> {
         .collect()
 }
 
-fn sessions(o: &Orchestrator) -> Vec<SessionInfo> {
+fn sessions(o: &Ctx<'_>) -> Vec<SessionInfo> {
     o.session()
         .as_ref()
         .map(|_| SessionInfo {
@@ -101,7 +101,7 @@ fn sessions(o: &Orchestrator) -> Vec<SessionInfo> {
 }
 
 /// `lanser status`: no server is started; nothing is installed.
-pub fn status(o: &Orchestrator) -> Result<Outcome<StatusFacts>> {
+pub fn status(o: &Ctx<'_>) -> Result<Outcome<StatusFacts>> {
     let servers: Vec<ServerStatus> = o
         .config()
         .servers

@@ -8,7 +8,7 @@ use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::lsp::capabilities::Feature;
 use crate::lsp::typed;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
 use lsp_types::request::{DocumentSymbolRequest, WorkspaceSymbolRequest};
@@ -31,7 +31,7 @@ impl Operation for Symbols {
     }
     const NAME: &'static str = "symbols";
     type Facts = SymbolsFacts;
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, self.file.as_deref(), self.query.as_deref()).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -40,7 +40,7 @@ impl Operation for Symbols {
 }
 
 pub async fn run(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     file: Option<&str>,
     query: Option<&str>,
 ) -> Result<Outcome<SymbolsFacts>> {
@@ -52,7 +52,7 @@ pub async fn run(
 }
 
 async fn outline(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     file: &str,
     query: Option<&str>,
 ) -> Result<Outcome<SymbolsFacts>> {
@@ -95,7 +95,7 @@ async fn outline(
 /// one of the workspace's sources (each asked with one of its files open: tsserver answers
 /// only for a loaded project), merged in location order. With `--server`, in a traced run and
 /// in its replay, this server's alone.
-async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome<SymbolsFacts>> {
+async fn workspace(o: &mut Ctx<'_>, query: &str) -> Result<Outcome<SymbolsFacts>> {
     let mut others = other_servers(o);
     let (mut symbols, mut complete) = ask(o, query).await?;
     // A traced run (and its replay) has one server: the others' symbols are missing.
@@ -104,13 +104,13 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome<SymbolsF
         others.clear();
     }
     for (name, sample) in others {
-        if let Some(other) = o.for_server(&name)? {
+        if let Some(mut other) = o.route(&name)? {
             let (abs, rel) = other.ws().resolve_user_path(&sample, &other.opts().cwd)?;
             let doc = Document::load(abs, rel)?;
             let uri = path_to_uri(&doc.abs);
             other.ensure_session().await?.sync_document(&uri, &doc);
             other.wait_opened(Some(&uri)).await?;
-            let (more, done) = ask(other, query).await?;
+            let (more, done) = ask(&mut other, query).await?;
             let unsure = other.take_unsure();
             symbols.extend(more);
             complete &= done && !unsure;
@@ -137,7 +137,7 @@ async fn workspace(o: &mut Orchestrator, query: &str) -> Result<Outcome<SymbolsF
 
 /// The workspace's code files no server serves (the one `--server` names, with it; none
 /// with `--server-cmd`, whose types lanser does not know).
-fn unserved_code(o: &Orchestrator) -> Vec<String> {
+fn unserved_code(o: &Ctx<'_>) -> Vec<String> {
     match super::route::forced_def(o) {
         None => Vec::new(),
         Some(forced) => {
@@ -147,7 +147,7 @@ fn unserved_code(o: &Orchestrator) -> Vec<String> {
 }
 
 /// `workspace/symbol` on `o`'s server, normalized; and whether it had loaded the project.
-async fn ask(o: &mut Orchestrator, query: &str) -> Result<(Vec<Symbol>, bool)> {
+async fn ask(o: &mut Ctx<'_>, query: &str) -> Result<(Vec<Symbol>, bool)> {
     let complete = o.wait_ready().await?;
     let answer = o
         .ensure_session()
@@ -162,7 +162,7 @@ async fn ask(o: &mut Orchestrator, query: &str) -> Result<(Vec<Symbol>, bool)> {
 }
 
 /// The other servers that take a source of the workspace, each with its first such file.
-fn other_servers(o: &Orchestrator) -> std::collections::BTreeMap<String, String> {
+fn other_servers(o: &Ctx<'_>) -> std::collections::BTreeMap<String, String> {
     let mut out = std::collections::BTreeMap::new();
     if o.opts().server.is_some() || o.opts().server_cmd.is_some() {
         return out;

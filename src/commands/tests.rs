@@ -11,7 +11,7 @@ use crate::bundle::facts::{Facts, TestSelection};
 use crate::bundle::Bundle;
 use crate::error::{LanserError, Result};
 use crate::measure::impact::{self, DEFAULT_DEPTH};
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use crate::testrun;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -90,7 +90,7 @@ impl Operation for Tests {
     fn memoizable(&self) -> bool {
         self.patch.is_none() && !self.run
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         run(o, self).await
     }
     fn render(facts: &Self::Facts, _: &Bundle, page: &mut Page) {
@@ -118,7 +118,7 @@ impl Operation for Tests {
     }
 }
 
-async fn run(o: &mut Orchestrator, args: &Tests) -> Result<Outcome<TestsFacts>> {
+async fn run(o: &mut Ctx<'_>, args: &Tests) -> Result<Outcome<TestsFacts>> {
     if args.budget == 0 {
         return Err(LanserError::usage("--budget must be at least one second"));
     }
@@ -177,7 +177,7 @@ async fn run(o: &mut Orchestrator, args: &Tests) -> Result<Outcome<TestsFacts>> 
 /// Run `ids` with `changes` over an overlay copy, read through the inputs (a trace records
 /// the run; a replay serves it).
 async fn run_tests(
-    o: &Orchestrator,
+    o: &Ctx<'_>,
     changes: Vec<(String, String)>,
     ids: &[String],
     budget: u64,

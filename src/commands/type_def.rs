@@ -8,7 +8,7 @@ use crate::bundle::facts::{Provenance, TypeDefFacts};
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::GotoTypeDefinition;
 
 /// Where the type of the symbol at SELECTOR is defined
@@ -26,7 +26,7 @@ impl Operation for TypeDef {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let feature = Feature::TypeDefinition;
         let out = goto::<GotoTypeDefinition>(o, &self.selector, feature, Wait::Checked).await?;
         Ok(out.map(|type_definitions| TypeDefFacts {

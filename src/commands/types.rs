@@ -15,7 +15,7 @@ use crate::bundle::normalize::Normalizer;
 use crate::bundle::Bundle;
 use crate::error::Result;
 use crate::lsp::capabilities::Feature;
-use crate::orchestrator::{Orchestrator, Outcome};
+use crate::orchestrator::{Ctx, Outcome};
 use lsp_types::request::{TypeHierarchyPrepare, TypeHierarchySubtypes, TypeHierarchySupertypes};
 use lsp_types::{
     TypeHierarchyItem, TypeHierarchyPrepareParams, TypeHierarchySubtypesParams,
@@ -75,7 +75,7 @@ impl Operation for Types {
     fn selector(&self) -> Option<&str> {
         Some(&self.selector)
     }
-    async fn run(&self, o: &mut Orchestrator) -> Result<Outcome<Self::Facts>> {
+    async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
         let both = !self.supertypes && !self.subtypes;
         run(
             o,
@@ -142,7 +142,7 @@ fn sorted(n: &mut Normalizer, items: &[TypeHierarchyItem]) -> Vec<TypeFact> {
 }
 
 pub async fn run(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     selector: &str,
     sup: bool,
     sub: bool,

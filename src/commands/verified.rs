@@ -11,7 +11,7 @@ use crate::bundle::Resolution;
 use crate::edits::Plan;
 use crate::error::{ErrorCode, LanserError, Result};
 use crate::measure::speculate;
-use crate::orchestrator::Orchestrator;
+use crate::orchestrator::Ctx;
 use crate::reward::Measured;
 use crate::selector::resolve::Document;
 use crate::text::Encoding;
@@ -52,7 +52,7 @@ pub struct Verified {
 /// Measure `changes` (each an existing file and its whole new text), refuse them under
 /// `require_clean` when they add an error, and write them if `m.apply`.
 pub async fn write(
-    o: &mut Orchestrator,
+    o: &mut Ctx<'_>,
     m: &MutationArgs,
     require_clean: bool,
     changes: &[(Document, String)],

@@ -14,6 +14,7 @@
 //! then starts a fresh one).
 
 mod refresh;
+mod status;
 mod stream;
 
 use super::fresh;
@@ -37,8 +38,6 @@ use tokio::sync::{Mutex, Notify};
 /// How many times a read-only request is answered while the workspace keeps changing under
 /// it before it is answered E/CONTENT_MODIFIED.
 const TRIES: u32 = 4;
-/// How long `status` waits for a request holding the engine before it answers `busy`.
-const STATUS_WAIT: Duration = Duration::from_millis(300);
 /// How long a starting daemon waits for another one's start lock.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
 
@@ -630,72 +629,5 @@ impl Daemon {
             ..opts.clone()
         });
         Ok(synced)
-    }
-
-    /// What `lanser daemon status` shows. A request holding the engine (a long check) does not
-    /// hold the answer: after [`STATUS_WAIT`] it says `busy` and leaves what only the engine
-    /// knows (the session, the memo, the index watcher) null.
-    async fn status(&self) -> serde_json::Value {
-        let mut info = json!({
-            "running": true,
-            "busy": false,
-            "pid": std::process::id(),
-            "build": self.build,
-            "workspace": self.ws.root.display().to_string(),
-            "socket": transport::address(&self.paths),
-            "uptimeSecs": self.started.elapsed().as_secs(),
-            "idleTimeoutSecs": self.idle.as_secs(),
-            "requests": self.requests.get(),
-            "memo": self.memo,
-            "pythonFiles": self.ws.index().python_sources().len(),
-            "refresh": self.refresh.status(),
-            "rssKiB": super::rss_kib(std::process::id()),
-        });
-        let Ok(engine) = tokio::time::timeout(STATUS_WAIT, self.engine.lock()).await else {
-            info["busy"] = json!(true);
-            for key in [
-                "memoEntries",
-                "index",
-                "serverName",
-                "serverVersion",
-                "serverPid",
-            ] {
-                info[key] = serde_json::Value::Null;
-            }
-            info["serverRssKiB"] = serde_json::Value::Null;
-            info["openDocuments"] = serde_json::Value::Null;
-            return info;
-        };
-        let session = engine.orch.as_ref().and_then(|o| o.session());
-        let server_pid = match session {
-            Some(s) if !s.is_closed() => s.server_pid().await,
-            _ => None,
-        };
-        let server = engine.orch.as_ref().and_then(|o| o.server_id());
-        let open: Vec<String> = session
-            .map(|s| {
-                s.open_documents()
-                    .iter()
-                    .map(|u| {
-                        crate::workspace::uri_to_path(u)
-                            .and_then(|p| self.ws.relative(&p))
-                            .unwrap_or_else(|| u.clone())
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        info["memoEntries"] = json!(engine.memo.len());
-        info["index"] = json!(engine.watch.as_ref().map(|w| {
-            let mut v = serde_json::to_value(w.status()).unwrap_or_default();
-            v["fullRescans"] = json!(self.ws.index().rescans);
-            v["generation"] = json!(self.ws.index().generation());
-            v
-        }));
-        info["serverName"] = json!(server.as_ref().map(|s| s.name.clone()));
-        info["serverVersion"] = json!(server.and_then(|s| s.version));
-        info["serverPid"] = json!(server_pid);
-        info["serverRssKiB"] = json!(server_pid.and_then(super::rss_kib));
-        info["openDocuments"] = json!(open);
-        info
     }
 }
