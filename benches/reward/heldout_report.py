@@ -188,8 +188,8 @@ def cost_rows(lines, result):
                                 "first": f["first"], "oneshotOverSuite": round(r1, 3),
                                 "warmOverSuiteCli": round(r2, 3), "sameR": same, "n": len(ps)}
         lines.append(f"| {name} | {len(ps)} | {load:.1f} | {f['first']:.1f} s | {warm:.2f} s | {shot:.2f} s{start} | "
-                     f"{suite:.2f} s | {cli:.2f} s | {'**' if r1 <= 1 else ''}{r1:.2f}{'**' if r1 <= 1 else ''} | "
-                     f"{'**' if r2 <= 0.2 else ''}{r2:.2f}{'**' if r2 <= 0.2 else ''} | {same} of {len(ps)} |")
+                     f"{suite:.2f} s | {cli:.2f} s | {'**' if r1 <= 1 else ''}{r1:.3f}{'**' if r1 <= 1 else ''} | "
+                     f"{'**' if r2 <= 0.2 else ''}{r2:.3f}{'**' if r2 <= 0.2 else ''} | {same} of {len(ps)} |")
     ones = [result["cost"][n]["oneshotOverSuite"] for n in names]
     warms = [result["cost"][n]["warmOverSuiteCli"] for n in names]
     lines += ["", f"One-shot ≤ the whole visible suite (ratio ≤ 1, bold): {sum(met_one)} of {len(names)} projects "
