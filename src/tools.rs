@@ -175,19 +175,34 @@ pub fn reward(files: &[std::path::PathBuf], weights: Option<&str>, json: bool) -
             let recorded = again.recorded;
             step += 1;
             total += again.r;
-            let same = recorded == again.r;
+            // A recorded p must be the one the live path gives the recomputed terms; a bundle
+            // without one (recorded before p, or without tests) gets it recomputed.
+            let p_differs = again.recorded_p.is_some() && again.recorded_p != again.p;
+            let same = recorded == again.r && !p_differs;
             if !same && weights.is_none() && mismatch.is_none() {
-                mismatch = Some(format!(
-                    "{}:{}: recorded r {recorded} but the recorded inputs give {}",
-                    f.display(),
-                    i + 1,
-                    again.r
-                ));
+                let show = |p: Option<f64>| p.map_or("none".to_string(), |p| p.to_string());
+                mismatch = Some(if recorded != again.r {
+                    format!(
+                        "{}:{}: recorded r {recorded} but the recorded inputs give {}",
+                        f.display(),
+                        i + 1,
+                        again.r
+                    )
+                } else {
+                    format!(
+                        "{}:{}: recorded p {} but the recorded inputs give {}",
+                        f.display(),
+                        i + 1,
+                        show(again.recorded_p),
+                        show(again.p)
+                    )
+                });
             }
             let id = bundle["bundleId"].as_str().unwrap_or_default();
             if json {
                 let line = serde_json::json!({
                     "step": step, "bundleId": id, "recorded": recorded, "r": again.r,
+                    "recordedP": again.recorded_p, "p": again.p,
                     "match": same, "components": again.components, "weights": again.weights,
                 });
                 writeln!(
@@ -197,7 +212,13 @@ pub fn reward(files: &[std::path::PathBuf], weights: Option<&str>, json: bool) -
                 )
                 .ok();
             } else {
-                writeln!(out, "{step}: r = {} ({})  {id}", again.r, again.explanation).ok();
+                let p = again.p.map(|p| format!(", p = {p}")).unwrap_or_default();
+                writeln!(
+                    out,
+                    "{step}: r = {}{p} ({})  {id}",
+                    again.r, again.explanation
+                )
+                .ok();
             }
         }
     }

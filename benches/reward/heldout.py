@@ -1,7 +1,7 @@
 """The reward benchmark's held-out mode (issue 42): does pr-v3 predict a good patch when the
 label comes from tests lanser never sees?
 
-    python3 benches/reward/heldout.py all      # split, label, score, oneshot, calibrate, report
+    python3 benches/reward/heldout.py all      # split, label, score, cost, calibrate, report
     python3 benches/reward/heldout.py split    # ... or one step at a time
 
 It reuses bench.py's projects, patches and sample (`bench.py fetch generate` first;
@@ -308,36 +308,81 @@ def score():
                 bench.save("heldout/scores.json", {row["id"]: rec})
 
 
-def oneshot(per_project: int = 2):
-    """The cost of one `lanser check --patch` process (`--no-daemon`) on a fresh copy of the
-    visible tree, after the warm session scored the base's first patch (the coverage run is
-    kept by content digest, so the copy shares it): the project's clean-base patches after
-    the first, `per_project` of them."""
-    out = bench.load("heldout/oneshot.json")
-    env = dict(os.environ, VIRTUAL_ENV=str(Path(bench.pinned_python()).parents[1]))
-    for name, *_ in bench.PROJECTS:
-        rows = [r for r in bench.manifest() if r["project"] == name and not r["base"]][1:per_project + 1]
-        for row in rows:
-            if row["id"] in out:
-                continue
-            tree = materialize_visible(row, OUT / "scratch/oneshot", fresh=True)
+def visible_suite(tree: Path, root: str) -> float:
+    """The wall time of the whole visible suite on `tree` as a harness runs it to judge a patch:
+    one pytest process, every test (no -x), quiet, tracebacks short."""
+    env = dict(os.environ, PYTHONPATH=str(tree / root))
+    t = time.monotonic()
+    subprocess.run([bench.pinned_python(), "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider",
+                    "--continue-on-collection-errors"], cwd=tree, env=env, capture_output=True, timeout=600)
+    return time.monotonic() - t
+
+
+def cost(per_project: int = 3):
+    """The cost of a patch four ways, per project in one period (each patch's four taken one
+    after the other): the project's clean-base patches after the first, `per_project` of them.
+
+    - warm: the patch's `check --patch` in one warm session on the visible tree (the session's
+      start and its first check, of the project's first clean-base patch, timed apart);
+    - one-shot: one `lanser check --patch --no-daemon` process on a fresh clone of the visible
+      tree at a new path, after that first patch on the base (the collection and the coverage
+      run are kept by content digest, so the copy shares them; Pyright starts cold);
+    - the whole visible suite: one pytest run of every visible test on base + patch;
+    - the pyright CLI over the visible tree with the patch (bench.cli_errors).
+    """
+    sys.path.insert(0, str(bench.REPO / "python"))
+    from lanser import Lanser
+
+    out = bench.load("heldout/cost.json")
+    env = {"VIRTUAL_ENV": str(Path(bench.pinned_python()).parents[1])}
+    scratch = OUT / "scratch/cost"
+    build = "release" if "/release/" in bench.lanser_bin() else "debug" if "/debug/" in bench.lanser_bin() else "?"
+    for name, *_, root in bench.PROJECTS:
+        if name in out:
+            continue
+        rows = [r for r in bench.manifest() if r["project"] == name and not r["base"]][:per_project + 1]
+        diff = lambda r: bench.CACHE / "patches" / r["patch"]  # noqa: E731
+        tree = materialize_visible(rows[0], scratch / "warm")
+        rec = {"build": build, "patches": [], "loadStart": os.getloadavg()[0]}
+        with Lanser(tree, lanser_bin=bench.lanser_bin(), daemon=False, env=env, args=FLAGS) as s:
             t = time.monotonic()
-            p = subprocess.run([bench.lanser_bin(), "check", "--patch", str(bench.CACHE / "patches" / row["patch"]),
-                                "--workspace", str(tree), "--no-daemon", "--json", *FLAGS],
-                               capture_output=True, text=True, env=env)
-            secs = time.monotonic() - t
-            try:
-                r = json.loads(p.stdout.splitlines()[-1])["processReward"]["r"]
-            except (IndexError, KeyError, ValueError, TypeError):
-                r = None
-            shutil.rmtree(tree, ignore_errors=True)
-            out[row["id"]] = {"seconds": round(secs, 3), "r": r, "exit": p.returncode}
-            print(f"heldout oneshot {row['id']} {secs:.1f}s r={r}", file=sys.stderr)
-            bench.save("heldout/oneshot.json", {row["id"]: out[row["id"]]})
+            s.capabilities()
+            s.check_patch(diff(rows[0]).read_text(), check=False)
+            rec["first"] = round(time.monotonic() - t, 3)
+            for row in rows[1:]:
+                one = {"id": row["id"], "load": os.getloadavg()[0]}
+                t = time.monotonic()
+                b = s.check_patch(diff(row).read_text(), check=False)
+                one["warm"] = round(time.monotonic() - t, 3)
+                one["warmR"] = b.process_reward and b.process_reward["r"]
+                fresh = materialize_visible(row, scratch / "oneshot", fresh=True)
+                t = time.monotonic()
+                p = subprocess.run([bench.lanser_bin(), "check", "--patch", str(diff(row)), "--workspace", str(fresh),
+                                    "--no-daemon", "--json", "--timing", *FLAGS],
+                                   capture_output=True, text=True, env=dict(os.environ, **env))
+                one["oneshot"] = round(time.monotonic() - t, 3)
+                try:
+                    shot = json.loads(p.stdout.splitlines()[-1])
+                    one["oneshotR"] = shot["processReward"]["r"]
+                    one["oneshotTiming"] = shot["meta"].get("timing")
+                except (IndexError, KeyError, ValueError, TypeError):
+                    one["oneshotR"] = None
+                one["oneshotExit"] = p.returncode
+                shutil.rmtree(fresh, ignore_errors=True)
+                judged = materialize_visible(row, scratch / "suite")
+                bench.sh("git", "apply", str(diff(row)), cwd=judged)
+                one["suite"] = round(visible_suite(judged, root), 3)
+                one["cli"] = round(bench.cli_errors(judged)[1], 3)
+                rec["patches"].append(one)
+                print(f"heldout cost {row['id']} warm {one['warm']:.2f}s one-shot {one['oneshot']:.2f}s "
+                      f"suite {one['suite']:.2f}s cli {one['cli']:.2f}s load {one['load']:.1f}", file=sys.stderr)
+        rec["loadEnd"] = os.getloadavg()[0]
+        out[name] = rec
+        bench.save("heldout/cost.json", {name: rec})
 
 
 def main():
-    steps = {"split": split, "label": label, "score": score, "oneshot": oneshot,
+    steps = {"split": split, "label": label, "score": score, "cost": cost,
              "calibrate": calibrate.main, "report": heldout_report.report}
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
     OUT.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,7 @@ import json
 import os
 import statistics
 import sys
+import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -137,10 +138,9 @@ def static_rows(rows, labels, scores, lines, result):
                      f"{len(pos)}, {pos.count(False)} | " + " | ".join(cells) + " |")
 
 
-def cost_rows(rows, scores, lines, result):
-    oneshot = bench.load("heldout/oneshot.json")
-    lines += ["| project | warm pr-v3 check (median) | first check of a session (median) | "
-              "one-shot, fresh copy (median) |", "|---|---|---|---|"]
+def score_cost_rows(rows, scores, lines, result):
+    """The score step's own timings: its warm checks and each session's first check."""
+    lines += ["| project | warm pr-v3 check (median) | first check of a session (median) |", "|---|---|---|"]
     for name, *_ in bench.PROJECTS:
         mine = [r for r in rows if r["project"] == name]
         sessions = {}
@@ -149,10 +149,64 @@ def cost_rows(rows, scores, lines, result):
         first = [min(s, key=lambda r: r["id"]) for s in sessions.values()]
         warm = [scores[r["id"]]["v3"]["seconds"] for r in mine if r not in first]
         firsts = [scores[r["id"]]["v3"]["seconds"] + scores[r["id"]].get("sessionStart", 0) for r in first]
-        shots = [v["seconds"] for k, v in oneshot.items() if k.startswith(name + "/") and v["exit"] == 0]
         med = lambda xs: f"{statistics.median(xs):.1f} s ({len(xs)})" if xs else "–"  # noqa: E731
-        result["cost"][name] = {"warm": warm, "first": firsts, "oneshot": shots}
-        lines.append(f"| {name} | {med(warm)} | {med(firsts)} | {med(shots)} |")
+        result["scoreCost"][name] = {"warm": warm, "first": firsts}
+        lines.append(f"| {name} | {med(warm)} | {med(firsts)} |")
+
+
+def cost_rows(lines, result):
+    """heldout.py cost: per project, medians over its patches of the four costs measured one
+    after the other on each patch, and the two goals of issue 42."""
+    found = bench.load("heldout/cost.json")
+    if not found:
+        return
+    doc = heldout_cost_doc()
+    builds = sorted({f.get("build", "?") for f in found.values()})
+    lines += [doc, "", f"lanser's build: {', '.join(builds)}.", "",
+              "| project | patches | load (median) | first check of the session | warm check | one-shot, fresh copy "
+              "(server start) | whole visible suite | pyright CLI | one-shot / suite | warm / (suite + CLI) "
+              "| one-shot r = warm r |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    med = statistics.median
+    met_one, met_warm, names = [], [], []
+    for name, *_ in bench.PROJECTS:
+        f = found.get(name)
+        if not f or not f["patches"]:
+            continue
+        ps = f["patches"]
+        warm, shot = med(p["warm"] for p in ps), med(p["oneshot"] for p in ps)
+        suite, cli = med(p["suite"] for p in ps), med(p["cli"] for p in ps)
+        load = med(p["load"] for p in ps)
+        starts = [(p.get("oneshotTiming") or {}).get("serverStartMs") for p in ps]
+        start = f" ({med(x for x in starts if x is not None) / 1000:.1f} s)" if any(x is not None for x in starts) else ""
+        same = sum(p["oneshotR"] == p["warmR"] and p["oneshotExit"] == 0 for p in ps)
+        r1, r2 = shot / suite, warm / (suite + cli)
+        met_one.append(r1 <= 1)
+        met_warm.append(r2 <= 0.2)
+        names.append(name)
+        result["cost"][name] = {"warm": warm, "oneshot": shot, "suite": suite, "cli": cli, "load": load,
+                                "first": f["first"], "oneshotOverSuite": round(r1, 3),
+                                "warmOverSuiteCli": round(r2, 3), "sameR": same, "n": len(ps)}
+        lines.append(f"| {name} | {len(ps)} | {load:.1f} | {f['first']:.1f} s | {warm:.2f} s | {shot:.2f} s{start} | "
+                     f"{suite:.2f} s | {cli:.2f} s | {'**' if r1 <= 1 else ''}{r1:.3f}{'**' if r1 <= 1 else ''} | "
+                     f"{'**' if r2 <= 0.2 else ''}{r2:.3f}{'**' if r2 <= 0.2 else ''} | {same} of {len(ps)} |")
+    ones = [result["cost"][n]["oneshotOverSuite"] for n in names]
+    warms = [result["cost"][n]["warmOverSuiteCli"] for n in names]
+    lines += ["", f"One-shot ≤ the whole visible suite (ratio ≤ 1, bold): {sum(met_one)} of {len(names)} projects "
+              f"(median ratio {med(ones):.2f}). Warm ≤ 0.2 × (suite + CLI) (bold): {sum(met_warm)} of {len(names)} "
+              f"(median ratio {med(warms):.2f})."]
+
+
+def heldout_cost_doc() -> str:
+    import heldout
+
+    out = []
+    for line in textwrap.dedent("    " + heldout.cost.__doc__.strip()).splitlines():
+        if line.startswith("- ") or not out or not line.strip() or not out[-1]:
+            out.append(line.strip())
+        else:
+            out[-1] += " " + line.strip()
+    return "\n".join(out).replace("`per_project`", "three")
 
 
 def report():
@@ -161,7 +215,8 @@ def report():
     scores = bench.load("heldout/scores.json")
     coef = calibration()
     rows = usable(labels, scores)
-    result = {"scored": len(rows), "auc": {}, "calibration": {}, "static": {}, "cost": {}, "coef": coef}
+    result = {"scored": len(rows), "auc": {}, "calibration": {}, "static": {}, "cost": {}, "scoreCost": {},
+              "coef": coef}
     quarters = int(os.environ.get("LANSER_REWARD_SAMPLE", "4"))
     lines = [f"{len(rows)} patches labelled by hidden tests and scored on the visible ones ({quarters} of 4 "
              f"quarters of each family asked, LANSER_REWARD_SAMPLE); "
@@ -181,8 +236,10 @@ def report():
     calibration_rows(rows, labels, scores, coef, lines, result)
     lines += ["", "## Where the visible tests cannot see", "", static_rows.__doc__.replace("\n    ", " "), ""]
     static_rows(rows, labels, scores, lines, result)
-    lines += ["", "## Cost per patch", ""]
-    cost_rows(rows, scores, lines, result)
+    lines += ["", "## Cost per patch, one period (heldout.py cost)", ""]
+    cost_rows(lines, result)
+    lines += ["", "## Cost per patch in the scoring run", ""]
+    score_cost_rows(rows, scores, lines, result)
     body = "\n".join(lines) + "\n"
     notes = Path(__file__).with_name("HELDOUT.md")
     head = notes.read_text().split("<!-- generated -->")[0] if notes.exists() else "# Held-out tests\n\n"

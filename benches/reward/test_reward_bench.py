@@ -135,3 +135,33 @@ def test_the_calibration_fit_recovers_a_known_logistic():
     assert calibrate.brier([(1.0, True), (0.0, False)]) == 0.0
     reward = {"components": {"tests": 1.0, "diagnostics": 10.0, "remaining": 0.0, "structural": 0.0}}
     assert calibrate.features(reward) == [1.0, 1.0, 3.0]
+
+
+def test_the_next_release_overlay_takes_test_files_only(tmp_path):
+    import nextrelease
+
+    for rel, text in {"pkg/__init__.py": "", "pkg/core.py": "X = 1\n", "conftest.py": "",
+                      "tests/test_a.py": "", "tests/files/a.sql": "select 1;\n", "pkg/tests/test_b.py": "",
+                      "test_top.py": "", "setup.py": "", "tests/__pycache__/x.pyc": ""}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert nextrelease.test_files(tmp_path) == [
+        "conftest.py", "pkg/tests/test_b.py", "test_top.py", "tests/files/a.sql", "tests/test_a.py"]
+
+
+def test_the_cost_table_states_each_goal_per_project(monkeypatch):
+    import heldout_report
+
+    one = lambda w, s, su, c: {"warm": w, "oneshot": s, "suite": su, "cli": c, "load": 2.0,  # noqa: E731
+                               "warmR": 1.4, "oneshotR": 1.4, "oneshotExit": 0}
+    found = {"toolz": {"build": "release", "first": 9.0, "patches": [one(1, 3, 4, 6), one(2, 5, 4, 6), one(3, 4, 5, 7)]},
+             "idna": {"build": "release", "first": 5.0, "patches": [one(4, 9, 2, 8)]}}
+    monkeypatch.setattr(heldout_report.bench, "load", lambda name: found if name == "heldout/cost.json" else {})
+    lines, result = [], {"cost": {}}
+    heldout_report.cost_rows(lines, result)
+    # toolz: medians 2 / 4 / 4 / 6: one-shot 1.0 x the suite (met), warm 0.2 x (met);
+    # idna: one-shot 4.5 x the suite, warm 0.4 x (neither).
+    assert result["cost"]["toolz"]["oneshotOverSuite"] == 1.0
+    assert result["cost"]["toolz"]["warmOverSuiteCli"] == 0.2
+    assert result["cost"]["idna"]["oneshotOverSuite"] == 4.5
+    assert any("1 of 2 projects" in line for line in lines) and any("Warm ≤ 0.2" in line and "1 of 2" in line for line in lines)

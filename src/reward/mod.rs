@@ -105,10 +105,15 @@ pub struct Measured {
     pub v2: v2::Measured,
 }
 
-/// A recorded reward recomputed: r, its terms, its weights and why.
+/// A recorded reward recomputed: r, its terms, its weights and why; under pr-v3 also p, the
+/// calibrated probability of a good patch, as the live path computes it from the recomputed
+/// terms (none when the step ran no selected tests).
 pub struct Recomputed {
     pub recorded: f64,
     pub r: f64,
+    /// The recorded p (none when the bundle has none: recorded before p, or without tests).
+    pub recorded_p: Option<f64>,
+    pub p: Option<f64>,
     pub components: Value,
     pub weights: Value,
     pub explanation: String,
@@ -137,11 +142,14 @@ pub fn recompute(bundle: &Value, weights: Option<&str>) -> Result<Recomputed> {
         .filter(|v| !v.is_null())
         .ok_or_else(|| LanserError::usage("bundle has no processReward"))?;
     let bad = |e: serde_json::Error| LanserError::usage("bad processReward").with_source(e);
+    let recorded_p = pr.get("p").and_then(Value::as_f64);
     let out = |recorded: f64, again: Value| {
         let field = |k: &str| again.get(k).cloned().unwrap_or(Value::Null);
         Recomputed {
             recorded,
             r: again["r"].as_f64().unwrap_or(f64::NAN),
+            recorded_p,
+            p: again.get("p").and_then(Value::as_f64),
             components: field("components"),
             weights: field("weights"),
             explanation: again["explanation"]

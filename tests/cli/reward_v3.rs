@@ -141,6 +141,16 @@ fn pytest_kinds_are_selected_breakages_and_partial_fixes_score_below_neutral() {
         "--json",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // ... p included: the live path's p is the one the recorded terms give.
+    let again: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (line, pr) in again.iter().zip([&pp, &pe]) {
+        assert_eq!(line["match"], true, "{line}");
+        assert_eq!(line["p"], pr["p"], "{line}");
+        assert_eq!(line["recordedP"], pr["p"], "{line}");
+    }
 }
 
 /// Lines no test's coverage context executed, which no static path reaches either: `NAME` at
@@ -384,4 +394,110 @@ fn a_project_module_named_as_one_pytest_has_loaded_is_the_projects_own_in_a_run(
         { "id": "tests/test_own.py::test_own", "before": "passed", "after": "passed" }
     ]);
     assert_eq!(pr["inputs"]["tests"]["ran"], want, "{pr}");
+}
+
+/// A pr-v3 step's `processReward`, hand-written: one selected test (passing before; `after`
+/// after), Pyright's errors `errors_before` → `errors_after`; r and p as recorded, p left out
+/// when `None`.
+fn v3_step(after: &str, errors_before: u64, errors_after: u64, r: f64, p: Option<f64>) -> Value {
+    let failing = u64::from(after != "passed");
+    let tally = |error: u64| serde_json::json!({ "runtime": 0, "error": error, "warning": 0 });
+    let mut pr = serde_json::json!({
+        "version": "pr-v3",
+        "r": r,
+        "components": { "diagnostics": 0.0, "remaining": 0.0, "structural": 0.0, "tests": 0.0,
+                        "safety": 0.0, "ambiguity_penalty": 0.0 },
+        "weights": { "runtime": 1.0, "error": 0.5, "warning": 0.1, "remaining": 1.25,
+                     "structural": 0.5, "failing": 2.0, "fixed": 0.5, "passing": 1.0,
+                     "safety": 0.4, "ambiguity": 0.1 },
+        "inputs": {
+            "before": tally(errors_before), "after": tally(errors_after), "remaining": 0,
+            "structural": { "removed_referenced": 0, "stale_call_sites": 0, "return_changed": 0 },
+            "tests": { "failing": failing, "fixed": 0, "passed": 1 - failing, "timedOut": false,
+                       "selection": "pytest+coverage",
+                       "ran": [{ "id": "tests/test_a.py::test_a", "before": "passed", "after": after }] },
+            "safety": 1, "confidence": 1.0
+        },
+        "explanation": ""
+    });
+    if let Some(p) = p {
+        pr["p"] = p.into();
+    }
+    serde_json::json!({ "bundleId": format!("b-{after}-{errors_after}"), "processReward": pr })
+}
+
+/// docs/reward.md#pr-v3's p, σ(c0 + c1·T + c2·clip(Z, ±3)), with the published coefficients,
+/// rounded as bundles carry it.
+fn documented_p(t: f64, z: f64) -> f64 {
+    let x = 1.1927 + 0.0254 * t + 0.6379 * z.clamp(-3.0, 3.0);
+    ((1.0 / (1.0 + (-x).exp())) * 1e9).round() / 1e9
+}
+
+/// `reward --from-bundles` recomputes pr-v3's p from the recorded inputs as a live check
+/// computes it: a bundle recorded without p gets it, a recorded p must be reproduced (a
+/// tampered one is a replay mismatch), and other weights move p with the terms. No server.
+#[test]
+fn reward_from_bundles_recomputes_p_as_the_live_path_does() {
+    let dir = tempfile::tempdir().unwrap();
+    // A clean step (T = w_passing = 1, Z = 0, r = 1 + 0.4) and a breaking one (the test fails:
+    // T = −2; two new errors: D = −1, so Z = −1; r = −3 + 0.4).
+    let (good, bad) = (documented_p(1.0, 0.0), documented_p(-2.0, -1.0));
+    let steps = [
+        v3_step("passed", 0, 0, 1.4, Some(good)),
+        v3_step("failed", 0, 2, -2.6, None),
+    ];
+    let file = dir.path().join("steps.jsonl");
+    let write = |steps: &[Value]| {
+        let text: Vec<String> = steps.iter().map(Value::to_string).collect();
+        std::fs::write(&file, text.join("\n")).unwrap();
+    };
+    write(&steps);
+    let f = file.to_string_lossy().into_owned();
+    let lines = |args: &[&str]| -> Vec<Value> {
+        let o = lanser()
+            .args(args)
+            .env("LANSER_SERVER_CMD", "/nonexistent/server")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let again = lines(&["reward", "--from-bundles", &f, "--json"]);
+    assert_eq!(again.len(), 2);
+    assert_eq!(again[0]["p"], good, "{}", again[0]);
+    assert_eq!(again[0]["recordedP"], good, "{}", again[0]);
+    assert_eq!(again[0]["match"], true, "{}", again[0]);
+    // Recorded without p: recomputed, and not a mismatch.
+    assert_eq!(again[1]["r"], -2.6, "{}", again[1]);
+    assert_eq!(again[1]["p"], bad, "{}", again[1]);
+    assert_eq!(again[1]["recordedP"], Value::Null, "{}", again[1]);
+    assert_eq!(again[1]["match"], true, "{}", again[1]);
+    assert!(bad < good, "{bad} {good}");
+    // The text form shows p beside r.
+    let o = run(&["reward", "--from-bundles", &f]);
+    assert!(
+        stdout(&o).contains(&format!("r = 1.4, p = {good}")),
+        "{}",
+        stdout(&o)
+    );
+    // Other weights move p as they move the terms (passing = 0: T = 0).
+    let cf = lines(&[
+        "reward",
+        "--from-bundles",
+        &f,
+        "--weights",
+        "passing=0",
+        "--json",
+    ]);
+    assert_eq!(cf[0]["p"], documented_p(0.0, 0.0), "{}", cf[0]);
+    // A recorded p the recorded inputs do not give is a replay mismatch, r matching or not.
+    let mut tampered = steps.clone();
+    tampered[0]["processReward"]["p"] = (good - 0.1).into();
+    write(&tampered);
+    let o = run(&["reward", "--from-bundles", &f]);
+    assert_eq!(o.status.code(), Some(76), "{}", stderr(&o));
+    assert!(stderr(&o).contains("recorded p"), "{}", stderr(&o));
 }
