@@ -253,7 +253,10 @@ def pick(rng, files, copy, used, kind, i):
         if not fns:
             continue
         qual, fn, is_method = rng.choice(fns)
-        if (rel, qual) in used or qual.split(".")[-1].startswith("__") or "_lanser" in qual:
+        # A name defined twice (a property's getter and setter, overloads) is skipped: which
+        # definition the selector names is not the one this text was read from.
+        twice = sum(q == qual for q, _, _ in fns) > 1
+        if (rel, qual) in used or qual.split(".")[-1].startswith("__") or "_lanser" in qual or twice:
             continue
         edit = make_edit(kind, i, src, qual, fn, is_method)
         if edit:
