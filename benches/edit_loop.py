@@ -9,7 +9,8 @@ warm daemon: in `fast` lanser re-checks only what a change can alter (docs/editi
 same edits go to both, in the same order, each with its own text (no memo hit). Per edit:
 the wall time of the CLI call and the bundle's `meta.timing.totalMs`, whether it was written
 (never refused: the agent's own earlier edits do not dirty the guard), and whether the fast and
-the full bundles' diagnostics (`facts.speculativeDiagnostics`, before/after) are equal. Before
+the full bundles' diagnostics (`facts.speculativeDiagnostics`, before/after) are equal (where
+not, the row's `differ` names the files and messages). Before
 each write, both daemons' background refresh of the base view (docs/daemon.md) is let finish, as
 an agent's own time between edits would (the wait is recorded, not counted). Between rounds, the
 pinned pyright CLI checks the package once, in the same period.
@@ -252,7 +253,10 @@ def pick(rng, files, copy, used, kind, i):
         if not fns:
             continue
         qual, fn, is_method = rng.choice(fns)
-        if (rel, qual) in used or qual.split(".")[-1].startswith("__") or "_lanser" in qual:
+        # A name defined twice (a property's getter and setter, overloads) is skipped: which
+        # definition the selector names is not the one this text was read from.
+        twice = sum(q == qual for q, _, _ in fns) > 1
+        if (rel, qual) in used or qual.split(".")[-1].startswith("__") or "_lanser" in qual or twice:
             continue
         edit = make_edit(kind, i, src, qual, fn, is_method)
         if edit:
@@ -317,6 +321,8 @@ async def run_route(spec, root, n, seed, bin_, work, route) -> tuple[list[dict],
                           "error": (b.get("error") or {}).get("message")}
             ff, fu = (bundles[k].get("facts") or {} for k in ("fast", "full"))
             row["agree"] = all(ff.get(x) == fu.get(x) for x in ("speculativeDiagnostics", "before", "after"))
+            if not row["agree"]:
+                row["differ"] = differ(ff, fu)
             row["checked"] = ff.get("checked")
             rows.append(row)
             print(json.dumps(row), flush=True)
@@ -328,6 +334,30 @@ async def run_route(spec, root, n, seed, bin_, work, route) -> tuple[list[dict],
     for r in rows:
         r["pyrightCli"] = statistics.median(cli)
     return rows, bodies
+
+
+def differ(fast: dict, full: dict) -> dict:
+    """Where the fast and the full facts differ: the totals, and per file (of either) the
+    counts before and after and the messages only one side added or removed."""
+    def files(f):
+        return {d.get("path"): d for d in f.get("speculativeDiagnostics") or []}
+    a, b = files(fast), files(full)
+    out = {"before": [fast.get("before"), full.get("before")], "after": [fast.get("after"), full.get("after")],
+           "files": {}}
+    for path in sorted(set(a) | set(b)):
+        x, y = a.get(path), b.get(path)
+        if x == y:
+            continue
+        msgs = lambda d, k: sorted(f"{m.get('code')}: {m.get('message', '')[:120]}" for m in (d or {}).get(k) or [])
+        out["files"][path] = {
+            "fast": None if x is None else [x.get("before"), x.get("after")],
+            "full": None if y is None else [y.get("before"), y.get("after")],
+            "addedFastOnly": sorted(set(msgs(x, "added")) - set(msgs(y, "added"))),
+            "addedFullOnly": sorted(set(msgs(y, "added")) - set(msgs(x, "added"))),
+            "removedFastOnly": sorted(set(msgs(x, "removed")) - set(msgs(y, "removed"))),
+            "removedFullOnly": sorted(set(msgs(y, "removed")) - set(msgs(x, "removed"))),
+        }
+    return out
 
 
 def body_indent(src: str, qual: str) -> str:
