@@ -64,13 +64,13 @@ fn java_through_jdtls_on_a_plain_source_tree() {
         hover.contains("int Shapes.area(int width, int height)"),
         "{hover}"
     );
-    // At the call site jdtls gives the Javadoc of another file's method only once it has
-    // read that file's source, which it does on its own time (one CI run in three answered
-    // the signature alone); at the declaration, in the document lanser opened, it is there.
+    // Whether jdtls adds the method's Javadoc to a hover depends on whether it has read the
+    // declaring file's source yet, which it does on its own time: CI runs answered the
+    // signature alone at the call site and, once in four, at the declaration too. The
+    // signature is what jdtls always computes, so that is what both hovers are held to.
     let hover = facts(&b[3], "java hover at the declaration").to_string();
     assert!(
-        hover.contains("int Shapes.area(int width, int height)")
-            && hover.contains("The area of a width-by-height rectangle."),
+        hover.contains("int Shapes.area(int width, int height)"),
         "{hover}"
     );
     // `String s = Shapes.area(1, 1);`: an int where a String is declared.
