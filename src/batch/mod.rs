@@ -39,7 +39,7 @@ use crate::cli::Cli;
 use crate::commands::Request;
 use crate::error::{LanserError, Result};
 use crate::exit::ExitStatus;
-use crate::orchestrator::{Ctx, Orchestrator};
+use crate::orchestrator::Orchestrator;
 use crate::workspace::watch::Watch;
 use serde_json::Map;
 use std::collections::VecDeque;
@@ -335,7 +335,7 @@ async fn dispatch(
         || request.op.reconfigures()
         || pool.everywhere_op(&request.op)
         || (pool.sessions() > 0
-            && crate::commands::route::server_for(&Ctx::new(orch), &request).is_some());
+            && crate::commands::route::server_for(&orch.home_ctx(), &request).is_some());
     if exclusive {
         settle(window, pool).await?;
     }

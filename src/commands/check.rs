@@ -216,10 +216,7 @@ pub async fn measure(o: &mut Ctx<'_>, changes: &[(Document, String)]) -> Result<
             .collect();
         let mut target = match server {
             None => o.reborrow(),
-            Some(name) => match o.route(&name)? {
-                Some(other) => other,
-                None => o.reborrow(),
-            },
+            Some(name) => o.route(&name)?,
         };
         let target = &mut target;
         // A server that only publishes loads its project on the first opened document (as

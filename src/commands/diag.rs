@@ -196,10 +196,7 @@ pub async fn run(o: &mut Ctx<'_>, targets: &[String]) -> Result<Outcome<DiagFact
     for (server, group) in groups {
         let answer = match server {
             None => check(o, &group).await?,
-            Some(name) => match o.route(&name)? {
-                Some(mut other) => check(&mut other, &group).await?,
-                None => check(o, &group).await?,
-            },
+            Some(name) => check(&mut o.route(&name)?, &group).await?,
         };
         diagnostics.extend(answer.0);
         failed.extend(answer.1);

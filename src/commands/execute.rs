@@ -9,7 +9,7 @@ use super::{Outcome, Request};
 use crate::bundle::Bundle;
 use crate::bundle::RequestEcho;
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::orchestrator::{ms, Ctx, Orchestrator, Rejected};
+use crate::orchestrator::{ms, Orchestrator, Rejected};
 use crate::reward::Measured;
 use crate::selector;
 use serde_json::{json, Value};
@@ -31,27 +31,28 @@ impl Execute for Orchestrator {
 /// Run one request; failures become error bundles, never panics. A request for a file of
 /// another server's type is answered by that server ([`super::route`]).
 pub async fn execute(o: &mut Orchestrator, req: &Request) -> Bundle {
-    if let Some(refused) = super::route::unserved(&Ctx::new(o), req) {
-        return failed(o, req, refused).await;
+    let home = o.home().to_string();
+    if let Some(refused) = super::route::unserved(&o.home_ctx(), req) {
+        return finish(o, &home, req, Err(refused), Instant::now()).await;
     }
-    if let Some(name) = super::route::server_for(&Ctx::new(o), req) {
-        if let Some(refused) = super::route::one_server_only(&Ctx::new(o), &name) {
-            return failed(o, req, refused).await;
-        }
-        match o.for_server(&name) {
-            Ok(Some(other)) => return Box::pin(execute(other, req)).await,
-            Ok(None) => {}
-            Err(e) => return failed(o, req, e).await,
+    let routed = super::route::server_for(&o.home_ctx(), req);
+    if let Some(name) = &routed {
+        if let Some(refused) = super::route::one_server_only(&o.home_ctx(), name) {
+            return finish(o, &home, req, Err(refused), Instant::now()).await;
         }
     }
+    let at = routed.unwrap_or(home);
     let started = Instant::now();
     let outcome = match req.selector().map(selector::parse) {
         Some(Err(e)) => Err(e),
-        _ => super::run(&mut Ctx::new(o), req).await,
+        _ => match o.ctx(&at) {
+            Ok(mut cx) => super::run(&mut cx, req).await,
+            Err(e) => Err(e),
+        },
     };
     #[cfg(debug_assertions)]
     edit_while_running(o);
-    finish(o, req, outcome, started).await
+    finish(o, &at, req, outcome, started).await
 }
 
 /// Debug builds only: with `LANSER_TEST_EDIT_DURING=<relative path>` in a process's
@@ -80,12 +81,14 @@ fn edit_while_running(o: &Orchestrator) {
 /// The bundle `req` gets when its command fails with `err` (the daemon's answer when the
 /// workspace kept changing while the request ran).
 pub async fn failed(o: &mut Orchestrator, req: &Request, err: LanserError) -> Bundle {
-    finish(o, req, Err(err), Instant::now()).await
+    let home = o.home().to_string();
+    finish(o, &home, req, Err(err), Instant::now()).await
 }
 
-/// Assemble, score, record the document versions and seal.
+/// Assemble (as server `at` answered), score, record the document versions and seal.
 async fn finish(
     o: &mut Orchestrator,
+    at: &str,
     req: &Request,
     mut outcome: Result<Outcome<Value>>,
     started: Instant,
@@ -97,7 +100,7 @@ async fn finish(
         index_io: o.opts().index_io,
     };
     let mut bundle = o
-        .assemble(echo, outcome.as_mut().ok(), req.op.paged())
+        .assemble(at, echo, outcome.as_mut().ok(), req.op.paged())
         .await;
     let reached_server = match &outcome {
         Ok(_) => req.op.uses_server(),
@@ -108,7 +111,7 @@ async fn finish(
         bundle.environment.server = None;
         bundle.capabilities = json!({});
     }
-    bundle.process_reward = Some(process_reward(o, &bundle, outcome.as_ref().ok()).await);
+    bundle.process_reward = Some(process_reward(o, at, &bundle, outcome.as_ref().ok()).await);
     if let Err(e) = &outcome {
         bundle.set_error(e);
         bundle.resolution = e.source_as::<Rejected>().map(|r| r.0.clone());
@@ -116,7 +119,7 @@ async fn finish(
     if o.opts().timing {
         bundle.meta.timing = Some(json!({
             "totalMs": ms(started.elapsed()),
-            "serverStartMs": o.start_ms(),
+            "serverStartMs": o.start_ms(at),
         }));
     }
     bundle.record_doc_versions(o.ws());
@@ -142,6 +145,7 @@ fn keep_snapshots(o: &Orchestrator, bundle: &Bundle) {
 /// failed step scores S = 0.
 async fn process_reward(
     o: &mut Orchestrator,
+    at: &str,
     bundle: &Bundle,
     outcome: Option<&Outcome<Value>>,
 ) -> Value {
@@ -156,8 +160,10 @@ async fn process_reward(
         m.d_prev = Some(prev);
         if let (None, Some(res), true) = (m.d_now, &bundle.resolution, ok) {
             let file = [res.resolved.path.clone()];
-            if let Ok(map) = crate::measure::speculate::pull(&mut o.cx(), &file).await {
-                m.d_now = Some(crate::measure::speculate::count(&map));
+            if let Ok(mut cx) = o.cx(at) {
+                if let Ok(map) = crate::measure::speculate::pull(&mut cx, &file).await {
+                    m.d_now = Some(crate::measure::speculate::count(&map));
+                }
             }
         }
     }

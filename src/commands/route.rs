@@ -3,11 +3,12 @@
 //! `lanser def web/app.ts@L3:render` and `lanser def api/views.py@L9:get` work in one
 //! repository without flags.
 //!
-//! An orchestrator that has started nothing yet becomes that server's; one that has keeps
-//! a warm orchestrator per other server (`Orchestrator::for_server`; an operation that fans
-//! out asks [`crate::orchestrator::Ctx::route`]) (the daemon and batch
-//! thereby hold one session per (workspace, server); a `--jobs` batch runs such lines on its
-//! own orchestrator, not on forks). A workspace-wide `diag` goes to the one server that takes
+//! The engine's [`crate::orchestrator::Router`] makes that server on first need and keeps it
+//! warm beside the others (an operation that fans out asks
+//! [`crate::orchestrator::Ctx::route`]), so the daemon and batch hold one session per
+//! (workspace, server), and where a request goes depends on the request and the
+//! configuration alone, never on what earlier requests started (a `--jobs` batch runs such
+//! lines on its own orchestrator, not on forks). A workspace-wide `diag` goes to the one server that takes
 //! every source when there is one, else each server checks its own files (`commands::diag`);
 //! workspace symbols ask every such server (`commands::symbols`).
 //!
@@ -21,8 +22,8 @@ use crate::orchestrator::{Ctx, Options};
 use crate::selector;
 use std::collections::BTreeSet;
 
-/// The server `req` goes to, when it is not `o`'s own (also in a traced run or a replay,
-/// which answer it with [`one_server_only`]).
+/// The server `req` goes to, when it is not the home server `o` is the context of (also in a
+/// traced run or a replay, which answer it with [`one_server_only`]).
 pub fn server_for(o: &Ctx<'_>, req: &Request) -> Option<String> {
     if forced(o.opts()) {
         return None;

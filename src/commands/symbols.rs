@@ -104,18 +104,17 @@ async fn workspace(o: &mut Ctx<'_>, query: &str) -> Result<Outcome<SymbolsFacts>
         others.clear();
     }
     for (name, sample) in others {
-        if let Some(mut other) = o.route(&name)? {
-            let (abs, rel) = other.ws().resolve_user_path(&sample, &other.opts().cwd)?;
-            let doc = Document::load(abs, rel)?;
-            let uri = path_to_uri(&doc.abs);
-            other.ensure_session().await?.sync_document(&uri, &doc);
-            other.wait_opened(Some(&uri)).await?;
-            let (more, done) = ask(&mut other, query).await?;
-            let unsure = other.take_unsure();
-            symbols.extend(more);
-            complete &= done && !unsure;
-            o.mark_unsure(unsure);
-        }
+        let mut other = o.route(&name)?;
+        let (abs, rel) = other.ws().resolve_user_path(&sample, &other.opts().cwd)?;
+        let doc = Document::load(abs, rel)?;
+        let uri = path_to_uri(&doc.abs);
+        other.ensure_session().await?.sync_document(&uri, &doc);
+        other.wait_opened(Some(&uri)).await?;
+        let (more, done) = ask(&mut other, query).await?;
+        let unsure = other.take_unsure();
+        symbols.extend(more);
+        complete &= done && !unsure;
+        o.mark_unsure(unsure);
     }
     crate::bundle::normalize::sort_by_location(&mut symbols);
     symbols.dedup();

@@ -1,23 +1,19 @@
 //! The environment a bundle records: the interpreter (probed once, in the background from
-//! the orchestrator's start), the configuration's digest over settings, interpreter and
+//! the server's making), the configuration's digest over settings, interpreter and
 //! lanser.toml layers, the server and the position encoding.
 
-use super::Orchestrator;
-use crate::bundle::{Environment, Python};
+use super::{Ground, Server};
+use crate::bundle::{Environment, Python, ServerId};
 use crate::env;
+use crate::lsp::session::Session;
 
-impl Orchestrator {
-    /// The interpreter's facts, once the probe started with the orchestrator has answered.
-    pub(super) async fn python(&mut self) -> Python {
-        self.server.python(&self.ground.ws).await
-    }
-
-    pub async fn environment(&mut self) -> Environment {
-        let python = self.python().await;
-        let config_digest = self.config_digest(&python);
-        let server = self.server_id();
+impl Server {
+    /// The environment of a bundle this server answered (or would answer) over `ground`.
+    pub async fn environment(&mut self, ground: &Ground) -> Environment {
+        let python = self.python(&ground.ws).await;
+        let config_digest = self.config_digest(ground, &python);
         Environment {
-            server,
+            server: self.server_id(),
             position_encoding: self.encoding(),
             python,
             config_digest,
@@ -26,37 +22,54 @@ impl Orchestrator {
     }
 
     /// The configuration's digest, computed once for these settings, interpreter and
-    /// lanser.toml layers (the server files are read again after [`reconfigure`]).
-    ///
-    /// [`reconfigure`]: Self::reconfigure
-    pub(super) fn config_digest(&mut self, python: &Python) -> String {
-        let layers = self.ground.config.file_digests();
-        let key = format!("{}|{:?}|{layers:?}", self.server.settings, python.exe);
-        match &self.ground.config_digest {
+    /// lanser.toml layers (the server files are read again after a `reload`).
+    fn config_digest(&mut self, ground: &Ground, python: &Python) -> String {
+        let layers = ground.config.file_digests();
+        let key = format!("{}|{:?}|{layers:?}", self.settings, python.exe);
+        match &self.config_digest {
             Some((k, digest)) if *k == key => digest.clone(),
             _ => {
-                let digest = env::config_digest_with(
-                    &self.ground.ws,
-                    &self.server.settings,
-                    python,
-                    &layers,
-                );
-                self.ground.config_digest = Some((key, digest.clone()));
+                let digest = env::config_digest_with(&ground.ws, &self.settings, python, &layers);
+                self.config_digest = Some((key, digest.clone()));
                 digest
             }
         }
     }
 
+    /// The running (or resolved) server's name and version.
+    /// `None` while no session runs: a bundle names only a server that answered it.
+    pub fn server_id(&self) -> Option<ServerId> {
+        self.session.as_ref()?;
+        let package = self.spec.as_ref().and_then(|s| s.package.clone());
+        let (info_name, info_version) = self
+            .session
+            .as_ref()
+            .map(Session::server_info)
+            .unwrap_or((None, None));
+        let name = info_name
+            .or_else(|| package.as_ref().map(|p| p.0.clone()))
+            .or_else(|| {
+                let configured = self.spec.as_ref()?.source.is_command();
+                configured.then(|| self.def.name.clone())
+            })
+            .or_else(|| {
+                let cmd = self.spec.as_ref()?.command.last()?.clone();
+                Some(cmd.rsplit('/').next().unwrap_or(&cmd).to_string())
+            })?;
+        let version = package.map(|p| p.1).or(info_version);
+        Some(ServerId { name, version })
+    }
+
     /// The interpreter's facts, when the probe has answered.
     pub fn probed_python(&self) -> Option<&Python> {
-        self.server.python.as_ref()
+        self.python.as_ref()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::orchestrator::Options;
+    use crate::orchestrator::{Options, Orchestrator};
     use std::time::Duration;
 
     /// A request dropped while it waits for the interpreter probe (MCP cancellation) must not

@@ -3,8 +3,8 @@
 //! read documents — and outlives any server. [`Server`] is one server: its definition, the
 //! settings served to it, the interpreter probe, and its session once started. A
 //! measurement gets a [`Cx`], the ground and one server, and starts that server when it first
-//! needs it; only the drivers hold the whole [`super::Orchestrator`] (which also routes among
-//! servers).
+//! needs it; only the drivers hold the whole [`super::Orchestrator`] (the ground and the
+//! [`super::Router`] among servers).
 
 use super::ms;
 use crate::bundle::normalize::Normalizer;
@@ -35,12 +35,21 @@ pub struct Ground {
     /// Files read to resolve selectors and normalize locations, reused while their bytes are
     /// the same (shared with forks).
     pub(super) docs: Arc<DocCache>,
-    /// `environment.configDigest`, read once per configuration: the key (settings,
-    /// interpreter, lanser.toml digests) and the digest. `reload` reads the files again.
-    pub(super) config_digest: Option<(String, String)>,
 }
 
 impl Ground {
+    /// The same ground for another engine over this workspace (a fork or a sibling): the
+    /// file index, parses and read documents are shared (by content).
+    pub(super) fn share(&self) -> Ground {
+        Ground {
+            ws: self.ws.clone(),
+            opts: self.opts.clone(),
+            config: self.config.clone(),
+            parses: self.parses.clone(),
+            docs: self.docs.clone(),
+        }
+    }
+
     /// The workspace it answers for.
     pub fn ws(&self) -> &Workspace {
         &self.ws
@@ -76,9 +85,60 @@ pub struct Server {
     /// Set while a request runs when a [`crate::config::Ready::Settle`] server gave no sign of
     /// having loaded what was asked: the bundle says `meta.readiness: "unknown"`.
     pub(super) unsure: bool,
+    /// `environment.configDigest`, read once per configuration: the key (settings,
+    /// interpreter, lanser.toml digests) and the digest. `reload` reads the files again.
+    pub(super) config_digest: Option<(String, String)>,
 }
 
 impl Server {
+    /// Server `def` over `ws`, not started: lanser's settings for the workspace's interpreter
+    /// under the server's own, and the interpreter probe started in the background.
+    pub(super) fn new(ws: &Workspace, def: ServerDef) -> Server {
+        let python_exe = env::find_python(ws);
+        let settings = crate::config::deep_merge(
+            env::server_settings(&ws.root, python_exe.as_deref()),
+            def.settings.clone(),
+        );
+        Server {
+            def,
+            spec: None,
+            session: None,
+            python: None,
+            python_probe: Some(probe(ws)),
+            settings,
+            start_ms: None,
+            connect: None,
+            unsure: false,
+            config_digest: None,
+        }
+    }
+
+    /// The same server with no session of its own yet: what was resolved and probed is kept
+    /// (batch `--servers`: its first request starts another process).
+    pub(super) fn sibling(&self, ws: &Workspace) -> Server {
+        Server {
+            def: self.def.clone(),
+            spec: self.spec.clone(),
+            session: None,
+            python: self.python.clone(),
+            python_probe: self.python.is_none().then(|| probe(ws)),
+            settings: self.settings.clone(),
+            start_ms: None,
+            connect: self.connect.clone(),
+            unsure: false,
+            config_digest: self.config_digest.clone(),
+        }
+    }
+
+    /// The same server sharing its running session, if any (batch `--jobs`).
+    pub(super) fn fork(&self, ws: &Workspace) -> Server {
+        Server {
+            session: self.session.clone(),
+            start_ms: self.start_ms,
+            ..self.sibling(ws)
+        }
+    }
+
     /// Its session, once started.
     pub fn session(&self) -> Option<&Session> {
         self.session.as_ref()
@@ -172,11 +232,17 @@ impl Server {
     }
 }
 
+/// The interpreter probe of `ws`, in the background.
+fn probe(ws: &Workspace) -> tokio::task::JoinHandle<Python> {
+    let ws = ws.clone();
+    tokio::task::spawn_blocking(move || env::probe_python(&ws, env::find_python(&ws).as_deref()))
+}
+
 /// What a measurement runs on: the ground (workspace, options) and one server, started when
 /// first asked for.
 pub struct Cx<'a> {
-    ground: &'a Ground,
-    server: &'a mut Server,
+    pub(super) ground: &'a Ground,
+    pub(super) server: &'a mut Server,
 }
 
 impl<'a> Cx<'a> {
@@ -212,5 +278,10 @@ impl<'a> Cx<'a> {
     /// The normalizer of this server's answers.
     pub fn normalizer(&self) -> Normalizer<'_> {
         self.ground.normalizer(self.server.encoding())
+    }
+
+    /// The server's definition.
+    pub fn server_def(&self) -> &ServerDef {
+        &self.server.def
     }
 }

@@ -44,6 +44,7 @@ mod rename_file;
 mod reward;
 mod reward_v2;
 mod reward_v3;
+mod router;
 mod routes;
 mod schemas;
 mod sdk;

@@ -44,7 +44,10 @@ impl Daemon {
             info["openDocuments"] = serde_json::Value::Null;
             return info;
         };
-        let session = engine.orch.as_ref().and_then(|o| o.session());
+        let session = engine
+            .orch
+            .as_ref()
+            .and_then(|o| o.sessions().first().copied());
         let server_pid = match session {
             Some(s) if !s.is_closed() => s.server_pid().await,
             _ => None,
