@@ -222,7 +222,8 @@ pub const OVERLAYS: &[Overlay] = &[
     op("status", "Status", "The configured servers, their resolved commands and versions (starts nothing)."),
     op("symbols", "Symbols", "A file's outline (`file`), or the workspace symbols matching `query`.")
         .sdk(&["file", "query"]),
-    op("tests", "Tests for a change", ""),
+    op("tests", "Tests for a change", "")
+        .with_args(&[arg("patch", Adapt::Text, "A unified diff, as text: the tests for its change")]),
     op("type-def", "Go to type definition", "Where the type of the symbol at a position is defined."),
     op("types", "Type hierarchy", "The direct base classes (`supertypes: true`), subclasses (`subtypes: true`) or both (neither) of the type at a position. Needs a server with typeHierarchyProvider (ty, pyrefly, clangd; not Pyright).")
         .with_examples(&[r#"{"selector": "py://shapes.geometry#Shape", "subtypes": true}"#])
