@@ -139,11 +139,21 @@ pub const UNLISTED: &[&str] = &[
 
 const DIFF: &str = "A unified diff, as text (as `git diff` prints it)";
 
-/// Every operation's overlay, by name.
+/// Every operation's overlay, in the order `tools/list` gives their tools (the most asked
+/// first).
 pub const OVERLAYS: &[Overlay] = &[
-    op("apply", "Apply a patch", "Apply a unified diff to the workspace as one transaction, through the rename's safety envelope. By default a preview: the diff, the plan and the diagnostics it would add or remove (nothing written); `apply: true` writes it, refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`. A hunk that no longer matches refuses the whole patch, naming the file and hunk.")
-        .with_args(&[ArgOverlay { aliases: &["diff"], ..arg("patch", Adapt::Text, "A unified diff, as text (as `git diff` prints it); every hunk must match the files as they are") }])
-        .sdk(&["patch", "apply", "require_clean", "allow_dirty"]),
+    op("def", "Go to definition", "Where the symbol at a position is defined (Pyright's answer, as an Analysis Bundle)."),
+    op("type-def", "Go to type definition", "Where the type of the symbol at a position is defined."),
+    op("decl", "Go to declaration", "Where the symbol at a position is declared (textDocument/declaration): for Python the stub the checker reads, where `def` goes to the implementation."),
+    op("refs", "Find references", "Every reference to the symbol at a position, across the workspace (declaration included unless `exclude_declaration`). The text lists the first `limit` lines; `structuredContent` has them all.")
+        .sdk(&["exclude_declaration"]),
+    op("hover", "Hover", "The type, signature and documentation of the symbol at a position."),
+    op("symbols", "Symbols", "A file's outline (`file`), or the workspace symbols matching `query`.")
+        .sdk(&["file", "query"]),
+    op("diag", "Diagnostics", "The diagnostics of `targets` (paths or globs, workspace-relative), each file from the server for its type, or of every file of the workspace a server serves when none are given. Always current with the files on disk.")
+        .with_args(&[ArgOverlay { aliases: &["files"], ..arg("targets", Adapt::Same, "Files or globs (workspace-relative); none = every file of the workspace a server serves") }])
+        .sdk(&["*targets"]),
+    op("impl", "Go to implementation", "Where the symbol at a position is implemented (textDocument/implementation)."),
     op("calls", "Call hierarchy", "The callers (`incoming: true`), callees (`outgoing: true`) or both (neither) of the function at a position.")
         .with_args(&[arg("direction", Adapt::Choice { picks: &[
             Pick { value: "incoming", sets: Some("incoming") },
@@ -151,24 +161,22 @@ pub const OVERLAYS: &[Overlay] = &[
             Pick { value: "both", sets: None },
         ] }, "`incoming`, `outgoing` or `both` (default): the former spelling of the flags")])
         .sdk(&["incoming", "outgoing"]),
-    op("capabilities", "Capabilities", "Which LSP features the language server offers (definitions, references, rename, ...), as booleans, with the server's name and version."),
-    op("changes", "Changes since a revision", ""),
-    op("check", "Check a patch", "The diagnostics a unified diff would add or remove, measured in memory: the files on disk are not touched. The bundle carries the process reward of the step (`reward: pr-v2` for diagnostics by kind, structural facts and, with `tests: true`, the impacted tests run on an overlay copy).")
-        .with_args(&[ArgOverlay { aliases: &["diff"], ..arg("patch", Adapt::Text, DIFF) }])
-        .sdk(&["patch"])
-        .with_globals(&["reward", "tests", "test_budget"]),
-    op("code-actions", "Code actions", "List the code actions at a position (optionally of one `kind`); with `apply` (an index or title from the list) write that action as one transaction, or preview it with `dry_run`.")
+    op("highlight", "Highlight", "Every occurrence of the symbol at a position in its file, read or write."),
+    op("signature", "Signature help", "Signature help for the call a position is inside."),
+    op("locate", "Locate", "Where a selector lands, without asking the language server: the range, the symbol there, and durable selectors for it that survive later edits.")
+        .sdk(&["preview"]),
+    op("rename", "Rename symbol", "Rename the symbol at a position everywhere. By default a preview (a diff and the WorkspaceEdit; nothing is written); with `apply: true` it is written as one transaction (all files or none), refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`.")
+        .with_examples(&[r#"{"selector": "py://app#load", "new_name": "load_all"}"#])
+        .sdk(&["new_name", "apply", "allow_dirty"]),
+    op("rename-file", "Move module", "Move a module file or package directory (`src` -> `dst`) and rewrite every import of it. A preview unless `apply: true` (one transaction; refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`).")
         .with_args(&[
-            arg("apply", Adapt::IndexOrTitle, "The action to apply, by index (as listed) or exact title; omitted = list them"),
-            arg("dry_run", Adapt::Same, "With `apply`: preview that action instead of writing it"),
+            ArgOverlay { aliases: &["path"], ..arg("src", Adapt::Same, "") },
+            ArgOverlay { aliases: &["new_path"], ..arg("dst", Adapt::Same, "") },
         ])
-        .sdk(&["kind", "apply", "dry_run", "allow_dirty"]),
-    op("complete", "Completion", "The completion items at a position, in the server's order (e.g. `{\"selector\": \"main.py@L15:C16\"}` just after `user.` lists `user`'s attributes and methods); `resolve: true` adds each item's detail and documentation."),
-    op("decl", "Go to declaration", "Where the symbol at a position is declared (textDocument/declaration): for Python the stub the checker reads, where `def` goes to the implementation."),
-    op("def", "Go to definition", "Where the symbol at a position is defined (Pyright's answer, as an Analysis Bundle)."),
-    op("diag", "Diagnostics", "The diagnostics of `targets` (paths or globs, workspace-relative), each file from the server for its type, or of every file of the workspace a server serves when none are given. Always current with the files on disk.")
-        .with_args(&[ArgOverlay { aliases: &["files"], ..arg("targets", Adapt::Same, "Files or globs (workspace-relative); none = every file of the workspace a server serves") }])
-        .sdk(&["*targets"]),
+        .sdk(&["src", "dst", "apply", "allow_dirty"]),
+    op("apply", "Apply a patch", "Apply a unified diff to the workspace as one transaction, through the rename's safety envelope. By default a preview: the diff, the plan and the diagnostics it would add or remove (nothing written); `apply: true` writes it, refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`. A hunk that no longer matches refuses the whole patch, naming the file and hunk.")
+        .with_args(&[ArgOverlay { aliases: &["diff"], ..arg("patch", Adapt::Text, "A unified diff, as text (as `git diff` prints it); every hunk must match the files as they are") }])
+        .sdk(&["patch", "apply", "require_clean", "allow_dirty"]),
     op("edit", "Edit a definition", "Edit the definition (function, class, method, assignment) at a position as one of its five flags says; `text` is re-indented to the target. A preview (diff + the diagnostics it would add) unless `apply: true`; `require_clean` refuses an edit that adds an error.")
         .with_args(&[
             arg("text", Adapt::Text, "The new code, as text; dedented, then indented to the target's level. Not with `delete`"),
@@ -181,34 +189,25 @@ pub const OVERLAYS: &[Overlay] = &[
             ] }, "`replace_body`, `replace`, `insert_before`, `insert_after` or `delete`: the flag to set"),
         ])
         .sdk(&["mode", "text", "force", "apply", "require_clean", "allow_dirty"]),
-    op("format", "Format file", "Format a file (or `range`, `l,c->l,c`) with the language server's formatter. By default a preview (a diff; nothing is written); with `apply: true` it is written as one transaction, refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`. Needs a server with a formatter (typescript-language-server, clangd, rust-analyzer, gopls; not Pyright).")
-        .with_examples(&[r#"{"file": "src/store.ts", "tab_size": 2}"#]),
-    op("highlight", "Highlight", "Every occurrence of the symbol at a position in its file, read or write."),
-    op("hover", "Hover", "The type, signature and documentation of the symbol at a position."),
+    op("code-actions", "Code actions", "List the code actions at a position (optionally of one `kind`); with `apply` (an index or title from the list) write that action as one transaction, or preview it with `dry_run`.")
+        .with_args(&[
+            arg("apply", Adapt::IndexOrTitle, "The action to apply, by index (as listed) or exact title; omitted = list them"),
+            arg("dry_run", Adapt::Same, "With `apply`: preview that action instead of writing it"),
+        ])
+        .sdk(&["kind", "apply", "dry_run", "allow_dirty"]),
+    op("check", "Check a patch", "The diagnostics a unified diff would add or remove, measured in memory: the files on disk are not touched. The bundle carries the process reward of the step (`reward: pr-v2` for diagnostics by kind, structural facts and, with `tests: true`, the impacted tests run on an overlay copy).")
+        .with_args(&[ArgOverlay { aliases: &["diff"], ..arg("patch", Adapt::Text, DIFF) }])
+        .sdk(&["patch"])
+        .with_globals(&["reward", "tests", "test_budget"]),
     op("impact", "Impact of a change", "What a change can affect: the definitions a position or a unified diff touches, their callers and references (transitively, `depth` levels), partitioned into library code and the pytest tests that reach them.")
         .with_args(&[arg("patch", Adapt::Text, "A unified diff, as text, whose changed lines name the change, instead of a position")])
         .sdk(&["patch", "depth"]),
-    op("impl", "Go to implementation", "Where the symbol at a position is implemented (textDocument/implementation)."),
-    op("inlay", "Inlay hints", "The inlay hints of a file (inferred types such as `: int`, parameter names such as `price=`), sorted by position. Needs a server with inlayHintProvider (ty, pyrefly, clangd, rust-analyzer; not Pyright).")
-        .with_examples(&[r#"{"file": "src/app.py", "range": "10,1->20,1"}"#]),
-    op("locate", "Locate", "Where a selector lands, without asking the language server: the range, the symbol there, and durable selectors for it that survive later edits.")
-        .sdk(&["preview"]),
-    op("prepare-rename", "Prepare rename", ""),
-    op("refs", "Find references", "Every reference to the symbol at a position, across the workspace (declaration included unless `exclude_declaration`). The text lists the first `limit` lines; `structuredContent` has them all.")
-        .sdk(&["exclude_declaration"]),
+    op("status", "Status", "The configured servers, their resolved commands and versions (starts nothing)."),
+    op("capabilities", "Capabilities", "Which LSP features the language server offers (definitions, references, rename, ...), as booleans, with the server's name and version."),
     Overlay {
         hints: Some(Hints { read_only: false, destructive: false, idempotent: true }),
         ..op("reload", "Reload configuration", "Re-read lanser.toml and reconfigure the running sessions.")
     },
-    op("rename", "Rename symbol", "Rename the symbol at a position everywhere. By default a preview (a diff and the WorkspaceEdit; nothing is written); with `apply: true` it is written as one transaction (all files or none), refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`.")
-        .with_examples(&[r#"{"selector": "py://app#load", "new_name": "load_all"}"#])
-        .sdk(&["new_name", "apply", "allow_dirty"]),
-    op("rename-file", "Move module", "Move a module file or package directory (`src` -> `dst`) and rewrite every import of it. A preview unless `apply: true` (one transaction; refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`).")
-        .with_args(&[
-            ArgOverlay { aliases: &["path"], ..arg("src", Adapt::Same, "") },
-            ArgOverlay { aliases: &["new_path"], ..arg("dst", Adapt::Same, "") },
-        ])
-        .sdk(&["src", "dst", "apply", "allow_dirty"]),
     Overlay {
         hints: Some(Hints { read_only: false, destructive: false, idempotent: false }),
         ..op("request", "Raw LSP request", "Send a raw LSP request (`method`, params from `payload`, or a selector/file as `target`) and get the server's answer with workspace paths made relative.")
@@ -216,15 +215,7 @@ pub const OVERLAYS: &[Overlay] = &[
             .with_args(&[arg("payload", Adapt::Json, "The params (any JSON value), sent verbatim")])
             .sdk(&["method", "payload", "target"])
     },
-    op("selection-range", "Selection ranges", ""),
-    op("signature", "Signature help", "Signature help for the call a position is inside."),
-    op("source", "Source of a definition", ""),
-    op("status", "Status", "The configured servers, their resolved commands and versions (starts nothing)."),
-    op("symbols", "Symbols", "A file's outline (`file`), or the workspace symbols matching `query`.")
-        .sdk(&["file", "query"]),
-    op("tests", "Tests for a change", "")
-        .with_args(&[arg("patch", Adapt::Text, "A unified diff, as text: the tests for its change")]),
-    op("type-def", "Go to type definition", "Where the type of the symbol at a position is defined."),
+    op("complete", "Completion", "The completion items at a position, in the server's order (e.g. `{\"selector\": \"main.py@L15:C16\"}` just after `user.` lists `user`'s attributes and methods); `resolve: true` adds each item's detail and documentation."),
     op("types", "Type hierarchy", "The direct base classes (`supertypes: true`), subclasses (`subtypes: true`) or both (neither) of the type at a position. Needs a server with typeHierarchyProvider (ty, pyrefly, clangd; not Pyright).")
         .with_examples(&[r#"{"selector": "py://shapes.geometry#Shape", "subtypes": true}"#])
         .with_args(&[arg("direction", Adapt::Choice { picks: &[
@@ -232,6 +223,16 @@ pub const OVERLAYS: &[Overlay] = &[
             Pick { value: "subtypes", sets: Some("subtypes") },
             Pick { value: "both", sets: None },
         ] }, "`supertypes`, `subtypes` or `both` (default): the former spelling of the flags")]),
+    op("inlay", "Inlay hints", "The inlay hints of a file (inferred types such as `: int`, parameter names such as `price=`), sorted by position. Needs a server with inlayHintProvider (ty, pyrefly, clangd, rust-analyzer; not Pyright).")
+        .with_examples(&[r#"{"file": "src/app.py", "range": "10,1->20,1"}"#]),
+    op("format", "Format file", "Format a file (or `range`, `l,c->l,c`) with the language server's formatter. By default a preview (a diff; nothing is written); with `apply: true` it is written as one transaction, refused when a file it touches holds uncommitted changes lanser did not make, unless `allow_dirty`. Needs a server with a formatter (typescript-language-server, clangd, rust-analyzer, gopls; not Pyright).")
+        .with_examples(&[r#"{"file": "src/store.ts", "tab_size": 2}"#]),
+    op("changes", "Changes since a revision", ""),
+    op("prepare-rename", "Prepare rename", ""),
+    op("selection-range", "Selection ranges", ""),
+    op("source", "Source of a definition", ""),
+    op("tests", "Tests for a change", "")
+        .with_args(&[arg("patch", Adapt::Text, "A unified diff, as text: the tests for its change")]),
 ];
 
 impl Overlay {

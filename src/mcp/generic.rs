@@ -222,10 +222,17 @@ fn patch_file(text: &str) -> Result<String, String> {
     Ok(path.to_string_lossy().into_owned())
 }
 
-/// A tool for every registered operation, in the catalog's order (by name).
+/// A tool for every registered operation, in the overlay's order (one without an entry
+/// last, by name).
 pub fn tools() -> Vec<Spec> {
-    catalog::operations()
-        .into_iter()
+    let mut ops = catalog::operations();
+    ops.sort_by_key(|op| {
+        overlay::OVERLAYS
+            .iter()
+            .position(|o| o.op == op.name)
+            .unwrap_or(usize::MAX)
+    });
+    ops.into_iter()
         .map(|op| {
             let description = match op.selector {
                 Takes::None => op.description(),

@@ -256,9 +256,14 @@ fn every_operation_has_one_generated_tool_with_its_overlay() {
     let tools = all();
     let ops = crate::commands::catalog::operations();
     let names: Vec<&str> = tools.iter().map(|t| t.cmd.as_str()).collect();
-    let want: Vec<&str> = ops.iter().map(|o| o.name.as_str()).collect();
-    assert_eq!(names, want);
-    for (t, op) in tools.iter().zip(&ops) {
+    let order: Vec<&str> = crate::commands::overlay::OVERLAYS
+        .iter()
+        .map(|o| o.op)
+        .collect();
+    assert_eq!(names, order, "the tools, in the overlay's order");
+    assert_eq!(tools.len(), ops.len());
+    for t in &tools {
+        let op = ops.iter().find(|o| o.name == t.cmd).unwrap();
         let overlay = crate::commands::overlay::of(&op.name).expect("an overlay entry");
         assert_eq!(t.name, super::generic::tool_name(&op.name));
         assert_eq!(t.title, overlay.title, "{}", t.name);
