@@ -404,6 +404,23 @@ fn generated_tools_take_the_operations_arguments() {
         parser.parse(&call.line.to_string()).unwrap().op.name(),
         "prepare-rename"
     );
+    // The envelope's knobs are taken by every writing tool, though not listed.
+    let rename = tools.iter().find(|s| s.name == "rename").unwrap();
+    let props = rename.schema["properties"].as_object().unwrap();
+    for knob in crate::commands::overlay::UNLISTED {
+        assert!(!props.contains_key(*knob), "{knob} is listed");
+    }
+    let args = json!({"selector": "a.py@L1:x", "new_name": "y", "apply": true,
+        "allow": ["src/**"], "deny": ["src/gen/**"], "apply_mode": "git",
+        "deny_apply_on_ambiguous": true});
+    let line = rename.call(args, &root).unwrap().line;
+    let asked = parser.parse(&line.to_string()).unwrap().op.args();
+    assert_eq!(
+        (&asked["allow"], &asked["deny"], &asked["apply-mode"]),
+        (&json!(["src/**"]), &json!(["src/gen/**"]), &json!("git")),
+        "{asked:?}"
+    );
+    assert_eq!(asked["deny-apply-on-ambiguous"], true, "{asked:?}");
 }
 
 /// The options `lanser --timeout 5 --workspace /w mcp --verbose` runs its calls under.
