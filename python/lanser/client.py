@@ -153,93 +153,10 @@ def _catalog() -> list:
 class _Methods:
     """One method per operation, shared by :class:`Lanser` and :class:`AsyncLanser`: each
     returns `self.ask(...)`, a bundle for the one and an awaitable for the other. `sel` is any
-    lanser selector (see lanser.sel) or a PositionSpec dict. Operations without a method of
-    their own here get one from the catalog (`_op_method`). Every method is named after its
-    operation (`prepare-rename` → `prepare_rename`; `def` → `def_`), as the CLI, a batch line
-    and the MCP tool name it; the catalog's take the CLI's arguments by their ids."""
-
-    def def_(self, sel, check=True):
-        return self.ask(_req("def", sel), check)
-
-    def type_def(self, sel, check=True):
-        return self.ask(_req("type-def", sel), check)
-
-    def refs(self, sel, exclude_declaration=False, check=True):
-        return self.ask(_req("refs", sel, exclude_declaration=exclude_declaration), check)
-
-    def hover(self, sel, check=True):
-        return self.ask(_req("hover", sel), check)
-
-    def impl(self, sel, check=True):
-        return self.ask(_req("impl", sel), check)
-
-    def highlight(self, sel, check=True):
-        return self.ask(_req("highlight", sel), check)
-
-    def signature(self, sel, check=True):
-        return self.ask(_req("signature", sel), check)
-
-    def calls(self, sel, incoming=False, outgoing=False, check=True):
-        return self.ask(_req("calls", sel, incoming=incoming, outgoing=outgoing), check)
-
-    def locate(self, sel, preview=False, check=True):
-        return self.ask(_req("locate", sel, preview=preview), check)
-
-    def symbols(self, file=None, query=None, check=True):
-        return self.ask(_req("symbols", file=file, query=query), check)
-
-    def diag(self, *targets, check=True):
-        return self.ask(_req("diag", targets=list(targets) or None), check)
-
-    def capabilities(self, check=True):
-        return self.ask(_req("capabilities"), check)
-
-    def request(self, method, payload=None, target=None, check=True):
-        p = None if payload is None else json.dumps(payload, separators=(",", ":"))
-        return self.ask(_req("request", method=method, payload=p, target=target), check)
-
-    def rename(self, sel, new_name, apply=False, allow_dirty=False, check=True):
-        return self.ask(_req("rename", sel, new_name=new_name, apply=apply,
-                             allow_dirty=allow_dirty), check)
-
-    def rename_file(self, src, dst, apply=False, allow_dirty=False, check=True):
-        return self.ask(_req("rename-file", src=src, dst=dst, apply=apply,
-                             allow_dirty=allow_dirty), check)
-
-    def code_actions(self, sel, kind=None, apply=None, dry_run=False, allow_dirty=False, check=True):
-        pick = None if apply is None else str(apply)
-        return self.ask(_req("code-actions", sel, kind=kind, apply=pick,
-                             dry_run=dry_run and pick is not None, allow_dirty=allow_dirty), check)
-
-    def check(self, diff: str, check=True):
-        """The diagnostics a unified diff would add or remove, measured in memory (nothing is
-        written), with the step's process reward (the session's `--reward`, pr-v1 unless
-        `args=["--reward", "pr-v2"]`)."""
-        return self.ask(_req("check", patch=patch_file(diff)), check)
-
-    def apply(self, diff: str, apply=False, require_clean=False, allow_dirty=False, check=True):
-        """Apply a unified diff through the safety envelope: a preview (diff, plan, the
-        diagnostics it would add or remove) unless `apply`; `require_clean` refuses a change
-        that adds an error (E/WOULD_BREAK). A stale hunk refuses the whole patch."""
-        return self.ask(_req("apply", patch=patch_file(diff), apply=apply,
-                             require_clean=require_clean, allow_dirty=allow_dirty), check)
-
-    def edit(self, sel, mode: str, text: Optional[str] = None, force=False, apply=False,
-             require_clean=False, allow_dirty=False, check=True):
-        """Edit the definition at `sel`: `mode` is replace_body, replace, insert_before,
-        insert_after or delete (refused while references remain unless `force`); `text` is
-        the new code, re-indented to the target. A preview unless `apply`."""
-        mode = mode.replace("-", "_")
-        return self.ask(_req("edit", sel, **{mode: True},
-                             text=None if text is None else patch_file(text), force=force,
-                             apply=apply, require_clean=require_clean,
-                             allow_dirty=allow_dirty), check)
-
-    def impact(self, sel=None, patch: Optional[str] = None, depth: Optional[int] = None, check=True):
-        """What a change (the symbol at `sel`, or a unified diff) can affect: callers,
-        references and the pytest tests that reach them."""
-        return self.ask(_req("impact", sel, patch=None if patch is None else patch_file(patch),
-                             depth=depth), check)
+    lanser selector (see lanser.sel) or a PositionSpec dict. Every method is made from the
+    operations' catalog and its overlay (`_op_method`), named after its operation
+    (`prepare-rename` → `prepare_rename`; `def` → `def_`), as the CLI, a batch line and the MCP
+    tool name it, and takes the CLI's arguments by their ids."""
 
 
 #: The one operation whose name is a Python keyword: its method carries PEP 8's underscore.
@@ -257,34 +174,109 @@ def method_name(cmd: str) -> str:
     return METHODS.get(cmd, cmd.replace("-", "_"))
 
 
+def _adapted(over: Optional[dict], value):
+    """An argument's value as the command line takes it, by its overlay's adaptation: a text
+    as a content-named file, a JSON value as its text, an index or title as a string."""
+    kind = over["adapt"]["kind"] if over else "same"
+    if value is None or kind == "same":
+        return value
+    if kind == "text":
+        return patch_file(value)
+    if kind == "json":
+        return json.dumps(value, separators=(",", ":"))
+    if kind == "indexOrTitle":
+        return str(value)
+    raise ValueError(f"unknown adaptation {kind!r}")
+
+
+def _signature(op: dict, params: list, ids: list, over: dict):
+    """What `inspect.signature` shows of an operation's method (its real parameters are
+    `*given, check=True, **args`)."""
+    import inspect
+
+    P = inspect.Parameter
+    out = [P("self", P.POSITIONAL_OR_KEYWORD)]
+    if op["selector"] != "none":
+        default = P.empty if op["selector"] == "required" else None
+        out.append(P("sel", P.POSITIONAL_OR_KEYWORD, default=default))
+    named = []
+    for p in params:
+        if p.startswith("*"):
+            out.append(P(p[1:], P.VAR_POSITIONAL))
+        else:
+            required = any(a["id"] == p and a["required"] for a in op["args"])
+            out.append(P(p, P.POSITIONAL_OR_KEYWORD, default=P.empty if required else None))
+        named.append(p.lstrip("*"))
+    for k in [*ids, *over]:
+        if k not in named:
+            named.append(k)
+            out.append(P(k, P.KEYWORD_ONLY, default=None))
+    out.append(P("check", P.KEYWORD_ONLY, default=True))
+    return inspect.Signature(out)
+
+
 def _op_method(op: dict):
     """A method for one operation of the catalog: `sel` first when it takes a position, then
-    its arguments by their batch-line ids (positional ones may be given in order)."""
-    cmd, takes = op["name"], op["selector"]
+    the overlay's positional parameters (`sdkParams`, else the CLI's positionals) in order,
+    then any argument by its batch-line id, a former name, or an overlay choice (`mode`)."""
+    cmd, takes, overlay = op["name"], op["selector"], op["overlay"]
+    name = method_name(cmd)
     ids = [a["id"] for a in op["args"]]
-    positional = [a["id"] for a in op["args"] if a["positional"]]
+    over = {a["id"]: a for a in overlay["args"]}
+    aliases = {al: a["id"] for a in overlay["args"] for al in a["aliases"]}
+    params = overlay["sdkParams"] or [a["id"] for a in op["args"] if a["positional"]]
 
-    def method(self, *given, check=True, **args):
+    def method(self, *given, check=True, **kw):
         given = list(given)
-        sel = given.pop(0) if takes != "none" and given else args.pop("sel", None)
+        sel = None
+        if takes != "none":
+            sel = given.pop(0) if given else kw.pop("sel", None)
         if takes == "required" and sel is None:
-            raise TypeError(f"{method_name(cmd)}() needs a selector")
-        if len(given) > len(positional):
-            raise TypeError(f"{method_name(cmd)}() takes {len(positional)} positional arguments")
-        args.update(zip(positional, given))
-        unknown = sorted(set(args) - set(ids))
-        if unknown:
-            raise TypeError(f"{method_name(cmd)}() has no argument {unknown[0]!r} (it takes {ids})")
-        return self.ask(_req(cmd, sel, **args), check)
+            raise TypeError(f"{name}() needs a selector")
+        args: dict = {}
+        for p in params:
+            if p.startswith("*"):
+                args[p[1:]], given = list(given) or None, []
+            elif given:
+                args[p] = given.pop(0)
+        if given:
+            raise TypeError(f"{name}() takes {len(params)} positional arguments after the selector")
+        for k, v in kw.items():
+            k = aliases.get(k, k)
+            if k not in ids and k not in over:
+                raise TypeError(f"{name}() has no argument {k!r} (it takes {ids})")
+            if k in args:
+                raise TypeError(f"{name}() got multiple values for argument {k!r}")
+            args[k] = v
+        line: dict = {}
+        for k, v in args.items():
+            o = over.get(k)
+            if o is not None and o["adapt"]["kind"] == "choice":
+                if v is None:
+                    continue
+                picks = o["adapt"]["picks"]
+                pick = next((p for p in picks if p["value"] == str(v).replace("-", "_")), None)
+                if pick is None:
+                    values = [p["value"] for p in picks]
+                    raise ValueError(f"{k} {v!r}: use {', '.join(values[:-1])} or {values[-1]}")
+                if pick["sets"]:
+                    line[pick["sets"]] = True
+            else:
+                line[k] = _adapted(o, v)
+        return self.ask(_req(cmd, sel, **line), check)
 
-    method.__name__ = method_name(cmd)
-    method.__doc__ = op["about"] + "".join(f"\n    {a['id']}: {a['help']}" for a in op["args"])
+    method.__name__ = name
+    method.__qualname__ = f"_Methods.{name}"
+    helps = {a["id"]: a["help"] for a in op["args"]}
+    helps.update({k: o["help"] for k, o in over.items() if o["help"]})
+    method.__doc__ = (overlay["description"] or op["about"] + ".") + "".join(
+        f"\n    {k}: {h}" for k, h in helps.items())
+    method.__signature__ = _signature(op, params, ids, over)
     return method
 
 
 for _op in _catalog():
-    if not hasattr(_Methods, method_name(_op["name"])):
-        setattr(_Methods, method_name(_op["name"]), _op_method(_op))
+    setattr(_Methods, method_name(_op["name"]), _op_method(_op))
 for _old, _new in FORMER_NAMES.items():
     setattr(_Methods, _old, getattr(_Methods, _new))
 

@@ -3,6 +3,7 @@ import asyncio
 import json
 import subprocess
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -252,18 +253,16 @@ def test_every_operation_is_a_method_with_the_cli_argument_names():
     live = json.loads(subprocess.run([BIN, "schema", "operations"], capture_output=True, text=True,
                                      check=True).stdout)
     assert live == _catalog(), "python/lanser/_operations.json is stale: run scripts/gen_python_types.sh"
-    # Hand-written parameters that are not an argument id of their operation.
-    renamed = {("check", "diff"): "patch", ("apply", "diff"): "patch",
-               ("edit", "mode"): "replace_body, replace, insert_before, insert_after or delete"}
     for op in live:
         name = method_name(op["name"])
         for cls in (lanser.Lanser, lanser.AsyncLanser):
             assert callable(getattr(cls, name, None)), f"{cls.__name__}.{name} ({op['name']})"
         params = [p for p in inspect.signature(getattr(lanser.Lanser, name)).parameters
-                  if p not in ("self", "sel", "check", "given", "args")]
-        ids = {a["id"] for a in op["args"]}
+                  if p not in ("self", "sel", "check")]
+        # The operation's own arguments, and the overlay's choices (edit's `mode`).
+        ids = {a["id"] for a in op["args"]} | {a["id"] for a in op["overlay"]["args"]}
         for p in params:
-            assert p in ids or (op["name"], p) in renamed, f"{name}({p}): {op['name']} takes {sorted(ids)}"
+            assert p in ids, f"{name}({p}): {op['name']} takes {sorted(ids)}"
     assert set(METHODS) <= {op["name"] for op in live}
     # One name per operation: the method is the operation's name; a former name is the same
     # method, kept for one release.
@@ -271,6 +270,88 @@ def test_every_operation_is_a_method_with_the_cli_argument_names():
         assert method_name(op["name"]) in (op["name"].replace("-", "_"), op["name"] + "_")
     for old, new in FORMER_NAMES.items():
         assert getattr(lanser.Lanser, old) is getattr(lanser.Lanser, new), old
+
+
+#: Calls of the methods as they were hand-written (each with its positional parameters and
+#: former names) and the request line the hand-written method sent (`@PATCHES@`: the directory
+#: of content-named diff files).
+FORMER_REQUESTS = [
+    ('def_', ('s',), {}, {'cmd': 'def', 'selector': 's'}),
+    ('type_def', ('s',), {}, {'cmd': 'type-def', 'selector': 's'}),
+    ('refs', ('s',), {}, {'cmd': 'refs', 'selector': 's'}),
+    ('refs', ('s', True), {}, {'cmd': 'refs', 'selector': 's', 'args': {'exclude_declaration': True}}),
+    ('refs', ('s',), {'exclude_declaration': True}, {'cmd': 'refs', 'selector': 's', 'args': {'exclude_declaration': True}}),
+    ('hover', ('s',), {}, {'cmd': 'hover', 'selector': 's'}),
+    ('impl', ('s',), {}, {'cmd': 'impl', 'selector': 's'}),
+    ('highlight', ('s',), {}, {'cmd': 'highlight', 'selector': 's'}),
+    ('signature', ('s',), {}, {'cmd': 'signature', 'selector': 's'}),
+    ('calls', ('s', True), {}, {'cmd': 'calls', 'selector': 's', 'args': {'incoming': True}}),
+    ('calls', ('s',), {'outgoing': True}, {'cmd': 'calls', 'selector': 's', 'args': {'outgoing': True}}),
+    ('locate', ('s', True), {}, {'cmd': 'locate', 'selector': 's', 'args': {'preview': True}}),
+    ('symbols', ('a.py',), {}, {'cmd': 'symbols', 'args': {'file': 'a.py'}}),
+    ('symbols', (), {'query': 'x'}, {'cmd': 'symbols', 'args': {'query': 'x'}}),
+    ('symbols', ('a.py', 'q'), {}, {'cmd': 'symbols', 'args': {'file': 'a.py', 'query': 'q'}}),
+    ('diag', (), {}, {'cmd': 'diag'}),
+    ('diag', ('a.py', 'b/*.py'), {}, {'cmd': 'diag', 'args': {'targets': ['a.py', 'b/*.py']}}),
+    ('capabilities', (), {}, {'cmd': 'capabilities'}),
+    ('request', ('m', {'q': 'é'}), {}, {'cmd': 'request', 'args': {'method': 'm', 'payload': '{"q":"\\u00e9"}'}}),
+    ('request', ('m',), {'target': 'a.py'}, {'cmd': 'request', 'args': {'method': 'm', 'target': 'a.py'}}),
+    ('request', ('m', None, 'a.py'), {}, {'cmd': 'request', 'args': {'method': 'm', 'target': 'a.py'}}),
+    ('rename', ('s', 'y'), {}, {'cmd': 'rename', 'selector': 's', 'args': {'new_name': 'y'}}),
+    ('rename', ('s', 'y', True, True), {}, {'cmd': 'rename', 'selector': 's', 'args': {'new_name': 'y', 'apply': True, 'allow_dirty': True}}),
+    ('rename_file', ('a', 'b', True), {'allow_dirty': True}, {'cmd': 'rename-file', 'args': {'src': 'a', 'dst': 'b', 'apply': True, 'allow_dirty': True}}),
+    ('code_actions', ('s',), {}, {'cmd': 'code-actions', 'selector': 's'}),
+    ('code_actions', ('s', 'quickfix', 0, True, True), {}, {'cmd': 'code-actions', 'selector': 's', 'args': {'kind': 'quickfix', 'apply': '0', 'dry_run': True, 'allow_dirty': True}}),
+    ('code_actions', ('s',), {'apply': 'Add import'}, {'cmd': 'code-actions', 'selector': 's', 'args': {'apply': 'Add import'}}),
+    ('check', ('--- a\n',), {}, {'cmd': 'check', 'args': {'patch': '@PATCHES@/ce37ca72790a51ea83c172b0ad80082d7507efea0a1c818536a2a89f8fd96e96.diff'}}),
+    ('check', (), {'diff': '--- a\n'}, {'cmd': 'check', 'args': {'patch': '@PATCHES@/ce37ca72790a51ea83c172b0ad80082d7507efea0a1c818536a2a89f8fd96e96.diff'}}),
+    ('apply', ('d', True, True, True), {}, {'cmd': 'apply', 'args': {'patch': '@PATCHES@/18ac3e7343f016890c510e93f935261169d9e3f565436429830faf0934f4f8e4.diff', 'apply': True, 'require_clean': True, 'allow_dirty': True}}),
+    ('apply', (), {'diff': 'd'}, {'cmd': 'apply', 'args': {'patch': '@PATCHES@/18ac3e7343f016890c510e93f935261169d9e3f565436429830faf0934f4f8e4.diff'}}),
+    ('edit', ('s', 'replace_body'), {'text': 'pass'}, {'cmd': 'edit', 'selector': 's', 'args': {'replace_body': True, 'text': '@PATCHES@/d74ff0ee8da3b9806b18c877dbf29bbde50b5bd8e4dad7a3a725000feb82e8f1.diff'}}),
+    ('edit', ('s', 'delete', None, True, True, True, True), {}, {'cmd': 'edit', 'selector': 's', 'args': {'delete': True, 'force': True, 'apply': True, 'require_clean': True, 'allow_dirty': True}}),
+    ('edit', ('s',), {'mode': 'insert-before', 'text': 'x'}, {'cmd': 'edit', 'selector': 's', 'args': {'insert_before': True, 'text': '@PATCHES@/2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881.diff'}}),
+    ('impact', ('s',), {}, {'cmd': 'impact', 'selector': 's'}),
+    ('impact', (None, 'd', 2), {}, {'cmd': 'impact', 'args': {'patch': '@PATCHES@/18ac3e7343f016890c510e93f935261169d9e3f565436429830faf0934f4f8e4.diff', 'depth': 2}}),
+    ('impact', (), {'patch': 'd'}, {'cmd': 'impact', 'args': {'patch': '@PATCHES@/18ac3e7343f016890c510e93f935261169d9e3f565436429830faf0934f4f8e4.diff'}}),
+    ('impact', (), {'sel': 's', 'depth': 1}, {'cmd': 'impact', 'selector': 's', 'args': {'depth': 1}}),
+    ('definition', ('s',), {}, {'cmd': 'def', 'selector': 's'}),
+    ('check_patch', ('d',), {}, {'cmd': 'check', 'args': {'patch': '@PATCHES@/18ac3e7343f016890c510e93f935261169d9e3f565436429830faf0934f4f8e4.diff'}}),
+    ('apply_patch', ('d',), {}, {'cmd': 'apply', 'args': {'patch': '@PATCHES@/18ac3e7343f016890c510e93f935261169d9e3f565436429830faf0934f4f8e4.diff'}}),
+    ('diagnostics', ('a.py',), {}, {'cmd': 'diag', 'args': {'targets': ['a.py']}}),
+    ('complete', ('s',), {'resolve': True}, {'cmd': 'complete', 'selector': 's', 'args': {'resolve': True}}),
+    ('types', ('s',), {'subtypes': True}, {'cmd': 'types', 'selector': 's', 'args': {'subtypes': True}}),
+    ('inlay', ('a.py',), {}, {'cmd': 'inlay', 'args': {'file': 'a.py'}}),
+    ('format', ('a.ts',), {'tab_size': 2}, {'cmd': 'format', 'args': {'tab_size': 2, 'file': 'a.ts'}}),
+    ('status', (), {}, {'cmd': 'status'}),
+    ('reload', (), {}, {'cmd': 'reload'}),
+    ('prepare_rename', ('s',), {}, {'cmd': 'prepare-rename', 'selector': 's'}),
+    ('source', ('s',), {'signature': True}, {'cmd': 'source', 'selector': 's', 'args': {'signature': True}}),
+    ('tests', ('s',), {}, {'cmd': 'tests', 'selector': 's'}),
+]
+
+
+def test_generated_methods_send_what_the_hand_written_ones_sent():
+    """Every method is made from the catalog and its overlay, and each call the hand-written
+    methods took sends the same request line, so the same bundle."""
+    import tempfile
+    from lanser.client import _Methods, _catalog, _op_method, method_name
+    patches = str(Path(tempfile.gettempdir()) / "lanser-patches")
+
+    class Echo(_Methods):
+        def ask(self, request, check=True):
+            return request
+
+    e = Echo()
+    for name, given, kw, want in FORMER_REQUESTS:
+        want = json.loads(json.dumps(want).replace("@PATCHES@", patches))
+        assert getattr(e, name)(*given, **kw) == want, (name, given, kw)
+    # No method is written beside the generated ones: each is its operation's.
+    for op in _catalog():
+        assert getattr(_Methods, method_name(op["name"])).__code__ is _op_method(op).__code__, op["name"]
+    with pytest.raises(ValueError, match="mode 'rewrite': use replace_body"):
+        e.edit("a.py@L1:x", "rewrite")
+    with pytest.raises(TypeError, match="takes 1 positional"):
+        e.check("d", "e")
 
 
 def test_a_catalog_method_refuses_what_its_operation_does_not_take(make_ws):

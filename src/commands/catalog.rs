@@ -1,8 +1,10 @@
 //! The operations' catalog: what each registered operation takes, read from its clap
-//! definition and the registry — the one source that the MCP tools an operation gets without
-//! a hand-written one, and the Python SDK's methods (`lanser schema operations`, copied into
-//! the package as `_operations.json`), are made from.
+//! definition and the registry, with its overlay ([`super::overlay`]: title, curated
+//! description, annotations, examples, the arguments an agent gives otherwise) — the one
+//! source that every MCP tool and every Python SDK method (`lanser schema operations`, copied
+//! into the package as `_operations.json`) are made from.
 
+use super::overlay::{self, Hints, Overlay};
 use super::{facts_paged, Words};
 use clap::{ArgAction, CommandFactory};
 use serde::Serialize;
@@ -61,6 +63,33 @@ pub struct OperationInfo {
     /// The facts list that pages, if any.
     pub paged: Option<&'static str>,
     pub args: Vec<ArgInfo>,
+    /// What its MCP tool and SDK method add ([`super::overlay`]).
+    pub overlay: Overlay,
+}
+
+impl OperationInfo {
+    /// Its MCP annotations: the overlay's, or what `writes` implies.
+    pub fn hints(&self) -> Hints {
+        self.overlay
+            .hints
+            .unwrap_or_else(|| Hints::of_writes(self.writes))
+    }
+
+    /// Its title (the overlay's; the CLI's help for an operation without one).
+    pub fn title(&self) -> &str {
+        match self.overlay.title {
+            "" => &self.about,
+            t => t,
+        }
+    }
+
+    /// Its description for an agent: the overlay's, or the CLI's help as a sentence.
+    pub fn description(&self) -> String {
+        match self.overlay.description {
+            "" => format!("{}.", self.about),
+            d => d.to_string(),
+        }
+    }
 }
 
 fn value_type(a: &clap::Arg) -> ValueType {
@@ -128,8 +157,19 @@ pub fn operations() -> Vec<OperationInfo> {
                 Some(_) => Takes::Optional,
                 None => Takes::None,
             };
+            let name = sub.get_name().to_string();
             OperationInfo {
-                name: sub.get_name().to_string(),
+                overlay: overlay::of(&name).copied().unwrap_or(Overlay {
+                    op: "",
+                    title: "",
+                    description: "",
+                    hints: None,
+                    examples: &[],
+                    args: &[],
+                    sdk_params: &[],
+                    globals: &[],
+                }),
+                name,
                 about: sub.get_about().map(|h| h.to_string()).unwrap_or_default(),
                 selector,
                 writes: args.iter().any(|a| a.get_id() == "apply"),
@@ -182,5 +222,66 @@ mod tests {
         assert_eq!(mode.values, ["direct", "git"]);
         assert!(rename.args.iter().any(|a| a.id == "allow" && a.many));
         assert_eq!(by("status").selector, Takes::None);
+    }
+
+    /// Every operation has an overlay entry, every entry is an operation's, and each of its
+    /// arguments is the operation's own (or a choice setting the operation's own flags).
+    #[test]
+    fn the_overlay_covers_the_registry() {
+        let ops = operations();
+        for op in &ops {
+            let o = overlay::of(&op.name)
+                .unwrap_or_else(|| panic!("{} has no entry in commands/overlay.rs", op.name));
+            assert!(!o.title.is_empty(), "{} has no title", op.name);
+            let ids: Vec<&str> = op.args.iter().map(|a| a.id.as_str()).collect();
+            let flag = |id: &str| {
+                op.args
+                    .iter()
+                    .any(|a| a.id == id && a.ty == ValueType::Boolean)
+            };
+            for a in o.args {
+                match a.adapt {
+                    overlay::Adapt::Choice { picks } => {
+                        assert!(
+                            !ids.contains(&a.id),
+                            "{}: choice {} is an id",
+                            op.name,
+                            a.id
+                        );
+                        for p in picks {
+                            assert!(p.sets.is_none_or(flag), "{}: {:?}", op.name, p);
+                        }
+                    }
+                    _ => assert!(ids.contains(&a.id), "{}: no argument {}", op.name, a.id),
+                }
+                for alias in a.aliases {
+                    assert!(!ids.contains(alias), "{}: alias {alias} is an id", op.name);
+                }
+            }
+            for p in o.sdk_params {
+                let p = p.trim_start_matches('*');
+                assert!(
+                    ids.contains(&p) || o.arg(p).is_some(),
+                    "{}: SDK parameter {p}",
+                    op.name
+                );
+            }
+            for e in o.examples {
+                let v: serde_json::Value = serde_json::from_str(e).unwrap();
+                assert!(v.is_object(), "{}: example {e}", op.name);
+            }
+        }
+        for o in overlay::OVERLAYS {
+            assert!(
+                ops.iter().any(|op| op.name == o.op),
+                "overlay {} names no operation",
+                o.op
+            );
+        }
+        assert_eq!(
+            overlay::OVERLAYS.len(),
+            ops.len(),
+            "one entry per operation"
+        );
     }
 }

@@ -5,9 +5,9 @@
 //! calls and traces all parse it the same way) that implements [`Operation`] — its name, its
 //! flags as `request.args`, its facts type (which serializes the bundle's facts and generates
 //! their schema), how it runs, and how it shows for a person. The `operations!` list below
-//! is the only other place that names it: it makes [`Op`], the subcommand enum the CLI
+//! is the only other place that names it (besides its words for agents, below): it makes [`Op`], the subcommand enum the CLI
 //! flattens, and every dispatch over it. Adding an operation is its file, one line here, and
-//! (to offer it as an MCP tool) one entry in `mcp/tools.rs`.
+//! its overlay entry in `overlay.rs` (the title and words its MCP tool and SDK method carry).
 //!
 //! The orchestrator supplies everything shared and never calls an operation; `execute` is
 //! where the two meet. An operation runs on a [`crate::orchestrator::Ctx`]: the workspace,
@@ -53,6 +53,7 @@ pub mod catalog;
 pub mod execute;
 pub mod gate;
 pub mod mutate;
+pub mod overlay;
 pub mod positional;
 pub mod render;
 pub mod route;

@@ -152,7 +152,7 @@ fn edit_with_verification(a: &HashMap<String, String>) -> String {
     format!(
         "Edit the definition at {sel}, verified before it is written, with the lanser tools:\n\
          1. `source` {{\"selector\": {sel}}}: read the current code.\n\
-         2. `edit` {{\"selector\": {sel}, \"mode\": \"replace_body\", \"text\": {text}}}: a \
+         2. `edit` {{\"selector\": {sel}, \"replace_body\": true, \"text\": {text}}}: a \
          preview. Read its diff and the diagnostics it would add.\n\
          3. If it adds no error: `edit` with the same arguments and \"apply\": true, \
          \"require_clean\": true (refused, nothing written, if it would add an error).\n\

@@ -1,161 +1,344 @@
-//! The tool table against the registry: every operation has a tool, and every argument of a
-//! hand-written tool reaches the operation under a name the CLI knows.
+//! The tool table against the registry: every operation has one tool, made from the catalog
+//! and its overlay, and a call asks what the hand-written tools it replaced asked.
 
-use super::tools::{all, Build};
+use super::tools::all;
 use crate::batch::LineParser;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
-/// One call of each hand-written tool, together using every argument its schema lists.
-fn samples() -> Vec<(&'static str, Value)> {
-    let at = json!({"selector": "a.py@L1:x"});
-    let pos = json!({"file": "a.py", "line": 1, "symbol": "x", "timeout": 5, "index_io": "utf-16",
-        "pick": "best", "tau": 0.5, "offset": 1, "limit": 3});
-    let mut v = vec![];
-    for t in [
+/// Calls of the tools as they were hand-written (one per tool and argument, with the former
+/// argument names), each with the request line its hand-written builder made (`@PATCHES@`:
+/// the directory of content-named diff files). The generated tools must ask the same: the
+/// same request, so the same bundle, byte for byte.
+const FORMER_LINES: &[(&str, &str, &str)] = &[
+    (
         "def",
+        r#"{"selector":"a.py@L1:x"}"#,
+        r#"{"cmd":"def","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "def",
+        r#"{"file":"a.py","index_io":"utf-16","limit":3,"line":1,"offset":1,"pick":"best","symbol":"x","tau":0.5,"timeout":5}"#,
+        r#"{"cmd":"def","selector":"a.py@L1:x"}"#,
+    ),
+    (
         "type_def",
+        r#"{"selector":"a.py@L1:x"}"#,
+        r#"{"cmd":"type-def","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "type_def",
+        r#"{"file":"a.py","index_io":"utf-16","limit":3,"line":1,"offset":1,"pick":"best","symbol":"x","tau":0.5,"timeout":5}"#,
+        r#"{"cmd":"type-def","selector":"a.py@L1:x"}"#,
+    ),
+    (
         "decl",
+        r#"{"selector":"a.py@L1:x"}"#,
+        r#"{"cmd":"decl","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "decl",
+        r#"{"file":"a.py","index_io":"utf-16","limit":3,"line":1,"offset":1,"pick":"best","symbol":"x","tau":0.5,"timeout":5}"#,
+        r#"{"cmd":"decl","selector":"a.py@L1:x"}"#,
+    ),
+    (
         "hover",
+        r#"{"selector":"a.py@L1:x"}"#,
+        r#"{"cmd":"hover","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "hover",
+        r#"{"file":"a.py","index_io":"utf-16","limit":3,"line":1,"offset":1,"pick":"best","symbol":"x","tau":0.5,"timeout":5}"#,
+        r#"{"cmd":"hover","selector":"a.py@L1:x"}"#,
+    ),
+    (
         "impl",
+        r#"{"selector":"a.py@L1:x"}"#,
+        r#"{"cmd":"impl","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "impl",
+        r#"{"file":"a.py","index_io":"utf-16","limit":3,"line":1,"offset":1,"pick":"best","symbol":"x","tau":0.5,"timeout":5}"#,
+        r#"{"cmd":"impl","selector":"a.py@L1:x"}"#,
+    ),
+    (
         "highlight",
+        r#"{"selector":"a.py@L1:x"}"#,
+        r#"{"cmd":"highlight","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "highlight",
+        r#"{"file":"a.py","index_io":"utf-16","limit":3,"line":1,"offset":1,"pick":"best","symbol":"x","tau":0.5,"timeout":5}"#,
+        r#"{"cmd":"highlight","selector":"a.py@L1:x"}"#,
+    ),
+    (
         "signature",
-    ] {
-        v.push((t, at.clone()));
-        v.push((t, pos.clone()));
-    }
-    v.extend([
-        (
-            "refs",
-            json!({"selector": "a.py@L1:x", "exclude_declaration": true}),
-        ),
-        ("symbols", json!({"file": "a.py", "query": "x"})),
-        ("diag", json!({"targets": ["a.py", "*.py"]})),
-        (
-            "calls",
-            json!({"selector": "a.py@L1:x", "direction": "incoming"}),
-        ),
-        ("locate", json!({"selector": "a.py@L1:x", "preview": true})),
-        (
-            "complete",
-            json!({"selector": "a.py@L1:x", "resolve": true}),
-        ),
-        (
-            "types",
-            json!({"selector": "a.py@L1:x", "direction": "subtypes"}),
-        ),
-        ("inlay", json!({"file": "a.py", "range": "1,1->2,1"})),
-        (
-            "format",
-            json!({"file": "a.ts", "range": "1,1->2,1", "tab_size": 2, "tabs": true,
-            "apply": true, "allow_dirty": true}),
-        ),
-        (
-            "rename",
-            json!({"selector": "a.py@L1:x", "new_name": "y", "apply": true,
-            "allow_dirty": true}),
-        ),
-        (
-            "rename_file",
-            json!({"src": "a.py", "dst": "b.py", "apply": true,
-            "allow_dirty": true}),
-        ),
-        (
-            "apply",
-            json!({"patch": "--- a/a.py\n+++ b/a.py\n", "require_clean": true,
-            "apply": true, "allow_dirty": true}),
-        ),
-        (
-            "edit",
-            json!({"selector": "a.py@L1:x", "mode": "replace_body", "text": "pass",
-            "force": true, "require_clean": true, "apply": true, "allow_dirty": true}),
-        ),
-        (
-            "code_actions",
-            json!({"selector": "a.py@L1:x", "kind": "quickfix", "apply": 0,
-            "dry_run": true, "allow_dirty": true}),
-        ),
-        (
-            "check",
-            json!({"patch": "--- a/a.py\n+++ b/a.py\n", "reward": "pr-v2",
-            "tests": true, "test_budget": 5}),
-        ),
-        ("impact", json!({"selector": "a.py@L1:x", "depth": 2})),
-        ("impact", json!({"patch": "--- a/a.py\n+++ b/a.py\n"})),
-        ("status", json!({})),
-        ("capabilities", json!({})),
-        ("reload", json!({})),
-        (
-            "request",
-            json!({"method": "textDocument/hover", "target": "a.py@L1:x"}),
-        ),
-        (
-            "request",
-            json!({"method": "workspace/symbol", "payload": {"query": "x"}}),
-        ),
-    ]);
-    v
+        r#"{"selector":"a.py@L1:x"}"#,
+        r#"{"cmd":"signature","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "signature",
+        r#"{"file":"a.py","index_io":"utf-16","limit":3,"line":1,"offset":1,"pick":"best","symbol":"x","tau":0.5,"timeout":5}"#,
+        r#"{"cmd":"signature","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "refs",
+        r#"{"exclude_declaration":true,"selector":"a.py@L1:x"}"#,
+        r#"{"args":{"exclude-declaration":true},"cmd":"refs","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "symbols",
+        r#"{"file":"a.py","query":"x"}"#,
+        r#"{"args":{"file":"a.py","query":"x"},"cmd":"symbols"}"#,
+    ),
+    (
+        "diag",
+        r#"{"targets":["a.py","*.py"]}"#,
+        r#"{"args":{"targets":["a.py","*.py"]},"cmd":"diag"}"#,
+    ),
+    (
+        "calls",
+        r#"{"direction":"incoming","selector":"a.py@L1:x"}"#,
+        r#"{"args":{"incoming":true},"cmd":"calls","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "locate",
+        r#"{"preview":true,"selector":"a.py@L1:x"}"#,
+        r#"{"args":{"preview":true},"cmd":"locate","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "complete",
+        r#"{"resolve":true,"selector":"a.py@L1:x"}"#,
+        r#"{"args":{"resolve":true},"cmd":"complete","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "types",
+        r#"{"direction":"subtypes","selector":"a.py@L1:x"}"#,
+        r#"{"args":{"subtypes":true},"cmd":"types","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "inlay",
+        r#"{"file":"a.py","range":"1,1->2,1"}"#,
+        r#"{"args":{"file":"a.py","range":"1,1->2,1"},"cmd":"inlay"}"#,
+    ),
+    (
+        "format",
+        r#"{"allow_dirty":true,"apply":true,"file":"a.ts","range":"1,1->2,1","tab_size":2,"tabs":true}"#,
+        r#"{"args":{"allow-dirty":true,"apply":true,"file":"a.ts","range":"1,1->2,1","tab-size":2,"tabs":true},"cmd":"format"}"#,
+    ),
+    (
+        "rename",
+        r#"{"allow_dirty":true,"apply":true,"new_name":"y","selector":"a.py@L1:x"}"#,
+        r#"{"args":{"allow-dirty":true,"apply":true,"new_name":"y"},"cmd":"rename","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "rename_file",
+        r#"{"allow_dirty":true,"apply":true,"dst":"b.py","src":"a.py"}"#,
+        r#"{"args":{"allow-dirty":true,"apply":true,"dst":"b.py","src":"a.py"},"cmd":"rename-file"}"#,
+    ),
+    (
+        "apply",
+        r#"{"allow_dirty":true,"apply":true,"patch":"--- a/a.py\n+++ b/a.py\n","require_clean":true}"#,
+        r#"{"args":{"allow-dirty":true,"apply":true,"patch":"@PATCHES@/cb1767e7471954eff991e7735560e881bf3f3842b4b386f46a3d142b43368ab2.diff","require-clean":true},"cmd":"apply"}"#,
+    ),
+    (
+        "edit",
+        r#"{"allow_dirty":true,"apply":true,"force":true,"mode":"replace_body","require_clean":true,"selector":"a.py@L1:x","text":"pass"}"#,
+        r#"{"args":{"allow-dirty":true,"apply":true,"force":true,"replace-body":true,"require-clean":true,"text":"@PATCHES@/d74ff0ee8da3b9806b18c877dbf29bbde50b5bd8e4dad7a3a725000feb82e8f1.diff"},"cmd":"edit","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "code_actions",
+        r#"{"allow_dirty":true,"apply":0,"dry_run":true,"kind":"quickfix","selector":"a.py@L1:x"}"#,
+        r#"{"args":{"allow-dirty":true,"apply":"0","dry-run":true,"kind":"quickfix"},"cmd":"code-actions","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "check",
+        r#"{"patch":"--- a/a.py\n+++ b/a.py\n","reward":"pr-v2","test_budget":5,"tests":true}"#,
+        r#"{"args":{"patch":"@PATCHES@/cb1767e7471954eff991e7735560e881bf3f3842b4b386f46a3d142b43368ab2.diff"},"cmd":"check"}"#,
+    ),
+    (
+        "impact",
+        r#"{"depth":2,"selector":"a.py@L1:x"}"#,
+        r#"{"args":{"depth":2},"cmd":"impact","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "impact",
+        r#"{"patch":"--- a/a.py\n+++ b/a.py\n"}"#,
+        r#"{"args":{"patch":"@PATCHES@/cb1767e7471954eff991e7735560e881bf3f3842b4b386f46a3d142b43368ab2.diff"},"cmd":"impact"}"#,
+    ),
+    ("status", r#"{}"#, r#"{"cmd":"status"}"#),
+    ("capabilities", r#"{}"#, r#"{"cmd":"capabilities"}"#),
+    ("reload", r#"{}"#, r#"{"cmd":"reload"}"#),
+    (
+        "request",
+        r#"{"method":"textDocument/hover","target":"a.py@L1:x"}"#,
+        r#"{"args":{"method":"textDocument/hover","target":"a.py@L1:x"},"cmd":"request"}"#,
+    ),
+    (
+        "request",
+        r#"{"method":"workspace/symbol","payload":{"query":"x"}}"#,
+        r#"{"args":{"method":"workspace/symbol","payload":"{\"query\":\"x\"}"},"cmd":"request"}"#,
+    ),
+    (
+        "calls",
+        r#"{"selector":"a.py@L1:x"}"#,
+        r#"{"cmd":"calls","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "calls",
+        r#"{"direction":"outgoing","selector":"a.py@L1:x"}"#,
+        r#"{"args":{"outgoing":true},"cmd":"calls","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "calls",
+        r#"{"direction":"both","selector":"a.py@L1:x"}"#,
+        r#"{"cmd":"calls","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "types",
+        r#"{"direction":"supertypes","selector":"a.py@L1:x"}"#,
+        r#"{"args":{"supertypes":true},"cmd":"types","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "edit",
+        r#"{"mode":"delete","selector":"a.py@L1:x"}"#,
+        r#"{"args":{"allow-dirty":false,"apply":false,"delete":true,"force":false,"require-clean":false},"cmd":"edit","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "edit",
+        r#"{"mode":"insert-after","selector":"a.py@L1:x","text":"def g(): pass"}"#,
+        r#"{"args":{"allow-dirty":false,"apply":false,"force":false,"insert-after":true,"require-clean":false,"text":"@PATCHES@/313fcb8a0b3e3cf76efb8dcc5d16794ab80d002d52709dbb55d524ee961ca91a.diff"},"cmd":"edit","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "code_actions",
+        r#"{"apply":"Add import","selector":"a.py@L1:x"}"#,
+        r#"{"args":{"allow-dirty":false,"apply":"Add import","dry-run":false},"cmd":"code-actions","selector":"a.py@L1:x"}"#,
+    ),
+    (
+        "code_actions",
+        r#"{"selector":"a.py@L1:x"}"#,
+        r#"{"args":{"allow-dirty":false,"dry-run":false},"cmd":"code-actions","selector":"a.py@L1:x"}"#,
+    ),
+    ("diag", r#"{}"#, r#"{"cmd":"diag"}"#),
+    (
+        "diag",
+        r#"{"files":["a.py"]}"#,
+        r#"{"args":{"targets":["a.py"]},"cmd":"diag"}"#,
+    ),
+    (
+        "rename_file",
+        r#"{"new_path":"b.py","path":"a.py"}"#,
+        r#"{"args":{"allow-dirty":false,"apply":false,"dst":"b.py","src":"a.py"},"cmd":"rename-file"}"#,
+    ),
+    (
+        "check",
+        r#"{"patch":"x"}"#,
+        r#"{"args":{"patch":"@PATCHES@/2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881.diff"},"cmd":"check"}"#,
+    ),
+    (
+        "request",
+        r#"{"method":"workspace/symbol","payload":"s"}"#,
+        r#"{"args":{"method":"workspace/symbol","payload":"\"s\""},"cmd":"request"}"#,
+    ),
+];
+
+fn patches() -> String {
+    std::env::temp_dir()
+        .join("lanser-patches")
+        .to_string_lossy()
+        .into_owned()
 }
 
+/// The tools are the catalog's operations, one each, every one titled and described by its
+/// overlay entry: no tool is declared beside the generated ones.
 #[test]
-fn every_operation_has_a_tool() {
-    let asked: BTreeSet<String> = all().iter().map(|s| s.cmd.clone()).collect();
-    let ops: BTreeSet<String> = crate::commands::catalog::operations()
-        .into_iter()
-        .map(|o| o.name)
+fn every_operation_has_one_generated_tool_with_its_overlay() {
+    let tools = all();
+    let ops = crate::commands::catalog::operations();
+    let names: Vec<&str> = tools.iter().map(|t| t.cmd.as_str()).collect();
+    let order: Vec<&str> = crate::commands::overlay::OVERLAYS
+        .iter()
+        .map(|o| o.op)
         .collect();
-    assert_eq!(asked, ops);
-    let names: Vec<String> = all().iter().map(|s| s.name.clone()).collect();
-    let unique: BTreeSet<&String> = names.iter().collect();
-    assert_eq!(unique.len(), names.len(), "tool names repeat: {names:?}");
+    assert_eq!(names, order, "the tools, in the overlay's order");
+    assert_eq!(tools.len(), ops.len());
+    for t in &tools {
+        let op = ops.iter().find(|o| o.name == t.cmd).unwrap();
+        let overlay = crate::commands::overlay::of(&op.name).expect("an overlay entry");
+        assert_eq!(t.name, super::generic::tool_name(&op.name));
+        assert_eq!(t.title, overlay.title, "{}", t.name);
+        assert!(t.description.starts_with(&op.description()), "{}", t.name);
+        assert_eq!(t.schema, super::generic::input_schema(op), "{}", t.name);
+        let hints = op.hints();
+        assert_eq!(
+            (t.read_only, t.destructive, t.idempotent),
+            (hints.read_only, hints.destructive, hints.idempotent),
+            "{}",
+            t.name
+        );
+    }
+    let unique: BTreeSet<&String> = tools.iter().map(|t| &t.name).collect();
+    assert_eq!(unique.len(), tools.len(), "tool names repeat");
 }
 
+/// Each call the hand-written tools took asks, through the generated tool, the request the
+/// hand-written one built: the same operation, selector and `request.args` (so the same
+/// bundle), and the same global options and paging.
 #[test]
-fn hand_written_tools_speak_the_cli_arguments() {
+fn generated_tools_ask_what_the_hand_written_ones_asked() {
     let root = std::env::temp_dir();
     let tools = all();
     let mut parser = LineParser::default();
-    let mut used: BTreeSet<(String, String)> = BTreeSet::new();
-    for (name, args) in samples() {
-        let spec = tools
-            .iter()
-            .find(|s| s.name == name)
-            .unwrap_or_else(|| panic!("{name}"));
-        for k in args.as_object().unwrap().keys() {
-            used.insert((name.to_string(), k.clone()));
-        }
+    let mut asked = BTreeSet::new();
+    for (name, args, former) in FORMER_LINES {
+        let spec = tools.iter().find(|s| s.name == *name).unwrap();
+        let args: Value = serde_json::from_str(args).unwrap();
         let call = spec
             .call(args.clone(), &root)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let request = parser
+            .unwrap_or_else(|e| panic!("{name} {args}: {e}"));
+        let former = former.replace("@PATCHES@", &patches());
+        let old = parser.parse(&former).unwrap();
+        let new = parser
             .parse(&call.line.to_string())
             .unwrap_or_else(|e| panic!("{name} {args}: its line {} is refused: {e}", call.line));
-        assert_eq!(request.op.name(), spec.cmd, "{name}");
+        assert_eq!(
+            (new.op.name(), new.selector(), new.op.args()),
+            (old.op.name(), old.selector(), old.op.args()),
+            "{name} {args}: {} (was {former})",
+            call.line
+        );
+        let paging = args.get("limit").is_some();
+        assert_eq!(
+            (call.offset, call.limit),
+            if paging { (1, 3) } else { (0, 50) }
+        );
+        let check = *name == "check" && args.get("reward").is_some();
+        assert_eq!(call.globals.reward.is_some(), check, "{name}");
+        assert_eq!(
+            (call.globals.tests, call.globals.test_budget.is_some()),
+            (check, check)
+        );
+        asked.insert(spec.cmd.clone());
     }
-    // The position and the common options are exercised by the position tools' samples.
-    let props = |v: Value| -> Vec<String> {
-        v["properties"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect()
-    };
-    let mut shared = props(super::tools::schema_of::<super::tools::Position>());
-    shared.extend(props(super::tools::schema_of::<super::tools::Common>()));
-    for spec in tools
-        .iter()
-        .filter(|s| matches!(s.build, Build::Curated(_)))
-    {
-        let own = spec.schema["properties"].as_object().unwrap().keys();
-        for key in own.filter(|k| !shared.contains(k)) {
-            assert!(
-                used.contains(&(spec.name.clone(), key.clone())),
-                "no sample call of {} uses its argument {key:?}: add one to samples()",
-                spec.name
-            );
-        }
-    }
+    assert!(asked.len() >= 27, "only {} tools compared", asked.len());
+    // A bad choice is refused as the hand-written tools refused it.
+    let calls = tools.iter().find(|s| s.name == "calls").unwrap();
+    let bad = calls.call(
+        json!({"selector": "a.py@L1:x", "direction": "sideways"}),
+        &root,
+    );
+    assert_eq!(
+        bad.unwrap_err(),
+        "direction \"sideways\": use incoming, outgoing or both"
+    );
+    let edit = tools.iter().find(|s| s.name == "edit").unwrap();
+    let bad = edit.call(json!({"selector": "a.py@L1:x", "mode": "rewrite"}), &root);
+    assert!(bad
+        .unwrap_err()
+        .starts_with("mode \"rewrite\": use replace_body, replace"));
+    let actions = tools.iter().find(|s| s.name == "code_actions").unwrap();
+    let bad = actions.call(json!({"selector": "a.py@L1:x", "apply": [1]}), &root);
+    assert_eq!(bad.unwrap_err(), "apply [1]: an index or a title");
 }
 
 /// Every tool is named after its operation; a former name (and a former argument name) is
@@ -194,7 +377,7 @@ fn generated_tools_take_the_operations_arguments() {
         .iter()
         .find(|s| s.name == "prepare_rename")
         .expect("a generated tool");
-    assert!(matches!(prep.build, Build::Generic(_)) && prep.read_only);
+    assert!(prep.read_only);
     let root = std::env::temp_dir();
     let call = prep
         .call(json!({"selector": "a.py@L1:x", "timeout": 9}), &root)
@@ -221,6 +404,23 @@ fn generated_tools_take_the_operations_arguments() {
         parser.parse(&call.line.to_string()).unwrap().op.name(),
         "prepare-rename"
     );
+    // The envelope's knobs are taken by every writing tool, though not listed.
+    let rename = tools.iter().find(|s| s.name == "rename").unwrap();
+    let props = rename.schema["properties"].as_object().unwrap();
+    for knob in crate::commands::overlay::UNLISTED {
+        assert!(!props.contains_key(*knob), "{knob} is listed");
+    }
+    let args = json!({"selector": "a.py@L1:x", "new_name": "y", "apply": true,
+        "allow": ["src/**"], "deny": ["src/gen/**"], "apply_mode": "git",
+        "deny_apply_on_ambiguous": true});
+    let line = rename.call(args, &root).unwrap().line;
+    let asked = parser.parse(&line.to_string()).unwrap().op.args();
+    assert_eq!(
+        (&asked["allow"], &asked["deny"], &asked["apply-mode"]),
+        (&json!(["src/**"]), &json!(["src/gen/**"]), &json!("git")),
+        "{asked:?}"
+    );
+    assert_eq!(asked["deny-apply-on-ambiguous"], true, "{asked:?}");
 }
 
 /// The options `lanser --timeout 5 --workspace /w mcp --verbose` runs its calls under.
