@@ -63,6 +63,17 @@ pub fn answer(
     crate::edits::apply::recover_and_report(&ws.root).ok()?;
     install_on_first_need(&ws, opts);
     let writes = request.op.writes_files();
+    if let Some(shared) = shared_base(&ws, opts, &cli.global, request) {
+        let (base, opts, global) = shared;
+        match run_remote(&base, &opts, &global, request) {
+            Ok(reply) => return Some(print_reply(reply, cli.global.json, &ws)),
+            Err(e) => eprintln!(
+                "lanser: the shared daemon of {} is unavailable ({}); answering here",
+                base.root.display(),
+                crate::error::chain(&e)
+            ),
+        }
+    }
     match run_remote(&ws, opts, &cli.global, request) {
         Ok(reply) => Some(print_reply(reply, cli.global.json, &ws)),
         // A write the daemon still holds must not be run a second time here: it may yet
@@ -78,6 +89,49 @@ pub fn answer(
             None
         }
     }
+}
+
+/// With `LANSER_SHARE_BASE=1` ([`super::shared`]): the shared copy of `ws`'s content, and the
+/// options and global options moved into it, for a read `ws` has no daemon of its own for.
+fn shared_base(
+    ws: &Workspace,
+    opts: &Options,
+    global: &crate::cli::Global,
+    request: &Request,
+) -> Option<(Workspace, Options, crate::cli::Global)> {
+    let shareable = super::shared::enabled()
+        && !request.op.writes_files()
+        && global.trace_file.is_none()
+        && Paths::for_root(&ws.root).live_pid().is_none();
+    if !shareable {
+        return None;
+    }
+    // The working directory moves into the shared copy when it is inside the workspace; a
+    // relative path out of the workspace would then name another file, so it is not shared.
+    // One outside stays where it is (in either copy, what it names is outside).
+    let cwd = match opts.cwd.starts_with(&ws.root) {
+        true if super::shared::names_outside(&request.op.args().into(), &opts.cwd, &ws.root) => {
+            return None
+        }
+        true => None,
+        false => Some(opts.cwd.clone()),
+    };
+    let base = super::shared::base_of(&ws.root)?;
+    let cwd = match cwd {
+        Some(outside) => outside,
+        None => super::shared::moved(&opts.cwd, &ws.root, &base)?,
+    };
+    let mut global = global.clone();
+    if global.workspace.is_some() {
+        global.workspace = Some(base.clone());
+    }
+    global.prev_bundle = global.prev_bundle.map(|p| opts.cwd.join(p));
+    let opts = Options {
+        workspace: Some(base.clone()),
+        cwd,
+        ..opts.clone()
+    };
+    Some((Workspace::new(base), opts, global))
 }
 
 /// Install the configured server here, when it is missing, so that the install's progress

@@ -12,6 +12,7 @@
 //! - `server`: the daemon process (`lanser daemon serve`, started on demand); its `refresh`
 //!   pulls the base view's diagnostics in the background after every change.
 //! - `fresh`: bringing the server's view in line with disk before every answer.
+//! - `shared`: equal copies of a workspace sharing one daemon (`LANSER_SHARE_BASE=1`).
 //! - `transport`: the platform's way in — a Unix socket, or a Windows named pipe.
 //!
 //! Layout: `$LANSER_HOME/daemon/<hash of root>/` (mode 0700) holds `sock` (0600; on Windows
@@ -26,6 +27,7 @@ pub mod batch;
 pub mod client;
 pub mod fresh;
 pub mod server;
+pub mod shared;
 pub mod transport;
 
 pub use crate::cli::Action;

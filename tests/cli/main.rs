@@ -51,6 +51,7 @@ mod sdk;
 mod selection_range;
 mod selectors;
 mod servers;
+mod shared_base;
 mod snapshots;
 mod support;
 mod surface;
