@@ -305,6 +305,7 @@ impl Global {
             },
             inputs,
             server: self.server.clone(),
+            pinned: false,
             relocate: crate::relocate::Config {
                 tau: self.tau,
                 pick_best: self.pick.is_some(),

@@ -124,7 +124,7 @@ fn files_named(o: &Ctx<'_>, targets: &[String], unserved: &[String]) -> Result<V
 /// unchecked because a traced run (or its replay) has only its own server. With no target, a
 /// file no server takes is left out; a named one goes to the own server.
 pub(crate) fn by_server(o: &Ctx<'_>, files: Vec<String>, named: bool) -> (Groups, Vec<String>) {
-    let forced = o.opts().server.is_some() || o.opts().server_cmd.is_some();
+    let forced = super::route::forced(o.opts());
     let one_server = o.opts().tap.is_some() || o.replays();
     let (mut out, mut unchecked) = (Groups::new(), Vec::new());
     for f in files {

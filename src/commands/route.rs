@@ -48,7 +48,7 @@ pub fn unserved(o: &Ctx<'_>, req: &Request) -> Option<crate::error::LanserError>
         return None;
     }
     let forced = forced_def(o)?;
-    if opts.server.is_some() && forced.is_none() {
+    if self::forced(opts) && forced.is_none() {
         return None; // an unknown server: its own error
     }
     let mut files: Vec<String> = Vec::new();
@@ -85,15 +85,16 @@ pub fn forced_def<'c>(o: &'c Ctx<'_>) -> Option<Option<&'c crate::servers::Serve
     if own_command(o.opts()) {
         return None;
     }
-    Some(match &o.opts().server {
-        Some(name) => o.config().select(Some(name)).ok(),
-        None => None,
+    Some(match (&o.opts().server, o.opts().pinned) {
+        (Some(name), false) => o.config().select(Some(name)).ok(),
+        _ => None,
     })
 }
 
-/// Whether the command line names the server (`--server`, `--server-cmd`, LANSER_SERVER_CMD).
-fn forced(opts: &Options) -> bool {
-    opts.server.is_some() || own_command(opts)
+/// Whether the command line names the server (`--server`, `--server-cmd`, LANSER_SERVER_CMD;
+/// not a server a traced run was pinned to by its file's type).
+pub(crate) fn forced(opts: &Options) -> bool {
+    (opts.server.is_some() && !opts.pinned) || own_command(opts)
 }
 
 /// The one server that takes every source of a workspace that has any (a TypeScript-only
@@ -132,6 +133,7 @@ pub fn pin(opts: &mut Options, req: &Request) -> Result<()> {
     };
     if let Some(name) = name.filter(|n| *n != config.default) {
         opts.server = Some(name);
+        opts.pinned = true;
     }
     Ok(())
 }

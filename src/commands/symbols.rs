@@ -163,7 +163,7 @@ async fn ask(o: &mut Ctx<'_>, query: &str) -> Result<(Vec<Symbol>, bool)> {
 /// The other servers that take a source of the workspace, each with its first such file.
 fn other_servers(o: &Ctx<'_>) -> std::collections::BTreeMap<String, String> {
     let mut out = std::collections::BTreeMap::new();
-    if o.opts().server.is_some() || o.opts().server_cmd.is_some() {
+    if super::route::forced(o.opts()) {
         return out;
     }
     for f in o.ws().index().sources() {

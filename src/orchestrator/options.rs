@@ -39,6 +39,10 @@ pub struct Options {
     pub inputs: Inputs,
     /// The configured server to run (`--server`); `None` is lanser.toml's default, else Pyright.
     pub server: Option<String>,
+    /// Whether `server` was chosen for a traced run by the request's file type
+    /// (`commands::route::pin`), not named by the user: a file another server takes is then
+    /// not refused as unserved but left unchecked (a trace records one server).
+    pub pinned: bool,
     /// `--tau` and `--pick best`.
     pub relocate: relocate::Config,
 }
@@ -64,6 +68,7 @@ impl Options {
             prev_d: None,
             inputs: Inputs::disk(),
             server: None,
+            pinned: false,
             relocate: relocate::Config::default(),
         }
     }

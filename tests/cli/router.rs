@@ -110,3 +110,48 @@ fn a_two_language_patch_after_another_server_started_is_measured_as_alone() {
     assert_eq!(lines[1]["status"], "ok", "{}", lines[1]);
     assert_eq!(lines[1]["bundleId"], alone["bundleId"], "{}", lines[1]);
 }
+
+/// A traced run records one server: pinned to the first file's server by its type, a request
+/// naming a file of another language leaves that file unchecked (as a traced whole-workspace
+/// `diag` does), never refused with "leave out --server" when no `--server` was given. `run`
+/// replays the trace offline too.
+#[test]
+fn a_traced_two_language_diag_checks_its_own_files_and_names_the_others_unchecked() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = mixed_with_errors(dir.path());
+    let w = ws.to_string_lossy().into_owned();
+    let o = run(&[
+        "diag",
+        "web/app.ts",
+        "api/models.py",
+        "--workspace",
+        &w,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let b = bundle(&o);
+    assert_eq!(
+        b["environment"]["server"]["name"],
+        "typescript-language-server"
+    );
+    let failed = &b["facts"]["failed"];
+    assert_eq!(failed[0]["path"], "api/models.py", "{b}");
+    assert!(
+        failed[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not checked"),
+        "{b}"
+    );
+    assert_eq!(b["meta"]["complete"], false);
+    let sources: Vec<&str> = b["facts"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["source"].as_str().unwrap_or_default())
+        .collect();
+    assert!(
+        !sources.is_empty() && sources.iter().all(|s| *s == "typescript"),
+        "{b}"
+    );
+}
