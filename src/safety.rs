@@ -291,6 +291,49 @@ impl WorkspaceLock {
     }
 }
 
+impl WorkspaceLock {
+    /// Replace the workspace's [`WriteStamp`] with a new token: what an apply (or the rollback
+    /// of one) does, holding the lock, before it writes anything.
+    pub fn mark_writing(&self) -> Result<()> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let path = self.path.with_extension(STAMP_EXT);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let pid = std::process::id();
+        let token = format!("{pid} {nanos} {}", SEQ.fetch_add(1, Ordering::SeqCst));
+        let tmp = path.with_extension(format!("{STAMP_EXT}-{pid}"));
+        std::fs::write(&tmp, token)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                refuse(format!("cannot write {}", path.display())).with_source(e)
+            })
+    }
+}
+
+/// The extension of a workspace's write stamp, beside its lock.
+const STAMP_EXT: &str = "written";
+
+/// A workspace's write stamp: a token that every apply, and every rollback of one, replaces
+/// under the lock before it writes ([`WorkspaceLock::mark_writing`]). A command whose edits a
+/// server computes reads it before the server reads the files; its apply refuses
+/// (`E/APPLY_CONFLICT`) when the stamp has moved since: another apply wrote while the server
+/// read or computed, so the edits may be against text that no longer is. The per-file
+/// `docVersion` check cannot see that, as the plan reads the files after the server answers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WriteStamp(String);
+
+impl WriteStamp {
+    /// The stamp of the workspace at `root` now (empty before its first apply).
+    pub fn read(root: &Path) -> WriteStamp {
+        let path = state_dir(root, "locks").with_extension(STAMP_EXT);
+        WriteStamp(std::fs::read_to_string(path).unwrap_or_default())
+    }
+}
+
 impl Drop for WorkspaceLock {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
@@ -350,5 +393,18 @@ mod tests {
             std::fs::read_to_string(&b.path).unwrap(),
             std::process::id().to_string()
         );
+    }
+
+    #[test]
+    fn every_write_moves_the_stamp() {
+        let tmp = tempfile::tempdir().unwrap();
+        let before = WriteStamp::read(tmp.path());
+        let lock = WorkspaceLock::acquire(tmp.path()).unwrap();
+        assert_eq!(WriteStamp::read(tmp.path()), before);
+        lock.mark_writing().unwrap();
+        let first = WriteStamp::read(tmp.path());
+        assert_ne!(first, before);
+        lock.mark_writing().unwrap();
+        assert_ne!(WriteStamp::read(tmp.path()), first);
     }
 }
