@@ -6,7 +6,8 @@
 //! in RELIABILITY.md), the default (CI) at every fifth and the last.
 //!
 //! The hooks (debug builds only, `src/edits/apply.rs`): `LANSER_TEST_KILL_AT=N`,
-//! `LANSER_TEST_FAIL_AT=N`, `LANSER_TEST_EACCES=<path suffix>`.
+//! `LANSER_TEST_FAIL_AT=N`, `LANSER_TEST_EACCES=<path suffix>`; and
+//! `LANSER_TEST_PAUSE_BEFORE_PLAN=<path>` (`src/commands/mutate.rs`).
 
 use crate::mutations::{git, rename_args, repo_copy, snapshot};
 use crate::support::{copy_tree, fixture, lanser, line_with, run, stderr};
