@@ -246,16 +246,8 @@ impl WorkspaceLock {
         }
         let started = Instant::now();
         loop {
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut f) => {
-                    use std::io::Write;
-                    let _ = write!(f, "{}", std::process::id());
-                    return Ok(Some(WorkspaceLock { path }));
-                }
+            match create_holding_pid(&path) {
+                Ok(()) => return Ok(Some(WorkspaceLock { path })),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     let holder = std::fs::read_to_string(&path)
                         .ok()
@@ -288,6 +280,33 @@ impl WorkspaceLock {
                 }
             }
         }
+    }
+}
+
+/// Create `path` holding this process's pid, or fail with `AlreadyExists`. The pid is written
+/// to a file of this call's own first and hard-linked into place, so the lock is never seen
+/// empty: a holder stalled between creating the file and writing its pid (a loaded machine)
+/// would otherwise be taken for a dead one after 200 ms and two applies would hold the lock.
+/// Where the file system has no hard links, the file is created and then written.
+fn create_holding_pid(path: &Path) -> std::io::Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let pid = std::process::id();
+    let n = SEQ.fetch_add(1, Ordering::SeqCst);
+    let tmp = path.with_extension(format!("lock-{pid}-{n}"));
+    let linked =
+        std::fs::write(&tmp, pid.to_string()).and_then(|()| std::fs::hard_link(&tmp, path));
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists && !path.exists() => {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
+            write!(f, "{pid}")
+        }
+        other => other,
     }
 }
 
@@ -396,6 +415,37 @@ mod tests {
     }
 
     #[test]
+    fn the_lock_is_held_by_one_at_a_time() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        let inside = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..10 {
+                        let lock = WorkspaceLock::acquire(&root).unwrap();
+                        assert_eq!(inside.fetch_add(1, Ordering::SeqCst), 0);
+                        let held = std::fs::read_to_string(&lock.path).unwrap();
+                        assert_eq!(held, std::process::id().to_string());
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        // No file of this root's lock left beside it (its temp files are removed).
+        let base = state_dir(&root, "locks");
+        let stem = base.file_name().unwrap().to_string_lossy().into_owned();
+        let left: Vec<String> = std::fs::read_dir(base.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&stem))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
     fn every_write_moves_the_stamp() {
         let tmp = tempfile::tempdir().unwrap();
         let before = WriteStamp::read(tmp.path());
@@ -406,5 +456,6 @@ mod tests {
         assert_ne!(first, before);
         lock.mark_writing().unwrap();
         assert_ne!(WriteStamp::read(tmp.path()), first);
+        let _ = std::fs::remove_file(lock.path.with_extension(STAMP_EXT));
     }
 }
