@@ -246,16 +246,8 @@ impl WorkspaceLock {
         }
         let started = Instant::now();
         loop {
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut f) => {
-                    use std::io::Write;
-                    let _ = write!(f, "{}", std::process::id());
-                    return Ok(Some(WorkspaceLock { path }));
-                }
+            match create_holding_pid(&path) {
+                Ok(()) => return Ok(Some(WorkspaceLock { path })),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     let holder = std::fs::read_to_string(&path)
                         .ok()
@@ -288,6 +280,76 @@ impl WorkspaceLock {
                 }
             }
         }
+    }
+}
+
+/// Create `path` holding this process's pid, or fail with `AlreadyExists`. The pid is written
+/// to a file of this call's own first and hard-linked into place, so the lock is never seen
+/// empty: a holder stalled between creating the file and writing its pid (a loaded machine)
+/// would otherwise be taken for a dead one after 200 ms and two applies would hold the lock.
+/// Where the file system has no hard links, the file is created and then written.
+fn create_holding_pid(path: &Path) -> std::io::Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let pid = std::process::id();
+    let n = SEQ.fetch_add(1, Ordering::SeqCst);
+    let tmp = path.with_extension(format!("lock-{pid}-{n}"));
+    let linked =
+        std::fs::write(&tmp, pid.to_string()).and_then(|()| std::fs::hard_link(&tmp, path));
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists && !path.exists() => {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
+            write!(f, "{pid}")
+        }
+        other => other,
+    }
+}
+
+impl WorkspaceLock {
+    /// Replace the workspace's [`WriteStamp`] with a new token: what an apply (or the rollback
+    /// of one) does, holding the lock, before it writes anything.
+    pub fn mark_writing(&self) -> Result<()> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let path = self.path.with_extension(STAMP_EXT);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let pid = std::process::id();
+        let token = format!("{pid} {nanos} {}", SEQ.fetch_add(1, Ordering::SeqCst));
+        let tmp = path.with_extension(format!("{STAMP_EXT}-{pid}"));
+        std::fs::write(&tmp, token)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                refuse(format!("cannot write {}", path.display())).with_source(e)
+            })
+    }
+}
+
+/// The extension of a workspace's write stamp, beside its lock.
+const STAMP_EXT: &str = "written";
+
+/// A workspace's write stamp: a token that every apply, and every rollback of one, replaces
+/// under the lock before it writes ([`WorkspaceLock::mark_writing`]). A command whose edits a
+/// server computes reads it before the server reads the files; its apply refuses
+/// (`E/APPLY_CONFLICT`) when the stamp has moved since: another apply wrote while the server
+/// read or computed, so the edits may be against text that no longer is. The per-file
+/// `docVersion` check cannot see that, as the plan reads the files after the server answers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WriteStamp(String);
+
+impl WriteStamp {
+    /// The stamp of the workspace at `root` now (empty before its first apply).
+    pub fn read(root: &Path) -> WriteStamp {
+        let path = state_dir(root, "locks").with_extension(STAMP_EXT);
+        WriteStamp(std::fs::read_to_string(path).unwrap_or_default())
     }
 }
 
@@ -350,5 +412,50 @@ mod tests {
             std::fs::read_to_string(&b.path).unwrap(),
             std::process::id().to_string()
         );
+    }
+
+    #[test]
+    fn the_lock_is_held_by_one_at_a_time() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        let inside = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..10 {
+                        let lock = WorkspaceLock::acquire(&root).unwrap();
+                        assert_eq!(inside.fetch_add(1, Ordering::SeqCst), 0);
+                        let held = std::fs::read_to_string(&lock.path).unwrap();
+                        assert_eq!(held, std::process::id().to_string());
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        // No file of this root's lock left beside it (its temp files are removed).
+        let base = state_dir(&root, "locks");
+        let stem = base.file_name().unwrap().to_string_lossy().into_owned();
+        let left: Vec<String> = std::fs::read_dir(base.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&stem))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
+    fn every_write_moves_the_stamp() {
+        let tmp = tempfile::tempdir().unwrap();
+        let before = WriteStamp::read(tmp.path());
+        let lock = WorkspaceLock::acquire(tmp.path()).unwrap();
+        assert_eq!(WriteStamp::read(tmp.path()), before);
+        lock.mark_writing().unwrap();
+        let first = WriteStamp::read(tmp.path());
+        assert_ne!(first, before);
+        lock.mark_writing().unwrap();
+        assert_ne!(WriteStamp::read(tmp.path()), first);
+        let _ = std::fs::remove_file(lock.path.with_extension(STAMP_EXT));
     }
 }

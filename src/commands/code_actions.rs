@@ -61,7 +61,7 @@ impl Operation for CodeActions {
         self.mutation.writes(self.apply.is_some())
     }
     async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
-        let m = self.mutation.args(self.apply.is_some());
+        let m = self.mutation.args(self.apply.is_some()).served(o);
         run(
             o,
             &self.selector,

@@ -87,7 +87,7 @@ impl Operation for Format {
             insert_spaces: !self.tabs,
             ..Default::default()
         };
-        let m = self.mutation.args(self.apply);
+        let m = self.mutation.args(self.apply).served(o);
         run(o, &self.file, self.range.as_deref(), options, &m).await
     }
     fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {

@@ -10,7 +10,7 @@ use crate::error::{ErrorCode, LanserError, Result};
 use crate::measure::speculate;
 use crate::orchestrator::Ctx;
 use crate::reward::Measured;
-use crate::safety::{self, Jail};
+use crate::safety::{self, Jail, WriteStamp};
 use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
 use lsp_types::notification::DidSaveTextDocument;
@@ -60,6 +60,7 @@ impl MutationFlags {
             allow: self.allow.clone(),
             deny: self.deny.clone(),
             deny_apply_on_ambiguous: self.deny_apply_on_ambiguous,
+            since: None,
         }
     }
 }
@@ -74,12 +75,48 @@ pub struct MutationArgs {
     pub allow: Vec<String>,
     pub deny: Vec<String>,
     pub deny_apply_on_ambiguous: bool,
+    /// The workspace's write stamp before the server read the files, when a server computes
+    /// the edits: the apply refuses if another one has written since ([`WriteStamp`]).
+    pub since: Option<WriteStamp>,
+}
+
+impl MutationArgs {
+    /// These flags for a command whose edits a server computes: with `--apply`, the
+    /// workspace's write stamp taken now, before the command has its server read the files.
+    pub fn served(mut self, o: &Ctx<'_>) -> MutationArgs {
+        if self.apply {
+            self.since = Some(WriteStamp::read(&o.ws().root));
+        }
+        self
+    }
 }
 
 /// A server WorkspaceEdit as a checked plan (jail and filters already applied).
 pub fn plan(o: &Ctx<'_>, m: &MutationArgs, edit: WorkspaceEdit) -> Result<Plan> {
+    #[cfg(debug_assertions)]
+    pause_before_plan();
     let jail = Jail::new(o.ws(), &m.allow, &m.deny)?;
     Plan::from_workspace_edit(&jail, edit, o.encoding())
+}
+
+/// Debug builds only: with `LANSER_TEST_PAUSE_BEFORE_PLAN=<path>` in its environment, a
+/// process creates `<path>.waiting` once the server has answered and waits (up to ten minutes)
+/// for `<path>` to exist before it reads the files for the plan: another process's apply
+/// landing between the two, on demand, for tests.
+#[cfg(debug_assertions)]
+fn pause_before_plan() {
+    let Some(go) = std::env::var_os("LANSER_TEST_PAUSE_BEFORE_PLAN").map(PathBuf::from) else {
+        return;
+    };
+    let mut waiting = go.clone().into_os_string();
+    waiting.push(".waiting");
+    let _ = std::fs::write(&waiting, b"");
+    for _ in 0..60_000 {
+        if go.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 /// The bundle's `edits` block for a plan.
@@ -194,7 +231,7 @@ pub fn maybe_apply(
     }
     check_safety(o, m, plan, complete, resolution)?;
     let mode = if m.git_mode { Mode::Git } else { Mode::Direct };
-    apply::apply(&o.ws().root, plan, mode)?;
+    apply::apply(&o.ws().root, plan, mode, m.since.as_ref())?;
     // The index follows lanser's own writes (a process without a watcher sees them too).
     let written: Vec<PathBuf> = plan
         .touched()

@@ -49,7 +49,7 @@ impl Operation for Rename {
             o,
             &self.selector,
             &self.new_name,
-            &self.mutation.args(self.apply),
+            &self.mutation.args(self.apply).served(o),
         )
         .await
     }

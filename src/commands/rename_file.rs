@@ -57,7 +57,8 @@ impl Operation for RenameFile {
         self.mutation.writes(self.apply)
     }
     async fn run(&self, o: &mut Ctx<'_>) -> Result<Outcome<Self::Facts>> {
-        run(o, &self.src, &self.dst, &self.mutation.args(self.apply)).await
+        let m = self.mutation.args(self.apply).served(o);
+        run(o, &self.src, &self.dst, &m).await
     }
     fn render(facts: &Self::Facts, bundle: &Bundle, page: &mut Page) {
         let files = facts.files.len();

@@ -19,13 +19,12 @@ use super::disk::{fsync_dir, mode_of, rename, set_mode};
 use super::{unified, FileChange, Plan};
 use crate::digest::sha256_tagged;
 use crate::error::{ErrorCode, LanserError, Result};
-use crate::safety::{self, pid_alive, state_dir, WorkspaceLock};
+use crate::safety::{self, pid_alive, state_dir, WorkspaceLock, WriteStamp};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How the change reaches the disk.
@@ -346,7 +345,7 @@ pub fn recover(root: &Path) -> Result<Option<usize>> {
         return Ok(None);
     }
     match WorkspaceLock::try_acquire(root)? {
-        Some(_lock) => recover_locked(root),
+        Some(lock) => recover_locked(root, &lock),
         None => Ok(None),
     }
 }
@@ -367,7 +366,7 @@ fn read_intent(path: &Path) -> Option<Intent> {
 }
 
 /// [`recover`], the lock held.
-fn recover_locked(root: &Path) -> Result<Option<usize>> {
+fn recover_locked(root: &Path, lock: &WorkspaceLock) -> Result<Option<usize>> {
     let dir = Journal::path(root);
     if !dir.exists() {
         return Ok(None);
@@ -391,6 +390,7 @@ fn recover_locked(root: &Path) -> Result<Option<usize>> {
             }
             // This process takes the journal over: if it dies rolling back, the next one
             // removes its temp files.
+            lock.mark_writing()?;
             let mut j = Journal {
                 dir: dir.clone(),
                 intent: Intent {
@@ -460,10 +460,18 @@ fn verify(plan: &Plan) -> Result<()> {
     Ok(())
 }
 
-/// Apply `plan` under the workspace lock, all or nothing.
-pub fn apply(root: &Path, plan: &Plan, mode: Mode) -> Result<Applied> {
-    let _lock = WorkspaceLock::acquire(root)?;
-    recover_locked(root)?;
+/// Apply `plan` under the workspace lock, all or nothing. `since`: the workspace's write stamp
+/// before the server that computed the plan read the files, if one did (refused when another
+/// apply has written since).
+pub fn apply(root: &Path, plan: &Plan, mode: Mode, since: Option<&WriteStamp>) -> Result<Applied> {
+    let lock = WorkspaceLock::acquire(root)?;
+    recover_locked(root, &lock)?;
+    if since.is_some_and(|s| *s != WriteStamp::read(root)) {
+        return Err(LanserError::new(
+            ErrorCode::ApplyConflict,
+            "another apply wrote to the workspace after the server read it for this plan, so its edits may be against text that is no longer there; nothing was applied",
+        ));
+    }
     verify(plan)?;
     // Which touched files held someone else's changes, for the record of lanser's own.
     let before = super::owned::Before::read(root, plan);
@@ -481,10 +489,11 @@ pub fn apply(root: &Path, plan: &Plan, mode: Mode) -> Result<Applied> {
             FileChange::Rename { .. } | FileChange::Delete { .. } => vec![],
         })
         .collect();
+    lock.mark_writing()?;
     let mut journal = Journal::begin(root, &touched)?;
     let result = fault_point().and_then(|_| match mode {
         Mode::Direct => execute(plan, &mut journal),
-        Mode::Git => git_apply(root, plan),
+        Mode::Git => super::git_mode::git_apply(root, plan),
     });
     match result
         .and_then(|_| fault_point())
@@ -626,70 +635,4 @@ fn create_parents(path: &Path, journal: &mut Journal) -> Result<()> {
         fs::create_dir(&dir).map_err(|e| io("cannot create", &dir, e))?;
     }
     Ok(())
-}
-
-/// The plan's diff through `git apply --3way`; the journal restores every file if git fails
-/// half-way (a 3-way conflict leaves markers in the worktree otherwise).
-fn git_apply(root: &Path, plan: &Plan) -> Result<()> {
-    let patch = match &plan.git_patch {
-        Some(p) => p.clone(),
-        None if plan
-            .changes
-            .iter()
-            .any(|c| !matches!(c, FileChange::Edit { .. })) =>
-        {
-            return Err(LanserError::usage(
-                "--apply-mode git applies text edits only; this change creates, renames or deletes files",
-            ));
-        }
-        None => plan.diff(),
-    };
-    let repo = git2::Repository::discover(root).map_err(|_| {
-        LanserError::new(
-            ErrorCode::FsPermissions,
-            "--apply-mode git needs a git repository",
-        )
-    })?;
-    let top = repo
-        .workdir()
-        .and_then(|w| crate::workspace::uri::canonical(w).ok())
-        .ok_or_else(|| LanserError::usage("--apply-mode git needs a repository with a worktree"))?;
-    // The root below the worktree's top, `/`-separated as git reads it on every platform.
-    let prefix = crate::workspace::walk::relative(&top, root).unwrap_or_default();
-    let mut cmd = Command::new("git");
-    cmd.current_dir(&top)
-        .args(["apply", "--3way", "--whitespace=nowarn"]);
-    if !prefix.is_empty() {
-        cmd.arg(format!("--directory={prefix}"));
-    }
-    let mut child = cmd
-        .arg("-")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| LanserError::internal("cannot run git").with_source(e))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(patch.as_bytes());
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| LanserError::internal("git apply did not finish").with_source(e))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let first = stderr
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("git apply failed");
-    let mut err = LanserError::new(
-        ErrorCode::ApplyConflict,
-        format!("git apply --3way failed: {first}; nothing was applied"),
-    );
-    err.details = Some(json!({
-        "git": stderr.lines().collect::<Vec<_>>(),
-        "hunks": patch,
-    }));
-    Err(err)
 }

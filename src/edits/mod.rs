@@ -8,6 +8,7 @@
 
 pub mod apply;
 mod disk;
+mod git_mode;
 pub mod import_map;
 mod indent;
 pub mod owned;

@@ -6,7 +6,8 @@
 //! in RELIABILITY.md), the default (CI) at every fifth and the last.
 //!
 //! The hooks (debug builds only, `src/edits/apply.rs`): `LANSER_TEST_KILL_AT=N`,
-//! `LANSER_TEST_FAIL_AT=N`, `LANSER_TEST_EACCES=<path suffix>`.
+//! `LANSER_TEST_FAIL_AT=N`, `LANSER_TEST_EACCES=<path suffix>`; and
+//! `LANSER_TEST_PAUSE_BEFORE_PLAN=<path>` (`src/commands/mutate.rs`).
 
 use crate::mutations::{git, rename_args, repo_copy, snapshot};
 use crate::support::{copy_tree, fixture, lanser, line_with, run, stderr};
@@ -361,6 +362,59 @@ fn two_applies_racing_leave_one_of_them_whole() {
     eprintln!("racing applies: {outcomes:?}");
     let r = run(&["locate", "src/shapes/geometry.py@L1:C1", "--workspace", &w]);
     assert!(r.status.success(), "{}", stderr(&r));
+}
+
+/// The race above at its worst moment, on demand: the second rename's server has read the files
+/// and answered, and the first rename is written whole before the second reads the files for
+/// its plan (`LANSER_TEST_PAUSE_BEFORE_PLAN`, debug builds). The second's edits were computed
+/// against text that is gone, so it must refuse (`E/APPLY_CONFLICT`) and leave the first
+/// rename's tree byte for byte. Before the write stamp it applied its `convert` ranges to the
+/// first rename's text and exited 0.
+#[test]
+fn an_apply_landing_after_the_server_read_refuses_the_plan() {
+    let case = rename_case();
+    let w = case.ws.to_string_lossy().into_owned();
+    let line = line_with(&case.ws, "src/shapes/units.py", "def convert(");
+    let sel = format!("src/shapes/units.py@L{line}:convert");
+    let args = |name: &str| {
+        let mut a = strings(&rename_args(&w, &sel, name));
+        a.extend(["--apply".into(), "--allow-dirty".into()]);
+        a
+    };
+    let marks = tempfile::tempdir().unwrap();
+    let go = marks.path().join("go");
+    let waiting = marks.path().join("go.waiting");
+    let mut late = lanser()
+        .args(args("to_units"))
+        .env("LANSER_TEST_PAUSE_BEFORE_PLAN", &go)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Until the late rename's server has answered (or it ended without getting that far).
+    while !waiting.exists() {
+        if late.try_wait().unwrap().is_some() {
+            let o = late.wait_with_output().unwrap();
+            panic!("the late rename ended before its plan: {}", stderr(&o));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let first = lanser().args(args("to_unit")).output().unwrap();
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert_eq!(snapshot(&case.ws), case.new);
+    std::fs::write(&go, b"").unwrap();
+    let o = late.wait_with_output().unwrap();
+    let now = snapshot(&case.ws);
+    let changed: Vec<&String> = now.keys().filter(|p| now[*p] != case.new[*p]).collect();
+    assert_eq!(
+        o.status.code(),
+        Some(70),
+        "the late rename did not refuse; files changed after the first rename: {changed:?}; {}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("E/APPLY_CONFLICT"), "{}", stderr(&o));
+    assert!(changed.is_empty(), "{changed:?}");
+    assert!(!case.journal_left());
 }
 
 /// A tmpfs mounted for one test, unmounted when dropped.

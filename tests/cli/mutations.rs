@@ -340,7 +340,7 @@ fn the_envelope_refuses_bad_edits_before_writing() {
     .unwrap();
     std::fs::write(root.join("pkg/b.py"), "b = 3\n").unwrap();
     let changed = snapshot(&ws.root);
-    let err = apply::apply(&ws.root, &plan, Mode::Direct).unwrap_err();
+    let err = apply::apply(&ws.root, &plan, Mode::Direct, None).unwrap_err();
     assert_eq!(err.code.exit_code(), 70);
     assert!(
         err.message.contains("pkg/b.py changed since the preview"),
