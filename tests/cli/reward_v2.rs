@@ -383,3 +383,68 @@ fn the_daemon_and_the_process_agree_on_pr_v2_and_impact() {
         }
     }
 }
+
+/// pr-v2's remaining term counts the files a step re-checks (docs/reward.md#d-what-is-counted):
+/// an importer that an earlier, uncommitted edit broke and this step cannot alter is skipped,
+/// and its run-time errors are not this step's; the full re-check (`LANSER_CHECK_FULL=1`)
+/// counts them. The diagnostics term, a difference, is the same either way.
+#[test]
+fn an_importer_an_earlier_edit_broke_counts_only_where_it_is_rechecked() {
+    let (_t, ws) = repo_copy("srcpkg");
+    // The earlier edit, on disk and not committed: `convert` gets a required keyword, so the
+    // calls in intl.py and broken.py break (run-time errors HEAD does not have).
+    let rel = "src/shapes/units.py";
+    let units = ws.join(rel);
+    let text = std::fs::read_to_string(&units).unwrap();
+    let broke = text.replace(
+        "def convert(value: float, unit: str)",
+        "def convert(value: float, unit: str, *, exact: bool)",
+    );
+    assert_ne!(broke, text);
+    std::fs::write(&units, broke).unwrap();
+    // This step: a docstring, which no importer sees.
+    let doc = one_line_diff(
+        &ws,
+        rel,
+        "Round ``value`` to",
+        "Round ``value``, always, to",
+    );
+    let fast = check(&ws, &doc, &["--reward", "pr-v2"]);
+    let dir = tempfile::tempdir().unwrap();
+    let pf = dir.path().join("p.diff");
+    std::fs::write(&pf, &doc).unwrap();
+    let (p, w) = (pf.to_string_lossy(), ws.to_string_lossy());
+    let o = lanser()
+        .env("LANSER_CHECK_FULL", "1")
+        .args(["check", "--patch", &p, "--workspace", &w, "--json"])
+        .args(["--reward", "pr-v2"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let full = bundle(&o);
+    let skipped: Vec<&str> = fast["facts"]["checked"]["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert!(skipped.contains(&"src/shapes/intl.py"), "{}", fast["facts"]);
+    let listed = |b: &Value, path: &str| {
+        b["facts"]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["path"] == path)
+    };
+    assert!(!listed(&fast, "src/shapes/intl.py"), "{}", fast["facts"]);
+    assert!(listed(&full, "src/shapes/intl.py"), "{}", full["facts"]);
+    let inputs = |b: &Value| b["processReward"]["inputs"].clone();
+    assert_eq!(inputs(&fast)["remaining"], 0, "{}", fast["processReward"]);
+    assert!(
+        inputs(&full)["remaining"].as_u64().unwrap() >= 1,
+        "{}",
+        full["processReward"]
+    );
+    let diagnostics = |b: &Value| b["processReward"]["components"]["diagnostics"].clone();
+    assert_eq!(diagnostics(&fast), diagnostics(&full));
+}
