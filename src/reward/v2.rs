@@ -11,7 +11,7 @@
 //!
 //! Kinds k: `runtime` (errors that break at run time: undefined names, missing imports, wrong
 //! arity, unknown attributes, syntax errors), `error` (other errors), `warning`. R_now counts
-//! the run-time errors in the touched files and the importers re-checked after the step that they do
+//! the run-time errors in the touched files and their importers after the step that they do
 //! not have at git HEAD, where the episode started (before the step, outside git): a partial
 //! fix leaves some, a breakage not yet repaired too, while the project's own (a server's
 //! false positives, a known bug) never count. Structural facts: public definitions removed while still referenced from files the
@@ -163,8 +163,8 @@ pub struct Measured {
 pub struct Inputs {
     pub before: Option<Tally>,
     pub after: Option<Tally>,
-    /// R_now: run-time errors in the touched files and the importers re-checked after the
-    /// step that git HEAD does not have.
+    /// R_now: run-time errors in the touched files and their importers after the step that
+    /// git HEAD does not have.
     pub remaining: Option<u64>,
     pub structural: Option<Structural>,
     pub tests: Option<Tests>,
