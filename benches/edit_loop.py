@@ -371,7 +371,7 @@ def differ(fast: dict, full: dict) -> dict:
         if da.get(path, ([], [])) == db.get(path, ([], [])):
             continue
         x, y = a.get(path), b.get(path)
-        msgs = lambda d, k: sorted(f"{m.get('code')}: {m.get('message', '')[:120]}" for m in (d or {}).get(k) or [])
+        msgs = lambda d, k: sorted(f"{m.get('code')}: {m.get('message', '')}" for m in (d or {}).get(k) or [])
         out["files"][path] = {
             "fast": None if x is None else [x.get("before"), x.get("after")],
             "full": None if y is None else [y.get("before"), y.get("after")],
