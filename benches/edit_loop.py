@@ -9,8 +9,10 @@ warm daemon: in `fast` lanser re-checks only what a change can alter (docs/editi
 same edits go to both, in the same order, each with its own text (no memo hit). Per edit:
 the wall time of the CLI call and the bundle's `meta.timing.totalMs`, whether it was written
 (never refused: the agent's own earlier edits do not dirty the guard), and whether the fast and
-the full bundles' diagnostics (`facts.speculativeDiagnostics`, before/after) are equal (where
-not, the row's `differ` names the files and messages). Before
+the full bundles' diagnostics agree: each file either lists (`facts.speculativeDiagnostics`) has
+the same added and removed diagnostics, a file only the full one lists (an importer the fast one
+skipped and does not pull) none, and before - after is the same (where not, the row's `differ`
+names the files and messages). Before
 each write, both daemons' background refresh of the base view (docs/daemon.md) is let finish, as
 an agent's own time between edits would (the wait is recorded, not counted). Between rounds, the
 pinned pyright CLI checks the package once, in the same period.
@@ -320,7 +322,7 @@ async def run_route(spec, root, n, seed, bin_, work, route) -> tuple[list[dict],
                           "status": b.get("status"), "exit": rc, "applied": facts.get("applied"),
                           "error": (b.get("error") or {}).get("message")}
             ff, fu = (bundles[k].get("facts") or {} for k in ("fast", "full"))
-            row["agree"] = all(ff.get(x) == fu.get(x) for x in ("speculativeDiagnostics", "before", "after"))
+            row["agree"] = agree(ff, fu)
             if not row["agree"]:
                 row["differ"] = differ(ff, fu)
             row["checked"] = ff.get("checked")
@@ -336,19 +338,40 @@ async def run_route(spec, root, n, seed, bin_, work, route) -> tuple[list[dict],
     return rows, bodies
 
 
+def deltas(facts: dict) -> dict:
+    """Each listed file's (added, removed) diagnostics in an edit's facts."""
+    return {d.get("path"): (d.get("added") or [], d.get("removed") or [])
+            for d in facts.get("speculativeDiagnostics") or []}
+
+
+def agree(fast: dict, full: dict) -> bool:
+    """Whether the fast answer is the full re-check's: each file either lists has the same added
+    and removed diagnostics (a file one side does not list, a skipped importer, has none: the
+    fast answer does not pull it), and the totals changed by the same amount (each side counts
+    over the files it lists)."""
+    a, b = deltas(fast), deltas(full)
+    none = ([], [])
+    if any(a.get(p, none) != b.get(p, none) for p in set(a) | set(b)):
+        return False
+    change = lambda f: None if f.get("before") is None else f["before"] - (f.get("after") or 0)
+    return change(fast) == change(full)
+
+
 def differ(fast: dict, full: dict) -> dict:
-    """Where the fast and the full facts differ: the totals, and per file (of either) the
-    counts before and after and the messages only one side added or removed."""
+    """Where the fast and the full facts differ: the totals, and per file (of either) whose
+    added or removed diagnostics differ, the counts before and after and the messages only one
+    side added or removed."""
     def files(f):
         return {d.get("path"): d for d in f.get("speculativeDiagnostics") or []}
     a, b = files(fast), files(full)
+    da, db = deltas(fast), deltas(full)
     out = {"before": [fast.get("before"), full.get("before")], "after": [fast.get("after"), full.get("after")],
            "files": {}}
     for path in sorted(set(a) | set(b)):
-        x, y = a.get(path), b.get(path)
-        if x == y:
+        if da.get(path, ([], [])) == db.get(path, ([], [])):
             continue
-        msgs = lambda d, k: sorted(f"{m.get('code')}: {m.get('message', '')[:120]}" for m in (d or {}).get(k) or [])
+        x, y = a.get(path), b.get(path)
+        msgs = lambda d, k: sorted(f"{m.get('code')}: {m.get('message', '')}" for m in (d or {}).get(k) or [])
         out["files"][path] = {
             "fast": None if x is None else [x.get("before"), x.get("after")],
             "full": None if y is None else [y.get("before"), y.get("after")],

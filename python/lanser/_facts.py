@@ -1569,7 +1569,8 @@ class CheckFacts(BaseModel):
     )
     after: conint(ge=0)
     before: conint(ge=0) = Field(
-        ..., description='Error+warning diagnostics before and after the patch.'
+        ...,
+        description='Error+warning diagnostics before and after the patch, in the files listed.',
     )
     checked: Checked = Field(
         ...,
@@ -1577,7 +1578,7 @@ class CheckFacts(BaseModel):
     )
     files: list[FileDelta] = Field(
         ...,
-        description='Per file (the patched ones and their importers), what the patch adds and removes.',
+        description='Per file (the patched ones and the importers re-checked), what the patch adds and\nremoves. A skipped importer is not listed: its diagnostics cannot change.',
     )
     patched: list[str] = Field(..., description='The files the patch changes.')
     provenance: Provenance

@@ -5,8 +5,8 @@
 //!
 //! A clean worktree's HEAD diagnostics are the ones measured before the step, at no cost.
 //! Otherwise the modified tracked files are shown to the server at their HEAD text, the
-//! measured files pulled, the disk text shown again. Outside git, the baseline is the state
-//! before the step. The status and the HEAD texts ([`crate::git`]) are read through
+//! measured files and the importers the step skipped pulled, the disk text shown again.
+//! Outside git, the baseline is the state before the step. The status and the HEAD texts ([`crate::git`]) are read through
 //! [`crate::inputs`], so a trace records them and a replay serves them.
 
 use crate::error::Result;
@@ -17,15 +17,22 @@ use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
 use std::collections::BTreeMap;
 
-/// The measured files' diagnostics at HEAD.
-pub async fn at_head(cx: &mut Cx<'_>, spec: &Speculation) -> Result<DiagMap> {
+/// R_now: the run-time errors the step leaves that git HEAD does not have, over the files the
+/// step re-checked and its skipped importers (docs/reward.md#d-what-is-counted).
+///
+/// A skipped importer is not in `spec` (its diagnostics cannot change, so the speculation does
+/// not pull it), but an earlier edit of the episode may have broken it: in a tree that differs
+/// from HEAD it is pulled here (its diagnostics after the step are the ones now) and at HEAD,
+/// so the term counts it as a full re-check would. In a clean tree (or outside git) its HEAD
+/// diagnostics are its diagnostics now, so it adds nothing and is not pulled.
+pub async fn remaining(cx: &mut Cx<'_>, spec: &Speculation) -> Result<u64> {
     let root = cx.ws().root.clone();
     let Ok(list) = cx
         .opts()
         .inputs
         .read_to_string("git:modified", ".", || modified(&root))
     else {
-        return Ok(spec.before.clone());
+        return Ok(new_runtime_errors(&spec.before, &spec.after));
     };
     let mut swaps: Vec<(Document, Document)> = Vec::new();
     for rel in list.lines().filter(|l| !l.is_empty()) {
@@ -42,8 +49,19 @@ pub async fn at_head(cx: &mut Cx<'_>, spec: &Speculation) -> Result<DiagMap> {
         }
     }
     if swaps.is_empty() {
-        return Ok(spec.before.clone());
+        return Ok(new_runtime_errors(&spec.before, &spec.after));
     }
+    let skipped: Vec<String> = spec
+        .checked
+        .skipped
+        .iter()
+        .map(|s| s.path.clone())
+        .filter(|p| !spec.files.contains(p))
+        .collect();
+    let mut after = spec.after.clone();
+    after.extend(speculate::pull(cx, &skipped).await?);
+    let mut files = spec.files.clone();
+    files.extend(skipped);
     let show = |cx: &Cx<'_>, head: bool| {
         if let Some(session) = cx.started() {
             for (disk, at_head) in &swaps {
@@ -53,9 +71,9 @@ pub async fn at_head(cx: &mut Cx<'_>, spec: &Speculation) -> Result<DiagMap> {
         }
     };
     show(cx, true);
-    let pulled = speculate::pull(cx, &spec.files).await;
+    let pulled = speculate::pull(cx, &files).await;
     show(cx, false);
-    pulled
+    Ok(new_runtime_errors(&pulled?, &after))
 }
 
 /// Run-time errors in `after` that `baseline` does not have (matched by file, rule and

@@ -1,6 +1,6 @@
 //! Which files a speculative check re-checks (docs/editing.md#what-is-re-checked): the changed
 //! files always; an importer of a changed module only when the change can alter what it sees
-//! (the others are pulled before the change only, their diagnostics after being the same).
+//! (the others are not pulled at all: their diagnostics cannot change).
 //!
 //! For each changed Python module, [`crate::python::reach`] compares its surface before and
 //! after: nothing reaches an importer (comments, docstrings, bodies whose types cannot leak),

@@ -1,8 +1,9 @@
 //! Speculative diagnostics (docs/reward.md#d-what-is-counted): what the server would report
 //! if a change were made,
 //! measured on its in-memory documents only — didChange to the new text, pull diagnostics for
-//! the touched files and the workspace files that import them ([`crate::python::importers`];
-//! after the change only those it can alter, as [`super::scope`] tells), didChange back.
+//! the touched files and the workspace files that import them ([`crate::python::importers`]:
+//! only those the change can alter, as [`super::scope`] tells; the others are not pulled at
+//! all), didChange back.
 //! Nothing is written to disk.
 
 use super::scope::Scope;
@@ -89,12 +90,13 @@ pub fn tally(map: &DiagMap) -> Tally {
     t
 }
 
-/// Diagnostics before and after a change, over the same files.
+/// Diagnostics before and after a change, over the same files: the changed ones and the
+/// importers re-checked (a skipped importer is listed in `checked` only).
 #[derive(Default)]
 pub struct Speculation {
     /// The files the change edits.
     pub touched: Vec<String>,
-    /// Those and their importers: where diagnostics were pulled.
+    /// Those and the importers re-checked: where diagnostics were pulled.
     pub files: Vec<String>,
     pub before: DiagMap,
     pub after: DiagMap,
@@ -125,8 +127,8 @@ pub fn merge(mut a: Speculation, b: Speculation) -> Speculation {
 }
 
 /// Apply `changes` (a document and its new text) to the server's in-memory documents, collect
-/// diagnostics for them and their importers (after the change, those `scope` re-checks), and
-/// restore the originals.
+/// diagnostics, before and after, for them and the importers `scope` re-checks, and restore
+/// the originals.
 pub async fn speculate(
     cx: &mut Cx<'_>,
     changes: &[(Document, String)],
@@ -134,15 +136,11 @@ pub async fn speculate(
 ) -> Result<Speculation> {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
     let checked = super::scope::files(cx.ws(), changes, scope);
-    // Every importer is pulled before (the restored view's pulls are memoized, so a warm
-    // session pays for them once); after, only those the change can alter, the others'
-    // diagnostics being the same.
+    // The changed files and the importers the change can alter, pulled before and after. A
+    // skipped importer is not pulled at all: its diagnostics cannot change, and pulling them
+    // would make Pyright check it (on Django, minutes for a module with hundreds of importers).
     let mut files: Vec<String> = touched.clone();
     files.extend(checked.importers.iter().cloned());
-    let mut rechecked = files.clone();
-    rechecked.sort();
-    rechecked.dedup();
-    files.extend(checked.skipped.iter().map(|s| s.path.clone()));
     files.sort();
     files.dedup();
     {
@@ -165,14 +163,9 @@ pub async fn speculate(
         }
     };
     swap(cx, true);
-    let after = pull(cx, &rechecked).await;
+    let after = pull(cx, &files).await;
     swap(cx, false);
-    let mut after = after?;
-    for s in &checked.skipped {
-        if let Some(same) = before.get(&s.path) {
-            after.insert(s.path.clone(), same.clone());
-        }
-    }
+    let after = after?;
     Ok(Speculation {
         touched,
         files,

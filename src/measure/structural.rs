@@ -170,7 +170,7 @@ pub async fn measure_v2(
         }
         (None, _) => None,
     };
-    let baseline = super::baseline::at_head(cx, spec).await?;
+    let remaining = super::baseline::remaining(cx, spec).await?;
     // The structural terms read Python outlines: measured when every change is Python.
     let structural = match changes.iter().all(|(d, _)| is_python(&d.rel)) {
         true => Some(measure(cx, changes).await?),
@@ -182,7 +182,7 @@ pub async fn measure_v2(
     Ok(v2::Measured {
         before: Some(speculate::tally(&spec.before)),
         after: Some(speculate::tally(&spec.after)),
-        remaining: Some(super::baseline::new_runtime_errors(&baseline, &spec.after)),
+        remaining: Some(remaining),
         structural,
         tests,
         tests3,

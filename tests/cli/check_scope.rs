@@ -1,8 +1,9 @@
 //! Issue 43: `check --patch` re-checks an importer only when the change can alter what it sees
 //! (docs/editing.md#what-is-re-checked). On a small project with real Pyright, each patch is
 //! checked twice — the fast way, and with `LANSER_CHECK_FULL=1` re-checking every importer —
-//! and every importer the fast answer skipped had nothing added or removed in the full one,
-//! and the facts (but `checked`) and the reward are the same in both. One case per rule: comment, docstring
+//! and every importer the fast answer skipped (and does not list) had nothing added or removed
+//! in the full one, each file the fast answer lists has the full one's entry, and the change in
+//! the counts and the reward are the same in both. One case per rule: comment, docstring
 //! and annotated-body changes skip every importer; an unannotated function whose inferred
 //! return type changes, a changed return type, an attribute an `__init__` declares re-check
 //! the importers naming them (and star importers); `__all__`, a star import, module-level
@@ -59,7 +60,7 @@ const FILES: &[(&str, &str)] = &[
     ),
     (
         "app/uses_limit.py",
-        "from lib.core import LIMIT\n\nx: int = LIMIT\n",
+        "from lib.core import LIMIT\n\nx: int = LIMIT\nbad: str = LIMIT\n",
     ),
     ("app/star.py", "from lib.core import *\n\ny: int = LIMIT\n"),
     (
@@ -219,16 +220,13 @@ fn checks(ws: &Path, dir: &Path, full: bool) -> Vec<Value> {
     out
 }
 
-/// Each file's (added, removed) diagnostics in a check bundle.
-fn deltas(b: &Value) -> BTreeMap<String, (Value, Value)> {
+/// Each file's entry (path, before, after, added, removed, unchanged) in a check bundle.
+fn files(b: &Value) -> BTreeMap<String, Value> {
     b["facts"]["files"]
         .as_array()
         .unwrap_or_else(|| panic!("{b}"))
         .iter()
-        .map(|f| {
-            let path = f["path"].as_str().unwrap().to_string();
-            (path, (f["added"].clone(), f["removed"].clone()))
-        })
+        .map(|f| (f["path"].as_str().unwrap().to_string(), f.clone()))
         .collect()
 }
 
@@ -271,31 +269,70 @@ fn a_skipped_importer_is_one_the_full_recheck_finds_unchanged() {
         all.extend(skipped.iter().cloned());
         all.sort();
         assert_eq!(strings(&full_checked["importers"]), all, "{}", c.name);
-        // The full re-check finds nothing added or removed in an importer the fast one
-        // skipped, and the facts are the same but `checked` (and so is the reward).
-        let full_d = deltas(full);
-        for path in &skipped {
+        // The fast answer lists the files it re-checked, and no skipped importer; each has the
+        // delta the full re-check finds for it, and the full re-check finds nothing added or
+        // removed in an importer the fast one skipped.
+        let (fast_d, full_d) = (files(fast), files(full));
+        let mut rechecked = strings(&checked["importers"]);
+        rechecked.push(c.rel.to_string());
+        rechecked.sort();
+        assert_eq!(
+            fast_d.keys().cloned().collect::<Vec<_>>(),
+            rechecked,
+            "{}",
+            c.name
+        );
+        for (path, f) in &fast_d {
+            assert_eq!(Some(f), full_d.get(path), "{}: {path}", c.name);
+        }
+        for (path, f) in full_d.iter().filter(|(p, _)| !fast_d.contains_key(*p)) {
+            assert!(skipped.contains(path), "{}: {path}", c.name);
             assert_eq!(
-                full_d[path],
-                (empty.clone(), empty.clone()),
+                (&f["added"], &f["removed"]),
+                (&empty, &empty),
                 "{}: {path}",
                 c.name
             );
         }
-        let without_checked = |b: &Value| {
-            let mut f = b["facts"].clone();
-            f.as_object_mut().unwrap().remove("checked");
-            f
+        // The counts are over the files each re-checked: their difference is the same, and
+        // so is the reward (its terms are differences).
+        let change = |b: &Value| {
+            let n = |k: &str| b["facts"][k].as_i64().unwrap();
+            n("before") - n("after")
         };
-        assert_eq!(without_checked(fast), without_checked(full), "{}", c.name);
-        assert_eq!(fast["processReward"], full["processReward"], "{}", c.name);
+        assert_eq!(change(fast), change(full), "{}", c.name);
+        assert_eq!(
+            fast["facts"]["patched"], full["facts"]["patched"],
+            "{}",
+            c.name
+        );
+        let reward = |b: &Value| {
+            let r = &b["processReward"];
+            (r["r"].clone(), r["components"].clone())
+        };
+        assert_eq!(reward(fast), reward(full), "{}", c.name);
     }
     // The cases whose change an importer sees do break it: the rule is not vacuous.
-    let added = |b: &Value, rel: &str| deltas(b)[rel].0.as_array().unwrap().len();
+    let added = |b: &Value, rel: &str| files(b)[rel]["added"].as_array().unwrap().len();
     assert!(added(&fast[3], "app/uses_guess.py") > 0, "{}", fast[3]);
     assert!(added(&fast[4], "app/uses_area.py") > 0, "{}", fast[4]);
     assert!(added(&fast[5], "app/uses_make.py") > 0, "{}", fast[5]);
     assert!(added(&fast[6], "app/star.py") > 0, "{}", fast[6]);
+    // A skipped importer is not pulled: its error (there before, and after) is counted in the
+    // full answer only.
+    let count = |b: &Value, k: &str| b["facts"][k].as_u64().unwrap();
+    assert_eq!(
+        count(&full[0], "before"),
+        count(&fast[0], "before") + 1,
+        "{}",
+        full[0]
+    );
+    assert_eq!(
+        count(&full[0], "after"),
+        count(&fast[0], "after") + 1,
+        "{}",
+        full[0]
+    );
     // Skips say why.
     let reason = fast[0]["facts"]["checked"]["skipped"][0]["reason"]
         .as_str()

@@ -383,3 +383,70 @@ fn the_daemon_and_the_process_agree_on_pr_v2_and_impact() {
         }
     }
 }
+
+/// pr-v2's remaining term counts an importer that an earlier, uncommitted edit broke even when
+/// this step cannot alter it (docs/reward.md#d-what-is-counted): the importer is skipped and
+/// not listed, yet R_now is the full re-check's (`LANSER_CHECK_FULL=1`), and so is r.
+#[test]
+fn an_importer_an_earlier_edit_broke_is_still_counted_when_skipped() {
+    let (_t, ws) = repo_copy("srcpkg");
+    // The earlier edit, on disk and not committed: `convert` gets a required keyword, so the
+    // calls in intl.py and broken.py break (run-time errors HEAD does not have).
+    let rel = "src/shapes/units.py";
+    let units = ws.join(rel);
+    let text = std::fs::read_to_string(&units).unwrap();
+    let broke = text.replace(
+        "def convert(value: float, unit: str)",
+        "def convert(value: float, unit: str, *, exact: bool)",
+    );
+    assert_ne!(broke, text);
+    std::fs::write(&units, broke).unwrap();
+    // This step: a docstring, which no importer sees.
+    let doc = one_line_diff(
+        &ws,
+        rel,
+        "Round ``value`` to",
+        "Round ``value``, always, to",
+    );
+    let fast = check(&ws, &doc, &["--reward", "pr-v2"]);
+    let dir = tempfile::tempdir().unwrap();
+    let pf = dir.path().join("p.diff");
+    std::fs::write(&pf, &doc).unwrap();
+    let (p, w) = (pf.to_string_lossy(), ws.to_string_lossy());
+    let o = lanser()
+        .env("LANSER_CHECK_FULL", "1")
+        .args(["check", "--patch", &p, "--workspace", &w, "--json"])
+        .args(["--reward", "pr-v2"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let full = bundle(&o);
+    let skipped: Vec<&str> = fast["facts"]["checked"]["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert!(skipped.contains(&"src/shapes/intl.py"), "{}", fast["facts"]);
+    let listed = |b: &Value, path: &str| {
+        b["facts"]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["path"] == path)
+    };
+    assert!(!listed(&fast, "src/shapes/intl.py"), "{}", fast["facts"]);
+    assert!(listed(&full, "src/shapes/intl.py"), "{}", full["facts"]);
+    let inputs = |b: &Value| b["processReward"]["inputs"].clone();
+    assert!(
+        inputs(&full)["remaining"].as_u64().unwrap() >= 1,
+        "{}",
+        full["processReward"]
+    );
+    assert_eq!(inputs(&fast)["remaining"], inputs(&full)["remaining"]);
+    let reward = |b: &Value| {
+        let r = &b["processReward"];
+        (r["r"].clone(), r["components"].clone())
+    };
+    assert_eq!(reward(&fast), reward(&full));
+}

@@ -142,7 +142,7 @@ pub struct FileDelta {
 
 /// What a speculative check re-checked (docs/editing.md#what-is-re-checked): the changed
 /// files, the importers it re-checked, and the importers the change cannot alter, each with
-/// why (their diagnostics after are the ones before).
+/// why (not pulled: their diagnostics cannot change, and the answer does not list them).
 #[derive(JsonSchema, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
 pub struct Checked {
     /// The files the change edits.

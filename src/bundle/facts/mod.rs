@@ -225,9 +225,10 @@ pub struct PrepareRenameFacts {
 pub struct CheckFacts {
     /// The files the patch changes.
     pub patched: Vec<String>,
-    /// Per file (the patched ones and their importers), what the patch adds and removes.
+    /// Per file (the patched ones and the importers re-checked), what the patch adds and
+    /// removes. A skipped importer is not listed: its diagnostics cannot change.
     pub files: Vec<FileDelta>,
-    /// Error+warning diagnostics before and after the patch.
+    /// Error+warning diagnostics before and after the patch, in the files listed.
     pub before: u64,
     pub after: u64,
     /// Which importers were re-checked, and which the patch cannot alter.
