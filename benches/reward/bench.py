@@ -740,6 +740,17 @@ def report():
     print("\n".join(lines))
 
 
+def run_steps(steps: dict, out: Path | None = None):
+    """Run the step named on the command line, or every step in order (`all`, the default),
+    making `out` first."""
+    what = sys.argv[1] if len(sys.argv) > 1 else "all"
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    for name, f in steps.items():
+        if what in (name, "all"):
+            f()
+
+
 def main():
     steps = {"fetch": fetch, "generate": generate, "label": label, "score": score, "report": report}
     # Not in `all` (slow, CLI-bound; the first full run's figures are in git history, f7b2a5b):
@@ -750,9 +761,7 @@ def main():
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
     if what in extra:
         return extra[what]()
-    for name, f in steps.items():
-        if what in (name, "all"):
-            f()
+    run_steps(steps)
 
 
 if __name__ == "__main__":

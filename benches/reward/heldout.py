@@ -384,11 +384,7 @@ def cost(per_project: int = 3):
 def main():
     steps = {"split": split, "label": label, "score": score, "cost": cost,
              "calibrate": calibrate.main, "report": heldout_report.report}
-    what = sys.argv[1] if len(sys.argv) > 1 else "all"
-    OUT.mkdir(parents=True, exist_ok=True)
-    for name, f in steps.items():
-        if what in (name, "all"):
-            f()
+    bench.run_steps(steps, OUT)
 
 
 if __name__ == "__main__":

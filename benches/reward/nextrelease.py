@@ -235,12 +235,7 @@ def report():
 
 
 def main():
-    steps = {"fetch": fetch, "added": added, "label": label, "report": report}
-    what = sys.argv[1] if len(sys.argv) > 1 else "all"
-    OUT.mkdir(parents=True, exist_ok=True)
-    for name, f in steps.items():
-        if what in (name, "all"):
-            f()
+    bench.run_steps({"fetch": fetch, "added": added, "label": label, "report": report}, OUT)
 
 
 if __name__ == "__main__":

@@ -207,6 +207,16 @@ fn strings(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| s.to_string()).collect()
 }
 
+/// The command line of an applied rename of `convert` (src/shapes/units.py) to `name`.
+fn convert_renamed(case: &Case, name: &str) -> Vec<String> {
+    let w = case.ws.to_string_lossy().into_owned();
+    let line = line_with(&case.ws, "src/shapes/units.py", "def convert(");
+    let sel = format!("src/shapes/units.py@L{line}:convert");
+    let mut a = strings(&rename_args(&w, &sel, name));
+    a.extend(["--apply".into(), "--allow-dirty".into()]);
+    a
+}
+
 fn rename_case() -> Case {
     fn args(w: &str) -> Vec<String> {
         let ws = Path::new(w);
@@ -309,14 +319,7 @@ fn a_target_that_cannot_be_written_fails_the_whole_apply() {
 #[test]
 fn two_applies_racing_leave_one_of_them_whole() {
     let case = rename_case();
-    let w = case.ws.to_string_lossy().into_owned();
-    let line = line_with(&case.ws, "src/shapes/units.py", "def convert(");
-    let sel = format!("src/shapes/units.py@L{line}:convert");
-    let args = |name: &str| {
-        let mut a = strings(&rename_args(&w, &sel, name));
-        a.extend(["--apply".into(), "--allow-dirty".into()]);
-        a
-    };
+    let args = |name: &str| convert_renamed(&case, name);
     // The tree each rename alone gives.
     let alone = |name: &str| {
         case.reset();
@@ -360,6 +363,7 @@ fn two_applies_racing_leave_one_of_them_whole() {
         *outcomes.entry(format!("{codes:?}")).or_insert(0) += 1;
     }
     eprintln!("racing applies: {outcomes:?}");
+    let w = case.ws.to_string_lossy().into_owned();
     let r = run(&["locate", "src/shapes/geometry.py@L1:C1", "--workspace", &w]);
     assert!(r.status.success(), "{}", stderr(&r));
 }
@@ -373,14 +377,7 @@ fn two_applies_racing_leave_one_of_them_whole() {
 #[test]
 fn an_apply_landing_after_the_server_read_refuses_the_plan() {
     let case = rename_case();
-    let w = case.ws.to_string_lossy().into_owned();
-    let line = line_with(&case.ws, "src/shapes/units.py", "def convert(");
-    let sel = format!("src/shapes/units.py@L{line}:convert");
-    let args = |name: &str| {
-        let mut a = strings(&rename_args(&w, &sel, name));
-        a.extend(["--apply".into(), "--allow-dirty".into()]);
-        a
-    };
+    let args = |name: &str| convert_renamed(&case, name);
     let marks = tempfile::tempdir().unwrap();
     let go = marks.path().join("go");
     let waiting = marks.path().join("go.waiting");
