@@ -19,6 +19,28 @@ fn mixed_with_errors(dir: &std::path::Path) -> std::path::PathBuf {
     ws
 }
 
+/// A one-shot CLI bundle, untraced: a traced run records one server, so it would answer only
+/// one language.
+fn alone(ws: &std::path::Path, args: &[&str]) -> Value {
+    let o = lanser()
+        .args(args)
+        .arg("--workspace")
+        .arg(ws)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    bundle(&o)
+}
+
+/// A batch line that starts Pyright (a hover in the Python file).
+fn pyright_first(ws: &std::path::Path) -> String {
+    format!(
+        "{{\"cmd\":\"hover\",\"selector\":\"api/models.py@L{}:make_order\"}}",
+        line_with(ws, "api/models.py", "def make_order")
+    )
+}
+
 fn lines_of(o: &std::process::Output) -> Vec<Value> {
     assert!(o.status.success(), "{}", stderr(o));
     String::from_utf8_lossy(&o.stdout)
@@ -31,18 +53,7 @@ fn lines_of(o: &std::process::Output) -> Vec<Value> {
 fn a_two_language_request_after_another_server_started_is_answered_as_alone() {
     let dir = tempfile::tempdir().unwrap();
     let ws = mixed_with_errors(dir.path());
-    let w = ws.to_string_lossy().into_owned();
-    // Untraced: a traced run records one server, so it answers only one language.
-    let cli = |args: &[&str]| {
-        let o = lanser()
-            .args(args)
-            .args(["--workspace", &w, "--json"])
-            .output();
-        let o = o.unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        bundle(&o)
-    };
-    let alone = cli(&["diag", "web/app.ts", "api/models.py"]);
+    let alone = alone(&ws, &["diag", "web/app.ts", "api/models.py"]);
     assert_eq!(alone["status"], "ok", "{alone}");
     let sources: Vec<&str> = alone["facts"]["diagnostics"]
         .as_array()
@@ -53,10 +64,7 @@ fn a_two_language_request_after_another_server_started_is_answered_as_alone() {
         .collect();
     assert_eq!(sources, ["Pyright", "typescript"], "{alone}");
 
-    let hover = format!(
-        "{{\"cmd\":\"hover\",\"selector\":\"api/models.py@L{}:make_order\"}}",
-        line_with(&ws, "api/models.py", "def make_order")
-    );
+    let hover = pyright_first(&ws);
     let diag_line = r#"{"cmd":"diag","args":{"targets":["web/app.ts","api/models.py"]}}"#;
     // Pyright runs first; the diag goes to typescript-language-server (its first file's), and
     // the Python file is still checked by Pyright.
@@ -72,7 +80,6 @@ fn a_two_language_request_after_another_server_started_is_answered_as_alone() {
 fn a_two_language_patch_after_another_server_started_is_measured_as_alone() {
     let dir = tempfile::tempdir().unwrap();
     let ws = mixed_with_errors(dir.path());
-    let w = ws.to_string_lossy().into_owned();
     let patch = dir.path().join("both.diff");
     let diff = one_line_diff(&ws, "web/app.ts", "total: 3", "total: \"3\"")
         + &one_line_diff(
@@ -83,12 +90,7 @@ fn a_two_language_patch_after_another_server_started_is_measured_as_alone() {
         );
     std::fs::write(&patch, diff).unwrap();
     let p = patch.to_string_lossy().into_owned();
-    // Untraced: a traced run records one server, so it measures only one language.
-    let o = lanser()
-        .args(["check", "--patch", &p, "--workspace", &w, "--json"])
-        .output()
-        .unwrap();
-    let alone = bundle(&o);
+    let alone = alone(&ws, &["check", "--patch", &p]);
     assert_eq!(alone["status"], "ok", "{alone}");
     let patched = serde_json::json!(["web/app.ts", "api/models.py"]);
     assert_eq!(alone["facts"]["patched"], patched);
@@ -101,10 +103,7 @@ fn a_two_language_patch_after_another_server_started_is_measured_as_alone() {
         .collect();
     assert_eq!(added, ["api/models.py", "web/app.ts"], "{alone}");
 
-    let hover = format!(
-        "{{\"cmd\":\"hover\",\"selector\":\"api/models.py@L{}:make_order\"}}",
-        line_with(&ws, "api/models.py", "def make_order")
-    );
+    let hover = pyright_first(&ws);
     let check = serde_json::json!({"cmd": "check", "args": {"patch": p}}).to_string();
     let lines = lines_of(&batch_lines(&ws, &[&hover, &check]));
     assert_eq!(lines[1]["status"], "ok", "{}", lines[1]);
