@@ -77,6 +77,10 @@ pub struct Quirks {
     /// Resolves the workspace paths it finds against its working directory, not the root
     /// `initialize` names (cucumber-language-server's globs): lanser runs it in the root.
     pub root_cwd: bool,
+    /// Its hover on a function's name shows the return type it infers when none is declared,
+    /// `Unknown` where it cannot (Pyright): a speculative check compares them before and after
+    /// a changed body to skip the importers ([`crate::measure::inferred`]).
+    pub hover_infers: bool,
 }
 
 /// One quirk, as lanser.toml names it.
@@ -90,6 +94,7 @@ pub enum Quirk {
     OpenChanged,
     VenvPath,
     RootCwd,
+    HoverInfers,
 }
 
 impl Quirks {
@@ -102,6 +107,7 @@ impl Quirks {
         open_changed: false,
         venv_path: false,
         root_cwd: false,
+        hover_infers: false,
     };
     /// Pyright's, and basedpyright's.
     pub const PYRIGHT: Quirks = Quirks {
@@ -112,6 +118,7 @@ impl Quirks {
         open_changed: false,
         venv_path: false,
         root_cwd: false,
+        hover_infers: true,
     };
     /// vscode-langservers-extracted's servers'.
     pub const OPEN_TO_PULL: Quirks = Quirks {
@@ -150,6 +157,7 @@ impl Quirks {
             open_changed: list.contains(&Quirk::OpenChanged),
             venv_path: list.contains(&Quirk::VenvPath),
             root_cwd: list.contains(&Quirk::RootCwd),
+            hover_infers: list.contains(&Quirk::HoverInfers),
         }
     }
 

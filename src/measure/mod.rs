@@ -1,5 +1,6 @@
 //! What a change does, measured: the diagnostics it would bring (speculatively, in memory —
-//! [`speculate`], over the files [`scope`] says the change can alter), the errors that were already there at HEAD ([`baseline`]), what it can
+//! [`speculate`], over the files [`scope`] says the change can alter, asking the server the
+//! return types it infers where they decide it: [`inferred`]), the errors that were already there at HEAD ([`baseline`]), what it can
 //! reach and which tests cover it ([`impact`]), the structural terms of pr-v2
 //! ([`structural`]) and the test terms of pr-v2 and pr-v3 ([`tests_term`]).
 //!
@@ -11,6 +12,7 @@
 
 pub mod baseline;
 pub mod impact;
+pub mod inferred;
 pub mod scope;
 pub mod speculate;
 pub mod structural;

@@ -3,8 +3,10 @@
 //! (the others are not pulled at all: their diagnostics cannot change).
 //!
 //! For each changed Python module, [`crate::python::reach`] compares its surface before and
-//! after: nothing reaches an importer (comments, docstrings, bodies whose types cannot leak),
-//! or a set of names, or the rule cannot judge. An importer is re-checked when one of the
+//! after: nothing reaches an importer (comments, docstrings, bodies whose types cannot leak,
+//! bodies of functions without a declared return type whose inferred one the server reported
+//! unchanged — [`Settled`], asked by [`super::speculate`]), or a set of names, or the rule
+//! cannot judge. An importer is re-checked when one of the
 //! changed modules it imports cannot be judged, or changes names it has a star import for, or
 //! changes a name that occurs in its text as a word (anywhere: code, strings, comments — more
 //! than it uses, never less). A stub (`.pyi`), or a module with a stub beside it, is not
@@ -12,7 +14,7 @@
 
 use crate::bundle::facts::{Checked, Skipped};
 use crate::python::importers::{importers_of, Imported};
-use crate::python::reach::{reach, Reach};
+use crate::python::reach::{inferred, reach_settled, Inferred, Reach};
 use crate::python::surface::words;
 use crate::selector::resolve::Document;
 use crate::workspace::Workspace;
@@ -33,9 +35,32 @@ pub fn forced_full() -> bool {
     std::env::var("LANSER_CHECK_FULL").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// Per changed module, the functions whose changed body the server reported to infer the same
+/// return type before and after.
+pub type Settled = BTreeMap<String, Vec<Inferred>>;
+
+/// The functions whose inferred return types would decide what importers a change reaches
+/// (per changed module; none when `scope` re-checks every importer anyway).
+pub fn to_settle(changes: &[(Document, String)], scope: Scope) -> Settled {
+    if scope == Scope::Importers || forced_full() {
+        return Settled::new();
+    }
+    changes
+        .iter()
+        .filter(|(d, _)| d.rel.ends_with(".py") && !d.abs.with_extension("pyi").exists())
+        .map(|(d, new)| (d.rel.clone(), inferred(&d.text, new)))
+        .filter(|(_, found)| !found.is_empty())
+        .collect()
+}
+
 /// The files to pull for `changes` (the changed files and the importers to re-check, sorted)
 /// and what was checked and skipped.
-pub fn files(ws: &Workspace, changes: &[(Document, String)], scope: Scope) -> Checked {
+pub fn files(
+    ws: &Workspace,
+    changes: &[(Document, String)],
+    scope: Scope,
+    settled: &Settled,
+) -> Checked {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
     let found = importers_of(ws, &touched);
     let mut checked = Checked {
@@ -47,12 +72,16 @@ pub fn files(ws: &Workspace, changes: &[(Document, String)], scope: Scope) -> Ch
         checked.importers = found.into_keys().collect();
         return checked;
     }
+    let none = Vec::new();
     let reaches: BTreeMap<&str, Reach> = changes
         .iter()
-        .map(|(d, new)| (d.rel.as_str(), module_reach(d, new)))
+        .map(|(d, new)| {
+            let held = settled.get(&d.rel).unwrap_or(&none);
+            (d.rel.as_str(), module_reach(d, new, held))
+        })
         .collect();
     for (rel, imported) in found {
-        match skip_reason(&imported, &reaches) {
+        match skip_reason(&imported, &reaches, settled) {
             Some(reason) => checked.skipped.push(Skipped { path: rel, reason }),
             None => checked.importers.push(rel),
         }
@@ -60,25 +89,37 @@ pub fn files(ws: &Workspace, changes: &[(Document, String)], scope: Scope) -> Ch
     checked
 }
 
-/// What changing `doc` to `new` can alter for an importer.
-fn module_reach(doc: &Document, new: &str) -> Reach {
+/// What changing `doc` to `new` can alter for an importer (`held`: the functions whose
+/// inferred return types the server reported unchanged).
+fn module_reach(doc: &Document, new: &str, held: &[Inferred]) -> Reach {
     if doc.rel.ends_with(".pyi") {
         return Reach::Unknown("a stub changed".into());
     }
     if doc.abs.with_extension("pyi").exists() {
         return Reach::Unknown("a stub is beside the module".into());
     }
-    reach(&doc.text, new)
+    reach_settled(&doc.text, new, held)
 }
 
 /// Why `imported` needs no re-check, or `None` when it does.
-fn skip_reason(imported: &Imported, reaches: &BTreeMap<&str, Reach>) -> Option<String> {
+fn skip_reason(
+    imported: &Imported,
+    reaches: &BTreeMap<&str, Reach>,
+    settled: &Settled,
+) -> Option<String> {
     let mut words_of: Option<BTreeSet<String>> = None;
     let mut why = Vec::new();
     for m in &imported.modules {
         match reaches.get(m.as_str())? {
             Reach::Unknown(_) => return None,
-            Reach::Nothing => why.push(format!("{m}: its surface is unchanged")),
+            Reach::Nothing => why.push(match settled.get(m) {
+                Some(held) => format!(
+                    "{m}: its surface is unchanged (the server infers the same return type \
+                     for {})",
+                    listed(&held.iter().map(|h| h.name.clone()).collect())
+                ),
+                None => format!("{m}: its surface is unchanged"),
+            }),
             Reach::Names(_) if imported.star => return None,
             Reach::Names(names) => {
                 let words = words_of.get_or_insert_with(|| words(&imported.text).collect());
@@ -124,23 +165,27 @@ mod tests {
     fn an_importer_is_skipped_only_when_no_changed_name_reaches_it() {
         let names = |n: &[&str]| Reach::Names(n.iter().map(|s| s.to_string()).collect());
         let uses_f = imported("from pkg.m import f\nf()\n", false);
-        assert!(skip_reason(&uses_f, &reaches(Reach::Nothing))
+        let none = Settled::new();
+        assert!(skip_reason(&uses_f, &reaches(Reach::Nothing), &none)
             .unwrap()
             .contains("surface is unchanged"));
-        assert!(skip_reason(&uses_f, &reaches(names(&["g"])))
+        assert!(skip_reason(&uses_f, &reaches(names(&["g"])), &none)
             .unwrap()
             .contains("(g)"));
-        assert_eq!(skip_reason(&uses_f, &reaches(names(&["f"]))), None);
+        assert_eq!(skip_reason(&uses_f, &reaches(names(&["f"])), &none), None);
         // A name in a string annotation or a comment counts too.
         let in_string = imported("from pkg import m\nx: \"m.g\" = m.h()\n", false);
-        assert_eq!(skip_reason(&in_string, &reaches(names(&["g"]))), None);
+        assert_eq!(
+            skip_reason(&in_string, &reaches(names(&["g"])), &none),
+            None
+        );
         // A star import takes every changed name; an unjudged change re-checks everyone.
         let star = imported("from pkg.m import *\n", true);
-        assert_eq!(skip_reason(&star, &reaches(names(&["g"]))), None);
-        assert!(skip_reason(&star, &reaches(Reach::Nothing)).is_some());
+        assert_eq!(skip_reason(&star, &reaches(names(&["g"])), &none), None);
+        assert!(skip_reason(&star, &reaches(Reach::Nothing), &none).is_some());
         let unknown = reaches(Reach::Unknown("why".into()));
-        assert_eq!(skip_reason(&uses_f, &unknown), None);
+        assert_eq!(skip_reason(&uses_f, &unknown, &none), None);
         // A module the rule was not asked about is re-checked.
-        assert_eq!(skip_reason(&uses_f, &BTreeMap::new()), None);
+        assert_eq!(skip_reason(&uses_f, &BTreeMap::new(), &none), None);
     }
 }

@@ -6,7 +6,7 @@
 //! all), didChange back.
 //! Nothing is written to disk.
 
-use super::scope::Scope;
+use super::scope::{Scope, Settled};
 use crate::bundle::facts::{Checked, Diagnostic, FileDelta, Severity};
 use crate::error::Result;
 use crate::orchestrator::Cx;
@@ -135,36 +135,34 @@ pub async fn speculate(
     scope: Scope,
 ) -> Result<Speculation> {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
-    let checked = super::scope::files(cx.ws(), changes, scope);
-    // The changed files and the importers the change can alter, pulled before and after. A
-    // skipped importer is not pulled at all: its diagnostics cannot change, and pulling them
-    // would make Pyright check it (on Django, minutes for a module with hundreds of importers).
-    let mut files: Vec<String> = touched.clone();
-    files.extend(checked.importers.iter().cloned());
-    files.sort();
-    files.dedup();
+    let mut asked = match cx.server_def().quirks.hover_infers {
+        true => super::scope::to_settle(changes, scope),
+        false => Settled::new(),
+    };
+    if asked.values().map(Vec::len).sum::<usize>() > super::inferred::MAX_ASKED {
+        asked.clear();
+    }
     {
         let session = cx.session().await?;
         for (doc, _) in changes {
             session.sync_document(&path_to_uri(&doc.abs), doc);
         }
     }
+    if !asked.is_empty() {
+        return settling(cx, changes, scope, touched, &asked).await;
+    }
+    let checked = super::scope::files(cx.ws(), changes, scope, &Settled::new());
+    // The changed files and the importers the change can alter, pulled before and after. A
+    // skipped importer is not pulled at all: its diagnostics cannot change, and pulling them
+    // would make Pyright check it (on Django, minutes for a module with hundreds of importers).
+    let mut files = touched.clone();
+    files.extend(checked.importers.iter().cloned());
+    files.sort();
+    files.dedup();
     let before = pull(cx, &files).await?;
-    let swap = |cx: &Cx<'_>, to_new: bool| {
-        if let Some(session) = cx.started() {
-            for (doc, new) in changes {
-                let shown = if to_new {
-                    with_text(doc, new)
-                } else {
-                    doc.clone()
-                };
-                session.sync_document(&path_to_uri(&doc.abs), &shown);
-            }
-        }
-    };
-    swap(cx, true);
+    swap(cx, changes, true);
     let after = pull(cx, &files).await;
-    swap(cx, false);
+    swap(cx, changes, false);
     let after = after?;
     Ok(Speculation {
         touched,
@@ -173,6 +171,61 @@ pub async fn speculate(
         after,
         checked,
     })
+}
+
+/// [`speculate`] when inferred return types decide the importers: the changed files and the
+/// functions' signatures before, then after (when the importers to re-check are known, and
+/// pulled after), then the importers before.
+async fn settling(
+    cx: &mut Cx<'_>,
+    changes: &[(Document, String)],
+    scope: Scope,
+    touched: Vec<String>,
+    asked: &Settled,
+) -> Result<Speculation> {
+    let mut changed = touched.clone();
+    changed.sort();
+    changed.dedup();
+    let mut before = pull(cx, &changed).await?;
+    let shown_before = super::inferred::signatures(cx, changes, asked, false).await?;
+    swap(cx, changes, true);
+    let after = async {
+        let shown_after = super::inferred::signatures(cx, changes, asked, true).await?;
+        let held = super::inferred::held(asked, &shown_before, &shown_after);
+        let checked = super::scope::files(cx.ws(), changes, scope, &held);
+        let mut after = pull(cx, &changed).await?;
+        after.extend(pull(cx, &checked.importers).await?);
+        Ok::<_, crate::error::LanserError>((checked, after))
+    }
+    .await;
+    swap(cx, changes, false);
+    let (checked, after) = after?;
+    before.extend(pull(cx, &checked.importers).await?);
+    let mut files = touched.clone();
+    files.extend(checked.importers.iter().cloned());
+    files.sort();
+    files.dedup();
+    Ok(Speculation {
+        touched,
+        files,
+        before,
+        after,
+        checked,
+    })
+}
+
+/// Show the server the changed texts (`to_new`) or the originals again.
+fn swap(cx: &Cx<'_>, changes: &[(Document, String)], to_new: bool) {
+    if let Some(session) = cx.started() {
+        for (doc, new) in changes {
+            let shown = if to_new {
+                with_text(doc, new)
+            } else {
+                doc.clone()
+            };
+            session.sync_document(&path_to_uri(&doc.abs), &shown);
+        }
+    }
 }
 
 /// `doc` with other text (same path), for the server's in-memory copy.

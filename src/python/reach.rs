@@ -4,13 +4,15 @@
 //!
 //! The top-level statements of the two texts are aligned by their shapes (a longest common
 //! subsequence, so order counts). A statement outside it changed, and so did one whose leaking
-//! function body changed: the names they bind are changed. Then every statement whose
+//! function body changed — unless the body leaks only through its inferred return type and the
+//! server reported the same type for it before and after ([`inferred`] lists those functions,
+//! [`reach_settled`] takes the ones whose type held): the names they bind are changed. Then every statement whose
 //! visible types use a changed name (a signature, a base, an assigned value, an unannotated
 //! function's body) binds changed names too, until nothing is added. A changed star import,
 //! a changed statement that is no definition, assignment or import (module-level code with
 //! its side effects), `__all__` and a module `__getattr__` are for the full re-check.
 
-use super::surface::{statements, Kind, Statement};
+use super::surface::{statements, Body, Kind, Leak, Statement};
 use std::collections::BTreeSet;
 
 /// What an importer of a changed module may see changed.
@@ -27,8 +29,49 @@ pub enum Reach {
 /// Statements longer than this on either side are not aligned (the table is quadratic).
 const MAX_STATEMENTS: usize = 4000;
 
+/// A function whose body changed and whose type reaches importers only through the return
+/// type inferred from its body: where its name is in the text before and after.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Inferred {
+    pub name: String,
+    pub before: usize,
+    pub after: usize,
+}
+
 /// Compare a module's text `before` and `after` a change.
 pub fn reach(before: &str, after: &str) -> Reach {
+    reach_settled(before, after, &[])
+}
+
+/// The functions of aligned statements whose bodies changed and leak only through their
+/// inferred return types (empty when the texts do not parse).
+pub fn inferred(before: &str, after: &str) -> Vec<Inferred> {
+    let (Some(a), Some(b)) = (statements(before), statements(after)) else {
+        return Vec::new();
+    };
+    if a.len() > MAX_STATEMENTS || b.len() > MAX_STATEMENTS {
+        return Vec::new();
+    }
+    let (same_a, _) = aligned(&a, &b);
+    let mut out = Vec::new();
+    for (i, s) in a.iter().enumerate() {
+        let Some(j) = same_a[i] else { continue };
+        for (p, q) in s.bodies.iter().zip(&b[j].bodies) {
+            if p.shape != q.shape && p.leak == Leak::Inferred && q.leak == Leak::Inferred {
+                out.push(Inferred {
+                    name: q.name.clone(),
+                    before: p.name_at,
+                    after: q.name_at,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// [`reach`], where the functions in `settled` (from [`inferred`]) kept their inferred return
+/// types: their changed bodies reach no importer.
+pub fn reach_settled(before: &str, after: &str, settled: &[Inferred]) -> Reach {
     let (Some(a), Some(b)) = (statements(before), statements(after)) else {
         return Reach::Unknown("the module does not parse cleanly".into());
     };
@@ -38,12 +81,12 @@ pub fn reach(before: &str, after: &str) -> Reach {
     let (same_a, same_b) = aligned(&a, &b);
     let mut changed: Vec<&Statement> = Vec::new();
     for (i, s) in a.iter().enumerate() {
-        if !same_a[i].is_some_and(|j| same_bodies(s, &b[j])) {
+        if !same_a[i].is_some_and(|j| same_bodies(s, &b[j], settled)) {
             changed.push(s);
         }
     }
     for (j, s) in b.iter().enumerate() {
-        if !same_b[j].is_some_and(|i| same_bodies(&a[i], s)) {
+        if !same_b[j].is_some_and(|i| same_bodies(&a[i], s, settled)) {
             changed.push(s);
         }
     }
@@ -72,12 +115,19 @@ pub fn reach(before: &str, after: &str) -> Reach {
     Reach::Names(names)
 }
 
-/// Whether the aligned statements `x` and `y` differ in no leaking body.
-fn same_bodies(x: &Statement, y: &Statement) -> bool {
-    x.bodies
-        .iter()
-        .zip(&y.bodies)
-        .all(|(p, q)| p.shape == q.shape || !(p.leaks || q.leaks))
+/// Whether the aligned statements `x` and `y` differ in no leaking body (a body whose inferred
+/// return type held, as `settled` says, does not count).
+fn same_bodies(x: &Statement, y: &Statement, settled: &[Inferred]) -> bool {
+    let held = |p: &Body, q: &Body| {
+        p.leak == Leak::Inferred
+            && q.leak == Leak::Inferred
+            && settled
+                .iter()
+                .any(|s| s.before == p.name_at && s.after == q.name_at)
+    };
+    x.bodies.iter().zip(&y.bodies).all(|(p, q)| {
+        p.shape == q.shape || (p.leak == Leak::No && q.leak == Leak::No) || held(p, q)
+    })
 }
 
 /// Why a changed statement is beyond the rule, if it is.
@@ -174,6 +224,35 @@ mod tests {
             reach(d, &d.replace("print(1)", "self.x = 1")),
             names(&["C"])
         );
+    }
+
+    #[test]
+    fn a_body_whose_inferred_type_held_reaches_nothing() {
+        let a = "def g(x: int):\n    return x\n\ny = g(1)\n\nclass C:\n    def m(self):\n        return 1\n";
+        let b = a.replace("    return x\n", "    z = 1\n    return x\n");
+        assert_eq!(reach(a, &b), names(&["g", "y"]));
+        let found = inferred(a, &b);
+        let g = Inferred {
+            name: "g".into(),
+            before: 4,
+            after: 4,
+        };
+        assert_eq!(found, std::slice::from_ref(&g));
+        assert_eq!(reach_settled(a, &b, &found), Reach::Nothing);
+        // Each function is settled apart; a method is one too.
+        let c = b.replace("return 1", "return 2");
+        let found = inferred(a, &c);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[1].name, "m");
+        assert_eq!(reach_settled(a, &c, &[g]), names(&["C"]));
+        assert_eq!(reach_settled(a, &c, &found), Reach::Nothing);
+        // A method that declares attributes, and a declared body, are not asked about.
+        let d = "class D:\n    def m(self):\n        self.x = 1\n\ndef h() -> int:\n    return 1\n";
+        let e = d
+            .replace("self.x = 1", "self.x = 2")
+            .replace("return 1", "return 2");
+        assert!(inferred(d, &e).is_empty());
+        assert_eq!(reach_settled(d, &e, &inferred(d, &e)), names(&["D"]));
     }
 
     #[test]

@@ -2,10 +2,12 @@
 //! with the bodies of functions left out — decorators, signatures (annotations, defaults),
 //! class bases and class-level statements, assignments, imports, `__all__` — each normalized
 //! to its syntax tree's shape (comments and docstrings dropped, indentation kept as nesting).
-//! Each function body is kept apart, normalized the same way, with whether its type can reach
-//! an importer ([`Body::leaks`]): a function without a declared return type (its inferred one
-//! follows the body), a method that assigns attributes of its first parameter (instance and
-//! class attributes are declared there), a body with a `global` statement.
+//! Each function body is kept apart, normalized the same way, with how its type can reach an
+//! importer ([`Body::leak`]): through the return type a function without a declared one infers
+//! from its body ([`Leak::Inferred`]: the server can tell whether it changed), or beyond what a
+//! server reports of the function — a method that assigns attributes of its first parameter
+//! (instance and class attributes are declared there), a protocol's stub body, a body with a
+//! `global` statement ([`Leak::Yes`]).
 //!
 //! [`super::reach`] compares two surfaces of a module to tell which names an importer may see
 //! changed.
@@ -29,13 +31,29 @@ pub enum Kind {
     Other,
 }
 
+/// How a function body can change a type an importer sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leak {
+    /// It cannot: the return type is declared, and nothing else of the body is visible.
+    No,
+    /// Only through the return type inferred from it (no declared one), which the server
+    /// reports for the function's name.
+    Inferred,
+    /// In ways the function's own type does not show (attributes of `self`, `global`, a stub
+    /// body that makes a member unimplemented).
+    Yes,
+}
+
 /// One function body inside a top-level statement (bodies nested in it are part of it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Body {
     /// The body's normalized shape.
     pub shape: String,
-    /// Whether the body can change a type an importer sees.
-    pub leaks: bool,
+    /// How the body can change a type an importer sees.
+    pub leak: Leak,
+    /// The function's name and the byte offset of that name in the module's text.
+    pub name: String,
+    pub name_at: usize,
 }
 
 /// One top-level statement of a module.
@@ -125,7 +143,7 @@ fn statement(n: Node, src: &[u8]) -> Statement {
     };
     let mut uses = walk.uses;
     for b in &walk.bodies {
-        if b.leaks || kind == Kind::Other {
+        if b.leak != Leak::No || kind == Kind::Other {
             uses.extend(b.names.iter().cloned());
         }
     }
@@ -139,7 +157,9 @@ fn statement(n: Node, src: &[u8]) -> Statement {
             .into_iter()
             .map(|b| Body {
                 shape: b.shape,
-                leaks: b.leaks,
+                leak: b.leak,
+                name: b.name,
+                name_at: b.name_at,
             })
             .collect(),
     }
@@ -270,7 +290,9 @@ fn text(n: Node, src: &[u8]) -> String {
 struct Found {
     shape: String,
     names: BTreeSet<String>,
-    leaks: bool,
+    leak: Leak,
+    name: String,
+    name_at: usize,
 }
 
 /// The walk over one top-level statement: its shape (bodies elided), its names, its bodies.
@@ -345,11 +367,13 @@ impl Walk<'_> {
         let mut shape = String::new();
         let mut names = BTreeSet::new();
         plain(body, self.src, &mut shape, &mut names);
-        let leaks = leaks(n, body, method, self.src);
+        let leak = leak(n, body, method, self.src);
         self.bodies.push(Found {
             shape,
             names,
-            leaks,
+            leak,
+            name: name.map(|n| text(n, self.src)).unwrap_or_default(),
+            name_at: name.map_or(n.start_byte(), |n| n.start_byte()),
         });
     }
 }
@@ -397,26 +421,24 @@ fn plain(n: Node, src: &[u8], shape: &mut String, names: &mut BTreeSet<String>) 
     shape.push(')');
 }
 
-/// Whether the body of function `f` can change a type outside it.
-fn leaks(f: Node, body: Node, method: bool, src: &[u8]) -> bool {
+/// How the body of function `f` can change a type outside it.
+fn leak(f: Node, body: Node, method: bool, src: &[u8]) -> Leak {
     let name = f
         .child_by_field_name("name")
         .map(|n| text(n, src))
         .unwrap_or_default();
     let declared = f.child_by_field_name("return_type").is_some() || name == "__init__";
-    if !declared || has_kind(body, "global_statement") {
-        return true;
-    }
-    if !method {
-        return false;
+    if has_kind(body, "global_statement") {
+        return Leak::Yes;
     }
     // A protocol's or an abstract base's member is unimplemented by a stub body.
-    if stub_body(body) {
-        return true;
-    }
-    match first_parameter(f, src) {
-        Some(p) => assigns_attribute_of(body, &p, src),
-        None => false,
+    let beyond = method
+        && (stub_body(body)
+            || first_parameter(f, src).is_some_and(|p| assigns_attribute_of(body, &p, src)));
+    match (beyond, declared) {
+        (true, _) => Leak::Yes,
+        (false, false) => Leak::Inferred,
+        (false, true) => Leak::No,
     }
 }
 

@@ -7,7 +7,9 @@
 //! and annotated-body changes skip every importer; an unannotated function whose inferred
 //! return type changes, a changed return type, an attribute an `__init__` declares re-check
 //! the importers naming them (and star importers); `__all__`, a star import, module-level
-//! code and a stub beside the module re-check every importer.
+//! code and a stub beside the module re-check every importer. An unannotated function's body
+//! whose return type Pyright shows unchanged skips them; one whose type it shows changed, or
+//! shows as `Unknown` (re-inferred per call site), re-checks them.
 
 use crate::support::*;
 use serde_json::Value;
@@ -40,6 +42,14 @@ def make(side: int) -> Shape:
 
 def guess(x):
     return x + 1
+
+
+def pick(a, b):
+    return a
+
+
+def label(s: Shape):
+    return "side " + str(s.side)
 "#;
 
 const FILES: &[(&str, &str)] = &[
@@ -52,7 +62,11 @@ const FILES: &[(&str, &str)] = &[
     ),
     (
         "app/uses_guess.py",
-        "from lib import core\n\nn: int = core.guess(1)\n",
+        "from lib import core\n\nn: int = core.guess(1)\nm: int = core.pick(1, \"s\")\n",
+    ),
+    (
+        "app/uses_label.py",
+        "from lib.core import Shape, label\n\ntext: str = label(Shape(1))\n",
     ),
     (
         "app/uses_make.py",
@@ -78,6 +92,7 @@ const IMPORTERS: &[&str] = &[
     "app/star.py",
     "app/uses_area.py",
     "app/uses_guess.py",
+    "app/uses_label.py",
     "app/uses_limit.py",
     "app/uses_make.py",
 ];
@@ -133,7 +148,12 @@ const CASES: &[Case] = &[
         rel: "lib/core.py",
         old: "        self.side = side",
         new: "        self.side = str(side)",
-        rechecked: &["app/star.py", "app/uses_area.py", "app/uses_make.py"],
+        rechecked: &[
+            "app/star.py",
+            "app/uses_area.py",
+            "app/uses_label.py",
+            "app/uses_make.py",
+        ],
     },
     Case {
         name: "__all__",
@@ -162,6 +182,27 @@ const CASES: &[Case] = &[
         old: "    # halves",
         new: "    # halves it",
         rechecked: &["app/uses_typed.py"],
+    },
+    Case {
+        name: "unannotated body whose inferred return type holds",
+        rel: "lib/core.py",
+        old: "    return \"side \" + str(s.side)",
+        new: "    tag = \"side \"\n    return tag + str(s.side)",
+        rechecked: &[],
+    },
+    Case {
+        name: "unannotated body whose inferred return type changes, known before and after",
+        rel: "lib/core.py",
+        old: "    return \"side \" + str(s.side)",
+        new: "    return s.side",
+        rechecked: &["app/star.py", "app/uses_label.py"],
+    },
+    Case {
+        name: "unannotated body whose return type is inferred per call (Unknown)",
+        rel: "lib/core.py",
+        old: "def pick(a, b):\n    return a",
+        new: "def pick(a, b):\n    return b",
+        rechecked: &["app/star.py", "app/uses_guess.py"],
     },
 ];
 
@@ -318,6 +359,9 @@ fn a_skipped_importer_is_one_the_full_recheck_finds_unchanged() {
     assert!(added(&fast[4], "app/uses_area.py") > 0, "{}", fast[4]);
     assert!(added(&fast[5], "app/uses_make.py") > 0, "{}", fast[5]);
     assert!(added(&fast[6], "app/star.py") > 0, "{}", fast[6]);
+    assert!(added(&fast[11], "app/uses_label.py") > 0, "{}", fast[11]);
+    // The hover shows `-> Unknown` before and after; the call site's type changed.
+    assert!(added(&fast[12], "app/uses_guess.py") > 0, "{}", fast[12]);
     // A skipped importer is not pulled: its error (there before, and after) is counted in the
     // full answer only.
     let count = |b: &Value, k: &str| b["facts"][k].as_u64().unwrap();
@@ -338,4 +382,11 @@ fn a_skipped_importer_is_one_the_full_recheck_finds_unchanged() {
         .as_str()
         .unwrap();
     assert!(reason.contains("surface is unchanged"), "{reason}");
+    let reason = fast[10]["facts"]["checked"]["skipped"][0]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("infers the same return type for label"),
+        "{reason}"
+    );
 }

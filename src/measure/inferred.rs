@@ -1,0 +1,171 @@
+//! The return types a server infers for functions without a declared one, read from its hover
+//! on the function's name (Pyright: `(function) def f(x: int) -> list[str]`), asked before and
+//! after a change: a changed body whose function the server shows with the same signature both
+//! times reaches no importer through it (docs/editing.md#what-is-re-checked).
+//!
+//! A signature counts only when its return type is free of `Unknown`: where Pyright cannot
+//! infer a return type fully, it infers it again at each call site from the arguments given,
+//! which no hover of the function shows. Only servers whose definition declares the quirk
+//! (`hover-infers`: the built-in Pyrights) are asked; others' hovers need not show inferred
+//! types at all.
+
+use super::scope::Settled;
+use super::speculate::with_text;
+use crate::error::Result;
+use crate::lsp::typed;
+use crate::orchestrator::Cx;
+use crate::selector::resolve::Document;
+use lsp_types::request::HoverRequest;
+use lsp_types::HoverParams;
+use serde_json::Value;
+
+/// Most functions asked about per change (two hovers each); beyond it, none is.
+pub const MAX_ASKED: usize = 16;
+
+/// The signatures the server shows for the functions of `asked` in each changed document:
+/// as the text is before the change (`after` false) or after it. The session must hold that
+/// text.
+pub async fn signatures(
+    cx: &mut Cx<'_>,
+    changes: &[(Document, String)],
+    asked: &Settled,
+    after: bool,
+) -> Result<Vec<Option<String>>> {
+    let mut out = Vec::new();
+    for (doc, new) in changes {
+        let Some(functions) = asked.get(&doc.rel) else {
+            continue;
+        };
+        let shown = if after {
+            with_text(doc, new)
+        } else {
+            doc.clone()
+        };
+        for f in functions {
+            let at = if after { f.after } else { f.before };
+            let session = cx.session().await?;
+            let hover = session
+                .request::<HoverRequest>(HoverParams {
+                    text_document_position_params: typed::at(&shown, at, session.encoding)?,
+                    work_done_progress_params: Default::default(),
+                })
+                .await?;
+            out.push(signature(&typed::json(&hover)));
+        }
+    }
+    Ok(out)
+}
+
+/// The functions of `asked` (in [`signatures`]' order) whose signature is the same trusted
+/// text before and after.
+pub fn held(asked: &Settled, before: &[Option<String>], after: &[Option<String>]) -> Settled {
+    let mut shown = before.iter().zip(after);
+    let mut out = Settled::new();
+    for (rel, functions) in asked {
+        for f in functions {
+            let Some((Some(b), Some(a))) = shown.next() else {
+                continue;
+            };
+            if b == a && trusted(b) {
+                out.entry(rel.clone()).or_default().push(f.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The first code block of a hover, its whitespace collapsed.
+fn signature(hover: &Value) -> Option<String> {
+    let text = hover["contents"]["value"]
+        .as_str()
+        .or(hover["contents"].as_str())?;
+    let block = text.split("```").nth(1)?;
+    let block = block.strip_prefix("python").unwrap_or(block);
+    let sig = block.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!sig.is_empty()).then_some(sig)
+}
+
+/// Whether the return type in `sig` (after its parameter list; all of it when it has none) is
+/// free of `Unknown`.
+fn trusted(sig: &str) -> bool {
+    let ret = match sig.find('(').filter(|_| sig.contains(" def ")) {
+        Some(_) => match after_parameters(sig) {
+            Some(rest) => rest,
+            None => return false,
+        },
+        None => sig,
+    };
+    !crate::python::surface::words(ret).any(|w| w == "Unknown")
+}
+
+/// What follows the parameter list of the `def` in `sig`.
+fn after_parameters(sig: &str) -> Option<&str> {
+    let start = sig.find(" def ")? + 5;
+    let open = start + sig[start..].find('(')?;
+    let mut depth = 0usize;
+    for (i, c) in sig[open..].char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(&sig[open + i + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::python::reach::Inferred;
+    use serde_json::json;
+
+    fn hover(code: &str) -> Value {
+        json!({"contents": {"kind": "markdown", "value": format!("```python\n{code}\n```\n---\nDoc.")}})
+    }
+
+    #[test]
+    fn a_signature_counts_when_its_return_type_is_known() {
+        let sig = |c: &str| signature(&hover(c)).unwrap();
+        let g = sig("(function) def g(\n    x: Unknown,\n    y: int = 1\n) -> list[str]");
+        assert_eq!(g, "(function) def g( x: Unknown, y: int = 1 ) -> list[str]");
+        assert!(trusted(&g), "unknown parameters do not matter");
+        assert!(!trusted(&sig("(function) def f(x: Unknown) -> Unknown")));
+        assert!(!trusted(&sig(
+            "(method) def m(self: Self@C, a: int) -> dict[str, Unknown]"
+        )));
+        assert!(!trusted(&sig(
+            "(function) def w(f: int) -> ((x: int) -> Unknown)"
+        )));
+        assert!(trusted(&sig("(property) p: int")));
+        assert!(!trusted(&sig("(variable) v: Unknown")));
+        assert!(trusted(&sig("(function) def u() -> UnknownError")));
+        assert_eq!(signature(&json!({"contents": ""})), None);
+    }
+
+    #[test]
+    fn held_keeps_the_functions_shown_the_same() {
+        let f = |name: &str| Inferred {
+            name: name.into(),
+            before: 0,
+            after: 0,
+        };
+        let asked = Settled::from([
+            ("a.py".to_string(), vec![f("one"), f("two")]),
+            ("b.py".to_string(), vec![f("three")]),
+        ]);
+        let s = |t: &str| Some(t.to_string());
+        let before = [
+            s("def one() -> int"),
+            s("def two() -> int"),
+            s("def three() -> str"),
+        ];
+        let after = [s("def one() -> int"), s("def two() -> str"), None];
+        let held = held(&asked, &before, &after);
+        assert_eq!(held, Settled::from([("a.py".to_string(), vec![f("one")])]));
+    }
+}
