@@ -390,3 +390,75 @@ fn a_skipped_importer_is_one_the_full_recheck_finds_unchanged() {
         "{reason}"
     );
 }
+
+/// The skip the server's inferred type allows answers alike from every route: an MCP call (the
+/// diff inline), the SDK (`check(diff)`), the CLI through the warm daemon and in-process, and a
+/// batch line, on the file the MCP call wrote the diff to.
+#[test]
+fn an_inferred_type_skip_answers_alike_from_every_route() {
+    let w = crate::daemon::Warm::new("flat");
+    std::fs::write(
+        w.ws.join("tags.py"),
+        "from models import User\n\n\ndef label(user: User):\n    return \"user \" + user.name\n",
+    )
+    .unwrap();
+    std::fs::write(
+        w.ws.join("badge.py"),
+        "from models import User\nfrom tags import label\n\n\ndef badge(u: User) -> str:\n    return label(u)\n",
+    )
+    .unwrap();
+    let diff = "--- a/tags.py\n+++ b/tags.py\n@@ -4,2 +4,3 @@\n def label(user: User):\n-    return \"user \" + user.name\n+    prefix = \"user \"\n+    return prefix + user.name\n";
+    let mcp = mcp_session(
+        w.cmd(&["mcp"]),
+        &[("check", serde_json::json!({"patch": diff}))],
+    );
+    assert_eq!(mcp[0]["isError"], false, "{}", mcp[0]);
+    let b = &mcp[0]["structuredContent"];
+    assert_eq!(
+        strings(&b["facts"]["checked"]["importers"]),
+        Vec::<String>::new()
+    );
+    let reason = b["facts"]["checked"]["skipped"][0]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("infers the same return type for label"),
+        "{b}"
+    );
+    let text = b.to_string();
+    let patch = b["request"]["args"]["patch"].as_str().unwrap().to_string();
+    let args = ["check", "--patch", patch.as_str(), "--json"];
+    let line = |o: &std::process::Output| {
+        assert!(o.status.success(), "{}", stderr(o));
+        stdout(o).trim_end().to_string()
+    };
+    assert_eq!(line(&w.run(&args)), text, "daemon");
+    let alone = w.cmd(&args).env("LANSER_NO_DAEMON", "1").output().unwrap();
+    assert_eq!(line(&alone), text, "in-process");
+    let mut h = Harness::spawn({
+        let mut c = w.cmd(&["batch", "--in", "-", "--out", "-"]);
+        c.env("LANSER_NO_DAEMON", "1");
+        c
+    });
+    let got = h.ask(&serde_json::json!({"cmd": "check", "args": {"patch": patch}}).to_string());
+    assert!(h.finish().success());
+    assert_eq!(got.to_string(), text, "batch");
+    let script = "import sys\nfrom lanser import Lanser\nwith Lanser(sys.argv[1], lanser_bin=sys.argv[2]) as l:\n    print(l.check(sys.argv[3]).line)\n";
+    let like = w.cmd(&[]);
+    let mut py = std::process::Command::new(python());
+    for (k, v) in like.get_envs() {
+        match v {
+            Some(v) => py.env(k, v),
+            None => py.env_remove(k),
+        };
+    }
+    let o = py
+        .args(["-c", script])
+        .arg(&w.ws)
+        .arg(env!("CARGO_BIN_EXE_lanser"))
+        .arg(diff)
+        .env("PYTHONPATH", repo().join("python"))
+        .output()
+        .unwrap();
+    assert_eq!(line(&o), text, "sdk");
+}
