@@ -24,7 +24,8 @@ pub const MAX_ASKED: usize = 16;
 
 /// The signatures the server shows for the functions of `asked` in each changed document:
 /// as the text is before the change (`after` false) or after it. The session must hold that
-/// text.
+/// text. A hover that fails or shows nothing is `None` (that function is not settled: its
+/// importers are re-checked); only a server that cannot be reached fails the check.
 pub async fn signatures(
     cx: &mut Cx<'_>,
     changes: &[(Document, String)],
@@ -44,13 +45,17 @@ pub async fn signatures(
         for f in functions {
             let at = if after { f.after } else { f.before };
             let session = cx.session().await?;
+            let Ok(position) = typed::at(&shown, at, session.encoding) else {
+                out.push(None);
+                continue;
+            };
             let hover = session
                 .request::<HoverRequest>(HoverParams {
-                    text_document_position_params: typed::at(&shown, at, session.encoding)?,
+                    text_document_position_params: position,
                     work_done_progress_params: Default::default(),
                 })
-                .await?;
-            out.push(signature(&typed::json(&hover)));
+                .await;
+            out.push(hover.ok().and_then(|h| signature(&typed::json(&h))));
         }
     }
     Ok(out)

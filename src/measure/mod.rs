@@ -1,8 +1,9 @@
 //! What a change does, measured: the diagnostics it would bring (speculatively, in memory —
 //! [`speculate`], over the files [`scope`] says the change can alter, asking the server the
-//! return types it infers where they decide it: [`inferred`]), the errors that were already there at HEAD ([`baseline`]), what it can
-//! reach and which tests cover it ([`impact`]), the structural terms of pr-v2
-//! ([`structural`]) and the test terms of pr-v2 and pr-v3 ([`tests_term`]).
+//! return types it infers where they decide it: [`inferred`]), the errors that were already
+//! there at HEAD ([`baseline`]), what it can reach and which tests cover it ([`impact`]), the
+//! structural terms of pr-v2 ([`structural`]) and the test terms of pr-v2 and pr-v3
+//! ([`tests_term`]).
 //!
 //! Operations (`check`, `impact`, `tests`, the mutations' previews) and the process reward
 //! read these; nothing here is an operation or knows about bundles beyond the reward's
