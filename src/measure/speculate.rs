@@ -155,10 +155,7 @@ pub async fn speculate(
     // The changed files and the importers the change can alter, pulled before and after. A
     // skipped importer is not pulled at all: its diagnostics cannot change, and pulling them
     // would make Pyright check it (on Django, minutes for a module with hundreds of importers).
-    let mut files = touched.clone();
-    files.extend(checked.importers.iter().cloned());
-    files.sort();
-    files.dedup();
+    let files = pulled(&touched, &checked);
     let before = pull(cx, &files).await?;
     swap(cx, changes, true);
     let after = pull(cx, &files).await;
@@ -173,6 +170,15 @@ pub async fn speculate(
     })
 }
 
+/// The files a speculation pulls: the changed ones and the importers re-checked, sorted.
+fn pulled(touched: &[String], checked: &Checked) -> Vec<String> {
+    let mut files = touched.to_vec();
+    files.extend(checked.importers.iter().cloned());
+    files.sort();
+    files.dedup();
+    files
+}
+
 /// [`speculate`] when inferred return types decide the importers: the changed files and the
 /// functions' signatures before, then after (when the importers to re-check are known, and
 /// pulled after), then the importers before.
@@ -183,9 +189,7 @@ async fn settling(
     touched: Vec<String>,
     asked: &Settled,
 ) -> Result<Speculation> {
-    let mut changed = touched.clone();
-    changed.sort();
-    changed.dedup();
+    let changed = pulled(&touched, &Checked::default());
     let mut before = pull(cx, &changed).await?;
     let shown_before = super::inferred::signatures(cx, changes, asked, false).await?;
     swap(cx, changes, true);
@@ -201,13 +205,9 @@ async fn settling(
     swap(cx, changes, false);
     let (checked, after) = after?;
     before.extend(pull(cx, &checked.importers).await?);
-    let mut files = touched.clone();
-    files.extend(checked.importers.iter().cloned());
-    files.sort();
-    files.dedup();
     Ok(Speculation {
+        files: pulled(&touched, &checked),
         touched,
-        files,
         before,
         after,
         checked,

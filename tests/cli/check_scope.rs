@@ -445,19 +445,12 @@ fn an_inferred_type_skip_answers_alike_from_every_route() {
     assert_eq!(got.to_string(), text, "batch");
     let script = "import sys\nfrom lanser import Lanser\nwith Lanser(sys.argv[1], lanser_bin=sys.argv[2]) as l:\n    print(l.check(sys.argv[3]).line)\n";
     let like = w.cmd(&[]);
-    let mut py = std::process::Command::new(python());
-    for (k, v) in like.get_envs() {
-        match v {
-            Some(v) => py.env(k, v),
-            None => py.env_remove(k),
-        };
-    }
+    let mut py = sdk_python(&like);
     let o = py
         .args(["-c", script])
         .arg(&w.ws)
         .arg(env!("CARGO_BIN_EXE_lanser"))
         .arg(diff)
-        .env("PYTHONPATH", repo().join("python"))
         .output()
         .unwrap();
     assert_eq!(line(&o), text, "sdk");

@@ -55,19 +55,12 @@ fn labels(b: &Value, key: &str) -> Vec<String> {
 fn sdk_complete(like: &Command, ws: &Path, sel: &str) -> String {
     let script = "import sys\nfrom lanser.client import Lanser\n\
         with Lanser(sys.argv[1], lanser_bin=sys.argv[2]) as l:\n    print(l.complete(sys.argv[3]).line)\n";
-    let mut py = Command::new(python());
-    for (k, v) in like.get_envs() {
-        match v {
-            Some(v) => py.env(k, v),
-            None => py.env_remove(k),
-        };
-    }
+    let mut py = sdk_python(like);
     let o = py
         .args(["-c", script])
         .arg(ws)
         .arg(env!("CARGO_BIN_EXE_lanser"))
         .arg(sel)
-        .env("PYTHONPATH", repo().join("python"))
         .output()
         .unwrap();
     assert!(o.status.success(), "sdk: {}", stderr(&o));

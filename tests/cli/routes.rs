@@ -8,7 +8,6 @@ use crate::daemon::Warm;
 use crate::mutations::snapshot;
 use crate::support::*;
 use serde_json::{json, Value};
-use std::process::Command;
 
 const GEOMETRY: &str = "src/shapes/geometry.py";
 const UNITS: &str = "src/shapes/units.py";
@@ -90,18 +89,11 @@ fn sdk(w: &Warm, asks: &[Ask]) -> Vec<String> {
         );
     }
     let like = w.cmd(&[]);
-    let mut py = Command::new(python());
-    for (k, v) in like.get_envs() {
-        match v {
-            Some(v) => py.env(k, v),
-            None => py.env_remove(k),
-        };
-    }
+    let mut py = sdk_python(&like);
     let o = py
         .args(["-c", &script])
         .arg(&w.ws)
         .arg(env!("CARGO_BIN_EXE_lanser"))
-        .env("PYTHONPATH", repo().join("python"))
         .output()
         .unwrap();
     assert!(o.status.success(), "sdk: {}", stderr(&o));

@@ -375,6 +375,20 @@ pub fn python() -> &'static Path {
     })
 }
 
+/// The pinned Python, with the environment `like` sets (its LANSER_HOME, VIRTUAL_ENV, …) and
+/// `PYTHONPATH` at the SDK: for a script that drives lanser through the SDK as `like` would.
+pub fn sdk_python(like: &Command) -> Command {
+    let mut py = Command::new(python());
+    for (k, v) in like.get_envs() {
+        match v {
+            Some(v) => py.env(k, v),
+            None => py.env_remove(k),
+        };
+    }
+    py.env("PYTHONPATH", repo().join("python"));
+    py
+}
+
 /// The pinned test environment's directory (what `VIRTUAL_ENV` names for a project whose
 /// interpreter it is).
 pub fn pinned_venv() -> &'static Path {
