@@ -80,7 +80,7 @@ pub fn held(asked: &Settled, before: &[Option<String>], after: &[Option<String>]
 }
 
 /// The first code block of a hover, its whitespace collapsed.
-fn signature(hover: &Value) -> Option<String> {
+pub fn signature(hover: &Value) -> Option<String> {
     let text = hover["contents"]["value"]
         .as_str()
         .or(hover["contents"].as_str())?;
@@ -90,15 +90,19 @@ fn signature(hover: &Value) -> Option<String> {
     (!sig.is_empty()).then_some(sig)
 }
 
-/// Whether the return type in `sig` (after its parameter list; all of it when it has none) is
-/// free of `Unknown`.
+/// The return type in a signature `sig` ([`signature`]): what follows the `def`'s parameter
+/// list and its `->`; `None` for a signature that is no `def`.
+pub fn return_type(sig: &str) -> Option<&str> {
+    let rest = after_parameters(sig)?.trim_start();
+    Some(rest.strip_prefix("->").unwrap_or(rest).trim())
+}
+
+/// Whether the return type in `sig` (all of it when it is no `def`) is free of `Unknown`.
 fn trusted(sig: &str) -> bool {
-    let ret = match sig.find('(').filter(|_| sig.contains(" def ")) {
-        Some(_) => match after_parameters(sig) {
-            Some(rest) => rest,
-            None => return false,
-        },
-        None => sig,
+    let ret = match (return_type(sig), sig.contains(" def ")) {
+        (Some(ret), _) => ret,
+        (None, true) => return false,
+        (None, false) => sig,
     };
     !crate::python::surface::words(ret).any(|w| w == "Unknown")
 }
@@ -139,6 +143,10 @@ mod tests {
         let g = sig("(function) def g(\n    x: Unknown,\n    y: int = 1\n) -> list[str]");
         assert_eq!(g, "(function) def g( x: Unknown, y: int = 1 ) -> list[str]");
         assert!(trusted(&g), "unknown parameters do not matter");
+        assert_eq!(return_type(&g), Some("list[str]"));
+        let w = sig("(function) def w(f: int) -> ((x: int) -> str)");
+        assert_eq!(return_type(&w), Some("((x: int) -> str)"));
+        assert_eq!(return_type("(property) p: int"), None);
         assert!(!trusted(&sig("(function) def f(x: Unknown) -> Unknown")));
         assert!(!trusted(&sig(
             "(method) def m(self: Self@C, a: int) -> dict[str, Unknown]"

@@ -47,7 +47,7 @@ pub fn to_settle(changes: &[(Document, String)], scope: Scope) -> Settled {
     }
     changes
         .iter()
-        .filter(|(d, _)| d.rel.ends_with(".py") && !d.abs.with_extension("pyi").exists())
+        .filter(|(d, _)| d.rel.ends_with(".py") && stubbed(d).is_none())
         .map(|(d, new)| (d.rel.clone(), inferred(&d.text, new)))
         .filter(|(_, found)| !found.is_empty())
         .collect()
@@ -92,13 +92,21 @@ pub fn files(
 /// What changing `doc` to `new` can alter for an importer (`held`: the functions whose
 /// inferred return types the server reported unchanged).
 fn module_reach(doc: &Document, new: &str, held: &[Inferred]) -> Reach {
+    match stubbed(doc) {
+        Some(why) => Reach::Unknown(why.into()),
+        None => reach_settled(&doc.text, new, held),
+    }
+}
+
+/// Why a change to `doc` is beyond the rule because of a stub: it is one, or one is beside it.
+fn stubbed(doc: &Document) -> Option<&'static str> {
     if doc.rel.ends_with(".pyi") {
-        return Reach::Unknown("a stub changed".into());
+        return Some("a stub changed");
     }
-    if doc.abs.with_extension("pyi").exists() {
-        return Reach::Unknown("a stub is beside the module".into());
-    }
-    reach_settled(&doc.text, new, held)
+    doc.abs
+        .with_extension("pyi")
+        .exists()
+        .then_some("a stub is beside the module")
 }
 
 /// Why `imported` needs no re-check, or `None` when it does.

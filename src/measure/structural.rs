@@ -128,12 +128,8 @@ async fn references(
 
 /// The return type in a hover's signature (`def f(x) -> int` → `int`).
 fn return_type(hover: &Value) -> Option<String> {
-    let text = hover["contents"]["value"]
-        .as_str()
-        .or(hover["contents"].as_str())?;
-    let sig = text.split("```").nth(1).unwrap_or(text);
-    let (_, ret) = sig.rsplit_once("->")?;
-    Some(ret.split_whitespace().collect::<Vec<_>>().join(" "))
+    let sig = super::inferred::signature(hover)?;
+    super::inferred::return_type(&sig).map(str::to_string)
 }
 
 async fn hover_at(cx: &mut Cx<'_>, doc: &Document, offset: usize) -> Result<Option<String>> {
