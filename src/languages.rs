@@ -81,6 +81,11 @@ pub struct Quirks {
     /// `Unknown` where it cannot (Pyright): a speculative check compares them before and after
     /// a changed body to skip the importers ([`crate::measure::inferred`]).
     pub hover_infers: bool,
+    /// Publishes diagnostics for every version of an open document it is sent, an empty list
+    /// included (jedi-language-server, python-lsp-server: each lints on open and on change,
+    /// after a debounce): lanser waits for that publish, however long the server takes, rather
+    /// than taking a quiet spell for "nothing changed".
+    pub publishes_each_version: bool,
 }
 
 /// One quirk, as lanser.toml names it.
@@ -95,6 +100,7 @@ pub enum Quirk {
     VenvPath,
     RootCwd,
     HoverInfers,
+    PublishesEachVersion,
 }
 
 impl Quirks {
@@ -108,6 +114,7 @@ impl Quirks {
         venv_path: false,
         root_cwd: false,
         hover_infers: false,
+        publishes_each_version: false,
     };
     /// Pyright's, and basedpyright's.
     pub const PYRIGHT: Quirks = Quirks {
@@ -119,15 +126,17 @@ impl Quirks {
         venv_path: false,
         root_cwd: false,
         hover_infers: true,
+        publishes_each_version: false,
     };
     /// vscode-langservers-extracted's servers'.
     pub const OPEN_TO_PULL: Quirks = Quirks {
         open_to_pull: true,
         ..Quirks::NONE
     };
-    /// jedi's servers'.
-    pub const CODEPOINTS: Quirks = Quirks {
+    /// jedi's servers' (jedi-language-server, python-lsp-server).
+    pub const JEDI: Quirks = Quirks {
         codepoints: true,
+        publishes_each_version: true,
         ..Quirks::NONE
     };
 
@@ -158,6 +167,7 @@ impl Quirks {
             venv_path: list.contains(&Quirk::VenvPath),
             root_cwd: list.contains(&Quirk::RootCwd),
             hover_infers: list.contains(&Quirk::HoverInfers),
+            publishes_each_version: list.contains(&Quirk::PublishesEachVersion),
         }
     }
 

@@ -33,6 +33,10 @@ the first textDocument/* request, misbehaves according to MODE:
               import projects", then `ProjectStatus` `WARNING`), then that it is loaded, and
               answer every textDocument/* request null
 
+  lintslow  say the project is loaded; publish the diagnostics of each document it is sent
+            (one error on its first line, for the version sent) 3 s later, as a linter on a
+            loaded machine does
+
 and one cooperative mode, for the path Pyright does not take:
 
   willrename  advertise workspace.fileOperations.willRename/didRename, say the project is
@@ -42,18 +46,32 @@ and one cooperative mode, for the path Pyright does not take:
 import json
 import os
 import sys
+import threading
 import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "crash"
 out = sys.stdout.buffer
 
 
+SENDING = threading.Lock()
+
+
 def send(msg):
     body = json.dumps(msg).encode()
-    if MODE == "noisy":
-        out.write(b"debug: stray output on stdout\n")
-    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    out.flush()
+    with SENDING:
+        if MODE == "noisy":
+            out.write(b"debug: stray output on stdout\n")
+        out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        out.flush()
+
+
+def publish_later(doc):
+    """lintslow: one error on the document's first line, for its version, 3 s from now."""
+    rng = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}
+    params = {"uri": doc["uri"], "version": doc["version"],
+              "diagnostics": [{"range": rng, "severity": 1, "message": "slow lint"}]}
+    note = {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params}
+    threading.Timer(3.0, send, (note,)).start()
 
 
 def read():
@@ -144,7 +162,9 @@ while True:
                   "params": {"type": kind, "message": text}})
         send({"jsonrpc": "2.0", "method": "window/logMessage",
               "params": {"type": 3, "message": "Found 1 source file"}})
-    elif method == "initialized" and MODE in ("willrename", "diagfail"):
+    elif method in ("textDocument/didOpen", "textDocument/didChange") and MODE == "lintslow":
+        publish_later(msg["params"]["textDocument"])
+    elif method == "initialized" and MODE in ("willrename", "diagfail", "lintslow"):
         send({"jsonrpc": "2.0", "method": "window/logMessage",
               "params": {"type": 3, "message": "Found 1 source file"}})
     elif method == "workspace/willRenameFiles":

@@ -56,10 +56,17 @@ impl Session {
     /// names no version, the first after that text was sent). A server may publish nothing
     /// when nothing changed (typescript-language-server skips an empty list after an empty
     /// one), so once no publish at all has arrived for [`PUBLISH_QUIET`] the last list
-    /// published for `uri` stands (none: no diagnostics). Bounded by the request timeout.
+    /// published for `uri` stands (none: no diagnostics) — except from a server known to
+    /// publish for every version (quirk `publishes-each-version`), whose publish is waited
+    /// for: a slow lint is not an empty one. Bounded by the request timeout.
     async fn published_diagnostics(&self, uri: &str) -> Result<Value> {
         let mut arrivals = self.shared.published.subscribe();
         let mut closed = self.shared.closed.subscribe();
+        let quiet = if self.config.quirks.publishes_each_version {
+            self.config.request_timeout
+        } else {
+            PUBLISH_QUIET
+        };
         let wait = async {
             loop {
                 {
@@ -79,7 +86,7 @@ impl Session {
                 tokio::select! {
                     r = arrivals.changed() => if r.is_err() { return None },
                     _ = closed.wait_for(|c| *c) => return None,
-                    _ = tokio::time::sleep(PUBLISH_QUIET) => {
+                    _ = tokio::time::sleep(quiet) => {
                         let st = self.shared.lock();
                         let last = st.published.get(uri).map(|p| p.diagnostics.clone());
                         return Some(last.unwrap_or_default());

@@ -183,7 +183,7 @@ pub(super) const TABLE: &[Builtin] = &[
         root_markers: None,
         version: Some(JEDI_LS_VERSION),
         provision: Provision::Pip,
-        quirks: Quirks::CODEPOINTS,
+        quirks: Quirks::JEDI,
         ..ON_DEMAND
     },
     Builtin {
@@ -196,7 +196,7 @@ pub(super) const TABLE: &[Builtin] = &[
         package: Some("python-lsp-server"),
         // Its diagnostics come from pyflakes, in the range python-lsp-server 1.15 takes.
         with: &["pyflakes==3.2.0"],
-        quirks: Quirks::CODEPOINTS,
+        quirks: Quirks::JEDI,
         ..ON_DEMAND
     },
     Builtin {

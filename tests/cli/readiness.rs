@@ -136,6 +136,39 @@ fn an_answer_after_a_failed_project_import_is_marked_incomplete() {
     );
 }
 
+/// A push-only server whose lint takes longer than lanser's quiet spell (3 s, as pylsp on a
+/// loaded machine): without `publishes-each-version` its silence is read as "nothing
+/// changed" (no diagnostics, the documented rule for servers that skip unchanged lists);
+/// with it, lanser waits for the publish of the version it sent.
+#[test]
+fn a_slow_linter_that_publishes_each_version_is_waited_for() {
+    let fake = repo().join("tests/fake_lsp.py");
+    for (quirks, want) in [("[]", 0), ("[\"publishes-each-version\"]", 1)] {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        let toml = format!(
+            "[servers.linter]\ncommand = \"python3\"\nargs = [{:?}, \"lintslow\"]\n\
+             file_types = [\"vim\"]\nready = \"project-log\"\nquirks = {quirks}\n",
+            fake.to_string_lossy()
+        );
+        std::fs::write(ws.join("lanser.toml"), toml).unwrap();
+        std::fs::write(ws.join("plugin.vim"), PLUGIN).unwrap();
+        let b = json(&[
+            "diag",
+            "plugin.vim",
+            "--workspace",
+            ws.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(b["status"], "ok", "{b}");
+        let found = b["facts"]["diagnostics"].as_array().unwrap();
+        assert_eq!(found.len(), want, "quirks {quirks}: {b}");
+        if want == 1 {
+            assert_eq!(found[0]["message"], "slow lint", "{b}");
+        }
+    }
+}
+
 /// A batch's bundles, one per line.
 fn batch_bundles(ws: &Path, lines: &[String]) -> Vec<Value> {
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
