@@ -3,9 +3,10 @@
 //! after a change: a changed body whose function the server shows with the same signature both
 //! times reaches no importer through it (docs/editing.md#what-is-re-checked).
 //!
-//! A signature counts only when its return type is free of `Unknown`: where Pyright cannot
-//! infer a return type fully, it infers it again at each call site from the arguments given,
-//! which no hover of the function shows. Only servers whose definition declares the quirk
+//! A signature with `Unknown` in its return type counts only for a function Pyright does not
+//! infer again at each call site: where it cannot infer a return type fully, it infers it again
+//! from the arguments given, which no hover of the function shows — unless the function is
+//! decorated, `async`, or has no parameter of unknown type ([`Inferred::per_call`]). Only servers whose definition declares the quirk
 //! (`hover-infers`: the built-in Pyrights) are asked; others' hovers need not show inferred
 //! types at all.
 
@@ -61,8 +62,8 @@ pub async fn signatures(
     Ok(out)
 }
 
-/// The functions of `asked` (in [`signatures`]' order) whose signature is the same trusted
-/// text before and after.
+/// The functions of `asked` (in [`signatures`]' order) whose signature is the same text before
+/// and after, and says what a caller gets ([`trusted`], for a function inferred per call).
 pub fn held(asked: &Settled, before: &[Option<String>], after: &[Option<String>]) -> Settled {
     let mut shown = before.iter().zip(after);
     let mut out = Settled::new();
@@ -71,7 +72,7 @@ pub fn held(asked: &Settled, before: &[Option<String>], after: &[Option<String>]
             let Some((Some(b), Some(a))) = shown.next() else {
                 continue;
             };
-            if b == a && trusted(b) {
+            if b == a && (!f.per_call || trusted(b)) {
                 out.entry(rel.clone()).or_default().push(f.clone());
             }
         }
@@ -166,6 +167,7 @@ mod tests {
             name: name.into(),
             before: 0,
             after: 0,
+            per_call: true,
         };
         let asked = Settled::from([
             ("a.py".to_string(), vec![f("one"), f("two")]),
@@ -178,7 +180,21 @@ mod tests {
             s("def three() -> str"),
         ];
         let after = [s("def one() -> int"), s("def two() -> str"), None];
-        let held = held(&asked, &before, &after);
-        assert_eq!(held, Settled::from([("a.py".to_string(), vec![f("one")])]));
+        let held_now = held(&asked, &before, &after);
+        assert_eq!(
+            held_now,
+            Settled::from([("a.py".to_string(), vec![f("one")])])
+        );
+        // `Unknown` in the return type holds only for a function not inferred per call.
+        let unknown = [s("def one(a) -> list[Unknown]")];
+        let once = |per_call: bool| {
+            let g = Inferred {
+                per_call,
+                ..f("one")
+            };
+            let asked = Settled::from([("a.py".to_string(), vec![g])]);
+            held(&asked, &unknown, &unknown).len()
+        };
+        assert_eq!((once(true), once(false)), (0, 1));
     }
 }

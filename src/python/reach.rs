@@ -36,6 +36,10 @@ pub struct Inferred {
     pub name: String,
     pub before: usize,
     pub after: usize,
+    /// Whether the server may infer its return type again at each call site
+    /// ([`Body::per_call`], before or after): then an `Unknown` in the type it shows does not
+    /// say what a caller gets.
+    pub per_call: bool,
 }
 
 /// Compare a module's text `before` and `after` a change.
@@ -62,6 +66,7 @@ pub fn inferred(before: &str, after: &str) -> Vec<Inferred> {
                     name: q.name.clone(),
                     before: p.name_at,
                     after: q.name_at,
+                    per_call: p.per_call || q.per_call,
                 });
             }
         }
@@ -227,6 +232,30 @@ mod tests {
     }
 
     #[test]
+    fn a_function_is_inferred_per_call_only_as_pyright_does() {
+        let per_call = |def: &str| {
+            let a = format!("{def}\n    return 1\n");
+            let found = inferred(&a, &a.replace("return 1", "return 2"));
+            assert_eq!(found.len(), 1, "{def}");
+            found[0].per_call
+        };
+        assert!(per_call("def g(x):"));
+        assert!(per_call("def g(x: int, *args):"));
+        assert!(per_call("def g(x: int, *, y=1):"));
+        assert!(!per_call("def g(x: int, /, *, y: str = ''):"));
+        assert!(!per_call("def g():"));
+        assert!(!per_call("async def g(x):"));
+        assert!(!per_call("@deco\ndef g(x):"));
+        let method = |sig: &str| {
+            let a = format!("class C:\n    {sig}\n        return 1\n");
+            inferred(&a, &a.replace("return 1", "return 2"))[0].per_call
+        };
+        assert!(!method("def m(self):"));
+        assert!(method("def m(self, y):"));
+        assert!(!method("@staticmethod\n    def m(y):"));
+    }
+
+    #[test]
     fn a_body_whose_inferred_type_held_reaches_nothing() {
         let a = "def g(x: int):\n    return x\n\ny = g(1)\n\nclass C:\n    def m(self):\n        return 1\n";
         let b = a.replace("    return x\n", "    z = 1\n    return x\n");
@@ -236,6 +265,7 @@ mod tests {
             name: "g".into(),
             before: 4,
             after: 4,
+            per_call: false,
         };
         assert_eq!(found, std::slice::from_ref(&g));
         assert_eq!(reach_settled(a, &b, &found), Reach::Nothing);

@@ -54,6 +54,9 @@ pub struct Body {
     /// The function's name and the byte offset of that name in the module's text.
     pub name: String,
     pub name_at: usize,
+    /// Whether Pyright may infer its return type again at each call site, from the arguments
+    /// ([`per_call`]), so that a hover of the function does not show what a caller gets.
+    pub per_call: bool,
 }
 
 /// One top-level statement of a module.
@@ -160,6 +163,7 @@ fn statement(n: Node, src: &[u8]) -> Statement {
                 leak: b.leak,
                 name: b.name,
                 name_at: b.name_at,
+                per_call: b.per_call,
             })
             .collect(),
     }
@@ -293,6 +297,7 @@ struct Found {
     leak: Leak,
     name: String,
     name_at: usize,
+    per_call: bool,
 }
 
 /// The walk over one top-level statement: its shape (bodies elided), its names, its bodies.
@@ -374,6 +379,7 @@ impl Walk<'_> {
             leak,
             name: name.map(|n| text(n, self.src)).unwrap_or_default(),
             name_at: name.map_or(n.start_byte(), |n| n.start_byte()),
+            per_call: per_call(n, method),
         });
     }
 }
@@ -440,6 +446,31 @@ fn leak(f: Node, body: Node, method: bool, src: &[u8]) -> Leak {
         (false, false) => Leak::Inferred,
         (false, true) => Leak::No,
     }
+}
+
+/// Whether Pyright may infer the return type of function `f` again at each call site: as read
+/// in its evaluator (1.1.407), only for a function that is neither decorated nor `async` and
+/// has a parameter whose type is unknown. Any parameter without an annotation counts (one with
+/// a default too, though Pyright infers some from it), except a method's first (`self`, `cls`:
+/// their types are synthesized).
+fn per_call(f: Node, method: bool) -> bool {
+    let decorated = f
+        .parent()
+        .is_some_and(|p| p.kind() == "decorated_definition");
+    let is_async = f.child(0).is_some_and(|c| c.kind() == "async");
+    if decorated || is_async {
+        return false;
+    }
+    let Some(params) = f.child_by_field_name("parameters") else {
+        return false;
+    };
+    let mut cursor = params.walk();
+    let unannotated = params
+        .named_children(&mut cursor)
+        .filter(|p| !matches!(p.kind(), "keyword_separator" | "positional_separator"))
+        .skip(usize::from(method))
+        .any(|p| !matches!(p.kind(), "typed_parameter" | "typed_default_parameter"));
+    unannotated
 }
 
 /// Whether `body` is only `...`, `pass` or a `raise` (docstrings and comments aside).

@@ -9,7 +9,8 @@
 //! the importers naming them (and star importers); `__all__`, a star import, module-level
 //! code and a stub beside the module re-check every importer. An unannotated function's body
 //! whose return type Pyright shows unchanged skips them; one whose type it shows changed, or
-//! shows as `Unknown` (re-inferred per call site), re-checks them.
+//! shows as `Unknown` (re-inferred per call site), re-checks them — unless the function is one
+//! Pyright does not infer per call (`async`, or no parameter of unknown type).
 
 use crate::support::*;
 use serde_json::Value;
@@ -50,6 +51,14 @@ def pick(a, b):
 
 def label(s: Shape):
     return "side " + str(s.side)
+
+
+async def fetch(a, b):
+    return a
+
+
+def blank(n: int):
+    return []
 "#;
 
 const FILES: &[(&str, &str)] = &[
@@ -78,6 +87,10 @@ const FILES: &[(&str, &str)] = &[
     ),
     ("app/star.py", "from lib.core import *\n\ny: int = LIMIT\n"),
     (
+        "app/uses_more.py",
+        "from lib import core\n\n\nasync def go() -> None:\n    n: int = await core.fetch(1, \"s\")\n\n\nrows: list[int] = core.blank(1)\n",
+    ),
+    (
         "lib/typed.py",
         "def half(x):\n    # halves\n    return x / 2\n",
     ),
@@ -95,6 +108,7 @@ const IMPORTERS: &[&str] = &[
     "app/uses_label.py",
     "app/uses_limit.py",
     "app/uses_make.py",
+    "app/uses_more.py",
 ];
 
 /// One case: the file, the text replaced and its replacement, and the importers the fast
@@ -203,6 +217,20 @@ const CASES: &[Case] = &[
         old: "def pick(a, b):\n    return a",
         new: "def pick(a, b):\n    return b",
         rechecked: &["app/star.py", "app/uses_guess.py"],
+    },
+    Case {
+        name: "async body whose return type shows Unknown (not inferred per call)",
+        rel: "lib/core.py",
+        old: "async def fetch(a, b):\n    return a",
+        new: "async def fetch(a, b):\n    return b",
+        rechecked: &[],
+    },
+    Case {
+        name: "body whose return type shows Unknown, parameters annotated",
+        rel: "lib/core.py",
+        old: "def blank(n: int):\n    return []",
+        new: "def blank(n: int):\n    return [] if n else []",
+        rechecked: &[],
     },
 ];
 
@@ -389,6 +417,13 @@ fn a_skipped_importer_is_one_the_full_recheck_finds_unchanged() {
         reason.contains("infers the same return type for label"),
         "{reason}"
     );
+    for (i, name) in [(13, "fetch"), (14, "blank")] {
+        let reason = fast[i]["facts"]["checked"]["skipped"][0]["reason"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}", fast[i]));
+        let want = format!("infers the same return type for {name}");
+        assert!(reason.contains(&want), "{reason}");
+    }
 }
 
 /// The skip the server's inferred type allows answers alike from every route: an MCP call (the
