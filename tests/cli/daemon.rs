@@ -87,6 +87,21 @@ impl Warm {
         bundle(&self.ok(&["daemon", "status", "--json"]))
     }
 
+    /// The status once the daemon is idle — no request and no background refresh holding its
+    /// engine — so that what only the engine knows (the session, the memo, the index watcher)
+    /// is in it. A bound on liveness, not on speed.
+    pub(crate) fn idle_status(&self) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        loop {
+            let s = self.status();
+            if s["busy"] == false && s["refresh"]["pending"] == 0 {
+                return s;
+            }
+            assert!(std::time::Instant::now() < deadline, "never idle: {s}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
     /// The daemon's state directory (where the socket is; on Unix).
     #[cfg(unix)]
     pub(crate) fn dir(&self) -> PathBuf {
@@ -254,7 +269,7 @@ fn a_daemon_killed_with_sigkill_and_a_crashed_server_are_survived() {
     // The socket is left behind; the next command cleans it up and starts a new daemon.
     std::thread::sleep(std::time::Duration::from_millis(100));
     assert_eq!(w.ok(&q).stdout, first.stdout);
-    let s2 = w.status();
+    let s2 = w.idle_status();
     assert_ne!(s2["pid"], s["pid"]);
     // The server dies under the daemon: restarted, the request retried.
     kill9(s2["serverPid"].as_u64().unwrap());
@@ -265,7 +280,7 @@ fn a_daemon_killed_with_sigkill_and_a_crashed_server_are_survived() {
         warm.stdout,
         w.ok(&[&hover[..], &["--no-daemon"]].concat()).stdout
     );
-    assert_ne!(w.status()["serverPid"], s2["serverPid"]);
+    assert_ne!(w.idle_status()["serverPid"], s2["serverPid"]);
     // A hung daemon (stopped with SIGSTOP) is killed by `daemon stop` after its grace period.
     let pid = w.status()["pid"].as_u64().unwrap();
     let s = Command::new("kill")
@@ -291,7 +306,7 @@ fn status_shows_versions_memory_and_documents_and_the_socket_is_private() {
         stdout(&started)
     );
     w.ok(&["def", "cli.py@L17:add_item"]);
-    let s = w.status();
+    let s = w.idle_status();
     assert_eq!(s["running"], true);
     assert_eq!(s["serverVersion"], "1.1.407");
     assert_eq!(s["serverName"], "pyright");
@@ -359,7 +374,7 @@ fn status_answers_busy_while_a_request_holds_the_daemon() {
         seen.iter().all(|(running, _)| running == true),
         "once up, the daemon was said not running: {seen:?}"
     );
-    let idle = w.status();
+    let idle = w.idle_status();
     assert_eq!(
         (&idle["running"], &idle["busy"]),
         (&true.into(), &false.into())

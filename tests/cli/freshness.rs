@@ -89,7 +89,7 @@ fn every_kind_of_outside_change_is_answered_by_the_next_request() {
     git(&w.ws, &["add", "-A"]);
     git(&w.ws, &["commit", "-q", "-m", "base"]);
     answers(&w, &Q, &[("inventory/store.py", 25)], "first answer");
-    let status = w.status();
+    let status = w.idle_status();
     assert!(status["pythonFiles"].as_u64().unwrap() > 1500, "{status}");
     assert_eq!(status["index"]["mode"], "events", "{status}");
 
@@ -186,7 +186,7 @@ fn every_kind_of_outside_change_is_answered_by_the_next_request() {
     .unwrap();
     let located = bundle(&w.ok(&["locate", "py://extra.deeper.helpers#helper", "--json"]));
     assert_eq!(located["resolution"]["resolved"]["range"][0], 2);
-    let s = w.status();
+    let s = w.idle_status();
     assert_eq!(s["index"]["fallbackRescans"], 0, "{s}");
 }
 
@@ -218,7 +218,7 @@ fn an_overflowed_event_queue_falls_back_to_a_rescan_and_answers_correctly() {
         stdout(&edited),
         stdout(&w.run(&[&Q[..], &["--no-daemon"]].concat()))
     );
-    let s: Value = w.status();
+    let s: Value = w.idle_status();
     assert!(s["index"]["fallbackRescans"].as_u64().unwrap() >= 1, "{s}");
     assert!(
         s["index"]["lastFallback"]
@@ -304,5 +304,5 @@ fn a_php_file_changed_behind_the_daemon_is_answered_from_its_new_text() {
         &[("src/Store.php", after)],
         "after the edit",
     );
-    assert!(w.status()["index"]["generation"].as_u64() > Some(0));
+    assert!(w.idle_status()["index"]["generation"].as_u64() > Some(0));
 }

@@ -614,7 +614,7 @@ fn the_daemon_routes_by_file_type_and_sees_an_edit_to_a_typescript_file() {
         )]
     );
     assert_eq!(o.stdout, in_process(&ts));
-    let status = w.status();
+    let status = w.idle_status();
     assert!(status.to_string().contains("pyright"), "{status}");
 }
 
