@@ -25,6 +25,11 @@ the first textDocument/* request, misbehaves according to MODE:
             $/cancelRequest names it first: then answer RequestCancelled at once and append
             "cancelled <id>" to the file $FAKE_LSP_LOG
 
+  slowdiag  as slow, for pull diagnostics: declare them, and hold every
+            textDocument/diagnostic for 60 s (then an empty report), unless a $/cancelRequest
+            names it first: then answer RequestCancelled and append "cancelled <id>" to
+            $FAKE_LSP_LOG. Other requests are answered null at once.
+
   silent    publish nothing, begin no progress, answer every textDocument/* request null: a
             server that never says it is ready (lanser must mark its answers)
 
@@ -103,18 +108,22 @@ def slow_mode():
     held = {}
     while True:
         now = time.time()
-        for mid, due in list(held.items()):
+        for mid, (due, result) in list(held.items()):
             if due <= now:
                 del held[mid]
-                send({"jsonrpc": "2.0", "id": mid, "result": None})
+                send({"jsonrpc": "2.0", "id": mid, "result": result})
         try:
             msg = inbox.get(timeout=0.05)
         except queue.Empty:
             continue
         method, mid = msg.get("method"), msg.get("id")
         if method == "initialize":
+            caps = {"definitionProvider": True, "hoverProvider": True}
+            if MODE == "slowdiag":
+                caps["diagnosticProvider"] = {"interFileDependencies": True,
+                                              "workspaceDiagnostics": False}
             send({"jsonrpc": "2.0", "id": mid, "result": {
-                "capabilities": {"definitionProvider": True},
+                "capabilities": caps,
                 "serverInfo": {"name": "fake-lsp", "version": "0.0.1"}}})
         elif method == "initialized":
             send({"jsonrpc": "2.0", "method": "window/logMessage",
@@ -126,8 +135,10 @@ def slow_mode():
                 send({"jsonrpc": "2.0", "id": cid, "error": {"code": -32800, "message": "cancelled"}})
                 with open(os.environ["FAKE_LSP_LOG"], "a") as f:
                     f.write(f"cancelled {cid}\n")
-        elif method == "textDocument/definition":
-            held[mid] = time.time() + 10
+        elif method == "textDocument/definition" and MODE == "slow":
+            held[mid] = (time.time() + 10, None)
+        elif method == "textDocument/diagnostic" and MODE == "slowdiag":
+            held[mid] = (time.time() + 60, {"kind": "full", "items": []})
         elif method == "shutdown":
             send({"jsonrpc": "2.0", "id": mid, "result": None})
         elif method == "exit":
@@ -141,7 +152,7 @@ if MODE == "diestart":
                      "\nStack backtrace:\n   0: fake::main\n  15: <unknown>\n")
     sys.exit(1)
 
-if MODE == "slow":
+if MODE in ("slow", "slowdiag"):
     slow_mode()
 
 while True:

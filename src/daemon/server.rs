@@ -406,6 +406,7 @@ impl Daemon {
         asked: &Asked,
         cold_early_errors: bool,
     ) -> Result<String, LanserError> {
+        self.refresh.give_way();
         let mut engine = self.engine.lock().await;
         let first = self.execute(&mut engine, &opts, request, asked).await?;
         let crashed = first.as_ref().is_err_and(|b| {
@@ -550,6 +551,9 @@ impl Daemon {
                     },
                 }),
             );
+        }
+        if let Some(r) = &bundle.resolution {
+            self.refresh.looked_at(&r.resolved.path);
         }
         // An error a one-shot run would answer before starting a server is answered cold
         // (see `answer`), so only a warm answer is kept.

@@ -121,3 +121,73 @@ fn the_refresh_can_be_turned_off() {
     assert_eq!(r["on"], false, "{r}");
     assert_eq!(r["pulled"], 0, "{r}");
 }
+
+/// A Python file a request's selector resolved in (here `source`, which needs no server) is
+/// pulled in the background, so a verified write of it finds its first check made; the next
+/// check's bytes are still a fresh process's.
+#[test]
+fn a_file_the_agent_read_is_checked_in_the_background() {
+    let w = Warm::new("flat");
+    w.ok(&["diag", "main.py", "--json"]);
+    let before = refreshed(&w, 0)["pulled"].as_u64().unwrap();
+    let line = line_with(&w.ws, "models.py", "def display_name(") as u64;
+    let sel = format!("models.py@L{line}:display_name");
+    w.ok(&["source", &sel, "--json"]);
+    let r = refreshed(&w, before + 1);
+    assert!(r["pulled"].as_u64().unwrap() > before, "{r}");
+    let dir = tempfile::tempdir().unwrap();
+    let patch = dir.path().join("p.diff");
+    std::fs::write(
+        &patch,
+        "--- a/models.py\n+++ b/models.py\n@@ -18,2 +18,3 @@\n             return f\"{self.name} <{self.email}>\"\n-        return self.name\n+        # the name alone\n+        return self.name\n",
+    )
+    .unwrap();
+    let p = patch.to_str().unwrap();
+    let warm = w.ok(&["check", "--patch", p, "--json"]);
+    let fresh = w.ok(&["check", "--patch", p, "--json", "--no-daemon"]);
+    assert_eq!(stdout(&warm), stdout(&fresh));
+}
+
+/// A request that needs the server does not wait for the background pull in flight: the pull
+/// is cancelled (`$/cancelRequest`) and queued again. The fake server holds every pull of
+/// diagnostics for 60 s unless cancelled, and logs the cancellation.
+#[test]
+fn a_request_cancels_the_background_pull_in_flight() {
+    let w = Warm::new("flat");
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("cancelled.log");
+    let fake = format!(
+        "python3 {} slowdiag",
+        repo().join("tests/fake_lsp.py").display()
+    );
+    let ask = |args: &[&str]| {
+        let o = w
+            .cmd(args)
+            .args(["--server-cmd", &fake])
+            .env("FAKE_LSP_LOG", &log)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        o
+    };
+    let main = line_with(&w.ws, "main.py", "def main(") as u64;
+    let hover = format!("main.py@L{main}:main");
+    ask(&["hover", &hover, "--json"]);
+    let line = line_with(&w.ws, "models.py", "def display_name(") as u64;
+    ask(&[
+        "source",
+        &format!("models.py@L{line}:display_name"),
+        "--json",
+    ]);
+    // The refresh is holding the pull of models.py.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while w.status()["refresh"]["pending"] == 0 {
+        assert!(Instant::now() < deadline, "{}", w.status());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    ask(&["hover", &hover, "--json"]);
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(logged.contains("cancelled"), "{logged:?}");
+    assert!(w.status()["refresh"]["pending"].as_u64().unwrap() >= 1);
+}

@@ -7,12 +7,16 @@
 //! check finds them already computed by the server and memoized under the current view
 //! ([`crate::lsp::view`]), and pays only for the changed view.
 //!
+//! The Python file a request's selector resolved in (`source`, `hover`, `def`, … — an agent
+//! reads a file before it edits it) is queued too, alone: its first check by the server, which
+//! a verified write of it would pay, is made while the agent thinks.
+//!
 //! A refresh is only a head start: every request still syncs the index and tells the server
 //! before it answers ([`super::Daemon::prepare`]), and a pull asks the server the question a
 //! check would ask of the same view, so the answers are the bytes they would be without it.
-//! It pulls one file at a time and stops as soon as a request arrives (a request waits for at
-//! most the one pull in flight). A changed Python file the server does not have open is
-//! opened, with its text on disk, as a check of it would open it. `LANSER_DAEMON_REFRESH=off`
+//! It pulls one file at a time and gives way as soon as a request arrives: the pull in flight
+//! is cancelled (`$/cancelRequest`) and queued again first. A Python file the server does not
+//! have open is opened, with its text on disk, as a check of it would open it. `LANSER_DAEMON_REFRESH=off`
 //! (when the daemon starts) turns it off, for measuring.
 
 use super::{Daemon, Engine};
@@ -41,6 +45,10 @@ pub(super) struct Refresh {
     absorbed: RefCell<Changes>,
     /// Rung when a connection ends: its write's events are applied at once.
     woken: tokio::sync::Notify,
+    /// Rung when a request needs the server: the pull in flight gives way.
+    arrived: tokio::sync::Notify,
+    /// The Python files requests' selectors resolved in since the last step.
+    looked_at: RefCell<BTreeSet<String>>,
 }
 
 impl Refresh {
@@ -55,6 +63,8 @@ impl Refresh {
             started: Cell::new(None),
             absorbed: RefCell::default(),
             woken: tokio::sync::Notify::new(),
+            arrived: tokio::sync::Notify::new(),
+            looked_at: RefCell::default(),
         }
     }
 
@@ -89,6 +99,19 @@ impl Refresh {
     /// A connection ended.
     pub(super) fn wake(&self) {
         self.woken.notify_one();
+    }
+
+    /// A request is about to ask the server: a pull in flight is cancelled.
+    pub(super) fn give_way(&self) {
+        self.arrived.notify_waiters();
+    }
+
+    /// A request's selector resolved in `rel` (workspace-relative): a Python file is pulled
+    /// in the next step, if the server has no answer for it in the current view.
+    pub(super) fn looked_at(&self, rel: &str) {
+        if self.on && (rel.ends_with(".py") || rel.ends_with(".pyi")) {
+            self.looked_at.borrow_mut().insert(rel.to_string());
+        }
     }
 
     /// Queue `files` (those not queued yet), in order.
@@ -166,6 +189,7 @@ impl Daemon {
         // lanser's own writes: the index and the server were brought up to date by the write.
         let written = self.ws.take_written().sources();
         self.queue_after(engine, &written);
+        self.queue_looked_at(engine);
         while self.active.get() == 0 {
             let Some(rel) = self.refresh.pop() else {
                 self.refresh.done();
@@ -179,13 +203,56 @@ impl Daemon {
                 return;
             }
             let uri = path_to_uri(&self.ws.root.join(&rel));
-            // A failure (a file gone meanwhile, a timeout) is the next request's to meet.
+            // A failure (a file gone meanwhile, a timeout) is the next request's to meet; a
+            // request arriving cancels the pull (dropping it tells the server).
+            let arrived = self.refresh.arrived.notified();
+            tokio::pin!(arrived);
+            arrived.as_mut().enable();
             self.refresh.busy.set(true);
-            if session.pull_diagnostics(&uri).await.is_ok() {
-                self.refresh.pulled.set(self.refresh.pulled.get() + 1);
-            }
+            let pulled = tokio::select! {
+                r = session.pull_diagnostics(&uri) => Some(r.is_ok()),
+                _ = &mut arrived => None,
+            };
             self.refresh.busy.set(false);
+            match pulled {
+                Some(true) => self.refresh.pulled.set(self.refresh.pulled.get() + 1),
+                Some(false) => {}
+                None => {
+                    self.refresh.queue.borrow_mut().push_front(rel);
+                    return;
+                }
+            }
         }
+    }
+
+    /// Queue the Python files requests looked at (opened as a check opens them), alone.
+    fn queue_looked_at(&self, engine: &Engine) {
+        let looked: Vec<String> = std::mem::take(&mut *self.refresh.looked_at.borrow_mut())
+            .into_iter()
+            .collect();
+        if looked.is_empty() {
+            return;
+        }
+        let Some(session) = engine.orch.as_ref().and_then(|o| o.session()) else {
+            return;
+        };
+        if !session.pulls() {
+            return;
+        }
+        // A workspace file only (a selector may resolve in typeshed or site-packages).
+        let mut found = Vec::new();
+        for rel in looked.into_iter().filter(|r| !r.contains("://")) {
+            let abs = self.ws.root.join(&rel);
+            let uri = path_to_uri(&abs);
+            if !session.is_open(&uri) {
+                match crate::document::Document::load(abs, rel.clone()) {
+                    Ok(doc) => session.sync_document(&uri, &doc),
+                    Err(_) => continue,
+                }
+            }
+            found.push(rel);
+        }
+        self.refresh.push(found);
     }
 
     /// Queue the files a check would pull before its change, after `synced` (the sources a
