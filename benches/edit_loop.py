@@ -22,7 +22,10 @@ the warm daemon) and `mcp` (one `lanser mcp` session per copy, the `edit` tool w
 whose write goes to the same kind of warm daemon); each route on fresh copies. With `--agent-lsp`,
 agent-lsp 0.23.5's `replace_symbol_body` (pip-installed by name, as benches/peers.py does) writes
 the body, comment and docstring edits' bodies at the same functions, on a copy of its own, over
-lanser's pinned Pyright; its answers carry no diagnostics.
+lanser's pinned Pyright; its answers carry no diagnostics. With `--read-first`, each edit is
+preceded by a `source` of the function on both copies (CLI or MCP, as the route), as an agent
+reads what it edits; the daemon checks a file read in the background, and that refresh is waited
+for like the one after a write (the row's `read` has the read's seconds).
 
 Edit kinds, round-robin over functions picked by the seed:
   body       a statement added to a function's body (its surface unchanged)
@@ -32,7 +35,7 @@ Edit kinds, round-robin over functions picked by the seed:
   helper     a new sibling function inserted after one
 
     python benches/edit_loop.py --project httpx==0.28.1 --edits 30 [--route cli --route mcp]
-        [--agent-lsp] [--lanser target/release/lanser] [--json-out rows.jsonl]
+        [--agent-lsp] [--read-first] [--lanser target/release/lanser] [--json-out rows.jsonl]
 Prints a JSON line per edit and a table per project, route and kind (median / p90 seconds). The
 `mcp` route and `--agent-lsp` need the `mcp` package (the pinned test venv has it).
 """
@@ -209,6 +212,11 @@ class Cli:
                                                  "--json", "--timing"], self.env)
         return b, wall, rc
 
+    async def read(self, sel):
+        """`lanser source SEL`, as an agent reads the function it is about to edit."""
+        b, wall, rc = lanser(self.bin, self.ws, ["source", sel, "--json"], self.env)
+        return wall
+
 
 class Mcp:
     """One `lanser mcp` session over the copy; each edit its `edit` tool with `apply: true`."""
@@ -244,6 +252,11 @@ class Mcp:
                 c.text for c in res.content if getattr(c, "type", "") == "text")[-300:]}}
         return b, wall, 1 if res.is_error else 0
 
+    async def read(self, sel):
+        t = time.perf_counter()
+        await self.s.call_tool("source", {"selector": sel}, read_timeout_seconds=900)
+        return time.perf_counter() - t
+
 
 def pick(rng, files, copy, used, kind, i):
     """(file, qualname, fn, is_method, (mode, text)) of edit `i`, on the copy's current text."""
@@ -275,9 +288,11 @@ def warm_args(pkg: Path, copy: Path) -> list[str]:
     return ["diag", str((pkg / "__init__.py").relative_to(copy)), "--json"]
 
 
-async def run_route(spec, root, n, seed, bin_, work, route) -> tuple[list[dict], list[dict]]:
+async def run_route(spec, root, n, seed, bin_, work, route, read_first=False) -> tuple[list[dict], list[dict]]:
     """The edit loop on fresh fast and full copies through `route`; the rows and the body edits
-    made (for agent-lsp)."""
+    made (for agent-lsp). With `read_first`, each edit is preceded by a `source` of the function
+    on both copies (as an agent reads what it edits), and the daemons' refresh after it is waited
+    for like the refresh after a write."""
     copies = {"fast": work / route / "fast", "full": work / route / "full"}
     for c in copies.values():
         git_copy(root, c)
@@ -307,6 +322,8 @@ async def run_route(spec, root, n, seed, bin_, work, route) -> tuple[list[dict],
                 bodies.append({"i": i, "kind": kind, "path": str(f.relative_to(copies["fast"])),
                                "qualname": qual, "text": text})
             bundles = {}
+            if read_first:
+                row["read"] = {k: round(await drivers[k].read(sel), 3) for k in copies}
             for k in copies:
                 # Each edit is measured with the other daemon's refresh done (one agent, one daemon).
                 row.setdefault("settle", {})
@@ -431,11 +448,12 @@ async def agent_lsp(spec, root, bodies, work) -> list[dict]:
     return rows
 
 
-async def run_project(spec: str, n: int, seed: int, bin_: str, work: Path, routes, with_agent_lsp):
+async def run_project(spec: str, n: int, seed: int, bin_: str, work: Path, routes, with_agent_lsp,
+                      read_first=False):
     root = sdist(spec, work / "dl")
     rows, peer = [], []
     for route in routes:
-        got, bodies = await run_route(spec, root, n, seed, bin_, work, route)
+        got, bodies = await run_route(spec, root, n, seed, bin_, work, route, read_first)
         rows += got
     if with_agent_lsp:
         peer = await agent_lsp(spec, root, bodies, work)
@@ -476,6 +494,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--route", action="append", choices=["cli", "mcp"])
     ap.add_argument("--agent-lsp", action="store_true")
+    ap.add_argument("--read-first", action="store_true")
     ap.add_argument("--json-out")
     ap.add_argument("--cli-every", type=int, default=10)
     ap.add_argument("--lanser", default=str(REPO / "target" / "release" / "lanser"))
@@ -486,7 +505,7 @@ def main():
     for spec in args.project:
         with tempfile.TemporaryDirectory() as d:
             got, p = asyncio.run(run_project(spec, args.edits, args.seed, args.lanser, Path(d),
-                                             args.route or ["cli"], args.agent_lsp))
+                                             args.route or ["cli"], args.agent_lsp, args.read_first))
             rows += got
             peer += p
     if args.json_out:

@@ -240,19 +240,28 @@ impl Daemon {
             return;
         }
         // A workspace file only (a selector may resolve in typeshed or site-packages).
-        let mut found = Vec::new();
-        for rel in looked.into_iter().filter(|r| !r.contains("://")) {
-            let abs = self.ws.root.join(&rel);
-            let uri = path_to_uri(&abs);
-            if !session.is_open(&uri) {
-                match crate::document::Document::load(abs, rel.clone()) {
-                    Ok(doc) => session.sync_document(&uri, &doc),
-                    Err(_) => continue,
-                }
-            }
-            found.push(rel);
-        }
+        let found: Vec<String> = looked
+            .into_iter()
+            .filter(|r| !r.contains("://") && self.open_on_disk(session, r))
+            .collect();
         self.refresh.push(found);
+    }
+
+    /// Open `rel` in `session` with its text on disk, as a check of it would, unless it is
+    /// open already; whether it is open now.
+    fn open_on_disk(&self, session: &crate::lsp::session::Session, rel: &str) -> bool {
+        let abs = self.ws.root.join(rel);
+        let uri = path_to_uri(&abs);
+        if session.is_open(&uri) {
+            return true;
+        }
+        match crate::document::Document::load(abs, rel.to_string()) {
+            Ok(doc) => {
+                session.sync_document(&uri, &doc);
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// Queue the files a check would pull before its change, after `synced` (the sources a
@@ -277,13 +286,7 @@ impl Daemon {
             .cloned()
             .collect();
         for rel in &changed {
-            let abs = self.ws.root.join(rel);
-            let uri = path_to_uri(&abs);
-            if !session.is_open(&uri) {
-                if let Ok(doc) = crate::document::Document::load(abs, rel.clone()) {
-                    session.sync_document(&uri, &doc);
-                }
-            }
+            self.open_on_disk(session, rel);
         }
         let open: Vec<String> = session
             .open_documents()
