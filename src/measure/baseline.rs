@@ -6,8 +6,9 @@
 //! A clean worktree's HEAD diagnostics are the ones measured before the step, at no cost.
 //! Otherwise the modified tracked files are shown to the server at their HEAD text, the
 //! measured files and the importers the step skipped pulled, the disk text shown again.
-//! Outside git, the baseline is the state before the step. The status and the HEAD texts ([`crate::git`]) are read through
-//! [`crate::inputs`], so a trace records them and a replay serves them.
+//! Outside git, the baseline is the state before the step. The status and the HEAD texts
+//! ([`crate::git`]) are read through [`crate::inputs`], so a trace records them and a replay
+//! serves them.
 
 use crate::error::Result;
 use crate::git::{modified, text_at};

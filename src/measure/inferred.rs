@@ -6,9 +6,9 @@
 //! A signature with `Unknown` in its return type counts only for a function Pyright does not
 //! infer again at each call site: where it cannot infer a return type fully, it infers it again
 //! from the arguments given, which no hover of the function shows — unless the function is
-//! decorated, `async`, or has no parameter of unknown type ([`Inferred::per_call`]). Only servers whose definition declares the quirk
-//! (`hover-infers`: the built-in Pyrights) are asked; others' hovers need not show inferred
-//! types at all.
+//! decorated, `async`, or has no parameter of unknown type ([`crate::python::reach::Inferred::per_call`]). Only
+//! servers whose definition declares the quirk (`hover-infers`: the built-in Pyrights) are
+//! asked; others' hovers need not show inferred types at all.
 
 use super::scope::Settled;
 use super::speculate::with_text;

@@ -6,11 +6,12 @@
 //! subsequence, so order counts). A statement outside it changed, and so did one whose leaking
 //! function body changed — unless the body leaks only through its inferred return type and the
 //! server reported the same type for it before and after ([`inferred`] lists those functions,
-//! [`reach_settled`] takes the ones whose type held): the names they bind are changed. Then every statement whose
-//! visible types use a changed name (a signature, a base, an assigned value, an unannotated
-//! function's body) binds changed names too, until nothing is added. A changed star import,
-//! a changed statement that is no definition, assignment or import (module-level code with
-//! its side effects), `__all__` and a module `__getattr__` are for the full re-check.
+//! [`reach_settled`] takes the ones whose type held): the names they bind are changed. Then
+//! every statement whose visible types use a changed name (a signature, a base, an assigned
+//! value, an unannotated function's body) binds changed names too, until nothing is added. A
+//! changed star import, a changed statement that is no definition, assignment or import
+//! (module-level code with its side effects), `__all__` and a module `__getattr__` are for
+//! the full re-check.
 
 use super::surface::{statements, Body, Kind, Leak, Statement};
 use std::collections::BTreeSet;

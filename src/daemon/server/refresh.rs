@@ -16,8 +16,8 @@
 //! check would ask of the same view, so the answers are the bytes they would be without it.
 //! It pulls one file at a time and gives way as soon as a request arrives: the pull in flight
 //! is cancelled (`$/cancelRequest`) and queued again first. A Python file the server does not
-//! have open is opened, with its text on disk, as a check of it would open it. `LANSER_DAEMON_REFRESH=off`
-//! (when the daemon starts) turns it off, for measuring.
+//! have open is opened, with its text on disk, as a check of it would open it.
+//! `LANSER_DAEMON_REFRESH=off` (when the daemon starts) turns it off, for measuring.
 
 use super::{Daemon, Engine};
 use crate::workspace::index::Changes;
@@ -167,8 +167,8 @@ pub(super) async fn run(d: std::rc::Rc<Daemon>) {
 }
 
 impl Daemon {
-    /// Apply the events (all written before now, with `wait`), queue what they change, and pull queued files until
-    /// a request arrives or none is left.
+    /// Apply the events (all written before now, with `wait`), queue what they change, and pull
+    /// queued files until a request arrives or none is left.
     async fn refresh_step(&self, engine: &mut Engine, wait: bool) {
         if engine.orch.is_none() {
             return;
