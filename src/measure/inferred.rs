@@ -19,9 +19,29 @@ use crate::selector::resolve::Document;
 use lsp_types::request::HoverRequest;
 use lsp_types::HoverParams;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// Most functions asked about per change (two hovers each); beyond it, none is.
 pub const MAX_ASKED: usize = 16;
+
+/// The signatures shown for each function asked about, by (changed file, the name's offset
+/// before, after): before and after (`None`: no signature shown). pr-v2's structural term
+/// reads a return type from them rather than asking the same hovers again.
+pub type Shown = BTreeMap<(String, usize, usize), (Option<String>, Option<String>)>;
+
+/// [`Shown`] from [`signatures`]' answers, before and after, for `asked`.
+pub fn shown(asked: &Settled, before: &[Option<String>], after: &[Option<String>]) -> Shown {
+    let mut answers = before.iter().cloned().zip(after.iter().cloned());
+    let mut out = Shown::new();
+    for (rel, functions) in asked {
+        for f in functions {
+            if let Some(pair) = answers.next() {
+                out.insert((rel.clone(), f.before, f.after), pair);
+            }
+        }
+    }
+    out
+}
 
 /// The signatures the server shows for the functions of `asked` in each changed document:
 /// as the text is before the change (`after` false) or after it. The session must hold that

@@ -102,6 +102,9 @@ pub struct Speculation {
     pub after: DiagMap,
     /// The importers re-checked and skipped.
     pub checked: Checked,
+    /// The signatures the server showed for the functions whose inferred return types were
+    /// asked (none when none was).
+    pub shown: super::inferred::Shown,
 }
 
 /// Two speculations over disjoint files (each on its own server) as one.
@@ -123,6 +126,7 @@ pub fn merge(mut a: Speculation, b: Speculation) -> Speculation {
     a.checked.skipped.dedup_by(|x, y| x.path == y.path);
     let importers = a.checked.importers.clone();
     a.checked.skipped.retain(|s| !importers.contains(&s.path));
+    a.shown.extend(b.shown);
     a
 }
 
@@ -167,6 +171,7 @@ pub async fn speculate(
         before,
         after,
         checked,
+        shown: Default::default(),
     })
 }
 
@@ -199,11 +204,12 @@ async fn settling(
         let checked = super::scope::files(cx.ws(), changes, scope, &held);
         let mut after = pull(cx, &changed).await?;
         after.extend(pull(cx, &checked.importers).await?);
-        Ok::<_, crate::error::LanserError>((checked, after))
+        let shown = super::inferred::shown(asked, &shown_before, &shown_after);
+        Ok::<_, crate::error::LanserError>((checked, after, shown))
     }
     .await;
     swap(cx, changes, false);
-    let (checked, after) = after?;
+    let (checked, after, shown) = after?;
     before.extend(pull(cx, &checked.importers).await?);
     Ok(Speculation {
         files: pulled(&touched, &checked),
@@ -211,6 +217,7 @@ async fn settling(
         before,
         after,
         checked,
+        shown,
     })
 }
 

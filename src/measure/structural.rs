@@ -12,6 +12,7 @@
 
 use crate::error::Result;
 use crate::lsp::typed;
+use crate::measure::inferred::Shown;
 use crate::measure::speculate::{self, with_text, Speculation};
 use crate::orchestrator::Cx;
 use crate::relocate::outline::{self, Def, DefKind};
@@ -128,8 +129,12 @@ async fn references(
 
 /// The return type in a hover's signature (`def f(x) -> int` → `int`).
 fn return_type(hover: &Value) -> Option<String> {
-    let sig = super::inferred::signature(hover)?;
-    super::inferred::return_type(&sig).map(str::to_string)
+    return_type_of(&super::inferred::signature(hover)?)
+}
+
+/// The return type in a signature as [`super::inferred::signature`] reads it.
+fn return_type_of(sig: &str) -> Option<String> {
+    super::inferred::return_type(sig).map(str::to_string)
 }
 
 async fn hover_at(cx: &mut Cx<'_>, doc: &Document, offset: usize) -> Result<Option<String>> {
@@ -169,7 +174,7 @@ pub async fn measure_v2(
     let remaining = super::baseline::remaining(cx, spec).await?;
     // The structural terms read Python outlines: measured when every change is Python.
     let structural = match changes.iter().all(|(d, _)| is_python(&d.rel)) {
-        true => Some(measure(cx, changes).await?),
+        true => Some(measure(cx, changes, &spec.shown).await?),
         false => None,
     };
     if let Some(p) = pending {
@@ -186,8 +191,13 @@ pub async fn measure_v2(
 }
 
 /// Measure the structural facts of `changes` (each document with its new text). The server
-/// must show the original texts when this is called, and does again when it returns.
-pub async fn measure(cx: &mut Cx<'_>, changes: &[(Document, String)]) -> Result<Structural> {
+/// must show the original texts when this is called, and does again when it returns. The
+/// signatures a speculation was shown (`shown`) are read, not asked again.
+pub async fn measure(
+    cx: &mut Cx<'_>,
+    changes: &[(Document, String)],
+    shown: &Shown,
+) -> Result<Structural> {
     let touched: BTreeSet<&str> = changes.iter().map(|(d, _)| d.rel.as_str()).collect();
     let elsewhere = |refs: &[(String, usize, usize)]| {
         refs.iter()
@@ -196,6 +206,8 @@ pub async fn measure(cx: &mut Cx<'_>, changes: &[(Document, String)]) -> Result<
     };
     let mut s = Structural::default();
     let mut edited: Vec<(usize, Document, usize)> = Vec::new();
+    // Functions compared, shown already or asked (two hovers each): at most MAX_RETURN_CHECKS.
+    let mut compared = 0;
     for (i, (doc, new)) in changes.iter().enumerate() {
         let (before, after) = (defs(&doc.text), defs(new));
         {
@@ -218,17 +230,29 @@ pub async fn measure(cx: &mut Cx<'_>, changes: &[(Document, String)]) -> Result<
                 }
                 Some(a) if d.kind == DefKind::Function => {
                     let changed = doc.text.get(d.node.0..d.node.1) != new.get(a.node.0..a.node.1);
-                    if changed && edited.len() < MAX_RETURN_CHECKS {
-                        edited.push((i, doc.clone(), d.name.0));
-                        // The name's offset in the new text, for the hover after.
-                        edited.push((i, with_text(doc, new), a.name.0));
+                    if !changed || compared >= MAX_RETURN_CHECKS {
+                        continue;
                     }
+                    compared += 2;
+                    if let Some((Some(was), Some(now))) =
+                        shown.get(&(doc.rel.clone(), d.name.0, a.name.0))
+                    {
+                        let (was, now) = (return_type_of(was), return_type_of(now));
+                        if was.is_some() && now.is_some() && was != now {
+                            let refs = references(cx, doc, d.name.0).await?;
+                            s.return_changed += u64::from(!refs.is_empty());
+                        }
+                        continue;
+                    }
+                    edited.push((i, doc.clone(), d.name.0));
+                    // The name's offset in the new text, for the hover after.
+                    edited.push((i, with_text(doc, new), a.name.0));
                 }
                 _ => {}
             }
         }
     }
-    s.return_changed = returns_changed(cx, &edited).await?;
+    s.return_changed += returns_changed(cx, &edited).await?;
     Ok(s)
 }
 

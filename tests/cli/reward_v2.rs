@@ -30,6 +30,40 @@ fn structural(b: &Value, key: &str) -> u64 {
         .unwrap()
 }
 
+/// An unannotated function's inferred return type, which the speculation asks the server for
+/// (to decide the importers), is read by the structural term from those answers: a changed
+/// one under a reference counts, a held one does not.
+#[test]
+fn an_inferred_return_type_asked_once_counts_when_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write_tree(
+        &ws,
+        &[
+            ("pyrightconfig.json", "{}\n"),
+            ("lib/__init__.py", ""),
+            (
+                "lib/core.py",
+                "def label(n: int):\n    return \"n\" + str(n)\n\n\nLIMIT = 1\n",
+            ),
+            (
+                "app/use.py",
+                "from lib.core import label\n\ntext = label(1)\n",
+            ),
+        ],
+    );
+    let core = "lib/core.py";
+    let v2 = ["--reward", "pr-v2"];
+    let held = check(
+        &ws,
+        &one_line_diff(&ws, core, "\"n\" + str(n)", "\"m\" + str(n)"),
+        &v2,
+    );
+    assert_eq!(structural(&held, "return_changed"), 0, "{held}");
+    let changed = check(&ws, &one_line_diff(&ws, core, "\"n\" + str(n)", "n"), &v2);
+    assert_eq!(structural(&changed, "return_changed"), 1, "{changed}");
+}
+
 #[test]
 fn structural_facts_each_seen_on_the_patch_that_has_it() {
     let (_t, ws) = repo_copy("srcpkg");
