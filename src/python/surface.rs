@@ -145,9 +145,9 @@ fn statement(n: Node, src: &[u8]) -> Statement {
         }
     };
     let mut uses = walk.uses;
-    for b in &walk.bodies {
-        if b.leak != Leak::No || kind == Kind::Other {
-            uses.extend(b.names.iter().cloned());
+    for f in &walk.bodies {
+        if f.body.leak != Leak::No || kind == Kind::Other {
+            uses.extend(f.names.iter().cloned());
         }
     }
     Statement {
@@ -155,17 +155,7 @@ fn statement(n: Node, src: &[u8]) -> Statement {
         shape: walk.shape,
         binds,
         uses,
-        bodies: walk
-            .bodies
-            .into_iter()
-            .map(|b| Body {
-                shape: b.shape,
-                leak: b.leak,
-                name: b.name,
-                name_at: b.name_at,
-                per_call: b.per_call,
-            })
-            .collect(),
+        bodies: walk.bodies.into_iter().map(|f| f.body).collect(),
     }
 }
 
@@ -290,14 +280,10 @@ fn text(n: Node, src: &[u8]) -> String {
     n.utf8_text(src).unwrap_or_default().to_string()
 }
 
-/// A function body being read.
+/// A function body being read, with the names in it.
 struct Found {
-    shape: String,
+    body: Body,
     names: BTreeSet<String>,
-    leak: Leak,
-    name: String,
-    name_at: usize,
-    per_call: bool,
 }
 
 /// The walk over one top-level statement: its shape (bodies elided), its names, its bodies.
@@ -373,14 +359,14 @@ impl Walk<'_> {
         let mut names = BTreeSet::new();
         plain(body, self.src, &mut shape, &mut names);
         let leak = leak(n, body, method, self.src);
-        self.bodies.push(Found {
+        let body = Body {
             shape,
-            names,
             leak,
             name: name.map(|n| text(n, self.src)).unwrap_or_default(),
             name_at: name.map_or(n.start_byte(), |n| n.start_byte()),
             per_call: per_call(n, method),
-        });
+        };
+        self.bodies.push(Found { body, names });
     }
 }
 
