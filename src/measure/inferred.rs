@@ -6,9 +6,10 @@
 //! A signature with `Unknown` in its return type counts only for a function Pyright does not
 //! infer again at each call site: where it cannot infer a return type fully, it infers it again
 //! from the arguments given, which no hover of the function shows — unless the function is
-//! decorated, `async`, or has no parameter of unknown type ([`crate::python::reach::Inferred::per_call`]). Only
-//! servers whose definition declares the quirk (`hover-infers`: the built-in Pyrights) are
-//! asked; others' hovers need not show inferred types at all.
+//! decorated, `async`, or has no parameter of unknown type
+//! ([`crate::python::reach::Inferred::per_call`]). Only servers whose definition declares the
+//! quirk (`hover-infers`: the built-in Pyrights) are asked; others' hovers need not show
+//! inferred types at all.
 
 use super::scope::Settled;
 use super::speculate::with_text;
@@ -82,14 +83,13 @@ pub async fn signatures(
     Ok(out)
 }
 
-/// The functions of `asked` (in [`signatures`]' order) whose signature is the same text before
-/// and after, and says what a caller gets ([`trusted`], for a function inferred per call).
-pub fn held(asked: &Settled, before: &[Option<String>], after: &[Option<String>]) -> Settled {
-    let mut shown = before.iter().zip(after);
+/// The functions of `asked` whose signature `shown` is the same text before and after, and says
+/// what a caller gets ([`trusted`], for a function inferred per call).
+pub fn held(asked: &Settled, shown: &Shown) -> Settled {
     let mut out = Settled::new();
     for (rel, functions) in asked {
         for f in functions {
-            let Some((Some(b), Some(a))) = shown.next() else {
+            let Some((Some(b), Some(a))) = shown.get(&(rel.clone(), f.before, f.after)) else {
                 continue;
             };
             if b == a && (!f.per_call || trusted(b)) {
@@ -183,10 +183,17 @@ mod tests {
 
     #[test]
     fn held_keeps_the_functions_shown_the_same() {
+        // Each function's name at its own offset, as in a module.
+        let at = |name: &str| {
+            ["one", "two", "three"]
+                .iter()
+                .position(|n| *n == name)
+                .unwrap()
+        };
         let f = |name: &str| Inferred {
             name: name.into(),
-            before: 0,
-            after: 0,
+            before: 10 * at(name),
+            after: 10 * at(name) + 1,
             per_call: true,
         };
         let asked = Settled::from([
@@ -200,7 +207,12 @@ mod tests {
             s("def three() -> str"),
         ];
         let after = [s("def one() -> int"), s("def two() -> str"), None];
-        let held_now = held(&asked, &before, &after);
+        let shown_now = shown(&asked, &before, &after);
+        assert_eq!(
+            shown_now[&("a.py".to_string(), 10, 11)],
+            (s("def two() -> int"), s("def two() -> str"))
+        );
+        let held_now = held(&asked, &shown_now);
         assert_eq!(
             held_now,
             Settled::from([("a.py".to_string(), vec![f("one")])])
@@ -213,7 +225,7 @@ mod tests {
                 ..f("one")
             };
             let asked = Settled::from([("a.py".to_string(), vec![g])]);
-            held(&asked, &unknown, &unknown).len()
+            held(&asked, &shown(&asked, &unknown, &unknown)).len()
         };
         assert_eq!((once(true), once(false)), (0, 1));
     }

@@ -200,11 +200,11 @@ async fn settling(
     swap(cx, changes, true);
     let after = async {
         let shown_after = super::inferred::signatures(cx, changes, asked, true).await?;
-        let held = super::inferred::held(asked, &shown_before, &shown_after);
+        let shown = super::inferred::shown(asked, &shown_before, &shown_after);
+        let held = super::inferred::held(asked, &shown);
         let checked = super::scope::files(cx.ws(), changes, scope, &held);
         let mut after = pull(cx, &changed).await?;
         after.extend(pull(cx, &checked.importers).await?);
-        let shown = super::inferred::shown(asked, &shown_before, &shown_after);
         Ok::<_, crate::error::LanserError>((checked, after, shown))
     }
     .await;

@@ -25,8 +25,9 @@ use lsp_types::{HoverParams, Location, Position, ReferenceContext, ReferencePara
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-/// Most edited functions whose hovers are compared per step (two requests each).
-const MAX_RETURN_CHECKS: usize = 20;
+/// Most edited functions whose return types are compared per step (two hovers each, when the
+/// speculation was not shown their signatures; the count the term has always kept).
+const MAX_RETURN_CHECKS: usize = 10;
 
 fn defs(text: &str) -> Vec<Def> {
     outline::parse(text)
@@ -205,10 +206,8 @@ pub async fn measure(
             .count() as u64
     };
     let mut s = Structural::default();
-    let mut edited: Vec<(usize, Document, usize)> = Vec::new();
-    // Functions compared, shown already or asked (two hovers each): at most MAX_RETURN_CHECKS.
-    let mut compared = 0;
-    for (i, (doc, new)) in changes.iter().enumerate() {
+    let mut edited: Vec<Edited> = Vec::new();
+    for (doc, new) in changes {
         let (before, after) = (defs(&doc.text), defs(new));
         {
             let session = cx.session().await?;
@@ -230,48 +229,58 @@ pub async fn measure(
                 }
                 Some(a) if d.kind == DefKind::Function => {
                     let changed = doc.text.get(d.node.0..d.node.1) != new.get(a.node.0..a.node.1);
-                    if !changed || compared >= MAX_RETURN_CHECKS {
-                        continue;
+                    if changed && edited.len() < MAX_RETURN_CHECKS {
+                        let known = match shown.get(&(doc.rel.clone(), d.name.0, a.name.0)) {
+                            Some((Some(b), Some(a))) => Some((b.clone(), a.clone())),
+                            _ => None,
+                        };
+                        edited.push(Edited {
+                            before: doc.clone(),
+                            at: d.name.0,
+                            after: with_text(doc, new),
+                            // The name's offset in the new text, for the hover after.
+                            after_at: a.name.0,
+                            known,
+                        });
                     }
-                    compared += 2;
-                    if let Some((Some(was), Some(now))) =
-                        shown.get(&(doc.rel.clone(), d.name.0, a.name.0))
-                    {
-                        let (was, now) = (return_type_of(was), return_type_of(now));
-                        if was.is_some() && now.is_some() && was != now {
-                            let refs = references(cx, doc, d.name.0).await?;
-                            s.return_changed += u64::from(!refs.is_empty());
-                        }
-                        continue;
-                    }
-                    edited.push((i, doc.clone(), d.name.0));
-                    // The name's offset in the new text, for the hover after.
-                    edited.push((i, with_text(doc, new), a.name.0));
                 }
                 _ => {}
             }
         }
     }
-    s.return_changed += returns_changed(cx, &edited).await?;
+    s.return_changed = returns_changed(cx, &edited).await?;
     Ok(s)
 }
 
-/// Pairs (before, after) of edited functions whose inferred return type changed while they
-/// are referenced.
-async fn returns_changed(cx: &mut Cx<'_>, edited: &[(usize, Document, usize)]) -> Result<u64> {
+/// An edited function whose inferred return type is compared: its name in the text before and
+/// after, and the signatures a speculation was shown for it, if any.
+struct Edited {
+    before: Document,
+    at: usize,
+    after: Document,
+    after_at: usize,
+    known: Option<(String, String)>,
+}
+
+/// The edited functions whose inferred return type changed while they are referenced: read
+/// from the signatures shown, or hovered before and after.
+async fn returns_changed(cx: &mut Cx<'_>, edited: &[Edited]) -> Result<u64> {
     let mut n = 0;
-    for pair in edited.chunks(2) {
-        let [(_, before, b_at), (_, after, a_at)] = pair else {
-            continue;
+    for e in edited {
+        let (was, now) = match &e.known {
+            Some((b, a)) => (return_type_of(b), return_type_of(a)),
+            None => {
+                let was = hover_at(cx, &e.before, e.at).await?;
+                let now = hover_at(cx, &e.after, e.after_at).await?;
+                // Back to the original text before asking for references.
+                cx.session()
+                    .await?
+                    .sync_document(&path_to_uri(&e.before.abs), &e.before);
+                (was, now)
+            }
         };
-        let was = hover_at(cx, before, *b_at).await?;
-        let now = hover_at(cx, after, *a_at).await?;
-        // Back to the original text before asking for references.
-        cx.session()
-            .await?
-            .sync_document(&path_to_uri(&before.abs), before);
         if was.is_some() && now.is_some() && was != now {
-            n += u64::from(!references(cx, before, *b_at).await?.is_empty());
+            n += u64::from(!references(cx, &e.before, e.at).await?.is_empty());
         }
     }
     Ok(n)
