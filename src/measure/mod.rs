@@ -1,6 +1,7 @@
 //! What a change does, measured: the diagnostics it would bring (speculatively, in memory —
 //! [`speculate`], over the files [`scope`] says the change can alter, asking the server the
-//! return types it infers where they decide it: [`inferred`]), the errors that were already
+//! return types it infers where they decide it: [`inferred`]; new methods named nowhere else
+//! set aside: [`fresh`]), the errors that were already
 //! there at HEAD ([`baseline`]), what it can reach and which tests cover it ([`impact`]), the
 //! structural terms of pr-v2 ([`structural`]) and the test terms of pr-v2 and pr-v3
 //! ([`tests_term`]).
@@ -12,6 +13,7 @@
 //! need), one that only reads files gets the [`crate::orchestrator::Ground`].
 
 pub mod baseline;
+pub mod fresh;
 pub mod impact;
 pub mod inferred;
 pub mod scope;

@@ -10,8 +10,11 @@
 //! changed modules it imports cannot be judged, or changes names it has a star import for, or
 //! changes a name that occurs in its text as a word (anywhere: code, strings, comments — more
 //! than it uses, never less). A stub (`.pyi`), or a module with a stub beside it, is not
-//! judged. `LANSER_CHECK_FULL=1` re-checks every importer, as before the rule.
+//! judged. A new method named nowhere else in the program ([`super::fresh`]) is set aside:
+//! the rest of the change is judged without it. `LANSER_CHECK_FULL=1` re-checks every
+//! importer, as before the rule.
 
+use super::fresh::{Cut, Cuts};
 use crate::bundle::facts::{Checked, Skipped};
 use crate::python::importers::{importers_of, Imported};
 use crate::python::reach::{inferred, reach_settled, Inferred, Reach};
@@ -39,27 +42,46 @@ pub fn forced_full() -> bool {
 /// return type before and after.
 pub type Settled = BTreeMap<String, Vec<Inferred>>;
 
+/// Whether `scope` judges importers at all (else every importer is re-checked).
+pub fn judged(scope: Scope) -> bool {
+    scope == Scope::Reach && !forced_full()
+}
+
 /// The functions whose inferred return types would decide what importers a change reaches
-/// (per changed module; none when `scope` re-checks every importer anyway).
-pub fn to_settle(changes: &[(Document, String)], scope: Scope) -> Settled {
-    if scope == Scope::Importers || forced_full() {
+/// (per changed module, at their offsets in the new text; none when `scope` re-checks every
+/// importer anyway). A module's methods set aside in `cuts` are not among them.
+pub fn to_settle(changes: &[(Document, String)], scope: Scope, cuts: &Cuts) -> Settled {
+    if !judged(scope) {
         return Settled::new();
     }
     changes
         .iter()
         .filter(|(d, _)| d.rel.ends_with(".py") && stubbed(d).is_none())
-        .map(|(d, new)| (d.rel.clone(), inferred(&d.text, new)))
+        .map(|(d, new)| {
+            let found = match cuts.get(&d.rel) {
+                Some(cut) => inferred(&d.text, &cut.text)
+                    .into_iter()
+                    .map(|f| Inferred {
+                        after: cut.to_new(f.after),
+                        ..f
+                    })
+                    .collect(),
+                None => inferred(&d.text, new),
+            };
+            (d.rel.clone(), found)
+        })
         .filter(|(_, found)| !found.is_empty())
         .collect()
 }
 
 /// The files to pull for `changes` (the changed files and the importers to re-check, sorted)
-/// and what was checked and skipped.
+/// and what was checked and skipped; each module's methods in `cuts` are set aside.
 pub fn files(
     ws: &Workspace,
     changes: &[(Document, String)],
     scope: Scope,
     settled: &Settled,
+    cuts: &Cuts,
 ) -> Checked {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
     let found = importers_of(ws, &touched);
@@ -68,7 +90,7 @@ pub fn files(
         ..Checked::default()
     };
     checked.files.sort();
-    if scope == Scope::Importers || forced_full() {
+    if !judged(scope) {
         checked.importers = found.into_keys().collect();
         return checked;
     }
@@ -77,11 +99,11 @@ pub fn files(
         .iter()
         .map(|(d, new)| {
             let held = settled.get(&d.rel).unwrap_or(&none);
-            (d.rel.as_str(), module_reach(d, new, held))
+            (d.rel.as_str(), module_reach(d, new, held, cuts.get(&d.rel)))
         })
         .collect();
     for (rel, imported) in found {
-        match skip_reason(&imported, &reaches, settled) {
+        match skip_reason(&imported, &reaches, settled, cuts) {
             Some(reason) => checked.skipped.push(Skipped { path: rel, reason }),
             None => checked.importers.push(rel),
         }
@@ -90,12 +112,25 @@ pub fn files(
 }
 
 /// What changing `doc` to `new` can alter for an importer (`held`: the functions whose
-/// inferred return types the server reported unchanged).
-fn module_reach(doc: &Document, new: &str, held: &[Inferred]) -> Reach {
-    match stubbed(doc) {
-        Some(why) => Reach::Unknown(why.into()),
-        None => reach_settled(&doc.text, new, held),
+/// inferred return types the server reported unchanged, at their offsets in `new`), the
+/// methods of `cut` set aside.
+fn module_reach(doc: &Document, new: &str, held: &[Inferred], cut: Option<&Cut>) -> Reach {
+    if let Some(why) = stubbed(doc) {
+        return Reach::Unknown(why.into());
     }
+    let Some(cut) = cut else {
+        return reach_settled(&doc.text, new, held);
+    };
+    let held: Vec<Inferred> = held
+        .iter()
+        .filter_map(|h| {
+            Some(Inferred {
+                after: cut.to_cut(h.after)?,
+                ..h.clone()
+            })
+        })
+        .collect();
+    reach_settled(&doc.text, &cut.text, &held)
 }
 
 /// Why a change to `doc` is beyond the rule because of a stub: it is one, or one is beside it.
@@ -114,6 +149,7 @@ fn skip_reason(
     imported: &Imported,
     reaches: &BTreeMap<&str, Reach>,
     settled: &Settled,
+    cuts: &Cuts,
 ) -> Option<String> {
     let mut words_of: Option<BTreeSet<String>> = None;
     let mut why = Vec::new();
@@ -122,11 +158,12 @@ fn skip_reason(
             Reach::Unknown(_) => return None,
             Reach::Nothing => why.push(match settled.get(m) {
                 Some(held) => format!(
-                    "{m}: its surface is unchanged (the server infers the same return type \
+                    "{m}: its surface is unchanged{} (the server infers the same return type \
                      for {})",
+                    but_new(cuts.get(m)),
                     listed(&held.iter().map(|h| h.name.clone()).collect())
                 ),
-                None => format!("{m}: its surface is unchanged"),
+                None => format!("{m}: its surface is unchanged{}", but_new(cuts.get(m))),
             }),
             Reach::Names(_) if imported.star => return None,
             Reach::Names(names) => {
@@ -142,6 +179,18 @@ fn skip_reason(
         }
     }
     Some(why.join("; "))
+}
+
+/// What a module's surface gained that no importer can see: its new methods named nowhere
+/// else in the program, if any were set aside.
+fn but_new(cut: Option<&Cut>) -> String {
+    match cut {
+        Some(c) => format!(
+            " but for new methods named nowhere else in the program ({})",
+            listed(&c.named().into_iter().collect())
+        ),
+        None => String::new(),
+    }
 }
 
 /// Up to five names, and how many more.
@@ -174,26 +223,39 @@ mod tests {
         let names = |n: &[&str]| Reach::Names(n.iter().map(|s| s.to_string()).collect());
         let uses_f = imported("from pkg.m import f\nf()\n", false);
         let none = Settled::new();
-        assert!(skip_reason(&uses_f, &reaches(Reach::Nothing), &none)
-            .unwrap()
-            .contains("surface is unchanged"));
-        assert!(skip_reason(&uses_f, &reaches(names(&["g"])), &none)
-            .unwrap()
-            .contains("(g)"));
-        assert_eq!(skip_reason(&uses_f, &reaches(names(&["f"])), &none), None);
+        assert!(
+            skip_reason(&uses_f, &reaches(Reach::Nothing), &none, &Cuts::new())
+                .unwrap()
+                .contains("surface is unchanged")
+        );
+        assert!(
+            skip_reason(&uses_f, &reaches(names(&["g"])), &none, &Cuts::new())
+                .unwrap()
+                .contains("(g)")
+        );
+        assert_eq!(
+            skip_reason(&uses_f, &reaches(names(&["f"])), &none, &Cuts::new()),
+            None
+        );
         // A name in a string annotation or a comment counts too.
         let in_string = imported("from pkg import m\nx: \"m.g\" = m.h()\n", false);
         assert_eq!(
-            skip_reason(&in_string, &reaches(names(&["g"])), &none),
+            skip_reason(&in_string, &reaches(names(&["g"])), &none, &Cuts::new()),
             None
         );
         // A star import takes every changed name; an unjudged change re-checks everyone.
         let star = imported("from pkg.m import *\n", true);
-        assert_eq!(skip_reason(&star, &reaches(names(&["g"])), &none), None);
-        assert!(skip_reason(&star, &reaches(Reach::Nothing), &none).is_some());
+        assert_eq!(
+            skip_reason(&star, &reaches(names(&["g"])), &none, &Cuts::new()),
+            None
+        );
+        assert!(skip_reason(&star, &reaches(Reach::Nothing), &none, &Cuts::new()).is_some());
         let unknown = reaches(Reach::Unknown("why".into()));
-        assert_eq!(skip_reason(&uses_f, &unknown, &none), None);
+        assert_eq!(skip_reason(&uses_f, &unknown, &none, &Cuts::new()), None);
         // A module the rule was not asked about is re-checked.
-        assert_eq!(skip_reason(&uses_f, &BTreeMap::new(), &none), None);
+        assert_eq!(
+            skip_reason(&uses_f, &BTreeMap::new(), &none, &Cuts::new()),
+            None
+        );
     }
 }

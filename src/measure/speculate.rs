@@ -6,6 +6,7 @@
 //! all), didChange back.
 //! Nothing is written to disk.
 
+use super::fresh::Cuts;
 use super::scope::{Scope, Settled};
 use crate::bundle::facts::{Checked, Diagnostic, FileDelta, Severity};
 use crate::error::Result;
@@ -139,23 +140,29 @@ pub async fn speculate(
     scope: Scope,
 ) -> Result<Speculation> {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
-    let mut asked = match cx.server_def().quirks.hover_infers {
-        true => super::scope::to_settle(changes, scope),
-        false => Settled::new(),
-    };
-    if asked.values().map(Vec::len).sum::<usize>() > super::inferred::MAX_ASKED {
-        asked.clear();
-    }
     {
         let session = cx.session().await?;
         for (doc, _) in changes {
             session.sync_document(&path_to_uri(&doc.abs), doc);
         }
     }
-    if !asked.is_empty() {
-        return settling(cx, changes, scope, touched, &asked).await;
+    // The server's command and interpreter tell which library code a new method's name is
+    // looked for in: known once it started.
+    let cuts = match super::scope::judged(scope) {
+        true => super::fresh::cuts(cx, changes),
+        false => Cuts::new(),
+    };
+    let mut asked = match cx.server_def().quirks.hover_infers {
+        true => super::scope::to_settle(changes, scope, &cuts),
+        false => Settled::new(),
+    };
+    if asked.values().map(Vec::len).sum::<usize>() > super::inferred::MAX_ASKED {
+        asked.clear();
     }
-    let checked = super::scope::files(cx.ws(), changes, scope, &Settled::new());
+    if !asked.is_empty() {
+        return settling(cx, changes, scope, touched, &asked, &cuts).await;
+    }
+    let checked = super::scope::files(cx.ws(), changes, scope, &Settled::new(), &cuts);
     // The changed files and the importers the change can alter, pulled before and after. A
     // skipped importer is not pulled at all: its diagnostics cannot change, and pulling them
     // would make Pyright check it (on Django, minutes for a module with hundreds of importers).
@@ -193,6 +200,7 @@ async fn settling(
     scope: Scope,
     touched: Vec<String>,
     asked: &Settled,
+    cuts: &Cuts,
 ) -> Result<Speculation> {
     let changed = pulled(&touched, &Checked::default());
     let mut before = pull(cx, &changed).await?;
@@ -202,7 +210,7 @@ async fn settling(
         let shown_after = super::inferred::signatures(cx, changes, asked, true).await?;
         let shown = super::inferred::shown(asked, &shown_before, &shown_after);
         let held = super::inferred::held(asked, &shown);
-        let checked = super::scope::files(cx.ws(), changes, scope, &held);
+        let checked = super::scope::files(cx.ws(), changes, scope, &held, cuts);
         let mut after = pull(cx, &changed).await?;
         after.extend(pull(cx, &checked.importers).await?);
         Ok::<_, crate::error::LanserError>((checked, after, shown))

@@ -284,4 +284,17 @@ impl<'a> Cx<'a> {
     pub fn server_def(&self) -> &ServerDef {
         &self.server.def
     }
+
+    /// The interpreter served to the server (`python.pythonPath`), if one was found.
+    pub fn python_path(&self) -> Option<&str> {
+        self.server.settings.pointer("/python/pythonPath")?.as_str()
+    }
+
+    /// The command line that runs the server, once resolved.
+    pub fn server_command(&self) -> &[String] {
+        self.server
+            .spec
+            .as_ref()
+            .map_or(&[], |s| s.command.as_slice())
+    }
 }

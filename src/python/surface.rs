@@ -413,6 +413,13 @@ fn plain(n: Node, src: &[u8], shape: &mut String, names: &mut BTreeSet<String>) 
     shape.push(')');
 }
 
+/// Whether method `f` (a `def` in a class body) declares something beyond its own type: an
+/// attribute of its first parameter, a `global`, or an unimplemented member (a stub body).
+pub fn leaks_beyond(f: Node, src: &[u8]) -> bool {
+    f.child_by_field_name("body")
+        .is_some_and(|body| leak(f, body, true, src) == Leak::Yes)
+}
+
 /// How the body of function `f` can change a type outside it.
 fn leak(f: Node, body: Node, method: bool, src: &[u8]) -> Leak {
     let name = f

@@ -96,12 +96,21 @@ const FILES: &[(&str, &str)] = &[
     ),
     ("lib/typed.pyi", "def half(x: float) -> float: ...\n"),
     (
+        "lib/meter.py",
+        "class Meter:\n    def measure(self) -> str:\n        return \"\"\n",
+    ),
+    (
+        "app/both.py",
+        "from lib.core import Shape\nfrom lib.meter import Meter\n\n\nclass Both(Shape, Meter):\n    pass\n",
+    ),
+    (
         "app/uses_typed.py",
         "from lib.typed import half\n\nh: float = half(1.0)\n",
     ),
 ];
 
 const IMPORTERS: &[&str] = &[
+    "app/both.py",
     "app/star.py",
     "app/uses_area.py",
     "app/uses_guess.py",
@@ -163,6 +172,7 @@ const CASES: &[Case] = &[
         old: "        self.side = side",
         new: "        self.side = str(side)",
         rechecked: &[
+            "app/both.py",
             "app/star.py",
             "app/uses_area.py",
             "app/uses_label.py",
@@ -230,6 +240,26 @@ const CASES: &[Case] = &[
         rel: "lib/core.py",
         old: "def blank(n: int):\n    return []",
         new: "def blank(n: int):\n    return [] if n else []",
+        rechecked: &[],
+    },
+    Case {
+        name: "new method a sibling base elsewhere names",
+        rel: "lib/core.py",
+        old: "        return self.side * self.side\n",
+        new: "        return self.side * self.side\n\n    def measure(self) -> int:\n        return self.side\n",
+        rechecked: &[
+            "app/both.py",
+            "app/star.py",
+            "app/uses_area.py",
+            "app/uses_label.py",
+            "app/uses_make.py",
+        ],
+    },
+    Case {
+        name: "new method named nowhere else",
+        rel: "lib/core.py",
+        old: "        return self.side * self.side\n",
+        new: "        return self.side * self.side\n\n    def _lanser_grown_side(self, by: int) -> int:\n        return self.side + by\n",
         rechecked: &[],
     },
 ];
@@ -390,6 +420,8 @@ fn a_skipped_importer_is_one_the_full_recheck_finds_unchanged() {
     assert!(added(&fast[11], "app/uses_label.py") > 0, "{}", fast[11]);
     // The hover shows `-> Unknown` before and after; the call site's type changed.
     assert!(added(&fast[12], "app/uses_guess.py") > 0, "{}", fast[12]);
+    // A method a sibling base declares otherwise clashes where neither is named.
+    assert!(added(&fast[15], "app/both.py") > 0, "{}", fast[15]);
     // A skipped importer is not pulled: its error (there before, and after) is counted in the
     // full answer only.
     let count = |b: &Value, k: &str| b["facts"][k].as_u64().unwrap();
@@ -424,6 +456,15 @@ fn a_skipped_importer_is_one_the_full_recheck_finds_unchanged() {
         let want = format!("infers the same return type for {name}");
         assert!(reason.contains(&want), "{reason}");
     }
+    let reason = fast[16]["facts"]["checked"]["skipped"][0]["reason"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", fast[16]));
+    assert!(
+        reason.contains(
+            "but for new methods named nowhere else in the program (Shape._lanser_grown_side)"
+        ),
+        "{reason}"
+    );
 }
 
 /// The skip the server's inferred type allows answers alike from every route: an MCP call (the

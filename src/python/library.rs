@@ -1,0 +1,323 @@
+//! The words of the Python code outside the workspace that Pyright reads: its bundled typeshed
+//! and the interpreter's import path (`sys.path`: the standard library, site-packages, what
+//! `.pth` files add), kept as a Bloom filter — "this word occurs nowhere there" is a sure
+//! answer, "it may" a cautious one. [`crate::measure::fresh`] asks it whether a new method's
+//! name is named anywhere a protocol, a base class or a sibling base could declare it.
+//!
+//! Built once per state of those directories and kept in lanser's home (`words/`, 4 MiB per
+//! state), so every process and copy of a workspace on the machine shares it. The state is read
+//! from metadata: for a directory the package manager owns (under the interpreter's prefix, or
+//! the typeshed) its entries' names and modification times, which an install, an upgrade or an
+//! uninstall changes; for any other directory on the path (an editable install's sources, a
+//! `.pth` entry) every Python file's size and modification time.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Bits in the filter: 2^25 (4 MiB). With the ~2 million distinct words of a large
+/// environment and [`HASHES`] probes, a word that is absent is taken for present about once in
+/// two thousand asks (then the rule re-checks, as it would without the filter).
+const BITS: u64 = 1 << 25;
+const HASHES: u64 = 7;
+
+/// The words of the library code, as a Bloom filter.
+pub struct Words {
+    bits: Vec<u64>,
+}
+
+impl Words {
+    fn empty() -> Words {
+        Words {
+            bits: vec![0; (BITS / 64) as usize],
+        }
+    }
+
+    /// The filter's positions for `word`: double hashing over two FNV-1a hashes.
+    fn probes(word: &str) -> impl Iterator<Item = u64> {
+        let fnv = |basis: u64| {
+            word.bytes().fold(basis, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            })
+        };
+        let (a, b) = (fnv(0xcbf2_9ce4_8422_2325), fnv(0x8422_2325_cbf2_9ce4) | 1);
+        (0..HASHES).map(move |i| a.wrapping_add(i.wrapping_mul(b)) % BITS)
+    }
+
+    fn insert(&mut self, word: &str) {
+        for p in Self::probes(word) {
+            self.bits[(p / 64) as usize] |= 1 << (p % 64);
+        }
+    }
+
+    /// Whether `word` may occur in the library code (false: it surely does not).
+    pub fn may_contain(&self, word: &str) -> bool {
+        Self::probes(word).all(|p| self.bits[(p / 64) as usize] & (1 << (p % 64)) != 0)
+    }
+
+    /// Every word of `text` (as [`super::surface::words`] splits it).
+    fn add_text(&mut self, text: &str) {
+        for w in text.split(|c: char| !(c == '_' || c.is_alphanumeric())) {
+            if !w.is_empty() {
+                self.insert(w);
+            }
+        }
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        self.bits.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Option<Words> {
+        if bytes.len() as u64 != BITS / 8 {
+            return None;
+        }
+        let bits = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
+            .collect();
+        Some(Words { bits })
+    }
+}
+
+/// Where the library code is: directories walked for words, and whether the package manager
+/// owns each (then its entries' metadata stand for its state).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Roots {
+    dirs: Vec<(PathBuf, bool)>,
+}
+
+/// The interpreter's import path and prefixes, as it reports them.
+#[derive(Debug, Clone)]
+struct Interpreter {
+    path: Vec<PathBuf>,
+    prefixes: Vec<PathBuf>,
+}
+
+/// The library roots Pyright reads for a workspace at `ws_root`: the typeshed beside the
+/// server `command` runs, and the import path of `python` outside the workspace. `None` when
+/// either cannot be told (no typeshed found, no interpreter, or an archive on the path: its
+/// words cannot be read), and then nothing is vouched for.
+pub fn roots(python: Option<&str>, command: &[String], ws_root: &Path) -> Option<Roots> {
+    let typeshed = command
+        .iter()
+        .find_map(|arg| typeshed_near(Path::new(arg)))?;
+    let probe = interpreter(python?)?;
+    let mut dirs = vec![(typeshed, true)];
+    for p in &probe.path {
+        if p.is_file() {
+            return None;
+        }
+        let Ok(p) = p.canonicalize() else { continue };
+        if !p.is_dir() || p.starts_with(ws_root) || dirs.iter().any(|(d, _)| d == &p) {
+            continue;
+        }
+        let owned = probe.prefixes.iter().any(|x| p.starts_with(x));
+        dirs.push((p, owned));
+    }
+    Some(Roots { dirs })
+}
+
+/// The `typeshed-fallback` of the Pyright package a server command runs from, if any.
+fn typeshed_near(arg: &Path) -> Option<PathBuf> {
+    let start = arg.canonicalize().ok()?;
+    start.ancestors().take(6).find_map(|a| {
+        [
+            a.join("typeshed-fallback"),
+            a.join("dist/typeshed-fallback"),
+            a.join("node_modules/pyright/dist/typeshed-fallback"),
+            a.join("lib/node_modules/pyright/dist/typeshed-fallback"),
+        ]
+        .into_iter()
+        .find(|t| t.join("stdlib").is_dir())
+    })
+}
+
+/// `sys.path` and the prefixes of the interpreter `exe`, asked once per process.
+fn interpreter(exe: &str) -> Option<Interpreter> {
+    static SEEN: OnceLock<Mutex<HashMap<String, Option<Interpreter>>>> = OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    if let Some(p) = seen.lock().ok()?.get(exe) {
+        return p.clone();
+    }
+    let script = "import sys, json; print(json.dumps([sys.path, [sys.prefix, sys.base_prefix]]))";
+    let out = std::process::Command::new(exe)
+        .args(["-c", script])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    let parsed = out.and_then(|o| {
+        let (path, prefixes): (Vec<String>, Vec<String>) =
+            serde_json::from_slice(&o.stdout).ok()?;
+        let abs = |v: Vec<String>| -> Vec<PathBuf> {
+            v.into_iter()
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|p| p.canonicalize().unwrap_or(p))
+                .collect()
+        };
+        Some(Interpreter {
+            path: abs(path),
+            prefixes: abs(prefixes),
+        })
+    });
+    seen.lock().ok()?.insert(exe.to_string(), parsed.clone());
+    parsed
+}
+
+/// The words of the code under `roots`: from this process's memory, else lanser's home, else
+/// read now (and kept in both).
+pub fn words(roots: &Roots) -> Arc<Words> {
+    static BUILT: OnceLock<Mutex<HashMap<String, Arc<Words>>>> = OnceLock::new();
+    let built = BUILT.get_or_init(Default::default);
+    let key = state(roots);
+    // One build at a time: a second asker waits for it instead of reading the same files.
+    let mut map = built.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(w) = map.get(&key) {
+        return w.clone();
+    }
+    let file = crate::home::lanser_home()
+        .join("words")
+        .join(format!("{key}.bloom"));
+    let words = match std::fs::read(&file)
+        .ok()
+        .and_then(|b| Words::from_bytes(&b))
+    {
+        Some(w) => Arc::new(w),
+        None => {
+            let w = Arc::new(build(roots));
+            keep(&file, &w.to_bytes());
+            w
+        }
+    };
+    map.insert(key, words.clone());
+    words
+}
+
+/// Write `bytes` to `file` whole or not at all (a temporary file renamed into place).
+fn keep(file: &Path, bytes: &[u8]) {
+    let Some(dir) = file.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    if let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) {
+        use std::io::Write;
+        if tmp.write_all(bytes).is_ok() {
+            let _ = tmp.persist(file);
+        }
+    }
+}
+
+/// Read every Python file under `roots` (a root nested in another is read once).
+fn build(roots: &Roots) -> Words {
+    let mut words = Words::empty();
+    let skip: Vec<&Path> = roots.dirs.iter().map(|(d, _)| d.as_path()).collect();
+    for (dir, _) in &roots.dirs {
+        walk(dir, &skip, &mut |p| {
+            if let Ok(bytes) = std::fs::read(p) {
+                words.add_text(&String::from_utf8_lossy(&bytes));
+            }
+        });
+    }
+    words
+}
+
+/// Call `each` for every `.py`/`.pyi` file below `dir`, not entering the other roots in `skip`
+/// (read on their own) nor following links to directories (no cycles).
+fn walk(dir: &Path, skip: &[&Path], each: &mut dyn FnMut(&Path)) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let p = e.path();
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_dir() {
+            if !skip.contains(&p.as_path()) {
+                walk(&p, skip, each);
+            }
+        } else if is_source(&p) {
+            each(&p);
+        }
+    }
+}
+
+fn is_source(p: &Path) -> bool {
+    matches!(p.extension().and_then(|e| e.to_str()), Some("py" | "pyi"))
+}
+
+/// A digest of the state of `roots` (see the module's doc): the key of their words.
+fn state(roots: &Roots) -> String {
+    let mut h = format!("words v1 {BITS} {HASHES}\n");
+    let skip: Vec<&Path> = roots.dirs.iter().map(|(d, _)| d.as_path()).collect();
+    for (dir, owned) in &roots.dirs {
+        h.push_str(&format!("{}\n", dir.display()));
+        if *owned {
+            let mut entries: Vec<_> = std::fs::read_dir(dir)
+                .map(|r| r.flatten().collect())
+                .unwrap_or_default();
+            entries.sort_by_key(|e| e.file_name());
+            for e in std::iter::once(dir.to_path_buf()).chain(entries.iter().map(|e| e.path())) {
+                h.push_str(&format!("{} {}\n", e.display(), stamp(&e)));
+            }
+        } else {
+            walk(dir, &skip, &mut |p| {
+                h.push_str(&format!("{} {}\n", p.display(), stamp(p)));
+            });
+        }
+    }
+    crate::digest::sha256_hex(h.as_bytes())
+}
+
+/// A path's size and modification time, as text.
+fn stamp(p: &Path) -> String {
+    match std::fs::metadata(p) {
+        Ok(m) => {
+            let t = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{} {t}", m.len())
+        }
+        Err(_) => "-".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_read_is_found_and_one_never_read_is_not() {
+        let mut w = Words::empty();
+        w.add_text("class SupportsRead(Protocol):\n    def read(self, n: int = -1) -> str: ...\n");
+        for word in ["SupportsRead", "Protocol", "read", "n", "str", "self"] {
+            assert!(w.may_contain(word), "{word}");
+        }
+        for word in ["_lanser_helper_14", "readline", "Read", "rea"] {
+            assert!(!w.may_contain(word), "{word}");
+        }
+        let back = Words::from_bytes(&w.to_bytes()).unwrap();
+        assert!(back.may_contain("read") && !back.may_contain("readline"));
+    }
+
+    #[test]
+    fn a_changed_file_outside_the_prefixes_changes_the_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(src.join("pkg")).unwrap();
+        std::fs::write(src.join("pkg/m.py"), "def f(): ...\n").unwrap();
+        let roots = Roots {
+            dirs: vec![(src.clone(), false)],
+        };
+        let before = state(&roots);
+        assert_eq!(state(&roots), before);
+        std::fs::write(src.join("pkg/m.py"), "def f(): ...\ndef helper(): ...\n").unwrap();
+        assert_ne!(state(&roots), before);
+        assert!(build(&roots).may_contain("helper"));
+    }
+}
