@@ -44,7 +44,7 @@ pub fn is_config(name: &str) -> bool {
 
 /// What identifies a file's metadata state.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Stat {
+pub struct Stat {
     size: u64,
     mtime_ns: i128,
     ctime_ns: i128,
@@ -53,7 +53,7 @@ struct Stat {
 
 impl Stat {
     #[cfg(unix)]
-    fn of(meta: &std::fs::Metadata) -> Stat {
+    pub fn of(meta: &std::fs::Metadata) -> Stat {
         use std::os::unix::fs::MetadataExt;
         Stat {
             size: meta.len(),
@@ -66,7 +66,7 @@ impl Stat {
     /// Elsewhere (Windows): no inode number or change time in stable Rust, so the creation
     /// time stands in for the change time and a rewrite is told by its modification time.
     #[cfg(not(unix))]
-    fn of(meta: &std::fs::Metadata) -> Stat {
+    pub fn of(meta: &std::fs::Metadata) -> Stat {
         let ns = |t: std::io::Result<std::time::SystemTime>| {
             t.ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
