@@ -71,7 +71,8 @@ def sdist(spec: str, into: Path) -> Path:
 def git_copy(src: Path, dst: Path):
     shutil.copytree(src, dst)
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"]):
-        subprocess.run(["git", "-c", "user.email=b@b", "-c", "user.name=b", *args], cwd=dst, check=True)
+        subprocess.run(["git", "-c", "user.email=b@b", "-c", "user.name=b", "-c", "gc.auto=0", *args],
+                       cwd=dst, check=True)
 
 
 def package_dir(root: Path, spec: str) -> Path:
@@ -280,10 +281,20 @@ def pick(rng, files, copy, used, kind, i):
     raise SystemExit(f"no function to edit ({kind}, {i})")
 
 
+def python_files(root: Path) -> int:
+    """How many `.py` files are under `root`, `.git` left out (a commit's background
+    `git gc --auto` may repack it while this walks)."""
+    n = 0
+    for _, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        n += sum(1 for f in files if f.endswith(".py"))
+    return n
+
+
 def warm_args(pkg: Path, copy: Path) -> list[str]:
     """A whole `diag` on a small project; on a large one the package's `__init__.py` (the server
     loads the project either way)."""
-    if sum(1 for _ in copy.rglob("*.py")) < 400:
+    if python_files(copy) < 400:
         return ["diag", "--json"]
     return ["diag", str((pkg / "__init__.py").relative_to(copy)), "--json"]
 
