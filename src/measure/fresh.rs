@@ -1,10 +1,10 @@
 //! Methods a change adds that no importer can see (docs/editing.md#a-new-method): a new method
 //! ([`crate::python::members`]) whose name is a word of no other text of the program — no
 //! other workspace Python file, no changed file's other text, none of the library code the
-//! server reads ([`crate::python::library`]) — is used by no one, makes no protocol fit or
-//! stop fitting (a protocol would name it), clashes with no base or sibling base and implements
-//! no abstract member (they would name it). [`super::scope`] judges the rest of the change
-//! without it.
+//! server reads ([`crate::python::library`]), no other method the change adds — is used by no
+//! one, makes no protocol fit or stop fitting (a protocol would name it), clashes with no base
+//! or sibling base and implements no abstract member (they would name it). [`super::scope`]
+//! judges the rest of the change without it.
 //!
 //! When the library code cannot be told (no typeshed beside the server, no interpreter, an
 //! archive on the import path), nothing is set aside.
@@ -84,18 +84,11 @@ pub fn cuts(cx: &Cx<'_>, changes: &[(Document, String)]) -> Cuts {
         return Cuts::new();
     };
     let words = library::words(&roots);
-    let mut named: BTreeSet<String> = BTreeSet::new();
-    for (i, methods) in &found {
-        for m in methods {
-            let elsewhere = words.may_contain(&m.name)
-                || changes.iter().enumerate().any(|(j, (d, new))| {
-                    has_word(&d.text, &m.name) || (j != *i && has_word(new, &m.name))
-                });
-            if elsewhere {
-                named.insert(m.name.clone());
-            }
-        }
-    }
+    let texts: Vec<(&str, &str)> = changes
+        .iter()
+        .map(|(d, new)| (d.text.as_str(), new.as_str()))
+        .collect();
+    let mut named = named_in_changes(&found, &texts, &|w| words.may_contain(w));
     let asked: BTreeSet<&str> = found
         .iter()
         .flat_map(|(_, ms)| ms.iter().map(|m| m.name.as_str()))
@@ -121,6 +114,34 @@ pub fn cuts(cx: &Cx<'_>, changes: &[(Document, String)]) -> Cuts {
         );
     }
     out
+}
+
+/// The names of the methods `found` (per change, by index into `texts`: each change's text
+/// before and after) that are named elsewhere: in a text of the change other than the one
+/// adding them (the module's own text before included), in the `library` code, or by another
+/// method found (two classes gaining one name may clash in a class deriving from both).
+fn named_in_changes(
+    found: &[(usize, Vec<NewMethod>)],
+    texts: &[(&str, &str)],
+    library: &dyn Fn(&str) -> bool,
+) -> BTreeSet<String> {
+    let all: Vec<&str> = found
+        .iter()
+        .flat_map(|(_, ms)| ms.iter().map(|m| m.name.as_str()))
+        .collect();
+    let mut named = BTreeSet::new();
+    for (i, methods) in found {
+        for m in methods {
+            let twice = all.iter().filter(|n| **n == m.name).count() > 1;
+            let in_texts = texts.iter().enumerate().any(|(j, (before, after))| {
+                has_word(before, &m.name) || (j != *i && has_word(after, &m.name))
+            });
+            if twice || in_texts || library(&m.name) {
+                named.insert(m.name.clone());
+            }
+        }
+    }
+    named
 }
 
 /// Those of `names` that are words of a workspace Python file the change does not edit.
@@ -189,6 +210,29 @@ mod tests {
         for at in [0, 5, 10, 15, 25] {
             assert_eq!(cut.to_cut(cut.to_new(at)), Some(at), "{at}");
         }
+    }
+
+    #[test]
+    fn a_name_found_elsewhere_is_not_set_aside() {
+        let m = |name: &str| NewMethod {
+            class: "C".into(),
+            name: name.into(),
+            lines: 0..0,
+        };
+        let texts = [
+            ("class C: ...\n", "class C:\n    def a(self): ...\n"),
+            ("x = 1\n", "from m import C\nC().b()\n"),
+            ("y = 'c'\n", "y = 2\n"),
+        ];
+        let found = vec![
+            (0, vec![m("a"), m("b"), m("c"), m("d"), m("e")]),
+            (2, vec![m("e")]),
+        ];
+        let library = |w: &str| w == "d";
+        let named = named_in_changes(&found, &texts, &library);
+        // `a` only in the text adding it; `b` in another change's new text; `c` in a text
+        // before; `d` in the library; `e` added twice.
+        assert_eq!(named.into_iter().collect::<Vec<_>>(), ["b", "c", "d", "e"]);
     }
 
     #[test]
