@@ -80,7 +80,19 @@ pub fn cuts(cx: &Cx<'_>, changes: &[(Document, String)]) -> Cuts {
     if found.is_empty() {
         return Cuts::new();
     }
-    let Some(roots) = library::roots(cx.python_path(), cx.server_command(), &cx.ws().root) else {
+    // A directory inside the workspace is the workspace's when the index has files in it.
+    let indexed = cx.ws().python_files();
+    let covered = |p: &std::path::Path| match cx.ws().relative(p) {
+        Some(rel) if rel.is_empty() => true,
+        Some(rel) => indexed.iter().any(|f| f.starts_with(&format!("{rel}/"))),
+        None => false,
+    };
+    let Some(roots) = library::roots(
+        cx.python_path(),
+        cx.server_command(),
+        &cx.ws().root,
+        &covered,
+    ) else {
         return Cuts::new();
     };
     let words = library::words(&roots);

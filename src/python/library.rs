@@ -107,10 +107,17 @@ struct Interpreter {
 }
 
 /// The library roots Pyright reads for a workspace at `ws_root`: the typeshed beside the
-/// server `command` runs, and the import path of `python` outside the workspace. `None` when
-/// either cannot be told (no typeshed found, no interpreter, or an archive on the path: its
-/// words cannot be read), and then nothing is vouched for.
-pub fn roots(python: Option<&str>, command: &[String], ws_root: &Path) -> Option<Roots> {
+/// server `command` runs, and the import path of `python` — but for a directory inside the
+/// workspace that the workspace's own files already cover (`covered`: the index walks it; a
+/// virtual environment or an ignored directory there is not walked, so it is a root here).
+/// `None` when either cannot be told (no typeshed found, no interpreter, or an archive on the
+/// path: its words cannot be read), and then nothing is vouched for.
+pub fn roots(
+    python: Option<&str>,
+    command: &[String],
+    ws_root: &Path,
+    covered: &dyn Fn(&Path) -> bool,
+) -> Option<Roots> {
     let typeshed = command
         .iter()
         .find_map(|arg| typeshed_near(Path::new(arg)))?;
@@ -121,7 +128,8 @@ pub fn roots(python: Option<&str>, command: &[String], ws_root: &Path) -> Option
             return None;
         }
         let Ok(p) = p.canonicalize() else { continue };
-        if !p.is_dir() || p.starts_with(ws_root) || dirs.iter().any(|(d, _)| d == &p) {
+        let inside = p.starts_with(ws_root) && covered(&p);
+        if !p.is_dir() || inside || dirs.iter().any(|(d, _)| d == &p) {
             continue;
         }
         let owned = probe.prefixes.iter().any(|x| p.starts_with(x));
