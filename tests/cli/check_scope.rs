@@ -97,7 +97,7 @@ const FILES: &[(&str, &str)] = &[
     ("lib/typed.pyi", "def half(x: float) -> float: ...\n"),
     (
         "lib/meter.py",
-        "class Meter:\n    def measure(self) -> str:\n        return \"\"\n",
+        "class Meter:\n    def lanser_reading(self) -> str:\n        return \"\"\n",
     ),
     (
         "app/both.py",
@@ -246,7 +246,7 @@ const CASES: &[Case] = &[
         name: "new method a sibling base elsewhere names",
         rel: "lib/core.py",
         old: "        return self.side * self.side\n",
-        new: "        return self.side * self.side\n\n    def measure(self) -> int:\n        return self.side\n",
+        new: "        return self.side * self.side\n\n    def lanser_reading(self) -> int:\n        return self.side\n",
         rechecked: &[
             "app/both.py",
             "app/star.py",
