@@ -1,7 +1,8 @@
 //! Which workspace files import given modules: each Python file's import statements, read by
 //! the tokenizer ([`super::imports::scan`], so strings and comments never count and comma
 //! lists, parentheses and continuations do), resolved to module stems as Pyright looks them
-//! up ([`super::modules`]).
+//! up ([`super::modules`]). Each file's resolved stems are kept in the process while its
+//! metadata vouches for its bytes, so a daemon's next ask only looks at every file's metadata.
 //!
 //! A statement imports a module when the names it binds reach it: `import a.b.c` binds `a`,
 //! through which `a`, `a.b` and `a.b.c` are reached; `from M import x` reaches `M`, and `M.x`
