@@ -467,9 +467,9 @@ fn a_skipped_importer_is_one_the_full_recheck_finds_unchanged() {
     );
 }
 
-/// The skip the server's inferred type allows answers alike from every route: an MCP call (the
-/// diff inline), the SDK (`check(diff)`), the CLI through the warm daemon and in-process, and a
-/// batch line, on the file the MCP call wrote the diff to.
+/// The skips the server's inferred type and a new method allow answer alike from every route:
+/// an MCP call (the diff inline), the SDK (`check(diff)`), the CLI through the warm daemon and
+/// in-process, and a batch line, on the file the MCP call wrote the diff to.
 #[test]
 fn an_inferred_type_skip_answers_alike_from_every_route() {
     let w = crate::daemon::Warm::new("flat");
@@ -483,22 +483,44 @@ fn an_inferred_type_skip_answers_alike_from_every_route() {
         "from models import User\nfrom tags import label\n\n\ndef badge(u: User) -> str:\n    return label(u)\n",
     )
     .unwrap();
-    let diff = "--- a/tags.py\n+++ b/tags.py\n@@ -4,2 +4,3 @@\n def label(user: User):\n-    return \"user \" + user.name\n+    prefix = \"user \"\n+    return prefix + user.name\n";
-    let mcp = mcp_session(
-        w.cmd(&["mcp"]),
-        &[("check", serde_json::json!({"patch": diff}))],
-    );
-    assert_eq!(mcp[0]["isError"], false, "{}", mcp[0]);
-    let b = &mcp[0]["structuredContent"];
-    assert_eq!(
-        strings(&b["facts"]["checked"]["importers"]),
-        Vec::<String>::new()
-    );
+    let label = "--- a/tags.py\n+++ b/tags.py\n@@ -4,2 +4,3 @@\n def label(user: User):\n-    return \"user \" + user.name\n+    prefix = \"user \"\n+    return prefix + user.name\n";
+    let b = alike_from_every_route(&w, label);
     let reason = b["facts"]["checked"]["skipped"][0]["reason"]
         .as_str()
         .unwrap();
     assert!(
         reason.contains("infers the same return type for label"),
+        "{b}"
+    );
+    // `User` gains a method no other text names: none of `User`'s users is re-checked.
+    let method = diff(
+        &w.ws,
+        "models.py",
+        "        return self.name\n",
+        "        return self.name\n\n    def lanser_initials(self) -> str:\n        return self.name[:1]\n",
+    );
+    let b = alike_from_every_route(&w, &method);
+    let reason = b["facts"]["checked"]["skipped"][0]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("new methods named nowhere else in the program (User.lanser_initials)"),
+        "{b}"
+    );
+}
+
+/// `diff` checked through MCP, the warm daemon, in-process, batch and the SDK: the MCP bundle,
+/// after each other route gave its bytes; it re-checks no importer.
+fn alike_from_every_route(w: &crate::daemon::Warm, diff: &str) -> Value {
+    let mcp = mcp_session(
+        w.cmd(&["mcp"]),
+        &[("check", serde_json::json!({"patch": diff}))],
+    );
+    assert_eq!(mcp[0]["isError"], false, "{}", mcp[0]);
+    let b = mcp[0]["structuredContent"].clone();
+    assert_eq!(
+        strings(&b["facts"]["checked"]["importers"]),
+        Vec::<String>::new(),
         "{b}"
     );
     let text = b.to_string();
@@ -530,4 +552,5 @@ fn an_inferred_type_skip_answers_alike_from_every_route() {
         .output()
         .unwrap();
     assert_eq!(line(&o), text, "sdk");
+    b
 }
