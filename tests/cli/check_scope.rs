@@ -10,7 +10,9 @@
 //! code and a stub beside the module re-check every importer. An unannotated function's body
 //! whose return type Pyright shows unchanged skips them; one whose type it shows changed, or
 //! shows as `Unknown` (re-inferred per call site), re-checks them — unless the function is one
-//! Pyright does not infer per call (`async`, or no parameter of unknown type).
+//! Pyright does not infer per call (`async`, or no parameter of unknown type). A method added
+//! under a name found nowhere else skips its class's users; one a class elsewhere declares
+//! re-checks them, and a subclass of both gets the clash (docs/editing.md#a-new-method).
 
 use crate::support::*;
 use serde_json::Value;
