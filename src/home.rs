@@ -1,7 +1,7 @@
 //! Where lanser keeps what outlives a process: the managed servers, content snapshots,
 //! daemons' sockets and journals.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `$LANSER_HOME`, else `$XDG_CACHE_HOME/lanser`, else (Windows) `%LOCALAPPDATA%\lanser`,
 /// else `~/.cache/lanser`.
@@ -21,4 +21,19 @@ pub fn lanser_home() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(std::env::temp_dir);
     home.join(".cache").join("lanser")
+}
+
+/// Write `bytes` to `file` whole or not at all (a temporary file in its directory renamed into
+/// place), best effort: a cache entry that cannot be written is computed again next time.
+pub fn keep(file: &Path, bytes: &[u8]) {
+    let Some(dir) = file.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    if let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) {
+        use std::io::Write;
+        if tmp.write_all(bytes).is_ok() {
+            let _ = tmp.persist(file);
+        }
+    }
 }

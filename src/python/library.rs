@@ -208,26 +208,12 @@ pub fn words(roots: &Roots) -> Arc<Words> {
         Some(w) => Arc::new(w),
         None => {
             let w = Arc::new(build(roots));
-            keep(&file, &w.to_bytes());
+            crate::home::keep(&file, &w.to_bytes());
             w
         }
     };
     map.insert(key, words.clone());
     words
-}
-
-/// Write `bytes` to `file` whole or not at all (a temporary file renamed into place).
-fn keep(file: &Path, bytes: &[u8]) {
-    let Some(dir) = file.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
-    if let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) {
-        use std::io::Write;
-        if tmp.write_all(bytes).is_ok() {
-            let _ = tmp.persist(file);
-        }
-    }
 }
 
 /// Read every Python file under `roots` (a root nested in another is read once).

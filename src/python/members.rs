@@ -8,10 +8,10 @@
 //! Whether such a method can reach an importer depends on the whole program (a protocol, a
 //! base or a sibling base elsewhere may name it): [`crate::measure::fresh`] decides that.
 
-use super::surface::{leaks_beyond, words};
+use super::surface::{identifiers, leaks_beyond, parse_clean, words};
 use std::collections::BTreeSet;
 use std::ops::Range;
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::Node;
 
 /// A method the change adds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,16 +20,6 @@ pub struct NewMethod {
     pub name: String,
     /// Its whole lines in the new text.
     pub lines: Range<usize>,
-}
-
-fn parse(text: &str) -> Option<Tree> {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .ok()?;
-    parser
-        .parse(text, None)
-        .filter(|t| !t.root_node().has_error())
 }
 
 /// The top-level class definitions of a module, with their names.
@@ -59,7 +49,7 @@ fn name_of(n: Node, src: &[u8]) -> Option<String> {
 /// The methods added in `after` that no other text of the module could reach (see the
 /// module's doc); none when either text does not parse cleanly.
 pub fn new_methods(before: &str, after: &str) -> Vec<NewMethod> {
-    let (Some(a), Some(b)) = (parse(before), parse(after)) else {
+    let (Some(a), Some(b)) = (parse_clean(before), parse_clean(after)) else {
         return Vec::new();
     };
     let (sa, sb) = (before.as_bytes(), after.as_bytes());
@@ -153,17 +143,6 @@ fn bases_one_of(c: Node, src: &[u8], names: &BTreeSet<String>) -> bool {
     let mut ids = BTreeSet::new();
     identifiers(bases, src, &mut ids);
     ids.iter().any(|i| names.contains(i))
-}
-
-fn identifiers(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
-    if n.kind() == "identifier" {
-        out.extend(n.utf8_text(src).ok().map(str::to_string));
-        return;
-    }
-    let mut cursor = n.walk();
-    for c in n.named_children(&mut cursor) {
-        identifiers(c, src, out);
-    }
 }
 
 #[cfg(test)]

@@ -96,16 +96,20 @@ pub fn statements(text: &str) -> Option<Vec<Statement>> {
     found
 }
 
-fn read_statements(text: &str) -> Option<Vec<Statement>> {
+/// `text` parsed, or `None` when it does not parse cleanly.
+pub(super) fn parse_clean(text: &str) -> Option<tree_sitter::Tree> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_python::LANGUAGE.into())
         .ok()?;
-    let tree = parser.parse(text, None)?;
+    parser
+        .parse(text, None)
+        .filter(|t| !t.root_node().has_error())
+}
+
+fn read_statements(text: &str) -> Option<Vec<Statement>> {
+    let tree = parse_clean(text)?;
     let root = tree.root_node();
-    if root.has_error() {
-        return None;
-    }
     let src = text.as_bytes();
     let mut cursor = root.walk();
     let out = root
@@ -286,7 +290,8 @@ fn targets(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
 }
 
 /// Every identifier under `n`.
-fn identifiers(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
+/// Every identifier in `n`.
+pub(super) fn identifiers(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
     if n.kind() == "identifier" {
         out.insert(text(n, src));
         return;

@@ -85,18 +85,7 @@ pub fn read<T: DeserializeOwned>(kind: &str, digest: &str, python: &Path) -> Opt
 /// Keep `value` as the entry of `kind` for the state (best effort: a cache that cannot be
 /// written is measured again next time).
 pub fn write<T: Serialize>(kind: &str, digest: &str, python: &Path, value: &T) {
-    let target = path(kind, digest, python);
-    let Some(dir) = target.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
-    let Ok(bytes) = serde_json::to_vec(value) else {
-        return;
-    };
-    if let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) {
-        use std::io::Write;
-        if tmp.write_all(&bytes).is_ok() {
-            let _ = tmp.persist(&target);
-        }
+    if let Ok(bytes) = serde_json::to_vec(value) {
+        crate::home::keep(&path(kind, digest, python), &bytes);
     }
 }
