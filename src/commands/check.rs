@@ -106,7 +106,7 @@ pub async fn run(o: &mut Ctx<'_>, patch_path: &str) -> Result<Outcome<CheckFacts
         let new = patch::apply(&doc.rel, &doc.text, fp)?;
         changes.push((doc, new));
     }
-    let m = measure(o, &changes).await?;
+    let m = measure(o, &changes, speculate::Leave::Original).await?;
     let (before, after) = (
         speculate::count(&m.spec.before),
         speculate::count(&m.spec.after),
@@ -167,19 +167,26 @@ pub(crate) fn refuse_unserved<'a>(
 }
 
 /// What [`measure`] found: the speculation over every changed file's server, whether each
-/// had loaded its project, pr-v2's terms (with `--reward pr-v2`), and the changed files no
-/// server serves (not measured).
+/// had loaded its project, pr-v2's terms (with `--reward pr-v2`), the changed files no
+/// server serves (not measured), and what the server is left showing.
 pub struct Measurement {
     pub spec: speculate::Speculation,
     pub complete: bool,
     pub v2: Option<crate::reward::v2::Measured>,
     pub unserved: Vec<String>,
+    pub left: speculate::Leave,
 }
 
 /// The speculative diagnostics of `changes` (a document and its new text), each file on its
 /// own server (a change over TypeScript and Python files is measured by both; the own
-/// server's first). `check --patch`, `apply --patch` and `edit` measure through this.
-pub async fn measure(o: &mut Ctx<'_>, changes: &[(Document, String)]) -> Result<Measurement> {
+/// server's first). `check --patch`, `apply --patch` and `edit` measure through this. The
+/// changed texts stay shown (`leave`) only when one speculation on the own server, with no
+/// pr-v2 terms (which ask on the original texts), measured them all; `left` says which.
+pub async fn measure(
+    o: &mut Ctx<'_>,
+    changes: &[(Document, String)],
+    leave: speculate::Leave,
+) -> Result<Measurement> {
     let forced = super::route::forced_def(o);
     let (rels, unserved): (Vec<String>, Vec<String>) =
         changes.iter().map(|(d, _)| d.rel.clone()).partition(|rel| {
@@ -199,6 +206,7 @@ pub async fn measure(o: &mut Ctx<'_>, changes: &[(Document, String)]) -> Result<
             complete: true,
             v2: None,
             unserved,
+            left: speculate::Leave::Original,
         });
     }
     let (groups, unchecked) = super::diag::by_server(o, rels, true);
@@ -207,6 +215,10 @@ pub async fn measure(o: &mut Ctx<'_>, changes: &[(Document, String)]) -> Result<
         return Err(super::route::one_server_only(o, &name)
             .unwrap_or_else(|| LanserError::internal(format!("{rel}: no server to measure it"))));
     }
+    let left = match groups.len() == 1 && groups.contains_key(&None) && !o.opts().reward.is_v2() {
+        true => leave,
+        false => speculate::Leave::Original,
+    };
     let (mut spec, mut complete, mut v2) = (None::<speculate::Speculation>, true, None);
     for (server, group) in groups {
         let part: Vec<(Document, String)> = changes
@@ -235,7 +247,7 @@ pub async fn measure(o: &mut Ctx<'_>, changes: &[(Document, String)]) -> Result<
             }
             _ => None,
         };
-        let one = speculate::speculate(&mut target.cx(), &part, Scope::Reach).await?;
+        let one = speculate::speculate(&mut target.cx(), &part, Scope::Reach, left).await?;
         // pr-v2's terms are read on one server's view: the first group's.
         if v2.is_none() && target.opts().reward.is_v2() {
             v2 = Some(
@@ -254,5 +266,6 @@ pub async fn measure(o: &mut Ctx<'_>, changes: &[(Document, String)]) -> Result<
         complete,
         v2,
         unserved,
+        left,
     })
 }

@@ -207,6 +207,7 @@ pub async fn speculate(
         &mut o.cx(),
         &changes,
         crate::measure::scope::Scope::Importers,
+        speculate::Leave::Original,
     )
     .await?;
     measured.d_prev = Some(speculate::count(&spec.before));

@@ -80,7 +80,29 @@ pub async fn write(
             }
         }
     }
-    let found = super::check::measure(o, &changes).await?;
+    // A write that follows finds the server showing the written texts already.
+    let leave = match m.apply {
+        true => speculate::Leave::Changed,
+        false => speculate::Leave::Original,
+    };
+    let found = super::check::measure(o, &changes, leave).await?;
+    let done = judge_and_write(o, m, require_clean, plan, &found, resolution);
+    if found.left == speculate::Leave::Changed && !matches!(&done, Ok(v) if v.applied) {
+        speculate::restore(&o.cx(), &changes);
+    }
+    done
+}
+
+/// The rest of [`write`] once the change is measured (`found`): refused under
+/// `require_clean` when it adds an error, else written if `m.apply`.
+fn judge_and_write(
+    o: &mut Ctx<'_>,
+    m: &MutationArgs,
+    require_clean: bool,
+    plan: Plan,
+    found: &super::check::Measurement,
+    resolution: Option<&Resolution>,
+) -> Result<Verified> {
     let delta = speculate::delta(&found.spec);
     let added: Vec<Diagnostic> = delta
         .iter()
@@ -100,7 +122,7 @@ pub async fn write(
         d_prev: Some(before),
         d_now: Some(after),
         safety: u8::from(safe),
-        v2: found.v2.unwrap_or_default(),
+        v2: found.v2.clone().unwrap_or_default(),
     };
     let applied = mutate::maybe_apply(o, m, &plan, found.complete, resolution)?;
     Ok(Verified {

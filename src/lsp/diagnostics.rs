@@ -107,6 +107,23 @@ impl Session {
         }
     }
 
+    /// The answers kept for `uris` (in order) in the view that differs from what the server
+    /// sees now only by the texts of `shown` (URI → text digest, documents open now): what
+    /// [`Self::pull_diagnostics`] would answer once those texts are sent, when every one is
+    /// kept ([`view`]); none from a server that only publishes.
+    pub fn pulled_in(&self, shown: &[(String, String)], uris: &[String]) -> Option<Vec<Value>> {
+        if !self.pulls() || !*self.shared.ready.borrow() {
+            return None;
+        }
+        let st = self.shared.lock();
+        let mut docs = st.open_docs.clone();
+        for (uri, digest) in shown {
+            docs.get_mut(uri)?.1 = digest.clone();
+        }
+        let key = view::key(st.view_changes, &docs);
+        uris.iter().map(|u| st.diag_memo.get(&key, u)).collect()
+    }
+
     /// The key of what the server sees now, once the project is loaded.
     fn view_key(&self) -> Option<String> {
         if !*self.shared.ready.borrow() {

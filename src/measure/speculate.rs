@@ -32,14 +32,46 @@ pub async fn pull(cx: &mut Cx<'_>, files: &[String]) -> Result<DiagMap> {
             session.sync_document(&uri, &crate::document::Document::load(abs, rel.clone())?);
         }
         let raw = session.pull_diagnostics(&uri).await?;
-        let items = raw
-            .get("items")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        out.insert(rel.clone(), cx.normalizer().diagnostics(&uri, &items));
+        out.insert(rel.clone(), normalized(cx, &uri, &raw));
     }
     Ok(out)
+}
+
+/// The facts of a pulled answer (`raw`, the server's report) for `uri`.
+fn normalized(cx: &Cx<'_>, uri: &str, raw: &Value) -> Vec<Diagnostic> {
+    let items = raw
+        .get("items")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    cx.normalizer().diagnostics(uri, &items)
+}
+
+/// What [`pull`] would answer for `files` once the server is shown the original texts of
+/// `changes` again — when every answer is kept under that view ([`crate::lsp::view`]), read
+/// without showing it: the same bytes, and the server is not sent the change twice more.
+fn kept_before(cx: &Cx<'_>, changes: &[(Document, String)], files: &[String]) -> Option<DiagMap> {
+    if files.is_empty() {
+        return Some(DiagMap::new());
+    }
+    let session = cx.started()?;
+    let originals: Vec<(String, String)> = changes
+        .iter()
+        .map(|(d, _)| (path_to_uri(&d.abs), d.doc_version.clone()))
+        .collect();
+    let uris: Vec<String> = files
+        .iter()
+        .map(|rel| path_to_uri(&cx.ws().root.join(rel)))
+        .collect();
+    let raw = session.pulled_in(&originals, &uris)?;
+    Some(
+        files
+            .iter()
+            .zip(&uris)
+            .zip(&raw)
+            .map(|((rel, uri), raw)| (rel.clone(), normalized(cx, uri, raw)))
+            .collect(),
+    )
 }
 
 /// D: error and warning diagnostics in `map`.
@@ -131,13 +163,26 @@ pub fn merge(mut a: Speculation, b: Speculation) -> Speculation {
     a
 }
 
+/// What the server is shown once a speculation is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leave {
+    /// The original texts: a check, nothing is written.
+    Original,
+    /// The changed texts, for a write that follows: showing the originals and then the
+    /// written texts again would make the server check the changed files (and its open
+    /// importers) twice more. Whoever asks for it shows the originals again ([`restore`])
+    /// when the write does not happen; a speculation that fails restores them itself.
+    Changed,
+}
+
 /// Apply `changes` (a document and its new text) to the server's in-memory documents, collect
-/// diagnostics, before and after, for them and the importers `scope` re-checks, and restore
-/// the originals.
+/// diagnostics, before and after, for them and the importers `scope` re-checks, and show the
+/// originals again unless `leave` says otherwise.
 pub async fn speculate(
     cx: &mut Cx<'_>,
     changes: &[(Document, String)],
     scope: Scope,
+    leave: Leave,
 ) -> Result<Speculation> {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
     {
@@ -160,7 +205,7 @@ pub async fn speculate(
         asked.clear();
     }
     if !asked.is_empty() {
-        return settling(cx, changes, scope, touched, &asked, &cuts).await;
+        return settling(cx, changes, scope, touched, &asked, &cuts, leave).await;
     }
     let checked = super::scope::files(cx.ws(), changes, scope, &Settled::new(), &cuts);
     // The changed files and the importers the change can alter, pulled before and after. A
@@ -170,7 +215,9 @@ pub async fn speculate(
     let before = pull(cx, &files).await?;
     swap(cx, changes, true);
     let after = pull(cx, &files).await;
-    swap(cx, changes, false);
+    if leave == Leave::Original || after.is_err() {
+        swap(cx, changes, false);
+    }
     let after = after?;
     Ok(Speculation {
         touched,
@@ -193,7 +240,8 @@ fn pulled(touched: &[String], checked: &Checked) -> Vec<String> {
 
 /// [`speculate`] when inferred return types decide the importers: the changed files and the
 /// functions' signatures before, then after (when the importers to re-check are known, and
-/// pulled after), then the importers before.
+/// pulled after), then the importers before (read from the answers kept, when the server is
+/// to be left showing the change and they are).
 async fn settling(
     cx: &mut Cx<'_>,
     changes: &[(Document, String)],
@@ -201,6 +249,7 @@ async fn settling(
     touched: Vec<String>,
     asked: &Settled,
     cuts: &Cuts,
+    leave: Leave,
 ) -> Result<Speculation> {
     let changed = pulled(&touched, &Checked::default());
     let mut before = pull(cx, &changed).await?;
@@ -216,9 +265,28 @@ async fn settling(
         Ok::<_, crate::error::LanserError>((checked, after, shown))
     }
     .await;
-    swap(cx, changes, false);
-    let (checked, after, shown) = after?;
-    before.extend(pull(cx, &checked.importers).await?);
+    let (checked, after, shown) = match after {
+        Ok(found) => found,
+        Err(e) => {
+            swap(cx, changes, false);
+            return Err(e);
+        }
+    };
+    let kept = match leave {
+        Leave::Changed => kept_before(cx, changes, &checked.importers),
+        Leave::Original => None,
+    };
+    match kept {
+        Some(kept) => before.extend(kept),
+        None => {
+            swap(cx, changes, false);
+            let importers = pull(cx, &checked.importers).await?;
+            before.extend(importers);
+            if leave == Leave::Changed {
+                swap(cx, changes, true);
+            }
+        }
+    }
     Ok(Speculation {
         files: pulled(&touched, &checked),
         touched,
@@ -227,6 +295,11 @@ async fn settling(
         checked,
         shown,
     })
+}
+
+/// Show the server the original texts of `changes` again, after [`Leave::Changed`].
+pub fn restore(cx: &Cx<'_>, changes: &[(Document, String)]) {
+    swap(cx, changes, false);
 }
 
 /// Show the server the changed texts (`to_new`) or the originals again.

@@ -556,3 +556,79 @@ fn alike_from_every_route(w: &crate::daemon::Warm, diff: &str) -> Value {
     assert_eq!(line(&o), text, "sdk");
     b
 }
+
+/// A verified write whose change re-checks importers (an inferred return type changes), after
+/// a check of the same patch in one session: the importers' diagnostics before the change are
+/// read from what the check pulled under the original texts, without showing those to the
+/// server again. The write sends its change once — not the change, the original again, then
+/// the change once more — and measures what the check measured.
+#[test]
+fn a_write_after_its_check_sends_the_change_once_and_measures_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write_tree(&ws, FILES);
+    let ws = ws.canonicalize().unwrap();
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &["commit", "-qm", "base"],
+    ] {
+        crate::mutations::git(&ws, args);
+    }
+    let c = CASES
+        .iter()
+        .find(|c| c.name == "unannotated body whose inferred return type changes")
+        .unwrap();
+    let p = dir.path().join("guess.diff");
+    std::fs::write(&p, diff(&ws, c.rel, c.old, c.new)).unwrap();
+    let p = serde_json::to_string(&p.to_string_lossy()).unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        format!(
+            "{{\"cmd\":\"check\",\"args\":{{\"patch\":{p}}}}}\n{{\"cmd\":\"apply\",\"args\":{{\"patch\":{p},\"apply\":true}}}}\n"
+        ),
+    )
+    .unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let o = run(&[
+        "batch",
+        "--in",
+        input.to_str().unwrap(),
+        "--out",
+        "-",
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--trace-file",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (check, write) = (&out[0], &out[1]);
+    assert_eq!(write["facts"]["applied"], true, "{write}");
+    assert_eq!(
+        strings(&write["facts"]["checked"]["importers"]),
+        c.rechecked,
+        "{write}"
+    );
+    assert_eq!(
+        check["facts"]["files"], write["facts"]["speculativeDiagnostics"],
+        "the write measured what the check measured"
+    );
+    let guess = &files(check)["app/uses_guess.py"];
+    assert!(!guess["added"].as_array().unwrap().is_empty(), "{check}");
+    let changed = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["type"] == "rpc" && r["dir"] == "send")
+        .filter(|r| r["body"]["method"] == "textDocument/didChange")
+        .count();
+    assert_eq!(
+        changed, 3,
+        "the check's change and back, the write's change"
+    );
+}

@@ -209,6 +209,29 @@ fn every_edit_mode_previews_then_applies_and_refusals_write_nothing() {
         added[0]["range"][0].as_u64().unwrap() + 1,
         u64::from(line_with(&ws, "use.py", "return area(2, 3)"))
     );
+    // Refused in the session (--require-clean with --apply: the server is left showing the
+    // change while lanser decides): the server is shown the original again, so the session's
+    // next check of the caller finds it as it is on disk, without the refused edit's error.
+    let mut refused: Value = serde_json::from_str(&edit_line(
+        "py://shapes#area",
+        "replace",
+        Some(narrow),
+        true,
+    ))
+    .unwrap();
+    refused["args"]["require-clean"] = json!(true);
+    let r = h.ask(&refused.to_string());
+    assert_eq!(r["error"]["code"], "E/WOULD_BREAK", "{r}");
+    let d = h.ask(r#"{"cmd":"diag","args":{"targets":["use.py"]}}"#);
+    assert_eq!(d["status"], "ok", "{d}");
+    assert!(
+        !d["facts"]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["message"] == added[0]["message"]),
+        "the refused edit's error is gone: {d}"
+    );
     h.finish();
     let o = run(&[
         "edit",
@@ -224,6 +247,40 @@ fn every_edit_mode_previews_then_applies_and_refusals_write_nothing() {
     assert_eq!(o.status.code(), Some(77), "{}", stderr(&o));
     assert!(stderr(&o).contains("E/WOULD_BREAK"), "{}", stderr(&o));
     assert_eq!(snapshot(&ws), before, "--require-clean wrote nothing");
+}
+
+/// A verified write leaves the server showing the text it measured: the server is sent the
+/// change once (not the change, the original again, then the written text).
+#[test]
+fn a_verified_write_sends_its_change_once() {
+    let (_tmp, ws) = repo_copy("edit");
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let body = "def area(w: int, h: int) -> int:\n    product = w * h\n    return product\n";
+    let o = run(&[
+        "edit",
+        "py://shapes#area",
+        "--replace",
+        "--text",
+        &text_file(body),
+        "--apply",
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--trace-file",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(read(&ws, SHAPES).contains("    product = w * h\n"));
+    let changed: Vec<String> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["type"] == "rpc" && r["dir"] == "send")
+        .filter(|r| r["body"]["method"] == "textDocument/didChange")
+        .map(|r| r["body"]["params"]["textDocument"]["uri"].to_string())
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert!(changed[0].ends_with("shapes.py\""), "{changed:?}");
 }
 
 #[test]
