@@ -187,6 +187,10 @@ fn interpreter(exe: &str) -> Option<Interpreter> {
     parsed
 }
 
+/// The bytes the filters kept in lanser's home may take: sixteen environment states; the
+/// least recently used goes first.
+const KEPT: u64 = 64 << 20;
+
 /// The words of the code under `roots`: from this process's memory, else lanser's home, else
 /// read now (and kept in both).
 pub fn words(roots: &Roots) -> Arc<Words> {
@@ -201,14 +205,11 @@ pub fn words(roots: &Roots) -> Arc<Words> {
     let file = crate::home::lanser_home()
         .join("words")
         .join(format!("{key}.bloom"));
-    let words = match std::fs::read(&file)
-        .ok()
-        .and_then(|b| Words::from_bytes(&b))
-    {
+    let words = match crate::home::read_kept(&file).and_then(|b| Words::from_bytes(&b)) {
         Some(w) => Arc::new(w),
         None => {
             let w = Arc::new(build(roots));
-            crate::home::keep(&file, &w.to_bytes());
+            crate::home::keep_bounded(&file, &w.to_bytes(), KEPT);
             w
         }
     };

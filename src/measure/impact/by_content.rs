@@ -11,10 +11,15 @@
 //! pays nothing, and a copy with a change pays only for what the change makes stale.
 //!
 //! Entries are written atomically (a temporary file renamed over the name), so a reader never
-//! sees half of one; an unreadable entry is treated as absent and measured again.
+//! sees half of one; an unreadable entry is treated as absent and measured again. The directory
+//! is bounded ([`KEPT`]): past it, the entries read or written least recently are removed.
 
 use serde::{de::DeserializeOwned, Serialize};
 use std::path::{Path, PathBuf};
+
+/// The bytes the entries may take: an RL run's thousands of states stop growing the home
+/// there, a base read by each of its patches stays.
+pub const KEPT: u64 = 512 << 20;
 
 /// The file of `kind` (`collection`, `coverage`) for the state `digest` under `python`.
 fn path(kind: &str, digest: &str, python: &Path) -> PathBuf {
@@ -78,7 +83,7 @@ fn packages_stamp(python: &Path) -> String {
 
 /// The entry of `kind` for the state, if one was written and reads back.
 pub fn read<T: DeserializeOwned>(kind: &str, digest: &str, python: &Path) -> Option<T> {
-    let bytes = std::fs::read(path(kind, digest, python)).ok()?;
+    let bytes = crate::home::read_kept(&path(kind, digest, python))?;
     serde_json::from_slice(&bytes).ok()
 }
 
@@ -86,6 +91,6 @@ pub fn read<T: DeserializeOwned>(kind: &str, digest: &str, python: &Path) -> Opt
 /// written is measured again next time).
 pub fn write<T: Serialize>(kind: &str, digest: &str, python: &Path, value: &T) {
     if let Ok(bytes) = serde_json::to_vec(value) {
-        crate::home::keep(&path(kind, digest, python), &bytes);
+        crate::home::keep_bounded(&path(kind, digest, python), &bytes, KEPT);
     }
 }
