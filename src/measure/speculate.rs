@@ -3,7 +3,7 @@
 //! measured on its in-memory documents only — didChange to the new text, pull diagnostics for
 //! the touched files and the workspace files that import them ([`crate::python::importers`]:
 //! only those the change can alter, as [`super::scope`] tells; the others are not pulled at
-//! all), didChange back.
+//! all), didChange back — unless a write follows ([`Leave::Changed`]).
 //! Nothing is written to disk.
 
 use super::fresh::Cuts;
@@ -169,9 +169,10 @@ pub enum Leave {
     /// The original texts: a check, nothing is written.
     Original,
     /// The changed texts, for a write that follows: showing the originals and then the
-    /// written texts again would make the server check the changed files (and its open
-    /// importers) twice more. Whoever asks for it shows the originals again ([`restore`])
-    /// when the write does not happen; a speculation that fails restores them itself.
+    /// written texts again would send the server two more changes, and Pyright drops what it
+    /// inferred for the whole program at each (its next pulls infer it again). Whoever asks
+    /// for it shows the originals again ([`restore`]) when the write does not happen; a
+    /// speculation that fails restores them itself.
     Changed,
 }
 
