@@ -620,13 +620,7 @@ fn a_write_after_its_check_sends_the_change_once_and_measures_alike() {
     );
     let guess = &files(check)["app/uses_guess.py"];
     assert!(!guess["added"].as_array().unwrap().is_empty(), "{check}");
-    let changed = std::fs::read_to_string(&trace)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|r| r["type"] == "rpc" && r["dir"] == "send")
-        .filter(|r| r["body"]["method"] == "textDocument/didChange")
-        .count();
+    let changed = sent(&trace, "textDocument/didChange").len();
     assert_eq!(
         changed, 3,
         "the check's change and back, the write's change"

@@ -271,13 +271,9 @@ fn a_verified_write_sends_its_change_once() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(read(&ws, SHAPES).contains("    product = w * h\n"));
-    let changed: Vec<String> = std::fs::read_to_string(&trace)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|r| r["type"] == "rpc" && r["dir"] == "send")
-        .filter(|r| r["body"]["method"] == "textDocument/didChange")
-        .map(|r| r["body"]["params"]["textDocument"]["uri"].to_string())
+    let changed: Vec<String> = sent(&trace, "textDocument/didChange")
+        .iter()
+        .map(|b| b["params"]["textDocument"]["uri"].to_string())
         .collect();
     assert_eq!(changed.len(), 1, "{changed:?}");
     assert!(changed[0].ends_with("shapes.py\""), "{changed:?}");

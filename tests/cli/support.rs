@@ -437,6 +437,18 @@ pub fn one_line_diff(ws: &Path, rel: &str, old: &str, new: &str) -> String {
     )
 }
 
+/// The bodies of the frames lanser sent its server with `method`, in order, from the trace at
+/// `trace` (`--trace-file`).
+pub fn sent(trace: &Path, method: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|r| r["type"] == "rpc" && r["dir"] == "send" && r["body"]["method"] == method)
+        .map(|r| r["body"].clone())
+        .collect()
+}
+
 /// `lanser batch` over `lines` (one request line each) in workspace `ws`, answered to stdout.
 pub fn batch_lines(ws: &Path, lines: &[&str]) -> Output {
     let dir = tempfile::tempdir().unwrap();
