@@ -290,7 +290,6 @@ fn targets(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
 }
 
 /// Every identifier under `n`.
-/// Every identifier in `n`.
 pub(super) fn identifiers(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
     if n.kind() == "identifier" {
         out.insert(text(n, src));

@@ -5,7 +5,7 @@
 //! fixture text, and the routes (CLI, batch line, daemon, daemon batch) give the same bytes.
 
 use crate::daemon::Warm;
-use crate::mutations::git;
+use crate::mutations::commit_tree;
 use crate::support::*;
 use serde_json::Value;
 use std::path::Path;
@@ -123,9 +123,7 @@ fn changes_since_head_and_since_a_bundle_from_any_route() {
         "export function build(a: number): number {\n  return a;\n}\n",
     )
     .unwrap();
-    git(&ws, &["init", "-q"]);
-    git(&ws, &["add", "-A"]);
-    git(&ws, &["commit", "-qm", "fixture"]);
+    commit_tree(&ws);
     let old_units = read(&ws, UNITS);
     let old_geometry = read(&ws, GEOMETRY);
     let here = |args: &[&str]| w.run(&[args, &["--no-daemon"]].concat());

@@ -9,7 +9,7 @@
 //! `LANSER_TEST_FAIL_AT=N`, `LANSER_TEST_EACCES=<path suffix>`; and
 //! `LANSER_TEST_PAUSE_BEFORE_PLAN=<path>` (`src/commands/mutate.rs`).
 
-use crate::mutations::{git, rename_args, repo_copy, snapshot};
+use crate::mutations::{commit_tree, git, rename_args, repo_copy, snapshot};
 use crate::support::{copy_tree, fixture, lanser, line_with, run, stderr};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -454,9 +454,7 @@ fn a_full_disk_fails_the_whole_apply() {
     let mut text = std::fs::read_to_string(&units).unwrap();
     text.push_str(&"# padding for the full-disk test\n".repeat(3000));
     std::fs::write(&units, text).unwrap();
-    git(&ws, &["init", "-q"]);
-    git(&ws, &["add", "-A"]);
-    git(&ws, &["commit", "-qm", "fixture"]);
+    commit_tree(&ws);
     // Fill the disk but for 24 KiB: room for the small files' temp copies, not units.py's.
     let free = |p: &Path| {
         let o = std::process::Command::new("df")

@@ -32,10 +32,15 @@ pub fn repo_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join(name);
     copy_tree(&fixture(name), &ws);
-    git(&ws, &["init", "-q"]);
-    git(&ws, &["add", "-A"]);
-    git(&ws, &["commit", "-qm", "fixture"]);
+    commit_tree(&ws);
     (tmp, ws)
+}
+
+/// Make `dir` a git repository whose one commit holds every file in it.
+pub fn commit_tree(dir: &Path) {
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "fixture"]);
 }
 
 /// Every file under `dir` (skipping .git) with its bytes.

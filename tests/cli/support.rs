@@ -451,11 +451,16 @@ pub fn sent(trace: &Path, method: &str) -> Vec<serde_json::Value> {
 
 /// `lanser batch` over `lines` (one request line each) in workspace `ws`, answered to stdout.
 pub fn batch_lines(ws: &Path, lines: &[&str]) -> Output {
+    batch_lines_with(ws, lines, &[])
+}
+
+/// [`batch_lines`] with more global options (`--trace-file F`, …).
+pub fn batch_lines_with(ws: &Path, lines: &[&str], more: &[&str]) -> Output {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.jsonl");
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(&input, text).unwrap();
-    run(&[
+    let mut args = vec![
         "batch",
         "--in",
         input.to_str().unwrap(),
@@ -463,7 +468,9 @@ pub fn batch_lines(ws: &Path, lines: &[&str]) -> Output {
         "-",
         "--workspace",
         ws.to_str().unwrap(),
-    ])
+    ];
+    args.extend_from_slice(more);
+    run(&args)
 }
 
 /// Make `dir` a whole PATH without Node.js: the real python3 (not a pyenv shim) and git
