@@ -12,7 +12,9 @@ the wall time of the CLI call and the bundle's `meta.timing.totalMs`, whether it
 the full bundles' diagnostics agree: each file either lists (`facts.speculativeDiagnostics`) has
 the same added and removed diagnostics, a file only the full one lists (an importer the fast one
 skipped and does not pull) none, and before - after is the same (where not, the row's `differ`
-names the files and messages). Before
+names the files and messages, and `cold` what a Pyright that has evaluated nothing says of
+those files: a one-shot `lanser diag` of them in a fresh copy before the edit and another after,
+whose delta equals the fast answer's, the full one's, both or neither). Before
 each write, both daemons' background refresh of the base view (docs/daemon.md) is let finish, as
 an agent's own time between edits would (the wait is recorded, not counted). Between rounds, the
 pinned pyright CLI checks the package once, in the same period.
@@ -52,6 +54,7 @@ import subprocess
 import tarfile
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 KINDS = ["body", "comment", "docstring", "signature", "helper"]
@@ -333,6 +336,7 @@ async def run_route(spec, root, n, seed, bin_, work, route, read_first=False) ->
                 bodies.append({"i": i, "kind": kind, "path": str(f.relative_to(copies["fast"])),
                                "qualname": qual, "text": text})
             bundles = {}
+            before = f.read_text()
             if read_first:
                 row["read"] = {k: round(await drivers[k].read(sel), 3) for k in copies}
             for k in copies:
@@ -353,6 +357,8 @@ async def run_route(spec, root, n, seed, bin_, work, route, read_first=False) ->
             row["agree"] = agree(ff, fu)
             if not row["agree"]:
                 row["differ"] = differ(ff, fu)
+                row["cold"] = arbitrate(bin_, copies["fast"], f, before, ff, fu,
+                                        sorted(row["differ"]["files"]), work)
             row["checked"] = ff.get("checked")
             rows.append(row)
             print(json.dumps(row), flush=True)
@@ -409,6 +415,50 @@ def differ(fast: dict, full: dict) -> dict:
             "removedFullOnly": sorted(set(msgs(y, "removed")) - set(msgs(x, "removed"))),
         }
     return out
+
+
+def cold_diagnostics(bin_: str, ws: Path, paths: list[str]) -> dict:
+    """Each path's diagnostics as (code, message, range) by a one-shot `lanser diag` in a fresh
+    process (no daemon): a Pyright that has evaluated nothing before."""
+    env = dict(os.environ, LANSER_NO_DAEMON="1")
+    b, wall, rc = lanser(bin_, ws, ["diag", *paths, "--json"], env)
+    found = {p: [] for p in paths}
+    for d in (b.get("facts") or {}).get("diagnostics") or []:
+        found.setdefault(d.get("path"), []).append((d.get("code"), d.get("message"), tuple(d.get("range") or ())))
+    return {"found": found, "wall": wall, "exit": rc}
+
+
+def arbitrate(bin_: str, copy: Path, changed: Path, before: str, fast: dict, full: dict,
+              paths: list[str], work: Path) -> dict:
+    """Where the fast and the full answers disagree, the files they disagree on checked by a
+    Pyright that has evaluated nothing: a fresh copy of the workspace before the edit and after
+    it, the files' diagnostics by a one-shot `diag` in a fresh process each. `agreesWith` says
+    whose delta (added and removed messages per file; a file an answer does not list: none) the
+    cold one equals: "fast", "full", "both" or "neither"."""
+    cold = work / "cold"
+    shutil.rmtree(cold, ignore_errors=True)
+    shutil.copytree(copy, cold, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    rel = changed.relative_to(copy)
+    after = (cold / rel).read_text()
+    (cold / rel).write_text(before)
+    pre = cold_diagnostics(bin_, cold, paths)
+    (cold / rel).write_text(after)
+    post = cold_diagnostics(bin_, cold, paths)
+    shutil.rmtree(cold, ignore_errors=True)
+    msgs = lambda ds: sorted(f"{d.get('code')}: {d.get('message', '')}" for d in ds)
+    files, same = {}, {"fast": True, "full": True}
+    for p in paths:
+        # By message, as a multiset: the changed file's own lines move.
+        x, y = (Counter(f"{c}: {m}" for c, m, _ in side["found"].get(p, ())) for side in (pre, post))
+        cold_delta = (sorted((y - x).elements()), sorted((x - y).elements()))
+        files[p] = {"before": sum(x.values()), "after": sum(y.values()), "added": cold_delta[0],
+                    "removed": cold_delta[1]}
+        for k, facts in (("fast", fast), ("full", full)):
+            added, removed = (Counter(msgs(ds)) for ds in deltas(facts).get(p, ([], [])))
+            same[k] &= (sorted((added - removed).elements()), sorted((removed - added).elements())) == cold_delta
+    verdict = {(True, True): "both", (True, False): "fast", (False, True): "full", (False, False): "neither"}
+    return {"files": files, "wall": [round(pre["wall"], 1), round(post["wall"], 1)],
+            "exit": [pre["exit"], post["exit"]], "agreesWith": verdict[same["fast"], same["full"]]}
 
 
 def body_indent(src: str, qual: str) -> str:
@@ -496,6 +546,13 @@ def table(rows: list[dict], peer: list[dict]):
                       f"{statistics.median(full):.2f} / {p90(full):.2f} s | {cli:.1f} s | "
                       f"{statistics.median(fast) / cli:.2f} | {al} | {sum(r['agree'] for r in rs)}/{len(rs)} | "
                       f"{written}/{len(rs)} |")
+    cold = [r for r in rows if "cold" in r]
+    if cold:
+        verdicts = Counter(r["cold"]["agreesWith"] for r in cold)
+        print(f"\nfast != full on {len(cold)} edits; the cold Pyright's delta equals: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
+        for r in cold:
+            print(f"  {r['project']} {r['route']} #{r['i']} {r['kind']} {r['selector']}: {r['cold']['agreesWith']}")
 
 
 def main():
