@@ -123,8 +123,9 @@ fn the_refresh_can_be_turned_off() {
 }
 
 /// A Python file a request's selector resolved in (here `source`, which needs no server) is
-/// pulled in the background, so a verified write of it finds its first check made; the next
-/// check's bytes are still a fresh process's.
+/// pulled in the background, then its importers, so a verified write of it finds its first
+/// check and its importers' diagnostics before the change made; the next check's bytes are
+/// still a fresh process's.
 #[test]
 fn a_file_the_agent_read_is_checked_in_the_background() {
     let w = Warm::new("flat");
@@ -133,8 +134,10 @@ fn a_file_the_agent_read_is_checked_in_the_background() {
     let line = line_with(&w.ws, "models.py", "def display_name(") as u64;
     let sel = format!("models.py@L{line}:display_name");
     w.ok(&["source", &sel, "--json"]);
+    // `pending` counts the import scan until its importers are queued: once nothing is
+    // pending, models.py and both of its importers (main.py, service.py) were pulled.
     let r = refreshed(&w, before + 1);
-    assert!(r["pulled"].as_u64().unwrap() > before, "{r}");
+    assert_eq!(r["pulled"].as_u64().unwrap() - before, 3, "{r}");
     let dir = tempfile::tempdir().unwrap();
     let patch = dir.path().join("p.diff");
     std::fs::write(

@@ -8,8 +8,11 @@
 //! ([`crate::lsp::view`]), and pays only for the changed view.
 //!
 //! The Python file a request's selector resolved in (`source`, `hover`, `def`, … — an agent
-//! reads a file before it edits it) is queued too, alone: its first check by the server, which
-//! a verified write of it would pay, is made while the agent thinks.
+//! reads a file before it edits it) is queued too, then its importers (once the scan of the
+//! workspace's imports, off the daemon's thread, has found them): its first check by the
+//! server, and the importers' diagnostics in the view before a change, which a verified write
+//! of it would pay when it re-checks them, are made while the agent thinks. (The refresh after
+//! that write pulls the same importers, the file being open then.)
 //!
 //! A refresh is only a head start: every request still syncs the index and tells the server
 //! before it answers ([`super::Daemon::prepare`]), and a pull asks the server the question a
@@ -49,6 +52,8 @@ pub(super) struct Refresh {
     arrived: tokio::sync::Notify,
     /// The Python files requests' selectors resolved in since the last step.
     looked_at: RefCell<BTreeSet<String>>,
+    /// The scans for the importers of files looked at, not yet queued.
+    scans: RefCell<Vec<tokio::task::JoinHandle<Vec<String>>>>,
 }
 
 impl Refresh {
@@ -65,6 +70,7 @@ impl Refresh {
             woken: tokio::sync::Notify::new(),
             arrived: tokio::sync::Notify::new(),
             looked_at: RefCell::default(),
+            scans: RefCell::default(),
         }
     }
 
@@ -72,7 +78,9 @@ impl Refresh {
     pub(super) fn status(&self) -> serde_json::Value {
         serde_json::json!({
             "on": self.on,
-            "pending": self.queue.borrow().len() + usize::from(self.busy.get()),
+            "pending": self.queue.borrow().len()
+                + self.scans.borrow().len()
+                + usize::from(self.busy.get()),
             "pulled": self.pulled.get(),
             "rounds": self.rounds.get(),
             "lastRoundMs": self.last_ms.get(),
@@ -190,6 +198,7 @@ impl Daemon {
         let written = self.ws.take_written().sources();
         self.queue_after(engine, &written);
         self.queue_looked_at(engine);
+        self.queue_scanned().await;
         while self.active.get() == 0 {
             let Some(rel) = self.refresh.pop() else {
                 self.refresh.done();
@@ -246,10 +255,33 @@ impl Daemon {
             .collect();
         // A write of the file would ask who imports it: the workspace's imports are scanned
         // now, off the daemon's thread, and kept per file while unchanged (on Django, 0.35 s
-        // the first write paid; later asks only look at each file's metadata).
+        // the first write paid; later asks only look at each file's metadata). The importers
+        // found are queued after the files, in a later step ([`Self::queue_scanned`]).
         let (ws, files) = (self.ws.clone(), found.clone());
-        tokio::task::spawn_blocking(move || crate::python::importers::importers(&ws, &files));
         self.refresh.push(found);
+        if !files.is_empty() {
+            let scan = tokio::task::spawn_blocking(move || {
+                crate::python::importers::importers(&ws, &files)
+            });
+            self.refresh.scans.borrow_mut().push(scan);
+        }
+    }
+
+    /// Queue the importers the scans that have ended found.
+    async fn queue_scanned(&self) {
+        let ended: Vec<_> = {
+            let mut scans = self.refresh.scans.borrow_mut();
+            let (ended, running): (Vec<_>, Vec<_>) = std::mem::take(&mut *scans)
+                .into_iter()
+                .partition(|s| s.is_finished());
+            *scans = running;
+            ended
+        };
+        for scan in ended {
+            if let Ok(importers) = scan.await {
+                self.refresh.push(importers);
+            }
+        }
     }
 
     /// Open `rel` in `session` with its text on disk, as a check of it would, unless it is
