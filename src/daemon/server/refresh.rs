@@ -8,11 +8,12 @@
 //! ([`crate::lsp::view`]), and pays only for the changed view.
 //!
 //! The Python file a request's selector resolved in (`source`, `hover`, `def`, … — an agent
-//! reads a file before it edits it) is queued too, then its importers (once the scan of the
-//! workspace's imports, off the daemon's thread, has found them): its first check by the
-//! server, and the importers' diagnostics in the view before a change, which a verified write
-//! of it would pay when it re-checks them, are made while the agent thinks. (The refresh after
-//! that write pulls the same importers, the file being open then.)
+//! reads a file before it edits it) is queued too, then its importers when there are at most
+//! [`READ_IMPORTERS`] (once the scan of the workspace's imports, off the daemon's thread, has
+//! found them): its first check by the server, and the importers' diagnostics in the view
+//! before a change, which a verified write of it would pay when it re-checks them, are made
+//! while the agent thinks. (The refresh after that write pulls the same importers, the file
+//! being open then.)
 //!
 //! A refresh is only a head start: every request still syncs the index and tells the server
 //! before it answers ([`super::Daemon::prepare`]), and a pull asks the server the question a
@@ -33,6 +34,10 @@ use std::time::{Duration, Instant};
 pub const REFRESH_ENV: &str = "LANSER_DAEMON_REFRESH";
 /// How often an idle daemon looks for events.
 const TICK: Duration = Duration::from_millis(200);
+/// The most importers of a file read that the refresh pulls: a module imported more widely
+/// (Django's busiest have hundreds) is read far more often than written, and its importers
+/// are pulled by the refresh after a write of it.
+const READ_IMPORTERS: usize = 64;
 
 /// What is left to pull, and what was done.
 pub(super) struct Refresh {
@@ -278,8 +283,9 @@ impl Daemon {
             ended
         };
         for scan in ended {
-            if let Ok(importers) = scan.await {
-                self.refresh.push(importers);
+            match scan.await {
+                Ok(importers) if importers.len() <= READ_IMPORTERS => self.refresh.push(importers),
+                _ => {}
             }
         }
     }
