@@ -24,7 +24,9 @@ fn bases(home: &Path) -> Vec<PathBuf> {
         .map(|d| {
             d.flatten()
                 .map(|e| e.path())
-                .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+                .filter(|p| {
+                    p.is_dir() && !p.file_name().unwrap().to_string_lossy().starts_with('.')
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -105,6 +107,10 @@ fn equal_copies_at_two_paths_share_one_daemon_and_get_their_own_bytes() {
     // One private copy of the content answered both; neither copy has a daemon of its own.
     let made = bases(home.path());
     assert_eq!(made.len(), 1, "{made:?}");
+    // Its last use is recorded beside it, with its size (what bounds the copies together).
+    let used = made[0].with_extension("used");
+    let size: u64 = std::fs::read_to_string(&used).unwrap().parse().unwrap();
+    assert!(size > 0, "{}", used.display());
     assert_eq!(status(home.path(), &made[0])["requests"], 2);
     for ws in [&a, &b] {
         assert_eq!(status(home.path(), ws)["running"], false);
