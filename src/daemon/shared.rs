@@ -141,22 +141,6 @@ fn used(bases: &Path, key: &str, bytes: u64) {
     let _ = std::fs::write(marker(bases, key), bytes.to_string());
 }
 
-/// The bytes of the files under `dir` (a copy made before markers held its size).
-fn tree_bytes(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            match e.file_type() {
-                Ok(t) if t.is_dir() => stack.push(e.path()),
-                Ok(_) => total += e.metadata().map(|m| m.len()).unwrap_or(0),
-                Err(_) => {}
-            }
-        }
-    }
-    total
-}
-
 /// Remove the copies in `bases` used least recently until the rest take at most `limit`
 /// bytes; never `spare`, one used within [`RECENT`], or one `running` says a daemon serves.
 /// Each is renamed to a scratch name first, so a removal cut short leaves no partial copy
@@ -180,7 +164,9 @@ fn trim(bases: &Path, limit: u64, spare: &str, running: impl Fn(&Path) -> bool) 
         let size = std::fs::read_to_string(&m)
             .ok()
             .and_then(|t| t.trim().parse().ok());
-        copies.push((last, name, size.unwrap_or_else(|| tree_bytes(&e.path()))));
+        // A copy made before markers held its size: walked as its content was.
+        let size = size.unwrap_or_else(|| content(&e.path()).map_or(0, |(_, bytes)| bytes));
+        copies.push((last, name, size));
     }
     let mut total: u64 = copies.iter().map(|c| c.2).sum();
     // Oldest first; equal times by name, so every process removes the same ones.
