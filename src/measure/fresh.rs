@@ -80,19 +80,7 @@ pub fn cuts(cx: &Cx<'_>, changes: &[(Document, String)]) -> Cuts {
     if found.is_empty() {
         return Cuts::new();
     }
-    // A directory inside the workspace is the workspace's when the index has files in it.
-    let indexed = cx.ws().python_files();
-    let covered = |p: &std::path::Path| match cx.ws().relative(p) {
-        Some(rel) if rel.is_empty() => true,
-        Some(rel) => indexed.iter().any(|f| f.starts_with(&format!("{rel}/"))),
-        None => false,
-    };
-    let Some(roots) = library::roots(
-        cx.python_path(),
-        cx.server_command(),
-        &cx.ws().root,
-        &covered,
-    ) else {
+    let Some(roots) = library_roots(cx) else {
         return Cuts::new();
     };
     let words = library::words(&roots);
@@ -126,6 +114,23 @@ pub fn cuts(cx: &Cx<'_>, changes: &[(Document, String)]) -> Cuts {
         );
     }
     out
+}
+
+/// Where the library code the server reads is (`None` when it cannot be told).
+pub(super) fn library_roots(cx: &Cx<'_>) -> Option<library::Roots> {
+    // A directory inside the workspace is the workspace's when the index has files in it.
+    let indexed = cx.ws().python_files();
+    let covered = |p: &std::path::Path| match cx.ws().relative(p) {
+        Some(rel) if rel.is_empty() => true,
+        Some(rel) => indexed.iter().any(|f| f.starts_with(&format!("{rel}/"))),
+        None => false,
+    };
+    library::roots(
+        cx.python_path(),
+        cx.server_command(),
+        &cx.ws().root,
+        &covered,
+    )
 }
 
 /// The names of the methods `found` (per change, by index into `texts`: each change's text

@@ -1,7 +1,8 @@
 //! What a change does, measured: the diagnostics it would bring (speculatively, in memory —
 //! [`speculate`], over the files [`scope`] says the change can alter, asking the server the
 //! return types it infers where they decide it: [`inferred`]; new methods named nowhere else
-//! set aside: [`fresh`]), the errors that were already
+//! set aside: [`fresh`]; changed methods judged by name where no protocol declares them:
+//! [`narrow`]), the errors that were already
 //! there at HEAD ([`baseline`]), what it can reach and which tests cover it ([`impact`]), the
 //! structural terms of pr-v2 ([`structural`]) and the test terms of pr-v2 and pr-v3
 //! ([`tests_term`]).
@@ -16,6 +17,7 @@ pub mod baseline;
 pub mod fresh;
 pub mod impact;
 pub mod inferred;
+pub mod narrow;
 pub mod scope;
 pub mod speculate;
 pub mod structural;

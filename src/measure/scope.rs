@@ -11,12 +11,16 @@
 //! changes a name that occurs in its text as a word (anywhere: code, strings, comments — more
 //! than it uses, never less). A stub (`.pyi`), or a module with a stub beside it, is not
 //! judged. A new method named nowhere else in the program ([`super::fresh`]) is set aside:
-//! the rest of the change is judged without it. `LANSER_CHECK_FULL=1` re-checks every
-//! importer, as before the rule.
+//! the rest of the change is judged without it. A change to existing plain methods alone
+//! ([`crate::python::methods`]) is judged by their names when no protocol declares one
+//! ([`super::narrow`]): an importer is re-checked when it names one, has a star import, or
+//! derives a class from two bases. `LANSER_CHECK_FULL=1` re-checks every importer, as before
+//! the rule.
 
 use super::fresh::{Cut, Cuts};
 use crate::bundle::facts::{Checked, Skipped};
 use crate::python::importers::{importers_of, Imported};
+use crate::python::methods::{multiple_bases, narrowed};
 use crate::python::reach::{inferred, reach_settled, Inferred, Reach};
 use crate::python::surface::words;
 use crate::selector::resolve::Document;
@@ -32,6 +36,10 @@ pub enum Scope {
     /// The importers the change can alter (`check --patch`, the verified write).
     Reach,
 }
+
+/// Which of the method names asked no protocol of the program declares
+/// ([`super::narrow::free`]).
+pub type Free<'f> = &'f dyn Fn(&BTreeSet<String>) -> BTreeSet<String>;
 
 /// Whether the environment asks for the full re-check (`LANSER_CHECK_FULL=1`).
 pub fn forced_full() -> bool {
@@ -75,13 +83,15 @@ pub fn to_settle(changes: &[(Document, String)], scope: Scope, cuts: &Cuts) -> S
 }
 
 /// The files to pull for `changes` (the changed files and the importers to re-check, sorted)
-/// and what was checked and skipped; each module's methods in `cuts` are set aside.
+/// and what was checked and skipped; each module's methods in `cuts` are set aside, and a
+/// change to methods alone is judged by their names when `free` vouches for them.
 pub fn files(
     ws: &Workspace,
     changes: &[(Document, String)],
     scope: Scope,
     settled: &Settled,
     cuts: &Cuts,
+    free: Free<'_>,
 ) -> Checked {
     let touched: Vec<String> = changes.iter().map(|(d, _)| d.rel.clone()).collect();
     let found = importers_of(ws, &touched);
@@ -95,13 +105,14 @@ pub fn files(
         return checked;
     }
     let none = Vec::new();
-    let reaches: BTreeMap<&str, Reach> = changes
+    let mut reaches: BTreeMap<&str, Reach> = changes
         .iter()
         .map(|(d, new)| {
             let held = settled.get(&d.rel).unwrap_or(&none);
             (d.rel.as_str(), module_reach(d, new, held, cuts.get(&d.rel)))
         })
         .collect();
+    unprotocolled(&mut reaches, free);
     for (rel, imported) in found {
         match skip_reason(&imported, &reaches, settled, cuts) {
             Some(reason) => checked.skipped.push(Skipped { path: rel, reason }),
@@ -113,24 +124,56 @@ pub fn files(
 
 /// What changing `doc` to `new` can alter for an importer (`held`: the functions whose
 /// inferred return types the server reported unchanged, at their offsets in `new`), the
-/// methods of `cut` set aside.
+/// methods of `cut` set aside; a change to methods alone is [`Reach::Members`].
 fn module_reach(doc: &Document, new: &str, held: &[Inferred], cut: Option<&Cut>) -> Reach {
     if let Some(why) = stubbed(doc) {
         return Reach::Unknown(why.into());
     }
-    let Some(cut) = cut else {
-        return reach_settled(&doc.text, new, held);
+    let (text, held) = match cut {
+        None => (new, held.to_vec()),
+        Some(cut) => (
+            cut.text.as_str(),
+            held.iter()
+                .filter_map(|h| {
+                    Some(Inferred {
+                        after: cut.to_cut(h.after)?,
+                        ..h.clone()
+                    })
+                })
+                .collect(),
+        ),
     };
-    let held: Vec<Inferred> = held
-        .iter()
-        .filter_map(|h| {
-            Some(Inferred {
-                after: cut.to_cut(h.after)?,
-                ..h.clone()
-            })
+    match reach_settled(&doc.text, text, &held) {
+        Reach::Names(names) => match narrowed(&doc.text, text, &held) {
+            Some(members) => Reach::Members { members, names },
+            None => Reach::Names(names),
+        },
+        other => other,
+    }
+}
+
+/// Each [`Reach::Members`] of `reaches` whose methods a protocol may declare (not all among
+/// what `free` returns for them) made [`Reach::Names`] again.
+fn unprotocolled(reaches: &mut BTreeMap<&str, Reach>, free: Free<'_>) {
+    let asked: BTreeSet<String> = reaches
+        .values()
+        .filter_map(|r| match r {
+            Reach::Members { members, .. } => Some(members.iter().cloned()),
+            _ => None,
         })
+        .flatten()
         .collect();
-    reach_settled(&doc.text, &cut.text, &held)
+    if asked.is_empty() {
+        return;
+    }
+    let ok = free(&asked);
+    for r in reaches.values_mut() {
+        if let Reach::Members { members, names } = r {
+            if !members.is_subset(&ok) {
+                *r = Reach::Names(std::mem::take(names));
+            }
+        }
+    }
 }
 
 /// Why a change to `doc` is beyond the rule because of a stub: it is one, or one is beside it.
@@ -165,7 +208,18 @@ fn skip_reason(
                 ),
                 None => format!("{m}: its surface is unchanged{}", but_new(cuts.get(m))),
             }),
-            Reach::Names(_) if imported.star => return None,
+            Reach::Names(_) | Reach::Members { .. } if imported.star => return None,
+            Reach::Members { members, .. } => {
+                let words = words_of.get_or_insert_with(|| words(&imported.text).collect());
+                if members.iter().any(|n| words.contains(n)) || multiple_bases(&imported.text) {
+                    return None;
+                }
+                why.push(format!(
+                    "{m}: changes only methods no protocol declares ({}), which it names none \
+                     of, and it derives no class from two bases",
+                    listed(members)
+                ));
+            }
             Reach::Names(names) => {
                 let words = words_of.get_or_insert_with(|| words(&imported.text).collect());
                 if names.iter().any(|n| words.contains(n)) {

@@ -15,7 +15,7 @@ use crate::reward::v2::Tally;
 use crate::selector::resolve::Document;
 use crate::workspace::path_to_uri;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Normalized diagnostics per file (workspace-relative path → sorted facts).
 pub type DiagMap = BTreeMap<String, Vec<Diagnostic>>;
@@ -208,7 +208,8 @@ pub async fn speculate(
     if !asked.is_empty() {
         return settling(cx, changes, scope, touched, &asked, &cuts, leave).await;
     }
-    let checked = super::scope::files(cx.ws(), changes, scope, &Settled::new(), &cuts);
+    let free = |asked: &BTreeSet<String>| super::narrow::free(cx, changes, asked);
+    let checked = super::scope::files(cx.ws(), changes, scope, &Settled::new(), &cuts, &free);
     // The changed files and the importers the change can alter, pulled before and after. A
     // skipped importer is not pulled at all: its diagnostics cannot change, and pulling them
     // would make Pyright check it (on Django, minutes for a module with hundreds of importers).
@@ -260,7 +261,8 @@ async fn settling(
         let shown_after = super::inferred::signatures(cx, changes, asked, true).await?;
         let shown = super::inferred::shown(asked, &shown_before, &shown_after);
         let held = super::inferred::held(asked, &shown);
-        let checked = super::scope::files(cx.ws(), changes, scope, &held, cuts);
+        let free = |asked: &BTreeSet<String>| super::narrow::free(cx, changes, asked);
+        let checked = super::scope::files(cx.ws(), changes, scope, &held, cuts, &free);
         let mut after = pull(cx, &changed).await?;
         after.extend(pull(cx, &checked.importers).await?);
         Ok::<_, crate::error::LanserError>((checked, after, shown))

@@ -2,7 +2,10 @@
 //! and the interpreter's import path (`sys.path`: the standard library, site-packages, what
 //! `.pth` files add), kept as a Bloom filter — "this word occurs nowhere there" is a sure
 //! answer, "it may" a cautious one. [`crate::measure::fresh`] asks it whether a new method's
-//! name is named anywhere a protocol, a base class or a sibling base could declare it.
+//! name is named anywhere a protocol, a base class or a sibling base could declare it. Beside it,
+//! a smaller filter of the names the protocols there declare ([`protocols`]):
+//! [`crate::measure::narrow`] asks it whether a changed method's name can make a class fit a
+//! protocol or stop fitting it.
 //!
 //! Built once per state of those directories and kept in lanser's home (`words/`, 4 MiB per
 //! state), so every process and copy of a workspace on the machine shares it. The state is read
@@ -21,6 +24,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// large environment a word that is absent is taken for present about once in a thousand asks
 /// (then the rule re-checks, as it would without the filter).
 const BITS: u64 = 1 << 25;
+/// Bits in the filter of the protocols' names: 2^20 (128 KiB) for the few thousand a large
+/// environment's protocols declare.
+const PROTOCOL_BITS: u64 = 1 << 20;
 const BLOCK: u64 = 512;
 const HASHES: u64 = 7;
 
@@ -30,34 +36,37 @@ pub struct Words {
 }
 
 impl Words {
-    fn empty() -> Words {
+    fn empty(bits: u64) -> Words {
         Words {
-            bits: vec![0; (BITS / 64) as usize],
+            bits: vec![0; (bits / 64) as usize],
         }
     }
 
     /// The filter's bits for `word`: a block from one FNV-1a hash, and [`HASHES`] positions in
     /// it from nine-bit slices of another.
-    fn probes(word: &[u8]) -> impl Iterator<Item = u64> {
+    fn probes(&self, word: &[u8]) -> impl Iterator<Item = u64> {
         let fnv = |basis: u64| {
             word.iter().fold(basis, |h, b| {
                 (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
             })
         };
         let (a, b) = (fnv(0xcbf2_9ce4_8422_2325), fnv(0x8422_2325_cbf2_9ce4));
-        let block = (a % (BITS / BLOCK)) * BLOCK;
+        let blocks = self.bits.len() as u64 * 64 / BLOCK;
+        let block = (a % blocks) * BLOCK;
         (0..HASHES).map(move |i| block + ((b >> (i * 9)) % BLOCK))
     }
 
     fn insert(&mut self, word: &[u8]) {
-        for p in Self::probes(word) {
+        let probes: Vec<u64> = self.probes(word).collect();
+        for p in probes {
             self.bits[(p / 64) as usize] |= 1 << (p % 64);
         }
     }
 
-    /// Whether `word` may occur in the library code (false: it surely does not).
+    /// Whether `word` may be in the filter (false: it surely is not).
     pub fn may_contain(&self, word: &str) -> bool {
-        Self::probes(word.as_bytes()).all(|p| self.bits[(p / 64) as usize] & (1 << (p % 64)) != 0)
+        self.probes(word.as_bytes())
+            .all(|p| self.bits[(p / 64) as usize] & (1 << (p % 64)) != 0)
     }
 
     /// Every word of a file's `bytes` (as [`super::surface::words`] splits its text), each
@@ -80,8 +89,8 @@ impl Words {
         self.bits.iter().flat_map(|w| w.to_le_bytes()).collect()
     }
 
-    fn from_bytes(bytes: &[u8]) -> Option<Words> {
-        if bytes.len() as u64 != BITS / 8 {
+    fn from_bytes(bytes: &[u8], bits: u64) -> Option<Words> {
+        if bytes.len() as u64 != bits / 8 {
             return None;
         }
         let bits = bytes
@@ -194,7 +203,20 @@ const KEPT: u64 = 64 << 20;
 /// The words of the code under `roots`: from this process's memory, else lanser's home, else
 /// read now (and kept in both).
 pub fn words(roots: &Roots) -> Arc<Words> {
-    static BUILT: OnceLock<Mutex<HashMap<String, Arc<Words>>>> = OnceLock::new();
+    filters(roots).0
+}
+
+/// The names the protocols in the code under `roots` declare (every `def` and assignment in
+/// the body of a class listing `Protocol` among its bases, [`super::methods::protocol_members`]),
+/// kept as [`words`] is.
+pub fn protocols(roots: &Roots) -> Arc<Words> {
+    filters(roots).1
+}
+
+/// Both filters of `roots`, built together.
+fn filters(roots: &Roots) -> (Arc<Words>, Arc<Words>) {
+    type Built = HashMap<String, (Arc<Words>, Arc<Words>)>;
+    static BUILT: OnceLock<Mutex<Built>> = OnceLock::new();
     let built = BUILT.get_or_init(Default::default);
     let key = state(roots);
     // One build at a time: a second asker waits for it instead of reading the same files.
@@ -202,33 +224,47 @@ pub fn words(roots: &Roots) -> Arc<Words> {
     if let Some(w) = map.get(&key) {
         return w.clone();
     }
-    let file = crate::home::lanser_home()
-        .join("words")
-        .join(format!("{key}.bloom"));
-    let words = match crate::home::read_kept(&file).and_then(|b| Words::from_bytes(&b)) {
-        Some(w) => Arc::new(w),
-        None => {
-            let w = Arc::new(build(roots));
+    let dir = crate::home::lanser_home().join("words");
+    let (file, pfile) = (
+        dir.join(format!("{key}.bloom")),
+        dir.join(format!("{key}.protocols")),
+    );
+    let kept =
+        |f: &Path, bits: u64| crate::home::read_kept(f).and_then(|b| Words::from_bytes(&b, bits));
+    let found = match (kept(&file, BITS), kept(&pfile, PROTOCOL_BITS)) {
+        (Some(w), Some(p)) => (Arc::new(w), Arc::new(p)),
+        _ => {
+            let (w, p) = build(roots);
             crate::home::keep_bounded(&file, &w.to_bytes(), KEPT);
-            w
+            crate::home::keep_bounded(&pfile, &p.to_bytes(), KEPT);
+            (Arc::new(w), Arc::new(p))
         }
     };
-    map.insert(key, words.clone());
-    words
+    map.insert(key, found.clone());
+    found
 }
 
-/// Read every Python file under `roots` (a root nested in another is read once).
-fn build(roots: &Roots) -> Words {
-    let mut words = Words::empty();
+/// Read every Python file under `roots` (a root nested in another is read once): its words,
+/// and the names its protocols declare when it mentions `Protocol`.
+fn build(roots: &Roots) -> (Words, Words) {
+    let mut words = Words::empty(BITS);
+    let mut protocols = Words::empty(PROTOCOL_BITS);
     let skip: Vec<&Path> = roots.dirs.iter().map(|(d, _)| d.as_path()).collect();
     for (dir, _) in &roots.dirs {
         walk(dir, &skip, &mut |p| {
-            if let Ok(bytes) = std::fs::read(p) {
-                words.add_file(&bytes);
+            let Ok(bytes) = std::fs::read(p) else {
+                return;
+            };
+            words.add_file(&bytes);
+            if bytes.windows(8).any(|w| w == b"Protocol") {
+                let text = String::from_utf8_lossy(&bytes);
+                for name in super::methods::protocol_members(&text) {
+                    protocols.insert(name.as_bytes());
+                }
             }
         });
     }
-    words
+    (words, protocols)
 }
 
 /// Call `each` for every `.py`/`.pyi` file below `dir`, not entering the other roots in `skip`
@@ -258,7 +294,7 @@ fn is_source(p: &Path) -> bool {
 
 /// A digest of the state of `roots` (see the module's doc): the key of their words.
 fn state(roots: &Roots) -> String {
-    let mut h = format!("words v2 {BITS} {BLOCK} {HASHES}\n");
+    let mut h = format!("words v3 {BITS} {PROTOCOL_BITS} {BLOCK} {HASHES}\n");
     let skip: Vec<&Path> = roots.dirs.iter().map(|(d, _)| d.as_path()).collect();
     for (dir, owned) in &roots.dirs {
         h.push_str(&format!("{}\n", dir.display()));
@@ -300,7 +336,7 @@ mod tests {
 
     #[test]
     fn a_word_read_is_found_and_one_never_read_is_not() {
-        let mut w = Words::empty();
+        let mut w = Words::empty(BITS);
         w.add_file(b"class SupportsRead(Protocol):\n    def read(self, n: int = -1) -> str: ...\n");
         w.add_file("# \u{2014}caf\u{e9}\u{2014} d\u{e9}j\u{e0}_vu = 1\n".as_bytes());
         for word in ["SupportsRead", "Protocol", "read", "n", "str", "self"] {
@@ -310,7 +346,7 @@ mod tests {
         for word in ["_lanser_helper_14", "readline", "Read", "rea", "caf"] {
             assert!(!w.may_contain(word), "{word}");
         }
-        let back = Words::from_bytes(&w.to_bytes()).unwrap();
+        let back = Words::from_bytes(&w.to_bytes(), BITS).unwrap();
         assert!(back.may_contain("read") && !back.may_contain("readline"));
     }
 
@@ -327,6 +363,32 @@ mod tests {
         assert_eq!(state(&roots), before);
         std::fs::write(src.join("pkg/m.py"), "def f(): ...\ndef helper(): ...\n").unwrap();
         assert_ne!(state(&roots), before);
-        assert!(build(&roots).may_contain("helper"));
+        assert!(build(&roots).0.may_contain("helper"));
+    }
+
+    #[test]
+    fn the_protocols_filter_holds_what_protocols_declare() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("io.pyi"),
+            "from typing import Protocol\n\nclass SupportsReadInto(Protocol):\n    def read_into(self, b: bytes) -> int: ...\n\nclass Writer:\n    def write_out(self) -> None: ...\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("plain.py"),
+            "class P:\n    def peek(self): ...\n",
+        )
+        .unwrap();
+        let roots = Roots {
+            dirs: vec![(dir.path().to_path_buf(), false)],
+        };
+        let (words, protocols) = build(&roots);
+        assert!(protocols.may_contain("read_into"));
+        for name in ["write_out", "peek", "b", "SupportsReadInto"] {
+            assert!(words.may_contain(name), "{name}");
+            assert!(!protocols.may_contain(name), "{name}");
+        }
+        let back = Words::from_bytes(&protocols.to_bytes(), PROTOCOL_BITS).unwrap();
+        assert!(back.may_contain("read_into") && !back.may_contain("peek"));
     }
 }

@@ -23,7 +23,7 @@ pub struct NewMethod {
 }
 
 /// The top-level class definitions of a module, with their names.
-fn classes<'t>(root: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>)> {
+pub(super) fn classes<'t>(root: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>)> {
     let mut cursor = root.walk();
     root.named_children(&mut cursor)
         .filter_map(|n| match n.kind() {
@@ -37,7 +37,7 @@ fn classes<'t>(root: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>)> {
         .collect()
 }
 
-fn name_of(n: Node, src: &[u8]) -> Option<String> {
+pub(super) fn name_of(n: Node, src: &[u8]) -> Option<String> {
     Some(
         n.child_by_field_name("name")?
             .utf8_text(src)
@@ -118,7 +118,7 @@ pub fn without(after: &str, methods: &[NewMethod]) -> String {
 /// top-level statement other than a class mentioning it binds or uses (an import alias, an
 /// assignment). A class is a protocol only when it lists `Protocol` among its bases (a class
 /// deriving from a protocol alone is an ordinary one).
-fn maybe_protocols(root: Node, src: &[u8]) -> BTreeSet<String> {
+pub(super) fn maybe_protocols(root: Node, src: &[u8]) -> BTreeSet<String> {
     let mut out = BTreeSet::from(["Protocol".to_string()]);
     let mut cursor = root.walk();
     for n in root.named_children(&mut cursor) {
@@ -136,7 +136,7 @@ fn maybe_protocols(root: Node, src: &[u8]) -> BTreeSet<String> {
 
 /// Whether class `c` names one of `names` among its bases (anywhere in them: `typing.Protocol`,
 /// `Protocol[T]`).
-fn bases_one_of(c: Node, src: &[u8], names: &BTreeSet<String>) -> bool {
+pub(super) fn bases_one_of(c: Node, src: &[u8], names: &BTreeSet<String>) -> bool {
     let Some(bases) = c.child_by_field_name("superclasses") else {
         return false;
     };

@@ -23,6 +23,13 @@ pub enum Reach {
     Nothing,
     /// At most these module-level names.
     Names(BTreeSet<String>),
+    /// At most these methods of the module's classes ([`super::methods::narrowed`]), seen by
+    /// an importer that names one of them or derives a class from two bases — when no protocol
+    /// declares one of them ([`crate::measure::narrow`]); else `names`, as [`Reach::Names`].
+    Members {
+        members: BTreeSet<String>,
+        names: BTreeSet<String>,
+    },
     /// The rule cannot judge (why); every importer is re-checked.
     Unknown(String),
 }

@@ -57,6 +57,9 @@ pub struct Body {
     /// Whether Pyright may infer its return type again at each call site, from the arguments
     /// ([`per_call`]), so that a hover of the function does not show what a caller gets.
     pub per_call: bool,
+    /// The names in the body (identifiers, attribute names among them, and words inside its
+    /// strings).
+    pub names: BTreeSet<String>,
 }
 
 /// One top-level statement of a module.
@@ -70,6 +73,10 @@ pub struct Statement {
     /// The names its visible types may depend on: those of its shape (and words inside its
     /// strings, for string annotations), and those of its leaking bodies.
     pub uses: BTreeSet<String>,
+    /// The names of its shape alone (its function bodies left out).
+    pub own: BTreeSet<String>,
+    /// Whether it is a class definition (decorated or not).
+    pub class: bool,
     /// Its function bodies, in order.
     pub bodies: Vec<Body>,
 }
@@ -169,18 +176,24 @@ fn statement(n: Node, src: &[u8]) -> Statement {
             b
         }
     };
+    let own = walk.uses.clone();
     let mut uses = walk.uses;
     for f in &walk.bodies {
-        if f.body.leak != Leak::No || kind == Kind::Other {
+        if f.leak != Leak::No || kind == Kind::Other {
             uses.extend(f.names.iter().cloned());
         }
     }
+    let class = n.kind() == "class_definition"
+        || n.child_by_field_name("definition")
+            .is_some_and(|d| d.kind() == "class_definition");
     Statement {
         kind,
         shape: walk.shape,
         binds,
         uses,
-        bodies: walk.bodies.into_iter().map(|f| f.body).collect(),
+        own,
+        class,
+        bodies: walk.bodies,
     }
 }
 
@@ -305,12 +318,6 @@ fn text(n: Node, src: &[u8]) -> String {
     n.utf8_text(src).unwrap_or_default().to_string()
 }
 
-/// A function body being read, with the names in it.
-struct Found {
-    body: Body,
-    names: BTreeSet<String>,
-}
-
 /// The walk over one top-level statement: its shape (bodies elided), its names, its bodies.
 struct Walk<'a> {
     src: &'a [u8],
@@ -318,7 +325,7 @@ struct Walk<'a> {
     uses: BTreeSet<String>,
     /// The names `def` and `class` bind.
     defined: BTreeSet<String>,
-    bodies: Vec<Found>,
+    bodies: Vec<Body>,
 }
 
 impl Walk<'_> {
@@ -390,8 +397,9 @@ impl Walk<'_> {
             name: name.map(|n| text(n, self.src)).unwrap_or_default(),
             name_at: name.map_or(n.start_byte(), |n| n.start_byte()),
             per_call: per_call(n, method),
+            names,
         };
-        self.bodies.push(Found { body, names });
+        self.bodies.push(body);
     }
 }
 

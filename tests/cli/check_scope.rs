@@ -12,7 +12,9 @@
 //! shows as `Unknown` (re-inferred per call site), re-checks them — unless the function is one
 //! Pyright does not infer per call (`async`, or no parameter of unknown type). A method added
 //! under a name found nowhere else skips its class's users; one a class elsewhere declares
-//! re-checks them, and a subclass of both gets the clash (docs/editing.md#a-new-method).
+//! re-checks them, and a subclass of both gets the clash (docs/editing.md#a-new-method). A
+//! changed method re-checks the importers naming it and those deriving a class from two bases,
+//! not its class's other users — unless a protocol declares it (docs/editing.md#a-changed-method).
 
 use crate::support::*;
 use serde_json::Value;
@@ -32,6 +34,12 @@ class Shape:
 
     def area(self) -> int:
         return self.side * self.side
+
+    def grow(self, by: int) -> int:
+        return self.side + by
+
+    def fit(self, by: int) -> int:
+        return self.side - by
 
 
 def area(s: Shape) -> int:
@@ -99,11 +107,23 @@ const FILES: &[(&str, &str)] = &[
     ("lib/typed.pyi", "def half(x: float) -> float: ...\n"),
     (
         "lib/meter.py",
-        "class Meter:\n    def lanser_reading(self) -> str:\n        return \"\"\n",
+        "class Meter:\n    def lanser_reading(self) -> str:\n        return \"\"\n\n    def grow(self, by: int) -> int:\n        return by\n",
     ),
     (
         "app/both.py",
         "from lib.core import Shape\nfrom lib.meter import Meter\n\n\nclass Both(Shape, Meter):\n    pass\n",
+    ),
+    (
+        "app/uses_grow.py",
+        "from lib.core import make\n\nbigger: int = make(2).grow(1)\n",
+    ),
+    (
+        "lib/proto.py",
+        "from typing import Protocol\n\n\nclass Fits(Protocol):\n    def fit(self, by: int) -> int: ...\n\n\ndef feed(f: Fits) -> int:\n    return f.fit(1)\n",
+    ),
+    (
+        "app/feeds.py",
+        "from lib.core import Shape\nfrom lib.proto import feed\n\nn: int = feed(Shape(1))\n",
     ),
     (
         "app/uses_typed.py",
@@ -113,13 +133,27 @@ const FILES: &[(&str, &str)] = &[
 
 const IMPORTERS: &[&str] = &[
     "app/both.py",
+    "app/feeds.py",
     "app/star.py",
     "app/uses_area.py",
+    "app/uses_grow.py",
     "app/uses_guess.py",
     "app/uses_label.py",
     "app/uses_limit.py",
     "app/uses_make.py",
     "app/uses_more.py",
+];
+
+/// The importers naming `Shape` or a name whose type follows it: a change to the class
+/// re-checks them.
+const SHAPE_USERS: &[&str] = &[
+    "app/both.py",
+    "app/feeds.py",
+    "app/star.py",
+    "app/uses_area.py",
+    "app/uses_grow.py",
+    "app/uses_label.py",
+    "app/uses_make.py",
 ];
 
 /// One case: the file, the text replaced and its replacement, and the importers the fast
@@ -173,13 +207,7 @@ const CASES: &[Case] = &[
         rel: "lib/core.py",
         old: "        self.side = side",
         new: "        self.side = str(side)",
-        rechecked: &[
-            "app/both.py",
-            "app/star.py",
-            "app/uses_area.py",
-            "app/uses_label.py",
-            "app/uses_make.py",
-        ],
+        rechecked: SHAPE_USERS,
     },
     Case {
         name: "__all__",
@@ -249,13 +277,7 @@ const CASES: &[Case] = &[
         rel: "lib/core.py",
         old: "        return self.side * self.side\n",
         new: "        return self.side * self.side\n\n    def lanser_reading(self) -> int:\n        return self.side\n",
-        rechecked: &[
-            "app/both.py",
-            "app/star.py",
-            "app/uses_area.py",
-            "app/uses_label.py",
-            "app/uses_make.py",
-        ],
+        rechecked: SHAPE_USERS,
     },
     Case {
         name: "new method named nowhere else",
@@ -263,6 +285,20 @@ const CASES: &[Case] = &[
         old: "        return self.side * self.side\n",
         new: "        return self.side * self.side\n\n    def _lanser_grown_side(self, by: int) -> int:\n        return self.side + by\n",
         rechecked: &[],
+    },
+    Case {
+        name: "changed method no protocol declares",
+        rel: "lib/core.py",
+        old: "    def grow(self, by: int) -> int:",
+        new: "    def grow(self, by: int, times: int) -> int:",
+        rechecked: &["app/both.py", "app/star.py", "app/uses_grow.py"],
+    },
+    Case {
+        name: "changed method a protocol declares",
+        rel: "lib/core.py",
+        old: "    def fit(self, by: int) -> int:",
+        new: "    def fit(self, by: int, times: int) -> int:",
+        rechecked: SHAPE_USERS,
     },
 ];
 
@@ -424,6 +460,11 @@ fn a_skipped_importer_is_one_the_full_recheck_finds_unchanged() {
     assert!(added(&fast[12], "app/uses_guess.py") > 0, "{}", fast[12]);
     // A method a sibling base declares otherwise clashes where neither is named.
     assert!(added(&fast[15], "app/both.py") > 0, "{}", fast[15]);
+    // A changed method breaks its caller, and the class deriving from it and a base that has
+    // it too; one a protocol declares breaks a call passing the class where it is expected.
+    assert!(added(&fast[17], "app/uses_grow.py") > 0, "{}", fast[17]);
+    assert!(added(&fast[17], "app/both.py") > 0, "{}", fast[17]);
+    assert!(added(&fast[18], "app/feeds.py") > 0, "{}", fast[18]);
     // A skipped importer is not pulled: its error (there before, and after) is counted in the
     // full answer only.
     let count = |b: &Value, k: &str| b["facts"][k].as_u64().unwrap();
@@ -467,9 +508,17 @@ fn a_skipped_importer_is_one_the_full_recheck_finds_unchanged() {
         ),
         "{reason}"
     );
+    let reason = fast[17]["facts"]["checked"]["skipped"][0]["reason"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", fast[17]));
+    assert!(
+        reason.contains("changes only methods no protocol declares (grow)"),
+        "{reason}"
+    );
 }
 
-/// The skips the server's inferred type and a new method allow answer alike from every route:
+/// The skips the server's inferred type, a new method and a changed one allow answer alike from
+/// every route:
 /// an MCP call (the diff inline), the SDK (`check(diff)`), the CLI through the warm daemon and
 /// in-process, and a batch line, on the file the MCP call wrote the diff to.
 #[test]
@@ -487,6 +536,8 @@ fn an_inferred_type_skip_answers_alike_from_every_route() {
     .unwrap();
     let label = "--- a/tags.py\n+++ b/tags.py\n@@ -4,2 +4,3 @@\n def label(user: User):\n-    return \"user \" + user.name\n+    prefix = \"user \"\n+    return prefix + user.name\n";
     let b = alike_from_every_route(&w, label);
+    let none = Vec::<String>::new();
+    assert_eq!(strings(&b["facts"]["checked"]["importers"]), none, "{b}");
     let reason = b["facts"]["checked"]["skipped"][0]["reason"]
         .as_str()
         .unwrap();
@@ -502,11 +553,32 @@ fn an_inferred_type_skip_answers_alike_from_every_route() {
         "        return self.name\n\n    def lanser_initials(self) -> str:\n        return self.name[:1]\n",
     );
     let b = alike_from_every_route(&w, &method);
+    assert_eq!(strings(&b["facts"]["checked"]["importers"]), none, "{b}");
     let reason = b["facts"]["checked"]["skipped"][0]["reason"]
         .as_str()
         .unwrap();
     assert!(
         reason.contains("new methods named nowhere else in the program (User.lanser_initials)"),
+        "{b}"
+    );
+    // A changed method re-checks the importers naming it, not its class's other users.
+    let changed = diff(
+        &w.ws,
+        "models.py",
+        "    def display_name(self) -> str:",
+        "    def display_name(self, short: bool = False) -> str:",
+    );
+    let b = alike_from_every_route(&w, &changed);
+    assert_eq!(
+        strings(&b["facts"]["checked"]["importers"]),
+        ["main.py"],
+        "{b}"
+    );
+    let reason = b["facts"]["checked"]["skipped"][0]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("changes only methods no protocol declares (display_name)"),
         "{b}"
     );
 }
@@ -520,11 +592,6 @@ fn alike_from_every_route(w: &crate::daemon::Warm, diff: &str) -> Value {
     );
     assert_eq!(mcp[0]["isError"], false, "{}", mcp[0]);
     let b = mcp[0]["structuredContent"].clone();
-    assert_eq!(
-        strings(&b["facts"]["checked"]["importers"]),
-        Vec::<String>::new(),
-        "{b}"
-    );
     let text = b.to_string();
     let patch = b["request"]["args"]["patch"].as_str().unwrap().to_string();
     let args = ["check", "--patch", patch.as_str(), "--json"];
