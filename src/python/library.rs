@@ -256,7 +256,7 @@ fn build(roots: &Roots) -> (Words, Words) {
                 return;
             };
             words.add_file(&bytes);
-            if bytes.windows(8).any(|w| w == b"Protocol") {
+            if mentions_protocol(&bytes) {
                 let text = String::from_utf8_lossy(&bytes);
                 for name in super::methods::protocol_members(&text) {
                     protocols.insert(name.as_bytes());
@@ -265,6 +265,19 @@ fn build(roots: &Roots) -> (Words, Words) {
         });
     }
     (words, protocols)
+}
+
+/// Whether `bytes` has the word `Protocol` (whole: not `BaseProtocol`, `Protocols`): a class
+/// that is a protocol names it, or an alias bound from it.
+fn mentions_protocol(bytes: &[u8]) -> bool {
+    let inner = |b: Option<&u8>| b.is_some_and(|b| *b == b'_' || b.is_ascii_alphanumeric());
+    bytes
+        .windows(8)
+        .enumerate()
+        .filter(|(_, w)| *w == b"Protocol")
+        .any(|(at, _)| {
+            !inner(at.checked_sub(1).and_then(|i| bytes.get(i))) && !inner(bytes.get(at + 8))
+        })
 }
 
 /// Call `each` for every `.py`/`.pyi` file below `dir`, not entering the other roots in `skip`
@@ -388,6 +401,8 @@ mod tests {
             assert!(words.may_contain(name), "{name}");
             assert!(!protocols.may_contain(name), "{name}");
         }
+        assert!(mentions_protocol(b"x: typing.Protocol") && mentions_protocol(b"Protocol"));
+        assert!(!mentions_protocol(b"class A(BaseProtocol, Protocols): ..."));
         let back = Words::from_bytes(&protocols.to_bytes(), PROTOCOL_BITS).unwrap();
         assert!(back.may_contain("read_into") && !back.may_contain("peek"));
     }
