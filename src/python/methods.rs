@@ -2,11 +2,12 @@
 //! a change does to a module's surface is in plain methods of its classes — a `def` directly in
 //! the body of a top-level class both texts define once, in both texts once, with the same
 //! decorators in both (none, `@property`, `@lru_cache(…)`: its type is still reached by its
-//! name only), not special (`__x__`, `_x_`), declaring nothing beyond itself (no attribute of its first
-//! parameter, no `global`, not a stub), in a class that may not be a protocol and whose type
-//! parameters' variance is not inferred from its methods (`class C[T]`, `infer_variance`) — [`narrowed`]
-//! gives the method names an importer must name to see the change: those methods, and every
-//! method whose body infers its return type from one of them, until nothing is added.
+//! name only), not special (`__x__`, `_x_`), declaring nothing beyond itself (no attribute of
+//! its first parameter, no `global`, not a stub), in a class that may not be a protocol and
+//! whose type parameters' variance is not inferred from its methods (`class C[T]`,
+//! `infer_variance`) — [`narrowed`] gives the method names an importer must name to see the
+//! change: those methods, and every method whose body infers its return type from one of them,
+//! until nothing is added.
 //!
 //! Whether a name is safe to judge that way depends on the whole program (a protocol anywhere
 //! declaring it makes a class fit or stop fitting where no one names it; a class deriving from
