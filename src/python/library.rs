@@ -2,17 +2,17 @@
 //! and the interpreter's import path (`sys.path`: the standard library, site-packages, what
 //! `.pth` files add), kept as a Bloom filter — "this word occurs nowhere there" is a sure
 //! answer, "it may" a cautious one. [`crate::measure::fresh`] asks it whether a new method's
-//! name is named anywhere a protocol, a base class or a sibling base could declare it. Beside it,
-//! a smaller filter of the names the protocols there declare ([`protocols`]):
+//! name is named anywhere a protocol, a base class or a sibling base could declare it. Beside
+//! it, a smaller filter of the names the protocols there declare ([`protocols`]):
 //! [`crate::measure::narrow`] asks it whether a changed method's name can make a class fit a
 //! protocol or stop fitting it.
 //!
-//! Built once per state of those directories and kept in lanser's home (`words/`, 4 MiB per
-//! state), so every process and copy of a workspace on the machine shares it. The state is read
-//! from metadata: for a directory the package manager owns (under the interpreter's prefix, or
-//! the typeshed) its entries' names and modification times, which an install, an upgrade or an
-//! uninstall changes; for any other directory on the path (an editable install's sources, a
-//! `.pth` entry) every Python file's size and modification time.
+//! Both built once per state of those directories and kept in lanser's home (`words/`, 4 MiB
+//! and 128 KiB per state), so every process and copy of a workspace on the machine shares them.
+//! The state is read from metadata: for a directory the package manager owns (under the
+//! interpreter's prefix, or the typeshed) its entries' names and modification times, which an
+//! install, an upgrade or an uninstall changes; for any other directory on the path (an
+//! editable install's sources, a `.pth` entry) every Python file's size and modification time.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -196,8 +196,8 @@ fn interpreter(exe: &str) -> Option<Interpreter> {
     parsed
 }
 
-/// The bytes the filters kept in lanser's home may take: sixteen environment states; the
-/// least recently used goes first.
+/// The bytes the filters kept in lanser's home may take: fifteen environment states (both
+/// filters of each); the least recently used goes first.
 const KEPT: u64 = 64 << 20;
 
 /// The words of the code under `roots`: from this process's memory, else lanser's home, else

@@ -3,8 +3,9 @@
 //! [`crate::workspace::pyconfig`] and cached by [`crate::workspace::Workspace::import_roots`]),
 //! the tokenizer-level scan of import statements ([`imports`]), which workspace files import
 //! given modules ([`importers`]), what a change to a module can alter for them ([`reach`], from
-//! its syntactic [`surface`]; methods it adds, [`members`]; methods it changes, [`methods`]), the words of the library code the
-//! server reads ([`library`]), and what a valid identifier is.
+//! its syntactic [`surface`]; methods it adds, [`members`]; methods it changes, [`methods`]),
+//! the words of the library code the server reads and the names its protocols declare
+//! ([`library`]), and what a valid identifier is.
 
 pub mod importers;
 pub mod imports;
