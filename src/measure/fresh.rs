@@ -171,6 +171,26 @@ fn in_workspace(
     if names.is_empty() {
         return out;
     }
+    unedited_texts(cx, changes, &mut |text| {
+        out.extend(
+            names
+                .iter()
+                .filter(|n| !out.iter().any(|o: &String| o == *n) && has_word(text, n))
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>(),
+        );
+        out.len() < names.len()
+    });
+    out
+}
+
+/// Call `each` with the text of every workspace Python file `changes` do not edit, until it
+/// returns false.
+pub(super) fn unedited_texts(
+    cx: &Cx<'_>,
+    changes: &[(Document, String)],
+    each: &mut dyn FnMut(&str) -> bool,
+) {
     let edited: BTreeSet<&str> = changes.iter().map(|(d, _)| d.rel.as_str()).collect();
     for rel in cx.ws().python_files() {
         if edited.contains(rel.as_str()) {
@@ -179,19 +199,10 @@ fn in_workspace(
         let Ok(bytes) = std::fs::read(cx.ws().root.join(&rel)) else {
             continue;
         };
-        let text = String::from_utf8_lossy(&bytes);
-        out.extend(
-            names
-                .iter()
-                .filter(|n| !out.iter().any(|o: &String| o == *n) && has_word(&text, n))
-                .map(|n| n.to_string())
-                .collect::<Vec<_>>(),
-        );
-        if out.len() == names.len() {
-            break;
+        if !each(&String::from_utf8_lossy(&bytes)) {
+            return;
         }
     }
-    out
 }
 
 /// Whether `word` occurs in `text` as a whole word (as [`crate::python::surface::words`]

@@ -46,14 +46,9 @@ pub fn free(
         look(&doc.text);
         look(new);
     }
-    let edited: BTreeSet<&str> = changes.iter().map(|(d, _)| d.rel.as_str()).collect();
-    for rel in cx.ws().python_files() {
-        if edited.contains(rel.as_str()) {
-            continue;
-        }
-        if let Ok(bytes) = std::fs::read(cx.ws().root.join(&rel)) {
-            look(&String::from_utf8_lossy(&bytes));
-        }
-    }
+    super::fresh::unedited_texts(cx, changes, &mut |text| {
+        look(text);
+        true
+    });
     asked.difference(&declared).cloned().collect()
 }

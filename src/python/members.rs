@@ -37,6 +37,15 @@ pub(super) fn classes<'t>(root: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>)>
         .collect()
 }
 
+/// The one node named `name` in `list`, if there is exactly one.
+pub(super) fn once<'t>(list: &[(String, Node<'t>)], name: &str) -> Option<Node<'t>> {
+    let mut found = list.iter().filter(|(n, _)| n == name);
+    match (found.next(), found.next()) {
+        (Some((_, c)), None) => Some(*c),
+        _ => None,
+    }
+}
+
 pub(super) fn name_of(n: Node, src: &[u8]) -> Option<String> {
     Some(
         n.child_by_field_name("name")?
@@ -57,11 +66,12 @@ pub fn new_methods(before: &str, after: &str) -> Vec<NewMethod> {
     let new = classes(b.root_node(), sb);
     let known: BTreeSet<String> = words(before).collect();
     let protocols = maybe_protocols(b.root_node(), sb);
-    let once =
-        |list: &[(String, Node)], name: &str| list.iter().filter(|(n, _)| n == name).count() == 1;
     let mut out = Vec::new();
     for (class, node) in &new {
-        if !once(&new, class) || !once(&old, class) || bases_one_of(*node, sb, &protocols) {
+        if once(&new, class).is_none()
+            || once(&old, class).is_none()
+            || bases_one_of(*node, sb, &protocols)
+        {
             continue;
         }
         let Some(body) = node.child_by_field_name("body") else {

@@ -14,7 +14,7 @@
 //! two bases may see them clash): [`crate::measure::narrow`] and [`crate::measure::scope`]
 //! decide that; [`protocol_members`] and [`multiple_bases`] read one text for them.
 
-use super::members::{bases_one_of, classes, maybe_protocols, name_of};
+use super::members::{bases_one_of, classes, maybe_protocols, name_of, once};
 use super::reach::{reach_settled, Inferred, Reach};
 use super::surface::{identifiers, leaks_beyond, parse_clean, statements, Kind, Leak};
 use std::collections::BTreeSet;
@@ -163,15 +163,6 @@ fn changed_methods(a: Node, before: &str, b: Node, after: &str) -> Vec<Changed> 
     }
     out.sort_by_key(|c| c.after.start);
     out
-}
-
-/// The one node named `name` in `list`, if there is exactly one.
-fn once<'t>(list: &[(String, Node<'t>)], name: &str) -> Option<Node<'t>> {
-    let mut found = list.iter().filter(|(n, _)| n == name);
-    match (found.next(), found.next()) {
-        (Some((_, c)), None) => Some(*c),
-        _ => None,
-    }
 }
 
 /// The definitions directly in class `c`'s body: each name with its node (a decorated one's
