@@ -22,7 +22,7 @@ use crate::bundle::facts::{Checked, Skipped};
 use crate::python::importers::{importers_of, Imported};
 use crate::python::methods::{multiple_bases, narrowed};
 use crate::python::reach::{inferred, reach_settled, Inferred, Reach};
-use crate::python::surface::words;
+use crate::python::uses::used_words;
 use crate::selector::resolve::Document;
 use crate::workspace::Workspace;
 use std::collections::{BTreeMap, BTreeSet};
@@ -210,7 +210,7 @@ fn skip_reason(
             }),
             Reach::Names(_) | Reach::Members { .. } if imported.star => return None,
             Reach::Members { members, .. } => {
-                let words = words_of.get_or_insert_with(|| words(&imported.text).collect());
+                let words = words_of.get_or_insert_with(|| used_words(&imported.text));
                 if members.iter().any(|n| words.contains(n)) || multiple_bases(&imported.text) {
                     return None;
                 }
@@ -221,7 +221,7 @@ fn skip_reason(
                 ));
             }
             Reach::Names(names) => {
-                let words = words_of.get_or_insert_with(|| words(&imported.text).collect());
+                let words = words_of.get_or_insert_with(|| used_words(&imported.text));
                 if names.iter().any(|n| words.contains(n)) {
                     return None;
                 }

@@ -5,7 +5,8 @@
 //! given modules ([`importers`]), what a change to a module can alter for them ([`reach`], from
 //! its syntactic [`surface`]; methods it adds, [`members`]; methods it changes, [`methods`]),
 //! the words of the library code the server reads and the names its protocols declare
-//! ([`library`]), and what a valid identifier is.
+//! ([`library`]), the words of a module that may name something ([`uses`]), and what a valid
+//! identifier is.
 
 pub mod importers;
 pub mod imports;
@@ -15,6 +16,7 @@ pub mod methods;
 pub mod modules;
 pub mod reach;
 pub mod surface;
+pub mod uses;
 
 pub use importers::importers;
 

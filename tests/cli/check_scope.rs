@@ -15,6 +15,8 @@
 //! re-checks them, and a subclass of both gets the clash (docs/editing.md#a-new-method). A
 //! changed method re-checks the importers naming it and those deriving a class from two bases,
 //! not its class's other users — unless a protocol declares it (docs/editing.md#a-changed-method).
+//! An importer naming a changed function only as a keyword argument's keyword
+//! (`dict(area=1)`) is skipped.
 
 use crate::support::*;
 use serde_json::Value;
@@ -126,6 +128,10 @@ const FILES: &[(&str, &str)] = &[
         "from lib.core import Shape\nfrom lib.proto import feed\n\nn: int = feed(Shape(1))\n",
     ),
     (
+        "app/uses_keyword.py",
+        "from lib import core\n\nsizes = dict(area=1, pick=2)\nlimit: int = core.LIMIT\n",
+    ),
+    (
         "app/uses_typed.py",
         "from lib.typed import half\n\nh: float = half(1.0)\n",
     ),
@@ -138,6 +144,7 @@ const IMPORTERS: &[&str] = &[
     "app/uses_area.py",
     "app/uses_grow.py",
     "app/uses_guess.py",
+    "app/uses_keyword.py",
     "app/uses_label.py",
     "app/uses_limit.py",
     "app/uses_make.py",
