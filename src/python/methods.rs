@@ -411,6 +411,41 @@ mod tests {
     }
 
     #[test]
+    fn a_parameter_or_keyword_named_like_the_method_is_no_use_of_it() {
+        // Another method's parameter `f` (plain, defaulted, typed, starred, a lambda's), or a
+        // keyword `f=` in a class-level call or a decorator: the change to `f` is narrowed.
+        let change_f = |t: &str| t.replace("def f(self, x: int)", "def f(self, x: str)");
+        for (old, new) in [
+            ("    def k(self):", "    def k(self, f=None):"),
+            ("    def k(self):", "    def k(self, *f, **kw: int):"),
+            ("    def k(self):", "    def k(self, f: int = 1, **f2):"),
+            ("class D:\n", "class D:\n    z = dict(f=1, g=lambda f: 0)\n"),
+            (
+                "    def k(self):",
+                "    @typing.no_type_check_decorator(f=1)\n    def k(self):",
+            ),
+        ] {
+            let before = BASE.replace(old, new);
+            assert_ne!(before, BASE, "{old}");
+            let got = narrowed(&before, &change_f(&before), &[]);
+            assert_eq!(
+                got.map(|n| n.into_iter().collect::<Vec<_>>()),
+                Some(vec!["f".into(), "g".into()]),
+                "{new}"
+            );
+        }
+        // A default value or an annotation naming it is a use: the class is the unit.
+        for (old, new) in [
+            ("    def k(self):", "    def k(self, h=f):"),
+            ("    def k(self):", "    def k(self, h: f = 1):"),
+            ("class D:\n", "class D:\n    z = dict(h=f)\n"),
+        ] {
+            let before = BASE.replace(old, new);
+            assert_eq!(narrowed(&before, &change_f(&before), &[]), None, "{new}");
+        }
+    }
+
+    #[test]
     fn the_names_protocols_declare_are_found_at_any_depth() {
         let text = "import sys\nif sys.version_info >= (3, 8):\n    from typing import Protocol as P\n\n\nclass Reads(P):\n    size: int\n    def read(self, n: int) -> bytes: ...\n    if sys:\n        def peek(self) -> bytes: ...\n\n\nclass Plain:\n    def write(self) -> None: ...\n\n\ndef outer():\n    class Inner(typing.Protocol):\n        def close(self) -> None:\n            def nested(): ...\n";
         let found: Vec<String> = protocol_members(text).into_iter().collect();

@@ -353,6 +353,10 @@ impl Walk<'_> {
         for c in n.children(&mut cursor) {
             if Some(c) == name {
                 self.bound_name(c);
+            } else if binding(n, c) {
+                self.shape.push(' ');
+                self.shape
+                    .push_str(c.utf8_text(self.src).unwrap_or_default());
             } else {
                 self.node(c, in_class);
             }
@@ -427,6 +431,32 @@ pub fn words(t: &str) -> impl Iterator<Item = String> + '_ {
                 .is_some_and(|c| c == '_' || c.is_alphabetic())
         })
         .map(str::to_string)
+}
+
+/// Whether `child` of `n` is a name that binds and looks nothing up: a parameter's name
+/// (`def f(x, y=1, *a, z: int, **k)`, a lambda's) or a keyword argument's keyword
+/// (`f(x=1)`, `class C(metaclass=M)`). In the shape, but no use of a module's name: a
+/// parameter named like one shadows it, and a keyword binds a parameter of the callee.
+fn binding(n: Node, child: Node) -> bool {
+    if child.kind() != "identifier" {
+        return false;
+    }
+    match n.kind() {
+        "parameters" | "lambda_parameters" | "list_splat_pattern" | "dictionary_splat_pattern" => {
+            n.kind().ends_with("parameters")
+                || n.parent().is_some_and(|p| {
+                    matches!(
+                        p.kind(),
+                        "parameters" | "lambda_parameters" | "typed_parameter"
+                    )
+                })
+        }
+        "typed_parameter" => n.child_by_field_name("type") != Some(child),
+        "default_parameter" | "typed_default_parameter" | "keyword_argument" => {
+            n.child_by_field_name("name") == Some(child)
+        }
+        _ => false,
+    }
 }
 
 /// The whole shape of `n` (nothing elided), comments and docstrings dropped.
