@@ -354,9 +354,7 @@ impl Walk<'_> {
             if Some(c) == name {
                 self.bound_name(c);
             } else if binding(n, c) {
-                self.shape.push(' ');
-                self.shape
-                    .push_str(c.utf8_text(self.src).unwrap_or_default());
+                self.word(c);
             } else {
                 self.node(c, in_class);
             }
@@ -366,10 +364,15 @@ impl Walk<'_> {
 
     /// The name a `def` or `class` binds: in the shape, but no use of a name.
     fn bound_name(&mut self, n: Node) {
-        let name = n.utf8_text(self.src).unwrap_or_default();
+        self.word(n);
+        self.defined.insert(text(n, self.src));
+    }
+
+    /// `n`'s text into the shape, and nowhere else.
+    fn word(&mut self, n: Node) {
         self.shape.push(' ');
-        self.shape.push_str(name);
-        self.defined.insert(name.to_string());
+        self.shape
+            .push_str(n.utf8_text(self.src).unwrap_or_default());
     }
 
     /// A function: its signature into the shape, its body apart.
@@ -437,20 +440,20 @@ pub fn words(t: &str) -> impl Iterator<Item = String> + '_ {
 /// (`def f(x, y=1, *a, z: int, **k)`, a lambda's) or a keyword argument's keyword
 /// (`f(x=1)`, `class C(metaclass=M)`). In the shape, but no use of a module's name: a
 /// parameter named like one shadows it, and a keyword binds a parameter of the callee.
-fn binding(n: Node, child: Node) -> bool {
+/// [`super::uses`] reads importers by the same rule.
+pub(super) fn binding(n: Node, child: Node) -> bool {
     if child.kind() != "identifier" {
         return false;
     }
     match n.kind() {
-        "parameters" | "lambda_parameters" | "list_splat_pattern" | "dictionary_splat_pattern" => {
-            n.kind().ends_with("parameters")
-                || n.parent().is_some_and(|p| {
-                    matches!(
-                        p.kind(),
-                        "parameters" | "lambda_parameters" | "typed_parameter"
-                    )
-                })
-        }
+        "parameters" | "lambda_parameters" => true,
+        // `*a` and `**k` as parameters (typed or not), not as patterns elsewhere.
+        "list_splat_pattern" | "dictionary_splat_pattern" => n.parent().is_some_and(|p| {
+            matches!(
+                p.kind(),
+                "parameters" | "lambda_parameters" | "typed_parameter"
+            )
+        }),
         "typed_parameter" => n.child_by_field_name("type") != Some(child),
         "default_parameter" | "typed_default_parameter" | "keyword_argument" => {
             n.child_by_field_name("name") == Some(child)

@@ -1,12 +1,13 @@
 //! The words of a module's text that may name something another module defines: every
 //! identifier-like word ([`super::surface::words`]: code, strings — a string annotation names
-//! types — and comments, for type comments), less the occurrences that are the keyword of a
-//! keyword argument (`f(name=…)`, `dict(name=…)`, `class C(metaclass=…)`). Such a keyword binds
-//! a parameter of the callee and looks no name up: the callee is named elsewhere in the text
-//! (or reaches it through a name the text uses), so an importer that names a changed name only
-//! as keywords sees nothing of it. A text that does not parse cleanly keeps every word.
+//! types — and comments, for type comments), less the occurrences that bind and look nothing up
+//! ([`super::surface::binding`]): a keyword argument's keyword (`f(name=…)`, `dict(name=…)`,
+//! `class C(metaclass=…)`) binds a parameter of the callee, which the text names elsewhere (or
+//! reaches through a name it uses) when a change can alter it; a parameter's name (`def g(name=1)`)
+//! binds a local. An importer naming a changed name only so sees nothing of it. A text that
+//! does not parse cleanly keeps every word.
 
-use super::surface::{parse_clean, words};
+use super::surface::{binding, parse_clean, words};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The words of `text` that may be uses of a name (see the module doc).
@@ -15,8 +16,8 @@ pub fn used_words(text: &str) -> BTreeSet<String> {
     for w in words(text) {
         *counts.entry(w).or_default() += 1;
     }
-    for keyword in keywords(text) {
-        if let Some(n) = counts.get_mut(&keyword) {
+    for bound in bindings(text) {
+        if let Some(n) = counts.get_mut(&bound) {
             *n = n.saturating_sub(1);
         }
     }
@@ -27,9 +28,9 @@ pub fn used_words(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The keywords of every keyword argument in `text`, one per occurrence (none when the text
-/// does not parse cleanly). Walked with a cursor: deep expressions need no stack.
-fn keywords(text: &str) -> Vec<String> {
+/// The names `text` binds without looking them up, one per occurrence (none when the text does
+/// not parse cleanly). Walked with a cursor: deep expressions need no stack.
+fn bindings(text: &str) -> Vec<String> {
     let Some(tree) = parse_clean(text) else {
         return Vec::new();
     };
@@ -38,10 +39,9 @@ fn keywords(text: &str) -> Vec<String> {
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
-        if node.kind() == "keyword_argument" {
-            if let Some(name) = node.child_by_field_name("name") {
-                out.push(name.utf8_text(src).unwrap_or_default().to_string());
-            }
+        let mut kids = node.walk();
+        for c in node.children(&mut kids).filter(|c| binding(node, *c)) {
+            out.push(c.utf8_text(src).unwrap_or_default().to_string());
         }
         if cursor.goto_first_child() {
             continue;
@@ -63,7 +63,7 @@ mod tests {
     }
 
     #[test]
-    fn a_keyword_argument_names_nothing() {
+    fn a_keyword_or_a_parameter_names_nothing() {
         let text = "from m import f\nx = dict(compose=[1], flip=2)\ny = f(grow=3)\n";
         assert!(!used(text, "compose"));
         assert!(!used(text, "flip"));
@@ -71,6 +71,16 @@ mod tests {
         assert!(used(text, "f"));
         assert!(used(text, "dict"));
         assert!(!used("class C(metaclass=Meta): pass\n", "metaclass"));
+        // A parameter's name binds a local.
+        assert!(!used(
+            "def g(compose=1, *flip, grow: int = 2): pass\n",
+            "compose"
+        ));
+        assert!(!used(
+            "def g(compose=1, *flip, grow: int = 2): pass\n",
+            "flip"
+        ));
+        assert!(!used("g = lambda compose: 0\n", "compose"));
         assert!(used("class C(metaclass=Meta): pass\n", "Meta"));
     }
 
@@ -83,7 +93,9 @@ mod tests {
             "x = dict(compose=1)\nm.compose\n",
             "x = dict(compose=1)\ny: 'compose'\n",
             "x = dict(compose=1)\ny = z  # type: compose\n",
-            "def g(compose=1): pass\n",
+            "def g(compose): return compose\n",
+            "def g(x=compose): pass\n",
+            "def g(x: compose): pass\n",
             "x = dict(compose=1, **{'compose': 2})\n",
         ] {
             assert!(used(text, "compose"), "{text}");
