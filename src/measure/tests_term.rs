@@ -53,6 +53,7 @@ pub async fn run(
             .collect(),
         project_addopts: false,
         whole_files: false,
+        side_by_side: false,
         mode: testrun::Mode::Run,
     })
     .await?;
@@ -126,8 +127,10 @@ pub async fn start_v3(
     if chosen.selection.after_change.is_some() {
         selection.push_str("+collect");
     }
+    let side_by_side = chosen.side_by_side;
     let after = start(cx.ground(), "tests:selected", &ids.join(" "), || Plan {
         budget,
+        side_by_side,
         ..impact::pytest::plan(cx.ground(), edits, ids.clone())
     });
     let before = chosen.before.unwrap_or_default();

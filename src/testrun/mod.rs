@@ -18,15 +18,22 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub mod collect;
+mod shards;
 #[cfg(test)]
 mod tests;
 mod zygote;
 
 pub use collect::{collect, coverage, Broken, Collected, Collection, Coverage};
+pub use shards::agree_side_by_side;
 
 /// The plugin pytest loads: `sys.path` rewritten, one JSON line per report.
 const PLUGIN: &str = r#"
 import json, os, sys
+if int(os.environ.get("LANSER_NICE", "0")) and hasattr(os, "nice"):
+    try:
+        os.nice(int(os.environ["LANSER_NICE"]))
+    except OSError:
+        pass
 _overlay = os.environ["LANSER_OVERLAY"]
 _original = os.path.realpath(os.environ["LANSER_ORIGINAL"])
 _roots = [os.path.join(_overlay, r) for r in os.environ.get("LANSER_ROOTS", ".").split(os.pathsep)]
@@ -151,6 +158,10 @@ pub struct Plan {
     /// a run of the asked ones alone would fail. A module-level test runs alone. pr-v2 runs the
     /// asked ones.
     pub whole_files: bool,
+    /// The project's tests give, run in several processes side by side, the outcomes one
+    /// process gives ([`shards::agree_side_by_side`]): a run of tests of several files may be
+    /// split across the machine's cores ([`shards`]). Otherwise one process runs them.
+    pub side_by_side: bool,
     pub mode: Mode,
 }
 
@@ -249,6 +260,15 @@ pub fn run(plan: &Plan) -> Result<Run, TestRunError> {
     if plan.tests.is_empty() {
         return Ok(tally(plan, vec![], false));
     }
+    let n = if plan.side_by_side {
+        shards::count(plan)
+    } else {
+        1
+    };
+    let groups = shards::split(&plan.tests, n);
+    if groups.len() > 1 {
+        return shards::run(plan, &groups);
+    }
     let (text, timed_out) = in_overlay(plan, |_| Ok(()))?;
     Ok(tally(plan, outcomes(&plan.tests, &text), timed_out))
 }
@@ -284,23 +304,67 @@ pub(crate) fn in_overlay(
     read: impl FnOnce(&Path) -> io::Result<()>,
 ) -> Result<(String, bool), TestRunError> {
     let tmp = tempfile::tempdir().map_err(TestRunError::Overlay)?;
-    let (tree, aux) = (tmp.path().join("overlay"), tmp.path().join("aux"));
+    let (tree, aux) = staged(plan, tmp.path())?;
+    let deadline = Instant::now() + plan.budget;
+    let own = Own::new(&aux, "", 0);
+    let (text, timed_out) = attempt(plan, &plan.tests, &tree, &aux, own, deadline)?;
+    read(&aux).map_err(TestRunError::Overlay)?;
+    Ok((text, timed_out))
+}
+
+/// The overlay (`overlay/`) and the auxiliary directory (`aux/`, the plugin in it) made under
+/// `tmp`, once pytest is known importable.
+fn staged(plan: &Plan, tmp: &Path) -> Result<(PathBuf, PathBuf), TestRunError> {
+    let (tree, aux) = (tmp.join("overlay"), tmp.join("aux"));
     std::fs::create_dir_all(&aux).map_err(TestRunError::Overlay)?;
     overlay(plan, &tree).map_err(TestRunError::Overlay)?;
     std::fs::write(aux.join("_lanser_report.py"), PLUGIN).map_err(TestRunError::Overlay)?;
     probe_pytest(&plan.python)?;
-    let report = aux.join("report.jsonl");
-    std::fs::write(aux.join("tests.txt"), plan.tests.join("\n")).map_err(TestRunError::Overlay)?;
-    let deadline = Instant::now() + plan.budget;
-    let (mut timed_out, code) = pytest(plan, &tree, &aux, &report, true, deadline)?;
+    Ok((tree, aux))
+}
+
+/// One pytest process over `tests` in the staged overlay, with its own files (`own`), until
+/// `deadline`: the plugin's report lines and whether time ran out.
+fn attempt(
+    plan: &Plan,
+    tests: &[String],
+    tree: &Path,
+    aux: &Path,
+    own: Own,
+    deadline: Instant,
+) -> Result<(String, bool), TestRunError> {
+    std::fs::write(&own.tests, tests.join("\n")).map_err(TestRunError::Overlay)?;
+    let (mut timed_out, code) = pytest(plan, tests, tree, aux, &own, true, deadline)?;
     // Exit 4: a usage error, such as an addopts option of a plugin this environment lacks.
     if plan.project_addopts && !timed_out && code == Some(4) {
-        let _ = std::fs::remove_file(&report);
-        timed_out = pytest(plan, &tree, &aux, &report, false, deadline)?.0;
+        let _ = std::fs::remove_file(&own.report);
+        timed_out = pytest(plan, tests, tree, aux, &own, false, deadline)?.0;
     }
-    let text = std::fs::read_to_string(&report).unwrap_or_default();
-    read(&aux).map_err(TestRunError::Overlay)?;
-    Ok((text, timed_out))
+    Ok((
+        std::fs::read_to_string(&own.report).unwrap_or_default(),
+        timed_out,
+    ))
+}
+
+/// One pytest process's own: its files in the auxiliary directory (the ids it is asked, its
+/// report lines, its output), named with `tag` so processes of one run write apart, and the
+/// niceness it takes (Unix; 0: as lanser's).
+struct Own {
+    tests: PathBuf,
+    report: PathBuf,
+    log: PathBuf,
+    nice: u8,
+}
+
+impl Own {
+    fn new(aux: &Path, tag: &str, nice: u8) -> Own {
+        Own {
+            tests: aux.join(format!("tests{tag}.txt")),
+            report: aux.join(format!("report{tag}.jsonl")),
+            log: aux.join(format!("pytest{tag}.log")),
+            nice,
+        }
+    }
 }
 
 fn probe_pytest(python: &Path) -> Result<(), TestRunError> {
@@ -330,14 +394,15 @@ fn probe_pytest(python: &Path) -> Result<(), TestRunError> {
 /// until the deadline: whether it was cut, and its exit code.
 fn pytest(
     plan: &Plan,
+    tests: &[String],
     tree: &Path,
     aux: &Path,
-    report: &Path,
+    own: &Own,
     addopts: bool,
     deadline: Instant,
 ) -> Result<(bool, Option<i32>), TestRunError> {
-    let (args, env) = pytest_args(plan, tree, aux, report, addopts);
-    let log_path = aux.join("pytest.log");
+    let (args, env) = pytest_args(plan, tests, tree, aux, own, addopts);
+    let log_path = &own.log;
     if zygote::enabled() {
         let mut all: BTreeMap<String, String> = std::env::vars().collect();
         all.remove("PYTHONSTARTUP");
@@ -356,7 +421,7 @@ fn pytest(
             cwd: tree,
             env: &all,
             path: &path,
-            log: &log_path,
+            log: log_path,
         };
         if let Ok(f) = zygote::fork(&plan.python, &tops, deadline, &request) {
             loop {
@@ -371,7 +436,7 @@ fn pytest(
             }
         }
     }
-    let log = std::fs::File::create(&log_path).map_err(TestRunError::Overlay)?;
+    let log = std::fs::File::create(log_path).map_err(TestRunError::Overlay)?;
     let log2 = log.try_clone().map_err(TestRunError::Overlay)?;
     let mut cmd = Command::new(&plan.python);
     cmd.args(&args)
@@ -405,9 +470,10 @@ fn pytest(
 /// pytest's command line (`-m pytest …`) and the environment it runs under.
 fn pytest_args(
     plan: &Plan,
+    tests: &[String],
     tree: &Path,
     aux: &Path,
-    report: &Path,
+    own: &Own,
     addopts: bool,
 ) -> (Vec<String>, Vec<(String, String)>) {
     let roots: Vec<String> = match plan.import_roots.is_empty() {
@@ -437,7 +503,7 @@ fn pytest_args(
     }
     args.extend(match plan.mode {
         Mode::Collect => vec!["--collect-only".to_string()],
-        _ => files_of(&plan.tests),
+        _ => files_of(tests),
     });
     let path = |p: &Path| p.to_string_lossy().into_owned();
     let mode = match plan.mode {
@@ -456,8 +522,8 @@ fn pytest_args(
             "LANSER_ROOTS",
             roots.join(if cfg!(windows) { ";" } else { ":" }),
         ),
-        ("LANSER_REPORT", path(report)),
-        ("LANSER_TESTS", path(&aux.join("tests.txt"))),
+        ("LANSER_REPORT", path(&own.report)),
+        ("LANSER_TESTS", path(&own.tests)),
         (
             "LANSER_WHOLE_FILES",
             if plan.whole_files { "1" } else { "0" }.into(),
@@ -465,6 +531,7 @@ fn pytest_args(
         ("LANSER_MODE", mode.into()),
         ("LANSER_COLLECTED", path(&aux.join("collected.jsonl"))),
         ("LANSER_COVERAGE", path(&aux.join("coverage.json"))),
+        ("LANSER_NICE", own.nice.to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))

@@ -67,6 +67,7 @@ fn plan(root: &Path, tests: &[&str], changes: &[(&str, &str)], budget: u64) -> P
         import_roots: vec![".".into()],
         project_addopts: false,
         whole_files: false,
+        side_by_side: false,
         mode: Mode::Run,
     }
 }
@@ -361,4 +362,168 @@ fn a_zygote_that_hangs_at_its_start_is_left_and_the_run_spawned() {
         assert_eq!(outcome(&r, ids[1]), Outcome::Failed, "{r:?}");
         assert!(!r.timed_out);
     }
+}
+
+/// Eight tests a file, each recording its process and its niceness in `seen`: test_3 of `b`
+/// fails.
+fn recording(seen: &Path, file: &str) -> String {
+    let mut t = format!(
+        "import os\n\nfrom lib import double\n\n\ndef _pid():\n    \
+         open(os.path.join({:?}, f'{{os.getpid()}}-{{os.nice(0)}}'), 'w').close()\n\n\n",
+        seen.to_string_lossy()
+    );
+    for i in 0..8 {
+        let want = if file == "b" && i == 3 { 0 } else { 2 * i };
+        t += &format!("def test_{i}():\n    _pid()\n    assert double({i}) == {want}\n\n\n");
+    }
+    t
+}
+
+fn two_files(root: &Path, ids: Vec<String>) -> Plan {
+    Plan {
+        files: vec![
+            "lib.py".into(),
+            "tests/test_a.py".into(),
+            "tests/test_b.py".into(),
+        ],
+        tests: ids,
+        side_by_side: true,
+        ..plan(root, &[], &[], 120)
+    }
+}
+
+fn ids_of(files: &[&str]) -> Vec<String> {
+    files
+        .iter()
+        .flat_map(|f| (0..8).map(move |i| format!("tests/test_{f}.py::test_{i}")))
+        .collect()
+}
+
+/// Two files' tests split across two processes give the outcomes one process gives, and the
+/// suite is found to allow it.
+#[test]
+fn shards_run_files_side_by_side_with_the_outcomes_of_one_process() {
+    if !have_pytest() {
+        return;
+    }
+    let seen = tempfile::tempdir().unwrap();
+    let p = project(&[
+        ("lib.py", LIB),
+        ("tests/test_a.py", &recording(seen.path(), "a")),
+        ("tests/test_b.py", &recording(seen.path(), "b")),
+    ]);
+    let mut ids = ids_of(&["a", "b"]);
+    ids.push("tests/test_a.py::test_absent".into());
+    let pl = two_files(p.path(), ids);
+    let groups = shards::split(&pl.tests, 2);
+    assert_eq!(groups.len(), 2, "{groups:?}");
+    let split = shards::run(&pl, &groups).unwrap();
+    let mut nice: Vec<i32> = std::fs::read_dir(seen.path())
+        .unwrap()
+        .map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            name.split_once('-').unwrap().1.parse().unwrap()
+        })
+        .collect();
+    nice.sort();
+    assert_eq!(nice.len(), 2, "two processes: {nice:?}");
+    if cfg!(unix) {
+        // The second takes what the first leaves: niceness 10 above lanser's (19 at most).
+        assert_eq!(nice[1] - nice[0], 10.min(19 - nice[0]), "{nice:?}");
+    }
+    let (text, cut) = in_overlay(&pl, |_| Ok(())).unwrap();
+    let one = tally(&pl, outcomes(&pl.tests, &text), cut);
+    assert_eq!(split, one);
+    assert_eq!(outcome(&split, "tests/test_b.py::test_3"), Outcome::Failed);
+    assert_eq!(
+        outcome(&split, "tests/test_a.py::test_absent"),
+        Outcome::NotRun
+    );
+    assert_eq!((split.passed, split.failed, split.not_run), (15, 1, 1));
+    let known: BTreeMap<String, Outcome> = one
+        .tests
+        .iter()
+        .filter(|t| t.outcome != Outcome::NotRun)
+        .map(|t| (t.id.clone(), t.outcome))
+        .collect();
+    if shards::count(&pl) > 1 {
+        assert_eq!(agree_side_by_side(&pl, &known).unwrap(), Some(true));
+    }
+}
+
+/// Two files whose first tests cannot run at the same time (a lock directory, as a fixed port
+/// would be): side by side one of them fails, so the suite is found not to allow it, and a run
+/// not told it may split gives one process's outcomes. (The test holding the lock waits for
+/// the other to try it, 15 s at most: alone, it waits them out.)
+#[test]
+fn a_suite_whose_tests_collide_side_by_side_runs_in_one_process() {
+    if !have_pytest() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let holds = |me: &str, other: &str| {
+        let mut t = format!(
+            "import os, time\n\nD = {:?}\n\n\n\
+             def test_0():\n    \
+             try:\n        os.mkdir(os.path.join(D, 'lock'))\n    \
+             except FileExistsError:\n        \
+             open(os.path.join(D, '{me}-tried'), 'w').close()\n        \
+             raise AssertionError('held by the other process')\n    \
+             end = time.time() + 15\n    \
+             while time.time() < end and not os.path.exists(os.path.join(D, '{other}-tried')):\n        \
+             time.sleep(0.05)\n    \
+             os.rmdir(os.path.join(D, 'lock'))\n\n\n",
+            d.path().to_string_lossy()
+        );
+        for i in 1..8 {
+            t += &format!("def test_{i}():\n    pass\n\n\n");
+        }
+        t
+    };
+    let p = project(&[
+        ("lib.py", LIB),
+        ("tests/test_a.py", &holds("a", "b")),
+        ("tests/test_b.py", &holds("b", "a")),
+    ]);
+    let pl = two_files(p.path(), ids_of(&["a", "b"]));
+    let tried = || -> usize {
+        let n = std::fs::read_dir(d.path())
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .ends_with("-tried")
+            })
+            .count();
+        for e in std::fs::read_dir(d.path()).unwrap() {
+            std::fs::remove_file(e.unwrap().path()).unwrap();
+        }
+        n
+    };
+    let split = shards::run(&pl, &shards::split(&pl.tests, 2)).unwrap();
+    assert_eq!(tried(), 1, "the two first tests met");
+    assert_eq!(split.failed, 1, "{split:?}");
+    let all_passed: BTreeMap<String, Outcome> = pl
+        .tests
+        .iter()
+        .map(|id| (id.clone(), Outcome::Passed))
+        .collect();
+    if shards::count(&pl) > 1 {
+        assert_eq!(agree_side_by_side(&pl, &all_passed).unwrap(), Some(false));
+        tried();
+    }
+    let one = run(&Plan {
+        side_by_side: false,
+        ..pl.clone()
+    })
+    .unwrap();
+    assert_eq!(tried(), 0);
+    let got: BTreeMap<String, Outcome> = one
+        .tests
+        .iter()
+        .map(|t| (t.id.clone(), t.outcome))
+        .collect();
+    assert_eq!(got, all_passed);
 }

@@ -52,6 +52,7 @@ mod selection_range;
 mod selectors;
 mod servers;
 mod shared_base;
+mod side_by_side;
 mod snapshots;
 mod support;
 mod surface;

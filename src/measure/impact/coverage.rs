@@ -43,6 +43,11 @@ pub struct Data {
     pub files: BTreeMap<String, String>,
     pub lines: Coverage,
     pub outcomes: BTreeMap<String, Outcome>,
+    /// Whether the suite gives these outcomes run in several processes side by side
+    /// ([`testrun::agree_side_by_side`], measured once and carried to later states); `None`
+    /// where it would not be split or was not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_by_side: Option<bool>,
 }
 
 /// What a change's lines select.
@@ -54,6 +59,9 @@ pub struct Hit {
     /// The changed lines no test executed and the scope that stood in for each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub widened: Vec<Widened>,
+    /// The selected tests may run split across processes ([`Data::side_by_side`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub side_by_side: bool,
 }
 
 static LATEST: Mutex<BTreeMap<PathBuf, Arc<Data>>> = Mutex::new(BTreeMap::new());
@@ -127,6 +135,7 @@ fn hit(data: &Data, lines: &Lines, scopes: Option<&Scopes>) -> Hit {
         tests,
         outcomes: data.outcomes.clone(),
         widened,
+        side_by_side: data.side_by_side == Some(true),
     }
 }
 
@@ -232,12 +241,13 @@ fn measure(
                 serde_json::from_slice::<Data>(&text).ok().map(Arc::new)
             });
         if let Some(p) = prev.as_ref().filter(|p| p.digest == digest) {
-            return Ok(p.clone());
+            return Ok(side_by_side(&root, &base, p.clone()));
         }
         // Another copy of this state, anywhere on the machine, measured it already.
         let known = super::by_content::read::<Data>(KIND, &digest, &base.python);
         if let Some(data) = known.filter(|d| d.digest == digest) {
-            return Ok(keep(root, &base.python, Arc::new(data)));
+            let data = keep(root.clone(), &base.python, Arc::new(data));
+            return Ok(side_by_side(&root, &base, data));
         }
         if !testrun::collect::importable(&base, "coverage") {
             return Err(format!(
@@ -254,7 +264,7 @@ fn measure(
         let p = testrun::Plan {
             tests: rerun,
             budget: BUDGET,
-            ..base
+            ..base.clone()
         };
         let (run, cov) = testrun::coverage(&p).map_err(|e| crate::error::chain(&e))?;
         let cov = cov.ok_or("coverage.py recorded nothing")?;
@@ -269,7 +279,29 @@ fn measure(
         }
         data.lines.extend(cov);
         super::by_content::write(KIND, &digest, &python, &data);
-        Ok(keep(root, &python, Arc::new(data)))
+        let data = keep(root.clone(), &python, Arc::new(data));
+        Ok(side_by_side(&root, &base, data))
+    }
+}
+
+/// `data` with [`Data::side_by_side`] measured where it is not yet (a state measured first,
+/// or kept by a build before the measure), and kept again with it.
+fn side_by_side(root: &std::path::Path, base: &testrun::Plan, data: Arc<Data>) -> Arc<Data> {
+    if data.side_by_side.is_some() {
+        return data;
+    }
+    let p = testrun::Plan {
+        budget: BUDGET,
+        ..base.clone()
+    };
+    match testrun::agree_side_by_side(&p, &data.outcomes) {
+        Ok(Some(found)) => {
+            let mut d = (*data).clone();
+            d.side_by_side = Some(found);
+            super::by_content::write(KIND, &d.digest, &base.python, &d);
+            keep(root.to_path_buf(), &base.python, Arc::new(d))
+        }
+        _ => data,
     }
 }
 
@@ -320,6 +352,7 @@ fn carried(
         files: files.clone(),
         lines: Coverage::new(),
         outcomes: BTreeMap::new(),
+        side_by_side: prev.and_then(|p| p.side_by_side),
     };
     if let Some(p) = prev {
         for id in ids.iter().filter(|id| !rerun.contains(id)) {
@@ -351,6 +384,7 @@ mod tests {
             ]
             .into(),
             outcomes: BTreeMap::new(),
+            side_by_side: None,
         };
         let scope = |name: &str, first, last| Scope {
             name: s(name),
@@ -416,6 +450,7 @@ mod tests {
                 (s("tests/test_x.py::test_other"), Outcome::Failed),
             ]
             .into(),
+            side_by_side: Some(true),
         };
         let mut now = prev.files.clone();
         now.insert(s("lib.py"), s("a2"));
@@ -435,6 +470,9 @@ mod tests {
         assert_eq!(data.outcomes.len(), 1);
         assert_eq!(data.outcomes[&ids[1]], Outcome::Failed);
         assert!(data.lines.contains_key(&ids[1]));
+        // Whether the suite may run split is measured once and carried.
+        assert_eq!(data.side_by_side, Some(true));
+        assert_eq!(carried(None, &now, &ids, "d1").0.side_by_side, None);
         // A changed test file reruns every test in it.
         now.insert(s("tests/test_x.py"), s("c2"));
         assert_eq!(carried(Some(&prev), &now, &ids, "d2").1.len(), 3);

@@ -164,6 +164,7 @@ pub fn plan_in(ws: &Workspace, changes: Vec<(String, String)>, tests: Vec<String
             .collect(),
         project_addopts: true,
         whole_files: true,
+        side_by_side: false,
         mode: Mode::Run,
     }
 }

@@ -70,6 +70,8 @@ pub struct Selected {
     /// Each test's outcome on the workspace as it is, where a measurement knows it (the
     /// coverage run; the collection's errors).
     pub before: Option<BTreeMap<String, crate::testrun::Outcome>>,
+    /// The project's tests may run split across processes (the coverage run measured it).
+    pub side_by_side: bool,
 }
 
 impl Selected {
@@ -151,6 +153,7 @@ pub async fn select(
     let mut analysis = analyse(cx, seeds, files, depth, rules).await?;
     let mut coverage_only = BTreeSet::new();
     let mut before = None;
+    let mut side_by_side = false;
     let mut used = false;
     let mut widened = vec![];
     if let Some(collected) = &catalog.collected {
@@ -169,6 +172,7 @@ pub async fn select(
                 }
                 before = Some(hit.outcomes);
                 widened = hit.widened;
+                side_by_side = hit.side_by_side;
             }
             Err(why) => notes.push(why),
         }
@@ -200,5 +204,6 @@ pub async fn select(
         items,
         coverage_only,
         before,
+        side_by_side,
     })
 }
