@@ -44,8 +44,9 @@ pub struct Data {
     pub lines: Coverage,
     pub outcomes: BTreeMap<String, Outcome>,
     /// Whether the suite gives these outcomes run in several processes side by side
-    /// ([`testrun::agree_side_by_side`], measured once and carried to later states); `None`
-    /// where it would not be split or was not measured.
+    /// ([`testrun::agree_side_by_side`], measured once and carried to later states until a
+    /// test file or a conftest.py changes); `None` where it would not be split or was not
+    /// measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side_by_side: Option<bool>,
 }
@@ -352,8 +353,20 @@ fn carried(
         files: files.clone(),
         lines: Coverage::new(),
         outcomes: BTreeMap::new(),
-        side_by_side: prev.and_then(|p| p.side_by_side),
+        side_by_side: None,
     };
+    // Whether the suite may run split holds while no test file or conftest.py changed (a new
+    // or changed one may collide side by side): measured again then.
+    let own_files: BTreeSet<&str> = ids
+        .iter()
+        .map(|id| id.split("::").next().unwrap_or(id))
+        .collect();
+    let suite_changed = changed
+        .iter()
+        .any(|f| own_files.contains(f.as_str()) || f.rsplit('/').next() == Some("conftest.py"));
+    if !suite_changed {
+        data.side_by_side = prev.and_then(|p| p.side_by_side);
+    }
     if let Some(p) = prev {
         for id in ids.iter().filter(|id| !rerun.contains(id)) {
             if let Some(l) = p.lines.get(id) {
@@ -470,12 +483,20 @@ mod tests {
         assert_eq!(data.outcomes.len(), 1);
         assert_eq!(data.outcomes[&ids[1]], Outcome::Failed);
         assert!(data.lines.contains_key(&ids[1]));
-        // Whether the suite may run split is measured once and carried.
+        // Whether the suite may run split is carried while no test file or conftest changed.
         assert_eq!(data.side_by_side, Some(true));
         assert_eq!(carried(None, &now, &ids, "d1").0.side_by_side, None);
+        let mut conftest = now.clone();
+        conftest.insert(s("tests/conftest.py"), s("e"));
+        assert_eq!(
+            carried(Some(&prev), &conftest, &ids, "d3").0.side_by_side,
+            None
+        );
         // A changed test file reruns every test in it.
         now.insert(s("tests/test_x.py"), s("c2"));
-        assert_eq!(carried(Some(&prev), &now, &ids, "d2").1.len(), 3);
+        let (data, rerun) = carried(Some(&prev), &now, &ids, "d2");
+        assert_eq!(rerun.len(), 3);
+        assert_eq!(data.side_by_side, None);
         assert_eq!(carried(None, &now, &ids, "d2").1.len(), 3);
     }
 }
