@@ -133,7 +133,10 @@ async fn run(o: &mut Ctx<'_>, args: &Tests) -> Result<Outcome<TestsFacts>> {
     let analysis = &found.chosen.analysis;
     let ids: Vec<String> = analysis.tests.keys().cloned().collect();
     let ran = match args.run {
-        true => Some(run_tests(o, found.changes.clone(), &ids, args.budget).await?),
+        true => {
+            let split = found.chosen.side_by_side;
+            Some(run_tests(o, found.changes.clone(), &ids, args.budget, split).await?)
+        }
         false => None,
     };
     let tests = analysis
@@ -174,13 +177,15 @@ async fn run(o: &mut Ctx<'_>, args: &Tests) -> Result<Outcome<TestsFacts>> {
     ))
 }
 
-/// Run `ids` with `changes` over an overlay copy, read through the inputs (a trace records
-/// the run; a replay serves it).
+/// Run `ids` with `changes` over an overlay copy (split across processes where the project's
+/// suite allows it: `side_by_side`), read through the inputs (a trace records the run; a
+/// replay serves it).
 async fn run_tests(
     o: &Ctx<'_>,
     changes: Vec<(String, String)>,
     ids: &[String],
     budget: u64,
+    side_by_side: bool,
 ) -> Result<testrun::Run> {
     const INPUT: &str = "tests:run";
     let key = format!(
@@ -195,6 +200,7 @@ async fn run_tests(
     } else {
         let plan = testrun::Plan {
             budget: Duration::from_secs(budget),
+            side_by_side,
             ..impact::pytest::plan(o.ground(), changes, ids.to_vec())
         };
         let ran = tokio::task::spawn_blocking(move || testrun::run(&plan))

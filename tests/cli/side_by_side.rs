@@ -2,7 +2,7 @@
 //! on a project of two test files of eight tests each, the first check measures that the
 //! suite allows it (its coverage kept with `side_by_side`), and the patched run of the 16
 //! selected tests is two processes of one file each; with `LANSER_TEST_SHARDS=1` it is one,
-//! and the process reward is the same bytes. Which process ran what is read from a log the
+//! and the process reward is the same bytes; `tests --run` the same. Which process ran what is read from a log the
 //! fixture's conftest writes for each test run on the patched text.
 
 use crate::support::*;
@@ -28,35 +28,27 @@ fn tests_of(n: usize) -> String {
     t
 }
 
-/// `check --patch` with pr-v3 and the impacted tests; the bundle and, per process, the test
-/// files whose tests it ran on the patched text.
-fn check(
+/// `lanser ARGS --patch PATCH` (`check` with pr-v3 and the impacted tests, or `tests --run`)
+/// with `LANSER_TEST_SHARDS=shards`; the bundle and, per process, the test files whose tests
+/// it ran on the patched text.
+fn patched(
     ws: &Path,
     home: &Path,
+    args: &[&str],
     patch: &Path,
-    shards: Option<&str>,
+    shards: &str,
 ) -> (serde_json::Value, Vec<BTreeSet<String>>) {
     let log = home.join("runs.log");
     let _ = std::fs::remove_file(&log);
-    let mut c = lanser();
-    c.env("LANSER_HOME", home)
+    let o = lanser()
+        .env("LANSER_HOME", home)
         .env("VIRTUAL_ENV", pinned_venv())
         .env("LANSER_TEST_RUNLOG", &log)
-        .env_remove("LANSER_TEST_SHARDS");
-    if let Some(n) = shards {
-        c.env("LANSER_TEST_SHARDS", n);
-    }
-    let o = c
-        .args(["check", "--patch"])
+        .env("LANSER_TEST_SHARDS", shards)
+        .args(args)
+        .arg("--patch")
         .arg(patch)
-        .args([
-            "--reward",
-            "pr-v3",
-            "--tests",
-            "impacted",
-            "--json",
-            "--workspace",
-        ])
+        .args(["--json", "--workspace"])
         .arg(ws)
         .output()
         .unwrap();
@@ -97,7 +89,8 @@ fn a_suite_that_allows_it_runs_its_selected_files_side_by_side_with_the_same_rew
     )
     .unwrap();
 
-    let (split, procs) = check(&ws, &home, &patch, Some("2"));
+    let check = ["check", "--reward", "pr-v3", "--tests", "impacted"];
+    let (split, procs) = patched(&ws, &home, &check, &patch, "2");
     let sets: BTreeSet<BTreeSet<String>> = procs.iter().cloned().collect();
     let want: BTreeSet<BTreeSet<String>> = ["tests/test_one.py", "tests/test_two.py"]
         .map(|f| BTreeSet::from([f.to_string()]))
@@ -107,8 +100,21 @@ fn a_suite_that_allows_it_runs_its_selected_files_side_by_side_with_the_same_rew
     let ran = &split["processReward"]["inputs"]["tests"]["ran"];
     assert_eq!(ran.as_array().unwrap().len(), 16, "{ran}");
 
-    let (one, procs) = check(&ws, &home, &patch, Some("1"));
+    let (one, procs) = patched(&ws, &home, &check, &patch, "1");
     assert_eq!(procs.len(), 1, "one process: {procs:?}");
     assert_eq!(procs[0].len(), 2, "{procs:?}");
     assert_eq!(one["processReward"], split["processReward"]);
+
+    // `tests --run` splits the same way, with the same facts.
+    let (split, procs) = patched(&ws, &home, &["tests", "--run"], &patch, "2");
+    let sets: BTreeSet<BTreeSet<String>> = procs.iter().cloned().collect();
+    assert_eq!(sets, want, "{procs:?}");
+    let (one, procs) = patched(&ws, &home, &["tests", "--run"], &patch, "1");
+    assert_eq!(procs.len(), 1, "{procs:?}");
+    assert_eq!(one["facts"], split["facts"]);
+    assert_eq!(
+        split["facts"]["summary"]["passed"], 16,
+        "{}",
+        split["facts"]
+    );
 }
