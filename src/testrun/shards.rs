@@ -6,10 +6,12 @@
 //! what a shard does not share with the others is a test of another file run before it —
 //! which a selected run never promised either (it runs a subset). Processes side by side can
 //! collide where one cannot (a fixed port, a file in the working directory), so a run is split
-//! only when its plan says the project's tests allow it ([`Plan::side_by_side`]): measured once
-//! per workspace state by [`agree_side_by_side`] — the whole suite run split, each outcome
-//! equal to the one-process run's — beside the coverage run that already runs the suite
-//! (`measure/impact/coverage.rs`). How many processes: [`count`].
+//! only when its plan says the project's tests allow it ([`Plan::side_by_side`]), as
+//! [`agree_side_by_side`] measured — the whole suite run split, each outcome equal to the
+//! one-process run's — after the coverage run that already runs the suite, kept with the
+//! coverage map until a test file or a conftest.py changes (`measure/impact/coverage.rs`). It
+//! is a measurement, not a proof: two files split apart by a selection may have shared a
+//! process in it. How many processes: [`count`].
 
 use super::{attempt, outcomes, staged, tally, Mode, Outcome, Own, Plan, Run, TestRunError};
 use std::collections::BTreeMap;
