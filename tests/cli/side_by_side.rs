@@ -2,8 +2,8 @@
 //! on a project of two test files of eight tests each, the first check measures that the
 //! suite allows it (its coverage kept with `side_by_side`), and the patched run of the 16
 //! selected tests is two processes of one file each; with `LANSER_TEST_SHARDS=1` it is one,
-//! and the process reward is the same bytes; `tests --run` the same. Which process ran what is read from a log the
-//! fixture's conftest writes for each test run on the patched text.
+//! and the process reward is the same bytes; `tests --run` the same. Which process ran what is
+//! read from a log the fixture's conftest writes for each test run on the patched text.
 
 use crate::support::*;
 use std::collections::{BTreeMap, BTreeSet};
