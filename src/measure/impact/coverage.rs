@@ -242,13 +242,24 @@ fn measure(
                 serde_json::from_slice::<Data>(&text).ok().map(Arc::new)
             });
         if let Some(p) = prev.as_ref().filter(|p| p.digest == digest) {
-            return Ok(side_by_side(&root, &base, p.clone()));
+            let Some(found) = newly_side_by_side(&base, p) else {
+                return Ok(p.clone());
+            };
+            let data = Data {
+                side_by_side: Some(found),
+                ..(**p).clone()
+            };
+            super::by_content::write(KIND, &digest, &base.python, &data);
+            return Ok(keep(root, &base.python, Arc::new(data)));
         }
         // Another copy of this state, anywhere on the machine, measured it already.
         let known = super::by_content::read::<Data>(KIND, &digest, &base.python);
-        if let Some(data) = known.filter(|d| d.digest == digest) {
-            let data = keep(root.clone(), &base.python, Arc::new(data));
-            return Ok(side_by_side(&root, &base, data));
+        if let Some(mut data) = known.filter(|d| d.digest == digest) {
+            if let Some(found) = newly_side_by_side(&base, &data) {
+                data.side_by_side = Some(found);
+                super::by_content::write(KIND, &digest, &base.python, &data);
+            }
+            return Ok(keep(root, &base.python, Arc::new(data)));
         }
         if !testrun::collect::importable(&base, "coverage") {
             return Err(format!(
@@ -279,31 +290,28 @@ fn measure(
             data.outcomes.insert(t.id, t.outcome);
         }
         data.lines.extend(cov);
+        if let Some(found) = newly_side_by_side(&base, &data) {
+            data.side_by_side = Some(found);
+        }
         super::by_content::write(KIND, &digest, &python, &data);
-        let data = keep(root.clone(), &python, Arc::new(data));
-        Ok(side_by_side(&root, &base, data))
+        Ok(keep(root, &python, Arc::new(data)))
     }
 }
 
-/// `data` with [`Data::side_by_side`] measured where it is not yet (a state measured first,
-/// or kept by a build before the measure), and kept again with it.
-fn side_by_side(root: &std::path::Path, base: &testrun::Plan, data: Arc<Data>) -> Arc<Data> {
+/// Whether the suite allows a split ([`Data::side_by_side`]), measured now where `data` does
+/// not say yet (a state measured first, or kept by a build before the measure); `None` where
+/// it says already, or the suite would not be split.
+fn newly_side_by_side(base: &testrun::Plan, data: &Data) -> Option<bool> {
     if data.side_by_side.is_some() {
-        return data;
+        return None;
     }
     let p = testrun::Plan {
         budget: BUDGET,
         ..base.clone()
     };
-    match testrun::agree_side_by_side(&p, &data.outcomes) {
-        Ok(Some(found)) => {
-            let mut d = (*data).clone();
-            d.side_by_side = Some(found);
-            super::by_content::write(KIND, &d.digest, &base.python, &d);
-            keep(root.to_path_buf(), &base.python, Arc::new(d))
-        }
-        _ => data,
-    }
+    testrun::agree_side_by_side(&p, &data.outcomes)
+        .ok()
+        .flatten()
 }
 
 /// `data` as this workspace's latest coverage (in the process, and on disk by path: the base
@@ -340,7 +348,7 @@ fn carried(
     };
     let stale = |id: &String| -> bool {
         let Some(p) = prev else { return true };
-        let own = id.split("::").next().unwrap_or(id);
+        let own = testrun::file_of(id);
         !p.outcomes.contains_key(id)
             || changed.iter().any(|f| f.as_str() == own)
             || p.lines
@@ -357,10 +365,7 @@ fn carried(
     };
     // Whether the suite may run split holds while no test file or conftest.py changed (a new
     // or changed one may collide side by side): measured again then.
-    let own_files: BTreeSet<&str> = ids
-        .iter()
-        .map(|id| id.split("::").next().unwrap_or(id))
-        .collect();
+    let own_files: BTreeSet<&str> = ids.iter().map(|id| testrun::file_of(id)).collect();
     let suite_changed = changed
         .iter()
         .any(|f| own_files.contains(f.as_str()) || f.rsplit('/').next() == Some("conftest.py"));
