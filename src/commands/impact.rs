@@ -205,7 +205,7 @@ fn facts(o: &Ctx<'_>, chosen: &selection::Selected, depth: u32) -> ImpactFacts {
     let test_files: BTreeSet<&str> = impact
         .tests
         .keys()
-        .map(|id| id.split("::").next().unwrap_or(id))
+        .map(|id| crate::testrun::file_of(id))
         .collect();
     ImpactFacts {
         seeds,

@@ -96,7 +96,7 @@ pub(super) fn impact(out: &mut String, facts: &ImpactFacts) {
     // A test the collection after the change selected: one of a module that imports only
     // after it, or such a module itself.
     let after = |id: &str| {
-        let module = id.split("::").next().unwrap_or(id);
+        let module = crate::testrun::file_of(id);
         facts.selection.after_change.as_ref().is_some_and(|a| {
             a.unblocked
                 .iter()

@@ -564,13 +564,15 @@ fn kill_group(pid: u32) {
     let _ = kill.stderr(Stdio::null()).status();
 }
 
+/// The file of a pytest node id (`tests/test_x.py::TestK::test_m` → `tests/test_x.py`).
+pub fn file_of(id: &str) -> &str {
+    id.split("::").next().unwrap_or(id)
+}
+
 /// The test files of the asked ids, each once (the plugin keeps only the asked tests, so an
 /// id that does not exist is not run instead of failing the whole run).
 fn files_of(ids: &[String]) -> Vec<String> {
-    let files: std::collections::BTreeSet<&str> = ids
-        .iter()
-        .map(|id| id.split("::").next().unwrap_or(id))
-        .collect();
+    let files: std::collections::BTreeSet<&str> = ids.iter().map(|id| file_of(id)).collect();
     files.into_iter().map(String::from).collect()
 }
 
@@ -605,7 +607,7 @@ pub(crate) fn outcomes(asked: &[String], report: &str) -> Vec<TestResult> {
     let mut out: Vec<TestResult> = asked
         .iter()
         .map(|id| {
-            let file = id.split("::").next().unwrap_or(id);
+            let file = file_of(id);
             let outcome = seen
                 .get(id)
                 .or_else(|| seen.get(file).filter(|o| **o == Outcome::Error))

@@ -53,7 +53,7 @@ pub(super) fn count(plan: &Plan) -> usize {
 pub(super) fn split(ids: &[String], n: usize) -> Vec<Vec<String>> {
     let mut files: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for id in ids {
-        let file = id.split("::").next().unwrap_or(id);
+        let file = super::file_of(id);
         files.entry(file).or_default().push(id.clone());
     }
     let n = n.min(files.len()).min(ids.len() / MIN_PER_SHARD);
@@ -141,7 +141,7 @@ mod tests {
         let files = |g: &Vec<String>| -> Vec<String> {
             let mut f: Vec<String> = g
                 .iter()
-                .map(|i| i.split("::").next().unwrap().into())
+                .map(|i| crate::testrun::file_of(i).into())
                 .collect();
             f.dedup();
             f

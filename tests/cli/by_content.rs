@@ -70,12 +70,7 @@ fn tests_for(ws: &Path, home: &Path, log: &Path, diff: &str) -> (serde_json::Val
 #[test]
 fn copies_of_a_workspace_share_its_collection_and_coverage_by_content() {
     let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    link(
-        &crate::daemon::real_home().join("pyright"),
-        &home.join("pyright"),
-    );
+    let home = home_with_pyright(tmp.path());
     let (one, two) = (
         tmp.path().join("one/proj"),
         tmp.path().join("elsewhere/two/proj"),

@@ -65,12 +65,7 @@ fn patched(
 #[test]
 fn a_suite_that_allows_it_runs_its_selected_files_side_by_side_with_the_same_reward() {
     let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    link(
-        &crate::daemon::real_home().join("pyright"),
-        &home.join("pyright"),
-    );
+    let home = home_with_pyright(tmp.path());
     let ws = tmp.path().join("proj");
     write_tree(
         &ws,

@@ -19,6 +19,17 @@ pub fn link(src: &Path, dst: &Path) {
     made.unwrap_or_else(|e| panic!("link {} -> {}: {e}", dst.display(), src.display()));
 }
 
+/// A fresh `LANSER_HOME` at `dir/home` with the suite's pinned Pyright linked in (no install).
+pub fn home_with_pyright(dir: &Path) -> PathBuf {
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    link(
+        &crate::daemon::real_home().join("pyright"),
+        &home.join("pyright"),
+    );
+    home
+}
+
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

@@ -44,7 +44,7 @@ pub async fn after_change(
         .iter()
         .flatten()
         .filter(|t| {
-            let module = t.id.split("::").next().unwrap_or(&t.id);
+            let module = crate::testrun::file_of(&t.id);
             let within = |set: &BTreeSet<&str>| set.iter().any(|c| under(module, c));
             within(&failed) && !within(&still)
         })
@@ -54,7 +54,7 @@ pub async fn after_change(
     let mut before = BTreeMap::new();
     let mut fresh = BTreeSet::new();
     for (id, item, _) in pytest::items(g, &mut analysis.files, &unblocked) {
-        let module = id.split("::").next().unwrap_or(&id);
+        let module = crate::testrun::file_of(&id);
         if let Some(c) = failed.iter().find(|c| under(module, c)) {
             if !facts.unblocked.iter().any(|u| u == c) {
                 facts.unblocked.push(c.to_string());

@@ -263,7 +263,7 @@ pub fn items(
                 .skip(1)
                 .map(String::from)
                 .collect();
-        let nodeid_file = c.id.split("::").next() == Some(c.path.as_str());
+        let nodeid_file = crate::testrun::file_of(&c.id) == c.path;
         let qual = if c.doctest {
             let dotted = c.name.trim_start_matches("[doctest] ");
             let parts: Vec<String> = dotted.split('.').map(String::from).collect();
