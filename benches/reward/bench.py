@@ -718,13 +718,14 @@ NOTES = """## Notes
   `compose` only in `dict(compose=[…])`). Alternating with the build before it on toolz's
   four patches, 3 rounds: median 4.82 -> 2.70 s, the same r 12 of 12. sqlparse stays above
   0.2x: its selected tests (375 of 463) take 1.5-2.6 s after Pyright's 0.5-0.9 s.
-- **pr-v3's selected tests split across cores** (2026-11-29, release 1aca8e0): a run of
-  tests of several files goes to two pytest processes side by side (whole files each, the
-  second at niceness 10) where the project's suite was found to give the same outcomes that
-  way (checked once per workspace after the coverage run). Alternating with the same build in
-  one process, 12 distinct sqlparse patches: median 3.39 -> 2.72 s, the same processReward 12
-  of 12; toolz (Pyright-bound), 12 patches x 2: 3.27 vs 3.31 s. The paired rows above for
-  toolz, pathspec and sqlparse are this build's (sqlparse 0.23 -> 0.19).
+- **pr-v3's selected tests split across cores** (2026-11-29, release 1aca8e0): a run of tests
+  of several files goes to two pytest processes side by side (whole files each, the second at
+  niceness 10) where the project's suite was found to give the same outcomes that way (checked
+  once per workspace after the coverage run). Alternating with the same build in one process,
+  12 distinct sqlparse patches: median 3.39 -> 2.72 s, the same processReward 12 of 12; toolz
+  (Pyright-bound) pays a little: 12 distinct patches 3.88 -> 4.18 s (+7 to +19 % in two earlier
+  runs). The paired rows above for toolz, pathspec and sqlparse are this build's (sqlparse 0.23
+  -> 0.19).
 """
 
 
